@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { defineCall, emptyRequest, paging } from '../call.ts';
+import { COMPANY_NAME_MAX_LENGTH, languages, memberRoles, uploadLimits } from '../constants.ts';
+
+export const companyName = z
+  .string({ error: 'company.name_required' })
+  .trim()
+  .min(1, { error: 'company.name_required' })
+  .max(COMPANY_NAME_MAX_LENGTH, { error: 'company.name_too_long' });
+
+export const companyListItem = z.object({
+  companyId: z.string(),
+  name: z.string(),
+  icon: z.string().nullable(),
+  isOwner: z.boolean(),
+});
+
+export const companyDetail = z.object({
+  companyId: z.string(),
+  name: z.string(),
+  key: z.string(),
+  icon: z.string().nullable(),
+  defaultLanguage: z.enum(languages),
+  ownerUsername: z.string(),
+  createdAt: z.string(),
+});
+
+export const companyMember = z.object({
+  userId: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  role: z.enum(memberRoles),
+  isOwner: z.boolean(),
+  createdAt: z.string(),
+});
+
+export const myCompanies = defineCall({
+  path: '/api/v1/manage/company/my/list',
+  summary: 'Companies the signed-in person belongs to',
+  tag: 'Company',
+  auth: 'session',
+  tenant: false,
+  request: emptyRequest,
+  response: z.object({ list: z.array(companyListItem).nullable() }),
+});
+
+export const createCompany = defineCall({
+  path: '/api/v1/manage/company/create',
+  summary: 'Create a company; the creator becomes its owner (developer console only)',
+  tag: 'Company',
+  auth: 'session',
+  tenant: false,
+  request: z.object({ name: companyName }),
+  response: companyDetail,
+});
+
+export const companyDetailCall = defineCall({
+  path: '/api/v1/manage/company/detail',
+  summary: 'The current company',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: emptyRequest,
+  response: companyDetail,
+});
+
+export const updateCompany = defineCall({
+  path: '/api/v1/manage/company/update',
+  summary: 'Rename the current company or change its default language',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ name: companyName.optional(), defaultLanguage: z.enum(languages).optional() }),
+  response: companyDetail,
+});
+
+export const iconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
+
+export const updateCompanyIcon = defineCall({
+  path: '/api/v1/manage/company/update/icon',
+  summary: 'Upload the company logo (multipart field "file"; png, jpeg, svg or webp, at most 1 MiB)',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: z.object({}),
+  response: z.object({ icon: z.string() }),
+  upload: { field: 'file', maxBytes: uploadLimits.iconBytes, types: iconTypes },
+});
+
+export const companyMembers = defineCall({
+  path: '/api/v1/manage/company/user',
+  summary: 'Members and administrators of the current company, paged and searchable',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: z
+    .object({ ...paging, keyword: z.string().trim().max(100).optional() })
+    .default({ page: 1, pageSize: 20 }),
+  response: z.object({ list: z.array(companyMember), total: z.number().int() }),
+});
+
+export const username = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: 'member.username_invalid' });
+
+export const createCompanyMember = defineCall({
+  path: '/api/v1/manage/company/user/create',
+  summary:
+    'Add a person to the current company by username; a new account is created when the username is free (password then required)',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    username,
+    role: z.enum(['admin', 'external_admin', 'member']),
+    password: z.string().max(30).optional(),
+    email: z.email().max(254).optional(),
+  }),
+  response: companyMember,
+});
+
+export const deleteCompanyMember = defineCall({
+  path: '/api/v1/manage/company/user/del',
+  summary: 'Remove a person from the current company',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: z.string().min(1).max(64) }),
+  response: z.object({ userId: z.string() }),
+});

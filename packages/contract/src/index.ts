@@ -1,0 +1,6 @@
+export * from './call.ts';
+export * from './calls/index.ts';
+export * from './constants.ts';
+export * from './errors.ts';
+export * from './openapi.ts';
+export * from './phrases/index.ts';

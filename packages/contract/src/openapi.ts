@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { type CallDef, envelope, errorData } from './call.ts';
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' });
+
+/** The OpenAPI 3 document of the given calls, generated from their contract schemas. */
+export function buildOpenApiDocument(
+  calls: readonly CallDef[],
+  info: { version: string; serverUrl: string },
+) {
+  const paths: Record<string, unknown> = {};
+  for (const call of calls) {
+    const requestBody = call.upload
+      ? {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: [call.upload.field],
+                properties: { [call.upload.field]: { type: 'string', format: 'binary' } },
+              },
+            },
+          },
+        }
+      : { required: false, content: { 'application/json': { schema: jsonSchema(call.request, 'input') } } };
+    const parameters = [
+      ...(call.auth === 'session'
+        ? [{ name: 'access_token', in: 'header', required: true, schema: { type: 'string' } }]
+        : []),
+      ...(call.tenant
+        ? [{ name: 'company_id', in: 'header', required: true, schema: { type: 'string' } }]
+        : []),
+    ];
+    paths[call.path] = {
+      post: {
+        summary: call.summary,
+        tags: [call.tag],
+        parameters,
+        requestBody,
+        responses: {
+          '200': {
+            description: 'Success: code 200 and the data',
+            content: { 'application/json': { schema: jsonSchema(envelope(call.response), 'output') } },
+          },
+          default: {
+            description: 'Error: code mirrors the HTTP status; data.reason names the error',
+            content: { 'application/json': { schema: jsonSchema(envelope(errorData), 'output') } },
+          },
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Tessera API',
+      version: info.version,
+      description:
+        'Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id.',
+    },
+    servers: [{ url: info.serverUrl }],
+    paths,
+  };
+}

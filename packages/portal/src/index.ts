@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+
+export { escapeHtml, html, SafeHtml } from './html.ts';
+export {
+  type PageContext,
+  renderErrorPage,
+  renderLoggedOutPage,
+  renderLogoutPage,
+  renderSignInPage,
+  type SignInPageInput,
+} from './pages.ts';
+export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
+
+/** Folder of the portal's static assets (stylesheet). */
+export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

@@ -1,0 +1,103 @@
+import { interpolate, type Language } from '@tessera/contract';
+import { html, type SafeHtml, trusted } from './html.ts';
+import { portalPhrases } from './phrases/index.ts';
+
+export interface PageContext {
+  lang: Language;
+  /** URL of the current page, used for the language switch link. */
+  currentUrl: string;
+  /** Path prefix under which the portal's stylesheet is served. */
+  assetsBase: string;
+}
+
+function layout(ctx: PageContext, title: string, body: SafeHtml): string {
+  const t = portalPhrases[ctx.lang];
+  const switchUrl = new URL(ctx.currentUrl, 'http://x');
+  switchUrl.searchParams.set('lang', t.language.switchCode);
+  return html`<!doctype html>
+<html lang="${ctx.lang === 'zh' ? 'zh-CN' : 'en'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} · ${t.productName}</title>
+<link rel="stylesheet" href="${ctx.assetsBase}/styles.css">
+</head>
+<body>
+<main class="card">
+<header class="brand"><span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>
+<a class="lang" href="${switchUrl.pathname + switchUrl.search}">${t.language.switchTo}</a></header>
+${body}
+</main>
+</body>
+</html>`.value;
+}
+
+export interface SignInPageInput {
+  action: string;
+  abortAction: string;
+  csrfToken: string;
+  clientName: string;
+  identifier?: string;
+  /** Already localised message shown above the form. */
+  error?: string;
+}
+
+export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
+  const t = portalPhrases[ctx.lang].signIn;
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<p class="muted">${interpolate(t.subtitle, { client: input.clientName })}</p>
+${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+<form method="post" action="${input.action}" autocomplete="on">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="identifier">${t.identifier}</label>
+<input id="identifier" name="identifier" autocomplete="username" required autofocus value="${input.identifier ?? ''}">
+<label for="password">${t.password}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit" class="primary">${t.submit}</button>
+</form>
+<form method="post" action="${input.abortAction}" class="secondary-form">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" class="link">${t.cancel}</button>
+</form>`,
+  );
+}
+
+export function renderErrorPage(ctx: PageContext, input: { message: string; details?: string }): string {
+  const t = portalPhrases[ctx.lang].error;
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<p class="alert" role="alert">${input.message}</p>
+${input.details ? html`<p class="muted small">${input.details}</p>` : ''}
+<p class="muted">${t.back}</p>`,
+  );
+}
+
+/** `form` is oidc-provider's hidden logout form (it carries its own CSRF token). */
+export function renderLogoutPage(ctx: PageContext, input: { form: string }): string {
+  const t = portalPhrases[ctx.lang].logout;
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<p>${t.question}</p>
+${trusted(input.form)}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="primary">${t.confirm}</button>
+<button type="submit" form="op.logoutForm" class="secondary">${t.stay}</button>`,
+  );
+}
+
+export function renderLoggedOutPage(ctx: PageContext, input: { clientName?: string }): string {
+  const t = portalPhrases[ctx.lang].logout;
+  return layout(
+    ctx,
+    t.doneTitle,
+    html`<h1>${t.doneTitle}</h1>
+<p>${input.clientName ? interpolate(t.doneWithClient, { client: input.clientName }) : t.done}</p>`,
+  );
+}

@@ -1,0 +1,216 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyMultipart from '@fastify/multipart';
+import type { CallDef, Language } from '@tessera/contract';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { inject } from 'light-my-request';
+import type Provider from 'oidc-provider';
+import type { Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import { createBinder } from './http/bind.ts';
+import { installErrorHandling, sendError } from './http/envelope.ts';
+import { createSealer } from './lib/crypto.ts';
+import { AppError } from './lib/errors.ts';
+import { pickLanguage } from './lib/i18n.ts';
+import { createAccountsRepo } from './modules/account/account.repo.ts';
+import { createCompaniesRepo } from './modules/company/company.repo.ts';
+import { companyRoutes } from './modules/company/company.routes.ts';
+import { createCompanyService } from './modules/company/company.service.ts';
+import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
+import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
+import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
+import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
+import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
+import { createSessionsRepo } from './modules/session/session.repo.ts';
+import { sessionRoutes } from './modules/session/session.routes.ts';
+import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
+import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
+import { webRoutes } from './modules/system/web.routes.ts';
+import { version } from './version.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    lang: Language;
+  }
+}
+
+export interface AppOptions {
+  config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'>;
+  database: DatabaseHandle;
+  masterKey: Buffer;
+  /** Checks every response against its contract schema (tests). */
+  validateResponses?: boolean;
+  signInPolicy?: Partial<SignInPolicy>;
+}
+
+export interface TesseraApp {
+  app: FastifyInstance;
+  provider(): Provider;
+  /** Rebuilds the OIDC provider from the stored keys (after a rotation elsewhere). */
+  reloadKeys(): Promise<void>;
+  /** Every bound API call (the OpenAPI document and the tenant-wall test walk these). */
+  boundCalls: CallDef[];
+  close(): Promise<void>;
+}
+
+/** The composition root: database → repositories → services → routes. */
+export async function buildApp(options: AppOptions): Promise<TesseraApp> {
+  const { config, database } = options;
+  const { db } = database;
+  const issuer = `${config.publicUrl}${OIDC_MOUNT}`;
+  const sealer = createSealer(options.masterKey);
+
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+  });
+  await app.register(fastifyCookie);
+  app.decorateRequest('lang', 'en');
+  app.addHook('onRequest', async (request, reply) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    const chosen =
+      typeof query?.lang === 'string' && ['en', 'zh'].includes(query.lang) ? query.lang : undefined;
+    if (chosen && request.method === 'GET') {
+      // A language picked on a sign-in page sticks, for the portal and the console alike.
+      reply.setCookie('lang', chosen, { path: '/', maxAge: 365 * 86_400, sameSite: 'lax' });
+      request.raw.headers.cookie = `${request.headers.cookie ? `${request.headers.cookie}; ` : ''}lang=${chosen}`;
+    }
+    request.lang = pickLanguage(chosen ?? request.cookies.lang, request.headers['accept-language']);
+  });
+  installErrorHandling(app);
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/api/'))
+      return sendError(request, reply, new AppError('request.route_not_found'));
+    return reply.status(404).type('text/plain; charset=utf-8').send('Not found');
+  });
+
+  // ---- repositories and services
+  const accounts = createAccountsRepo(db);
+  const companies = createCompaniesRepo(db);
+  const sessions = createSessionsRepo(db);
+  const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const clients = consoleClients(config.publicUrl, sealer);
+
+  // ---- OIDC provider, rebuilt when the signing keys change
+  await ensureSigningKeys(db, sealer);
+  const Adapter = createOidcAdapter(db);
+  const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
+  const secureCookies = config.publicUrl.startsWith('https://');
+  const buildProvider = async () => {
+    const provider = createOidcProvider({
+      issuer,
+      adapter: Adapter,
+      jwks: await loadJwks(db, sealer),
+      cookieKeys,
+      clients: clients.map(consoleClientMetadata),
+      findAccount: accounts.findAccountById,
+      secureCookies,
+    });
+    return { provider, callback: provider.callback() };
+  };
+  let current = await buildProvider();
+  const reloadKeys = async () => {
+    current = await buildProvider();
+  };
+  const unlisten = await database.listen(KEYS_CHANNEL, () => {
+    reloadKeys().catch((error) => app.log.error({ err: error }, 'reloading signing keys failed'));
+  });
+
+  const tokenEndpoint: TokenEndpoint = async (params, client) => {
+    const response = await inject(current.callback, {
+      method: 'POST',
+      url: '/token',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(
+          `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`,
+        ).toString('base64')}`,
+      },
+      payload: new URLSearchParams(params).toString(),
+    });
+    return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
+  };
+
+  const sessionService = createSessionService({
+    sessions,
+    accounts,
+    sealer,
+    clients,
+    issuer,
+    tokenEndpoint,
+    lifetimes: config.session,
+  });
+  const companyService = createCompanyService({ db, companies, accounts });
+
+  // ---- routes
+  await app.register(async (scope) => {
+    // oidc-provider reads the raw request body itself.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    const handler = async (
+      request: import('fastify').FastifyRequest,
+      reply: import('fastify').FastifyReply,
+    ) => {
+      reply.hijack();
+      // As Express does for mounted apps: the provider derives its mount path from originalUrl.
+      const raw = request.raw as typeof request.raw & { originalUrl?: string };
+      raw.originalUrl = raw.url;
+      raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      await current.callback(request.raw, reply.raw);
+    };
+    scope.all(OIDC_MOUNT, handler);
+    scope.all(`${OIDC_MOUNT}/*`, handler);
+  });
+
+  await app.register(async (scope) => {
+    await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    interactionRoutes(scope, {
+      provider: () => current.provider,
+      signIn,
+      sealer,
+      clientAccessDenied: (clientId, account) =>
+        clientId === consoleClientId('admin') && !account.is_platform_admin,
+    });
+  });
+
+  const bind = createBinder(app, {
+    authenticate: sessionService.authenticate,
+    adminRoleIn: companies.findAdminRole,
+    validateResponses: options.validateResponses ?? false,
+  });
+  await app.register(fastifyMultipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 10 } });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (!text.trim()) return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('request.malformed_json'), undefined);
+    }
+  });
+  sessionRoutes(bind, sessionService);
+  companyRoutes(bind, companyService);
+  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+
+  const purgeTimer = setInterval(() => {
+    purgeExpiredOidcPayloads(db).catch((error) =>
+      app.log.warn({ err: error }, 'purging expired grants failed'),
+    );
+  }, 10 * 60_000);
+  purgeTimer.unref();
+
+  await app.ready();
+  return {
+    app,
+    provider: () => current.provider,
+    reloadKeys,
+    async close() {
+      clearInterval(purgeTimer);
+      await unlisten();
+      await app.close();
+    },
+    boundCalls: bind.bound,
+  };
+}

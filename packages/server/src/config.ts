@@ -1,0 +1,127 @@
+import { isAbsolute, resolve } from 'node:path';
+import { consoleSessionDefaults } from '@tessera/contract';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  masterKey: string | undefined;
+  bootstrapAdmin: { username: string; password: string | undefined };
+  session: { idleSeconds: number; absoluteSeconds: number };
+  logLevel: string;
+  licensePublicKey: string | undefined;
+}
+
+/** A configuration value is wrong; the message is one line that names the variable. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const integer = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+};
+
+const urlOf = (env: Env, name: string, protocols: string[]): string | undefined => {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (got "${raw}")`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(
+      `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${raw}")`,
+    );
+  }
+  return raw;
+};
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = integer(env, 'PORT', 8080, 1, 65_535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(host))
+    throw new ConfigError(`HOST must be a host name or IP address (got "${host}")`);
+
+  const defaultPublicHost = host === '0.0.0.0' || host === '127.0.0.1' || host === '::' ? 'localhost' : host;
+  const publicUrl = (
+    urlOf(env, 'TESSERA_PUBLIC_URL', ['http:', 'https:']) ?? `http://${defaultPublicHost}:${port}`
+  ).replace(/\/+$/, '');
+  if (new URL(publicUrl).search || new URL(publicUrl).hash) {
+    throw new ConfigError('TESSERA_PUBLIC_URL must not have a query or fragment');
+  }
+
+  const dataDirRaw = env.TESSERA_DATA_DIR?.trim() || './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+
+  const databaseUrl = urlOf(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+
+  const masterKey = env.TESSERA_MASTER_KEY?.trim() || undefined;
+  if (masterKey !== undefined) {
+    const bytes = /^[0-9a-fA-F]{64}$/.test(masterKey)
+      ? Buffer.from(masterKey, 'hex')
+      : Buffer.from(masterKey, 'base64');
+    if (bytes.length !== 32) {
+      throw new ConfigError('TESSERA_MASTER_KEY must be 32 bytes, written as 64 hex digits or base64');
+    }
+  }
+
+  const username = env.TESSERA_BOOTSTRAP_ADMIN_USERNAME?.trim() || 'admin';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(username)) {
+    throw new ConfigError(
+      'TESSERA_BOOTSTRAP_ADMIN_USERNAME may contain only letters, digits, dot, underscore and hyphen',
+    );
+  }
+  const password = env.TESSERA_BOOTSTRAP_ADMIN_PASSWORD || undefined;
+  if (password !== undefined && (password.length < 8 || password.length > 128)) {
+    throw new ConfigError('TESSERA_BOOTSTRAP_ADMIN_PASSWORD must be 8 to 128 characters long');
+  }
+
+  const idleSeconds = integer(
+    env,
+    'TESSERA_SESSION_IDLE_SECONDS',
+    consoleSessionDefaults.idleSeconds,
+    60,
+    30 * 86_400,
+  );
+  const absoluteSeconds = integer(
+    env,
+    'TESSERA_SESSION_ABSOLUTE_SECONDS',
+    consoleSessionDefaults.absoluteSeconds,
+    60,
+    90 * 86_400,
+  );
+  if (absoluteSeconds < idleSeconds) {
+    throw new ConfigError(
+      'TESSERA_SESSION_ABSOLUTE_SECONDS must not be shorter than TESSERA_SESSION_IDLE_SECONDS',
+    );
+  }
+
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(
+      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}")`,
+    );
+  }
+
+  return {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    masterKey,
+    bootstrapAdmin: { username, password },
+    session: { idleSeconds, absoluteSeconds },
+    logLevel,
+    licensePublicKey: env.TESSERA_LICENSE_PUBLIC_KEY?.trim() || undefined,
+  };
+}

@@ -1,0 +1,86 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Subscribes to a NOTIFY channel; returns the unsubscribe function. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  /** Embedded database only: a snapshot of the data folder (tests start from it). */
+  dump?: () => Promise<Blob>;
+  close(): Promise<void>;
+}
+
+// timestamptz and bigint as the application expects them from node-postgres.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export async function openPostgres(url: string): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let listener: pg.Client | undefined;
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  return {
+    db,
+    kind: 'postgres',
+    async listen(channel, onMessage) {
+      if (!listener) {
+        listener = new pg.Client({ connectionString: url });
+        await listener.connect();
+        listener.on('notification', (message) => {
+          for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+        });
+      }
+      if (!handlers.has(channel)) {
+        handlers.set(channel, new Set());
+        await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
+      }
+      handlers.get(channel)?.add(onMessage);
+      return async () => {
+        handlers.get(channel)?.delete(onMessage);
+      };
+    },
+    async notify(channel, payload) {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+    },
+    async close() {
+      await listener?.end();
+      await db.destroy();
+    },
+  };
+}
+
+/** Opens PGlite on a folder (reopened as it is on restart) or from a dump (tests). */
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const client = await PGlite.create({
+    dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined,
+    loadDataDir: options.loadDataDir,
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return {
+    db,
+    kind: 'pglite',
+    async listen(channel, onMessage) {
+      const unsubscribe = await client.listen(channel, onMessage);
+      return async () => unsubscribe();
+    },
+    async notify(channel, payload) {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+    },
+    async dump() {
+      return (await client.dumpDataDir('none')) as Blob;
+    },
+    async close() {
+      await db.destroy();
+      await client.close();
+    },
+  };
+}

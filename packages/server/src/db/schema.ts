@@ -1,0 +1,141 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json = ColumnType<unknown, string, string>;
+
+export interface AccountsTable {
+  id: string;
+  username: string;
+  email: string | null;
+  phone: string | null;
+  display_name: string | null;
+  password_hash: string;
+  status: 'enabled' | 'disabled';
+  is_platform_admin: Generated<boolean>;
+  failed_count: Generated<number>;
+  last_failed_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  login_count: Generated<number>;
+  last_login_at: NullableTimestamp;
+  password_changed_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface CompaniesTable {
+  id: string;
+  name: string;
+  client_key: string;
+  icon_file_id: string | null;
+  default_language: 'en' | 'zh';
+  owner_account_id: string;
+  created_at: Timestamp;
+}
+
+export interface CompanyMembersTable {
+  company_id: string;
+  account_id: string;
+  role: 'owner' | 'admin' | 'external_admin' | 'member';
+  created_at: Timestamp;
+}
+
+export interface FilesTable {
+  id: string;
+  company_id: string | null;
+  content_type: string;
+  bytes: Uint8Array;
+  created_at: Timestamp;
+}
+
+export interface ConsoleSessionsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  variant: 'admin' | 'dev';
+  id_token: string | null;
+  refresh_token_sealed: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  idle_expires_at: Timestamp;
+  absolute_expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface LoginEventsTable {
+  id: string;
+  company_id: string | null;
+  account_id: string | null;
+  identifier: string;
+  client_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  result: 'success' | 'failure';
+  failure_cause: string | null;
+  created_at: Timestamp;
+}
+
+export interface SignInCountersTable {
+  scope: string;
+  key: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface OidcPayloadsTable {
+  model: string;
+  id: string;
+  payload: Json;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  expires_at: NullableTimestamp;
+  consumed_at: NullableTimestamp;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  status: 'active' | 'retired';
+  private_jwk_sealed: string;
+  created_at: Timestamp;
+  retired_at: NullableTimestamp;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  company_id: string | null;
+  actor_account_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: ColumnType<unknown, string | null, string | null>;
+  after: ColumnType<unknown, string | null, string | null>;
+  ip: string | null;
+  created_at: Timestamp;
+}
+
+export interface SchemaMigrationsTable {
+  id: number;
+  name: string;
+  applied_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  companies: CompaniesTable;
+  company_members: CompanyMembersTable;
+  files: FilesTable;
+  console_sessions: ConsoleSessionsTable;
+  login_events: LoginEventsTable;
+  sign_in_counters: SignInCountersTable;
+  oidc_payloads: OidcPayloadsTable;
+  signing_keys: SigningKeysTable;
+  audit_events: AuditEventsTable;
+  schema_migrations: SchemaMigrationsTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+export type AccountUpdate = Updateable<AccountsTable>;
+export type Company = Selectable<CompaniesTable>;
+export type ConsoleSession = Selectable<ConsoleSessionsTable>;

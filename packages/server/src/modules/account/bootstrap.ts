@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { newId } from '../../lib/ids.ts';
+import { hashPassword } from './password.ts';
+
+/**
+ * Creates the first platform administrator when there is none (first start only).
+ * Returns the generated password when one was made up, so it can be printed once.
+ */
+export async function ensureBootstrapAdmin(
+  db: Db,
+  wanted: { username: string; password: string | undefined },
+): Promise<{ created: false } | { created: true; username: string; generatedPassword: string | undefined }> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(7316420963)`.execute(trx);
+    const existing = await trx
+      .selectFrom('accounts')
+      .select('id')
+      .where('is_platform_admin', '=', true)
+      .limit(1)
+      .executeTakeFirst();
+    if (existing) return { created: false };
+    const generatedPassword = wanted.password ? undefined : randomBytes(12).toString('base64url');
+    await trx
+      .insertInto('accounts')
+      .values({
+        id: newId(),
+        username: wanted.username,
+        email: null,
+        phone: null,
+        display_name: null,
+        password_hash: await hashPassword(wanted.password ?? (generatedPassword as string)),
+        status: 'enabled',
+        is_platform_admin: true,
+      })
+      .execute();
+    return { created: true, username: wanted.username, generatedPassword };
+  });
+}

@@ -1,0 +1,98 @@
+import type { MemberRole } from '@tessera/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+
+export const adminRoles: readonly MemberRole[] = ['owner', 'admin', 'external_admin'];
+
+export function createCompaniesRepo(db: Db) {
+  return {
+    /** Companies the account administers, oldest membership first. */
+    findCompaniesAdministeredBy: (accountId: string) =>
+      db
+        .selectFrom('company_members as m')
+        .innerJoin('companies as c', 'c.id', 'm.company_id')
+        .select(['c.id', 'c.name', 'c.icon_file_id', 'm.role'])
+        .where('m.account_id', '=', accountId)
+        .where('m.role', 'in', adminRoles)
+        .orderBy('m.created_at')
+        .orderBy('c.id')
+        .execute(),
+
+    findAdminRole: async (companyId: string, accountId: string): Promise<MemberRole | undefined> => {
+      const row = await db
+        .selectFrom('company_members')
+        .select('role')
+        .where('company_id', '=', companyId)
+        .where('account_id', '=', accountId)
+        .where('role', 'in', adminRoles)
+        .executeTakeFirst();
+      return row?.role;
+    },
+
+    findCompanyById: (db2: Db, companyId: string) =>
+      db2
+        .selectFrom('companies as c')
+        .innerJoin('accounts as o', 'o.id', 'c.owner_account_id')
+        .select([
+          'c.id',
+          'c.name',
+          'c.client_key',
+          'c.icon_file_id',
+          'c.default_language',
+          'c.created_at',
+          'o.username as owner_username',
+        ])
+        .where('c.id', '=', companyId)
+        .executeTakeFirst(),
+
+    findMember: (db2: Db, companyId: string, accountId: string) =>
+      db2
+        .selectFrom('company_members as m')
+        .innerJoin('accounts as a', 'a.id', 'm.account_id')
+        .select(['a.id', 'a.username', 'a.email', 'a.phone', 'm.role', 'm.created_at'])
+        .where('m.company_id', '=', companyId)
+        .where('m.account_id', '=', accountId)
+        .executeTakeFirst(),
+
+    findMembers: async (companyId: string, page: number, pageSize: number, keyword?: string) => {
+      let query = db
+        .selectFrom('company_members as m')
+        .innerJoin('accounts as a', 'a.id', 'm.account_id')
+        .where('m.company_id', '=', companyId);
+      if (keyword) {
+        const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
+        query = query.where((eb) =>
+          eb.or([
+            eb(sql<string>`lower(a.username)`, 'like', pattern),
+            eb(sql<string>`lower(coalesce(a.email, ''))`, 'like', pattern),
+            eb(sql<string>`coalesce(a.phone, '')`, 'like', pattern),
+          ]),
+        );
+      }
+      const [rows, count] = await Promise.all([
+        query
+          .select(['a.id', 'a.username', 'a.email', 'a.phone', 'm.role', 'm.created_at'])
+          .orderBy(sql`m.role = 'owner'`, 'desc')
+          .orderBy('m.created_at')
+          .orderBy('a.id')
+          .limit(pageSize)
+          .offset((page - 1) * pageSize)
+          .execute(),
+        query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    countAdmins: async (db2: Db, companyId: string) => {
+      const row = await db2
+        .selectFrom('company_members')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('company_id', '=', companyId)
+        .where('role', 'in', adminRoles)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+export type CompaniesRepo = ReturnType<typeof createCompaniesRepo>;

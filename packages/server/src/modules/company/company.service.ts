@@ -1,0 +1,247 @@
+import { type ConsoleVariant, type MemberRole, passwordLength } from '@tessera/contract';
+import type { Db } from '../../db/database.ts';
+import { randomToken } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AccountsRepo } from '../account/account.repo.ts';
+import { hashPassword } from '../account/password.ts';
+import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import type { CompaniesRepo } from './company.repo.ts';
+
+export interface Actor {
+  accountId: string;
+  ip: string;
+}
+
+const toMember = (row: {
+  id: string;
+  username: string;
+  email: string | null;
+  phone: string | null;
+  role: MemberRole;
+  created_at: Date;
+}) => ({
+  userId: row.id,
+  username: row.username,
+  email: row.email,
+  phone: row.phone,
+  role: row.role,
+  isOwner: row.role === 'owner',
+  createdAt: row.created_at.toISOString(),
+});
+
+export function createCompanyService(deps: { db: Db; companies: CompaniesRepo; accounts: AccountsRepo }) {
+  const { db, companies, accounts } = deps;
+
+  async function detail(companyId: string, from: Db = db) {
+    const row = await companies.findCompanyById(from, companyId);
+    if (!row) throw new AppError('company.not_found');
+    return {
+      companyId: row.id,
+      name: row.name,
+      key: row.client_key,
+      icon: fileUrl(row.icon_file_id),
+      defaultLanguage: row.default_language,
+      ownerUsername: row.owner_username,
+      createdAt: row.created_at.toISOString(),
+    };
+  }
+
+  async function listMine(accountId: string) {
+    const rows = await companies.findCompaniesAdministeredBy(accountId);
+    return {
+      list: rows.length
+        ? rows.map((row) => ({
+            companyId: row.id,
+            name: row.name,
+            icon: fileUrl(row.icon_file_id),
+            isOwner: row.role === 'owner',
+          }))
+        : null,
+    };
+  }
+
+  async function create(actor: Actor, variant: ConsoleVariant, name: string) {
+    if (variant !== 'dev') throw new AppError('company.create_dev_only');
+    return db.transaction().execute(async (trx) => {
+      const id = newId();
+      const company = {
+        id,
+        name,
+        client_key: randomToken(24),
+        default_language: 'en' as const,
+        owner_account_id: actor.accountId,
+      };
+      await trx.insertInto('companies').values(company).execute();
+      await trx
+        .insertInto('company_members')
+        .values({ company_id: id, account_id: actor.accountId, role: 'owner' })
+        .execute();
+      await insertAuditEvent(trx, {
+        companyId: id,
+        actorAccountId: actor.accountId,
+        action: 'company.create',
+        targetType: 'company',
+        targetId: id,
+        after: { name },
+        ip: actor.ip,
+      });
+      return detail(id, trx);
+    });
+  }
+
+  async function update(
+    actor: Actor,
+    companyId: string,
+    patch: { name?: string; defaultLanguage?: 'en' | 'zh' },
+  ) {
+    return db.transaction().execute(async (trx) => {
+      const before = await detail(companyId, trx);
+      const set = {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.defaultLanguage !== undefined ? { default_language: patch.defaultLanguage } : {}),
+      };
+      if (Object.keys(set).length)
+        await trx.updateTable('companies').set(set).where('id', '=', companyId).execute();
+      const after = await detail(companyId, trx);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.update',
+        targetType: 'company',
+        targetId: companyId,
+        before: { name: before.name, defaultLanguage: before.defaultLanguage },
+        after: { name: after.name, defaultLanguage: after.defaultLanguage },
+        ip: actor.ip,
+      });
+      return after;
+    });
+  }
+
+  async function updateIcon(actor: Actor, companyId: string, upload: Buffer, allowed: readonly string[]) {
+    const image = await acceptImage(upload, allowed);
+    return db.transaction().execute(async (trx) => {
+      const before = await detail(companyId, trx);
+      const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
+      await trx.updateTable('companies').set({ icon_file_id: fileId }).where('id', '=', companyId).execute();
+      const previous = before.icon?.split('/').pop();
+      if (previous)
+        await trx
+          .deleteFrom('files')
+          .where('id', '=', previous)
+          .where('company_id', '=', companyId)
+          .execute();
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.update_icon',
+        targetType: 'company',
+        targetId: companyId,
+        before: { icon: before.icon },
+        after: { icon: fileUrl(fileId), contentType: image.contentType, bytes: image.bytes.length },
+        ip: actor.ip,
+      });
+      return { icon: fileUrl(fileId) as string };
+    });
+  }
+
+  async function members(companyId: string, query: { page: number; pageSize: number; keyword?: string }) {
+    const { rows, total } = await companies.findMembers(companyId, query.page, query.pageSize, query.keyword);
+    return { list: rows.map(toMember), total };
+  }
+
+  async function addMember(
+    actor: Actor & { role: MemberRole },
+    companyId: string,
+    input: {
+      username: string;
+      role: 'admin' | 'external_admin' | 'member';
+      password?: string;
+      email?: string;
+    },
+  ) {
+    if (actor.role === 'external_admin' && input.role === 'external_admin') {
+      throw new AppError('member.external_admin_forbidden');
+    }
+    const existing = await accounts.findAccountByUsername(input.username);
+    let passwordHash: string | undefined;
+    if (!existing) {
+      if (!input.password) throw new AppError('member.password_required');
+      if (input.password.length < passwordLength.min || input.password.length > passwordLength.max) {
+        throw new AppError('member.password_too_short');
+      }
+      passwordHash = await hashPassword(input.password);
+    }
+    return db.transaction().execute(async (trx) => {
+      let accountId = existing?.id;
+      if (!accountId) {
+        accountId = newId();
+        await trx
+          .insertInto('accounts')
+          .values({
+            id: accountId,
+            username: input.username,
+            email: input.email ?? null,
+            phone: null,
+            display_name: null,
+            password_hash: passwordHash as string,
+            status: 'enabled',
+          })
+          .execute();
+      } else if (await companies.findMember(trx, companyId, accountId)) {
+        throw new AppError('member.already_member');
+      }
+      await trx
+        .insertInto('company_members')
+        .values({ company_id: companyId, account_id: accountId, role: input.role })
+        .execute();
+      const member = await companies.findMember(trx, companyId, accountId);
+      if (!member) throw new AppError('member.not_found');
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.member.add',
+        targetType: 'account',
+        targetId: accountId,
+        after: { username: member.username, role: member.role, newAccount: !existing },
+        ip: actor.ip,
+      });
+      return toMember(member);
+    });
+  }
+
+  async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {
+    return db.transaction().execute(async (trx) => {
+      const member = await companies.findMember(trx, companyId, userId);
+      if (!member) throw new AppError('member.not_found');
+      if (member.role === 'owner') throw new AppError('member.owner_protected');
+      if (member.id === actor.accountId) throw new AppError('member.self_removal');
+      if (actor.role === 'external_admin' && member.role === 'external_admin') {
+        throw new AppError('member.external_admin_forbidden');
+      }
+      if (member.role !== 'member' && (await companies.countAdmins(trx, companyId)) <= 1) {
+        throw new AppError('member.last_admin');
+      }
+      await trx
+        .deleteFrom('company_members')
+        .where('company_id', '=', companyId)
+        .where('account_id', '=', userId)
+        .execute();
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.member.remove',
+        targetType: 'account',
+        targetId: userId,
+        before: { username: member.username, role: member.role },
+        ip: actor.ip,
+      });
+      return { userId };
+    });
+  }
+
+  return { detail, listMine, create, update, updateIcon, members, addMember, removeMember };
+}
+
+export type CompanyService = ReturnType<typeof createCompanyService>;

@@ -1,0 +1,149 @@
+import { recommendedTokenLifetimes } from '@tessera/contract';
+import { type PageContext, renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Account } from '../../db/schema.ts';
+import { pickLanguage } from '../../lib/i18n.ts';
+
+export const OIDC_MOUNT = '/oidc';
+export const INTERACTION_PATH = '/interaction';
+export const PORTAL_ASSETS_PATH = '/portal';
+
+export interface OidcProviderOptions {
+  issuer: string;
+  adapter: ReturnType<typeof import('./adapter.ts').createOidcAdapter>;
+  jwks: { keys: object[] };
+  cookieKeys: string[];
+  clients: Configuration['clients'];
+  findAccount(id: string): Promise<Account | undefined>;
+  secureCookies: boolean;
+}
+
+export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
+  lang: pickLanguage(ctx.cookies.get('lang', { signed: false }), ctx.get('accept-language')),
+  currentUrl: OIDC_MOUNT + ctx.originalUrl,
+  assetsBase: PORTAL_ASSETS_PATH,
+});
+
+/** Claims released per scope; the values come from the account in findAccount. */
+const claims = {
+  openid: ['sub'],
+  profile: ['name', 'preferred_username', 'updated_at'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+export function createOidcProvider(options: OidcProviderOptions): Provider {
+  const configuration: Configuration = {
+    adapter: options.adapter,
+    clients: options.clients,
+    jwks: options.jwks as Configuration['jwks'],
+    cookies: {
+      keys: options.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
+      short: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
+    },
+    claims,
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone'],
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.type = 'html';
+          ctx.body = renderLogoutPage(pageContextOf(ctx), { form });
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.type = 'html';
+          ctx.body = renderLoggedOutPage(pageContextOf(ctx), {
+            clientName: ctx.oidc.client?.clientName ?? undefined,
+          });
+        },
+      },
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['ES256', 'RS256'],
+      userinfoSigningAlgValues: ['ES256', 'RS256'],
+      introspectionSigningAlgValues: ['ES256', 'RS256'],
+      authorizationSigningAlgValues: ['ES256', 'RS256'],
+    },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    ttl: {
+      AuthorizationCode: recommendedTokenLifetimes.authorizationCode,
+      AccessToken: recommendedTokenLifetimes.accessToken,
+      IdToken: recommendedTokenLifetimes.idToken,
+      RefreshToken: recommendedTokenLifetimes.refreshToken,
+      Grant: recommendedTokenLifetimes.refreshToken,
+      Interaction: 600,
+      Session: 12 * 3600,
+      ClientCredentials: 3600,
+    },
+    // Refresh tokens rotate on every use; a replayed one revokes the whole grant (see the adapter).
+    rotateRefreshToken: true,
+    async issueRefreshToken(_ctx, client) {
+      return client.grantTypeAllowed('refresh_token');
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+    },
+    // An enterprise identity provider: the company decides who may use an app, so there is no
+    // per-user consent screen. The grant is created with exactly the scopes that were asked for.
+    async loadExistingGrant(ctx) {
+      const grantId =
+        ctx.oidc.result?.consent?.grantId || ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
+      if (grantId) {
+        const existing = await ctx.oidc.provider.Grant.find(grantId);
+        if (existing) return existing;
+      }
+      if (!ctx.oidc.session?.accountId) return undefined;
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session.accountId,
+      });
+      grant.addOIDCScope(ctx.oidc.requestParamScopes ? [...ctx.oidc.requestParamScopes].join(' ') : 'openid');
+      await grant.save();
+      return grant;
+    },
+    async findAccount(_ctx, id) {
+      const account = await options.findAccount(id);
+      // A disabled account has no claims and cannot refresh tokens.
+      if (!account || account.status !== 'enabled') return undefined;
+      return {
+        accountId: account.id,
+        async claims() {
+          return {
+            sub: account.id,
+            preferred_username: account.username,
+            name: account.display_name ?? account.username,
+            email: account.email ?? undefined,
+            email_verified: account.email ? false : undefined,
+            phone_number: account.phone ?? undefined,
+            phone_number_verified: account.phone ? false : undefined,
+            updated_at: Math.floor(account.password_changed_at.getTime() / 1000),
+          };
+        },
+      };
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = renderErrorPage(pageContextOf(ctx), {
+        message: String(out.error_description ?? out.error),
+        details: String(out.error),
+      });
+    },
+    conformIdTokenClaims: false,
+  };
+
+  const provider = new Provider(options.issuer, configuration);
+  // Behind a TLS-terminating proxy the public URL is https while the socket is not.
+  provider.proxy = options.secureCookies;
+  return provider;
+}

@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ConsoleSession } from '../../db/schema.ts';
+
+export function createSessionsRepo(db: Db) {
+  return {
+    insertSession: (session: {
+      id: string;
+      token_hash: string;
+      account_id: string;
+      variant: 'admin' | 'dev';
+      id_token: string | null;
+      refresh_token_sealed: string | null;
+      idle_expires_at: Date;
+      absolute_expires_at: Date;
+    }) => db.insertInto('console_sessions').values(session).execute(),
+
+    /** A live session: not revoked, within both its idle and its absolute expiry. */
+    findLiveSessionByTokenHash: (tokenHash: string) =>
+      db
+        .selectFrom('console_sessions as s')
+        .innerJoin('accounts as a', 'a.id', 's.account_id')
+        .select([
+          's.id',
+          's.account_id',
+          's.variant',
+          's.last_seen_at',
+          's.absolute_expires_at',
+          'a.username',
+          'a.is_platform_admin',
+        ])
+        .where('s.token_hash', '=', tokenHash)
+        .where('s.revoked_at', 'is', null)
+        .where('s.idle_expires_at', '>', sql<Date>`now()`)
+        .where('s.absolute_expires_at', '>', sql<Date>`now()`)
+        .where('a.status', '=', 'enabled')
+        .executeTakeFirst(),
+
+    findSessionById: (id: string): Promise<ConsoleSession | undefined> =>
+      db.selectFrom('console_sessions').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    touchSession: (id: string, idleExpiresAt: Date) =>
+      db
+        .updateTable('console_sessions')
+        .set({ last_seen_at: sql<Date>`now()`, idle_expires_at: idleExpiresAt })
+        .where('id', '=', id)
+        .execute(),
+
+    /** Swaps the token of a live session atomically; false when it was revoked meanwhile. */
+    replaceSessionToken: async (
+      id: string,
+      oldHash: string,
+      update: {
+        token_hash: string;
+        refresh_token_sealed: string | null;
+        id_token: string | null;
+        idle_expires_at: Date;
+      },
+    ) => {
+      const result = await db
+        .updateTable('console_sessions')
+        .set({ ...update, last_seen_at: sql<Date>`now()` })
+        .where('id', '=', id)
+        .where('token_hash', '=', oldHash)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    revokeSession: (id: string) =>
+      db
+        .updateTable('console_sessions')
+        .set({ revoked_at: sql<Date>`now()` })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute(),
+
+    revokeSessionsOfAccount: (accountId: string) =>
+      db
+        .updateTable('console_sessions')
+        .set({ revoked_at: sql<Date>`now()` })
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .execute(),
+  };
+}
+
+export type SessionsRepo = ReturnType<typeof createSessionsRepo>;

@@ -1,0 +1,160 @@
+import type { ConsoleVariant } from '@tessera/contract';
+import { decodeJwt } from 'jose';
+import type { AuthSession } from '../../http/bind.ts';
+import { randomToken, type Sealer, sha256 } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AccountsRepo } from '../account/account.repo.ts';
+import type { ConsoleClient } from './console-clients.ts';
+import type { SessionsRepo } from './session.repo.ts';
+
+/** Calls the provider's token endpoint in-process; returns its status and JSON body. */
+export type TokenEndpoint = (
+  params: Record<string, string>,
+  client: { clientId: string; clientSecret: string },
+) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+export interface SessionServiceDeps {
+  sessions: SessionsRepo;
+  accounts: AccountsRepo;
+  sealer: Sealer;
+  clients: ConsoleClient[];
+  issuer: string;
+  tokenEndpoint: TokenEndpoint;
+  lifetimes: { idleSeconds: number; absoluteSeconds: number };
+}
+
+const REFRESH_PURPOSE = 'console-refresh-token';
+/** Touching a session on every request would write on every read; once a minute is enough. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function createSessionService(deps: SessionServiceDeps) {
+  const { sessions, accounts, sealer, lifetimes } = deps;
+  const clientOf = (variant: ConsoleVariant) => {
+    const client = deps.clients.find((c) => c.variant === variant);
+    if (!client) throw new Error(`no console client for ${variant}`);
+    return client;
+  };
+  const idleExpiry = () => new Date(Date.now() + lifetimes.idleSeconds * 1000);
+
+  function ssoConfig(variant: ConsoleVariant) {
+    const client = clientOf(variant);
+    return {
+      issuer: deps.issuer,
+      authorizationEndpoint: `${deps.issuer}/auth`,
+      endSessionEndpoint: `${deps.issuer}/session/end`,
+      clientId: client.clientId,
+      redirectUri: client.redirectUri,
+      scope: client.scope,
+      codeChallengeMethod: 'S256' as const,
+    };
+  }
+
+  async function exchangeCode(variant: ConsoleVariant, code: string, codeVerifier: string) {
+    const client = clientOf(variant);
+    const { status, body } = await deps.tokenEndpoint(
+      {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: codeVerifier,
+        redirect_uri: client.redirectUri,
+      },
+      client,
+    );
+    if (status !== 200 || typeof body.id_token !== 'string') throw new AppError('sso.code_invalid');
+    // The ID token comes straight from our own token endpoint over an in-process call.
+    const sub = decodeJwt(body.id_token).sub;
+    const account = sub ? await accounts.findAccountById(sub) : undefined;
+    if (!account || account.status !== 'enabled') throw new AppError('auth.login_required');
+    if (variant === 'admin' && !account.is_platform_admin) throw new AppError('sso.platform_admin_only');
+
+    const token = randomToken();
+    await sessions.insertSession({
+      id: newId(),
+      token_hash: sha256(token),
+      account_id: account.id,
+      variant,
+      id_token: body.id_token,
+      refresh_token_sealed:
+        typeof body.refresh_token === 'string' ? sealer.seal(body.refresh_token, REFRESH_PURPOSE) : null,
+      idle_expires_at: idleExpiry(),
+      absolute_expires_at: new Date(Date.now() + lifetimes.absoluteSeconds * 1000),
+    });
+    return { token, username: account.username, expiresIn: lifetimes.idleSeconds };
+  }
+
+  async function authenticate(token: string): Promise<AuthSession | null> {
+    if (token.length > 256) return null;
+    const row = await sessions.findLiveSessionByTokenHash(sha256(token));
+    if (!row) return null;
+    if (Date.now() - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
+      await sessions.touchSession(row.id, idleExpiry());
+    }
+    return {
+      sessionId: row.id,
+      accountId: row.account_id,
+      username: row.username,
+      variant: row.variant,
+      isPlatformAdmin: row.is_platform_admin,
+    };
+  }
+
+  /**
+   * Replaces the console token. The single sign-on grant behind it is refreshed too, so a
+   * revoked grant or a disabled account ends the console session here.
+   */
+  async function refresh(session: AuthSession, currentToken: string) {
+    const stored = await sessions.findSessionById(session.sessionId);
+    if (!stored) throw new AppError('auth.login_required');
+    const client = clientOf(stored.variant);
+    let refreshTokenSealed = stored.refresh_token_sealed;
+    let idToken = stored.id_token;
+    if (stored.refresh_token_sealed) {
+      const { status, body } = await deps.tokenEndpoint(
+        {
+          grant_type: 'refresh_token',
+          refresh_token: sealer.open(stored.refresh_token_sealed, REFRESH_PURPOSE),
+        },
+        client,
+      );
+      if (status !== 200 || typeof body.refresh_token !== 'string') {
+        await sessions.revokeSession(stored.id);
+        throw new AppError('auth.login_required');
+      }
+      refreshTokenSealed = sealer.seal(body.refresh_token, REFRESH_PURPOSE);
+      if (typeof body.id_token === 'string') idToken = body.id_token;
+    }
+    const token = randomToken();
+    const swapped = await sessions.replaceSessionToken(stored.id, sha256(currentToken), {
+      token_hash: sha256(token),
+      refresh_token_sealed: refreshTokenSealed,
+      id_token: idToken,
+      idle_expires_at: idleExpiry(),
+    });
+    if (!swapped) throw new AppError('auth.login_required');
+    return { token, username: session.username, expiresIn: lifetimes.idleSeconds };
+  }
+
+  /** Ends the console session and returns the address that ends the single sign-on session too. */
+  async function logout(session: AuthSession) {
+    const stored = await sessions.findSessionById(session.sessionId);
+    await sessions.revokeSession(session.sessionId);
+    const client = clientOf(session.variant);
+    const url = new URL(`${deps.issuer}/session/end`);
+    url.searchParams.set('client_id', client.clientId);
+    url.searchParams.set('post_logout_redirect_uri', client.redirectUri);
+    if (stored?.id_token) url.searchParams.set('id_token_hint', stored.id_token);
+    return { logoutUrl: url.toString() };
+  }
+
+  return {
+    ssoConfig,
+    exchangeCode,
+    authenticate,
+    refresh,
+    logout,
+    revokeSessionsOfAccount: sessions.revokeSessionsOfAccount,
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,39 @@
+import type { Db } from '../../db/database.ts';
+import { newId } from '../../lib/ids.ts';
+
+export type LoginFailureCause =
+  | 'unknown_account'
+  | 'wrong_password'
+  | 'account_disabled'
+  | 'account_locked'
+  | 'throttled'
+  | 'not_platform_admin'
+  | 'missing_credentials';
+
+export interface LoginEvent {
+  companyId: string | null;
+  accountId: string | null;
+  identifier: string;
+  clientId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  result: 'success' | 'failure';
+  failureCause: LoginFailureCause | null;
+}
+
+export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
+  await db
+    .insertInto('login_events')
+    .values({
+      id: newId(),
+      company_id: event.companyId,
+      account_id: event.accountId,
+      identifier: event.identifier.slice(0, 254),
+      client_id: event.clientId,
+      ip: event.ip,
+      user_agent: event.userAgent?.slice(0, 512) ?? null,
+      result: event.result,
+      failure_cause: event.failureCause,
+    })
+    .execute();
+}

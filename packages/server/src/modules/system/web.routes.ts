@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import { buildOpenApiDocument, type CallDef } from '@tessera/contract';
+import { portalAssetsDir } from '@tessera/portal';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { findFile } from '../files/files.ts';
+import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+
+export const consoleDistDir = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Static front ends, uploaded files and the API document. */
+export async function webRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; calls: () => CallDef[]; version: string; publicUrl: string },
+) {
+  await app.register(fastifyStatic, {
+    root: portalAssetsDir,
+    prefix: `${PORTAL_ASSETS_PATH}/`,
+    decorateReply: false,
+  });
+
+  const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
+  await app.register(fastifyStatic, { root: swaggerDir, prefix: '/api/docs/assets/', decorateReply: false });
+
+  app.get('/api/openapi.json', async () =>
+    buildOpenApiDocument(deps.calls(), { version: deps.version, serverUrl: deps.publicUrl }),
+  );
+  app.get('/api/docs', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tessera API</title>
+<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<body><div id="api"></div><script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/docs/viewer.js"></script></body></html>`),
+  );
+  app.get('/api/docs/viewer.js', async (_request, reply) =>
+    reply
+      .type('text/javascript')
+      .send("window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api' });"),
+  );
+
+  app.get<{ Params: { id: string } }>('/api/v1/files/:id', async (request, reply) => {
+    const file = /^[0-9a-f-]{36}$/.test(request.params.id)
+      ? await findFile(deps.db, request.params.id)
+      : undefined;
+    if (!file)
+      return reply
+        .status(404)
+        .send({ code: 404, msg: 'Not found', data: { reason: 'request.route_not_found' } });
+    return reply
+      .headers({
+        'content-type': file.content_type,
+        'cache-control': 'public, max-age=300',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      })
+      .send(Buffer.from(file.bytes));
+  });
+
+  // The console: one build, served under both prefixes; the prefix picks the variant.
+  const indexFile = join(consoleDistDir, 'index.html');
+  if (existsSync(consoleDistDir)) {
+    await app.register(fastifyStatic, {
+      root: consoleDistDir,
+      prefix: '/console/',
+      decorateReply: false,
+      immutable: true,
+      maxAge: '365d',
+    });
+  }
+  const serveConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => {
+    if (!existsSync(indexFile)) {
+      return reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .send('The console has not been built. Run "npm run build" (npm start does it for you).');
+    }
+    return reply
+      .headers({ 'cache-control': 'no-cache', 'x-frame-options': 'DENY' })
+      .type('text/html; charset=utf-8')
+      .send(await readFile(indexFile));
+  };
+  for (const prefix of ['/dev', '/admin']) {
+    app.get(prefix, async (_request, reply) => reply.redirect(`${prefix}/`));
+    app.get(`${prefix}/`, serveConsole);
+    app.get(`${prefix}/*`, serveConsole);
+  }
+  app.get('/', async (_request, reply) => reply.redirect('/dev/'));
+}
