@@ -18,6 +18,8 @@ export const errorReasons = {
   'company.create_dev_only': 403,
   'member.not_found': 404,
   'member.already_member': 409,
+  'member.username_taken': 409,
+  'member.email_taken': 409,
   'member.password_required': 400,
   'member.username_invalid': 400,
   'member.password_too_short': 400,

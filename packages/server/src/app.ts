@@ -180,6 +180,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     validateResponses: options.validateResponses ?? false,
   });
   await app.register(fastifyMultipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 10 } });
+  // The API takes JSON (and multipart for uploads) only.
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);

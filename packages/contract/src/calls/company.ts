@@ -110,7 +110,7 @@ export const username = z
 export const createCompanyMember = defineCall({
   path: '/api/v1/manage/company/user/create',
   summary:
-    'Add a person to the current company by username; a new account is created when the username is free (password then required)',
+    'Add an administrator or member to the current company by creating their account (username and email must be free)',
   tag: 'Company',
   auth: 'session',
   tenant: true,
@@ -118,6 +118,7 @@ export const createCompanyMember = defineCall({
     username,
     role: z.enum(['admin', 'external_admin', 'member']),
     password: z.string().max(30).optional(),
+    // Checked by the service so that the message names the password rule.
     email: z.email().max(254).optional(),
   }),
   response: companyMember,

@@ -16,6 +16,8 @@ export const en = {
     'company.create_dev_only': 'Companies are created in the developer console',
     'member.not_found': 'Member not found',
     'member.already_member': 'This person is already a member of the company',
+    'member.username_taken': 'This username is already taken',
+    'member.email_taken': 'This email address is already in use',
     'member.password_required': 'Please enter a password for the new account',
     'member.username_invalid': 'The username can only contain letters, digits, dot, underscore and hyphen',
     'member.password_too_short': 'The password must be between 6 and 30 characters',

@@ -17,6 +17,8 @@ export const zh = {
     'company.create_dev_only': '请在开发者控制台创建企业',
     'member.not_found': '成员不存在',
     'member.already_member': '此人已是该企业的成员',
+    'member.username_taken': '该用户名已被占用',
+    'member.email_taken': '该邮箱已被使用',
     'member.password_required': '请为新账号输入密码',
     'member.username_invalid': '用户名只能包含字母、数字、点、下划线和连字符',
     'member.password_too_short': '密码长度须在 6 到 30 个字符之间',

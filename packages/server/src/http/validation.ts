@@ -3,12 +3,21 @@ import type { z } from 'zod';
 import { AppError, type FieldError } from '../lib/errors.ts';
 import { translateError, translateValidation } from '../lib/i18n.ts';
 
-function messageOf(issue: z.core.$ZodIssue, lang: Language): string {
+const valueAt = (body: unknown, path: PropertyKey[]): unknown =>
+  path.reduce<unknown>(
+    (value, key) =>
+      value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined,
+    body,
+  );
+
+function messageOf(issue: z.core.$ZodIssue, body: unknown, lang: Language): string {
   const field = issue.path.length ? issue.path.join('.') : 'body';
   if (isErrorReason(issue.message)) return translateError(lang, issue.message);
   switch (issue.code) {
     case 'invalid_type':
-      return translateValidation(lang, issue.input === undefined ? 'required' : 'invalid_type', { field });
+      return translateValidation(lang, valueAt(body, issue.path) == null ? 'required' : 'invalid_type', {
+        field,
+      });
     case 'too_big':
       return translateValidation(lang, issue.origin === 'string' ? 'too_long' : 'too_big', {
         field,
@@ -39,7 +48,7 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, lang
   if (result.success) return result.data;
   const fields: FieldError[] = result.error.issues.map((issue) => ({
     field: issue.path.join('.') || 'body',
-    message: messageOf(issue, lang),
+    message: messageOf(issue, body, lang),
   }));
   const first = result.error.issues[0];
   const reason = first && isErrorReason(first.message) ? first.message : 'request.invalid';

@@ -19,3 +19,21 @@ export class AppError extends Error {
     this.status = errorReasons[reason];
   }
 }
+
+/**
+ * Runs `work`; a unique-index violation (a parallel request won the race) becomes the
+ * AppError named for that index instead of a 500.
+ */
+export async function uniqueViolationAs<T>(
+  byIndex: Record<string, ErrorReason>,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    const reason = constraint ? byIndex[constraint] : undefined;
+    if (code === '23505' && reason) throw new AppError(reason);
+    throw error;
+  }
+}

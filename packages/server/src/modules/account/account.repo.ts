@@ -14,6 +14,13 @@ export function createAccountsRepo(db: Db) {
         .where(sql<string>`lower(username)`, '=', username.toLowerCase())
         .executeTakeFirst(),
 
+    findAccountByEmail: (email: string): Promise<Account | undefined> =>
+      db
+        .selectFrom('accounts')
+        .selectAll()
+        .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+        .executeTakeFirst(),
+
     /** Username, email or phone, as typed on the sign-in page. */
     findAccountByIdentifier: (identifier: string): Promise<Account | undefined> => {
       const lower = identifier.toLowerCase();

@@ -1,7 +1,7 @@
 import { type ConsoleVariant, type MemberRole, passwordLength } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { hashPassword } from '../account/password.ts';
@@ -151,6 +151,12 @@ export function createCompanyService(deps: { db: Db; companies: CompaniesRepo; a
     return { list: rows.map(toMember), total };
   }
 
+  /**
+   * Adds an administrator or member by creating their account. An account that already exists
+   * (in another company, perhaps) is never linked silently: that would let one company look up
+   * another company's people by username. People join a second company by creating it, or by
+   * an invitation they accept.
+   */
   async function addMember(
     actor: Actor & { role: MemberRole },
     companyId: string,
@@ -164,51 +170,49 @@ export function createCompanyService(deps: { db: Db; companies: CompaniesRepo; a
     if (actor.role === 'external_admin' && input.role === 'external_admin') {
       throw new AppError('member.external_admin_forbidden');
     }
-    const existing = await accounts.findAccountByUsername(input.username);
-    let passwordHash: string | undefined;
-    if (!existing) {
-      if (!input.password) throw new AppError('member.password_required');
-      if (input.password.length < passwordLength.min || input.password.length > passwordLength.max) {
-        throw new AppError('member.password_too_short');
-      }
-      passwordHash = await hashPassword(input.password);
+    if (!input.password) throw new AppError('member.password_required');
+    if (input.password.length < passwordLength.min || input.password.length > passwordLength.max) {
+      throw new AppError('member.password_too_short');
     }
-    return db.transaction().execute(async (trx) => {
-      let accountId = existing?.id;
-      if (!accountId) {
-        accountId = newId();
-        await trx
-          .insertInto('accounts')
-          .values({
-            id: accountId,
-            username: input.username,
-            email: input.email ?? null,
-            phone: null,
-            display_name: null,
-            password_hash: passwordHash as string,
-            status: 'enabled',
-          })
-          .execute();
-      } else if (await companies.findMember(trx, companyId, accountId)) {
-        throw new AppError('member.already_member');
-      }
-      await trx
-        .insertInto('company_members')
-        .values({ company_id: companyId, account_id: accountId, role: input.role })
-        .execute();
-      const member = await companies.findMember(trx, companyId, accountId);
-      if (!member) throw new AppError('member.not_found');
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
-        action: 'company.member.add',
-        targetType: 'account',
-        targetId: accountId,
-        after: { username: member.username, role: member.role, newAccount: !existing },
-        ip: actor.ip,
-      });
-      return toMember(member);
-    });
+    if (await accounts.findAccountByUsername(input.username)) throw new AppError('member.username_taken');
+    if (input.email && (await accounts.findAccountByEmail(input.email)))
+      throw new AppError('member.email_taken');
+    const passwordHash = await hashPassword(input.password);
+    return uniqueViolationAs(
+      { accounts_username_key: 'member.username_taken', accounts_email_key: 'member.email_taken' },
+      () =>
+        db.transaction().execute(async (trx) => {
+          const accountId = newId();
+          await trx
+            .insertInto('accounts')
+            .values({
+              id: accountId,
+              username: input.username,
+              email: input.email ?? null,
+              phone: null,
+              display_name: null,
+              password_hash: passwordHash,
+              status: 'enabled',
+            })
+            .execute();
+          await trx
+            .insertInto('company_members')
+            .values({ company_id: companyId, account_id: accountId, role: input.role })
+            .execute();
+          const member = await companies.findMember(trx, companyId, accountId);
+          if (!member) throw new AppError('member.not_found');
+          await insertAuditEvent(trx, {
+            companyId,
+            actorAccountId: actor.accountId,
+            action: 'company.member.add',
+            targetType: 'account',
+            targetId: accountId,
+            after: { username: member.username, role: member.role, email: member.email },
+            ip: actor.ip,
+          });
+          return toMember(member);
+        }),
+    );
   }
 
   async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {

@@ -28,8 +28,16 @@ export async function sanitizeSvg(source: string): Promise<string> {
   const { default: createDOMPurify } = await import('dompurify');
   const window = new JSDOM('').window;
   const purify = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
-  const clean = purify.sanitize(source, {
+  // The XML prolog and doctype cannot stand inside the document DOMPurify parses into.
+  const body = source
+    .replace(/^\uFEFF/, '')
+    .replace(/^\s*<\?xml[^>]*\?>/i, '')
+    .replace(/<!DOCTYPE[^>]*>/gi, '')
+    .replace(/<!--[\s\S]*?-->/g, '');
+  const clean = purify.sanitize(body, {
     USE_PROFILES: { svg: true, svgFilters: true },
+    // SVG is XML: parse it as such, so a self-closing element cannot swallow what follows.
+    PARSER_MEDIA_TYPE: 'application/xhtml+xml',
     FORBID_TAGS: ['foreignObject', 'script', 'use', 'image', 'a'],
     FORBID_ATTR: ['href', 'xlink:href'],
   });

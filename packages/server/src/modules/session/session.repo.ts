@@ -15,7 +15,7 @@ export function createSessionsRepo(db: Db) {
       absolute_expires_at: Date;
     }) => db.insertInto('console_sessions').values(session).execute(),
 
-    /** A live session: not revoked, within both its idle and its absolute expiry. */
+    /** A live session: not revoked, within both expiries, of an enabled account whose password has not changed since. */
     findLiveSessionByTokenHash: (tokenHash: string) =>
       db
         .selectFrom('console_sessions as s')
@@ -34,6 +34,8 @@ export function createSessionsRepo(db: Db) {
         .where('s.idle_expires_at', '>', sql<Date>`now()`)
         .where('s.absolute_expires_at', '>', sql<Date>`now()`)
         .where('a.status', '=', 'enabled')
+        // A password change ends every session that started before it, whichever code path changed it.
+        .where('a.password_changed_at', '<=', sql<Date>`s.created_at`)
         .executeTakeFirst(),
 
     findSessionById: (id: string): Promise<ConsoleSession | undefined> =>

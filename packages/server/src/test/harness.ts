@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type TesseraApp } from '../app.ts';
+import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
+import { migrate } from '../db/migrations.ts';
+import { createSealer, sha256 } from '../lib/crypto.ts';
+import { newId } from '../lib/ids.ts';
+import { hashPassword } from '../modules/account/password.ts';
+import type { SignInPolicy } from '../modules/signin/signin.service.ts';
+
+/**
+ * A database for one test file: a fresh PostgreSQL database when the run provides a server
+ * (TESSERA_TEST_DATABASE_URL, set by scripts/with-postgres.sh), else PGlite from the dump.
+ */
+export async function openTestDatabase(options: { migrated?: boolean } = {}): Promise<DatabaseHandle> {
+  const serverUrl = process.env.TESSERA_TEST_DATABASE_URL;
+  if (serverUrl) {
+    const name = `tessera_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    const handle = await openPostgres(url.toString());
+    if (options.migrated !== false) await migrate(handle.db);
+    return {
+      ...handle,
+      async close() {
+        await handle.close();
+        const cleanup = new pg.Client({ connectionString: serverUrl });
+        await cleanup.connect();
+        await cleanup.query(`drop database if exists ${name} with (force)`);
+        await cleanup.end();
+      },
+    };
+  }
+  if (options.migrated === false) return openPglite({});
+  const dump = await readFile(inject('pgliteDump'));
+  return openPglite({ loadDataDir: new Blob([dump]) });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface TestContext {
+  tessera: TesseraApp;
+  database: DatabaseHandle;
+  baseUrl: string;
+  masterKey: Buffer;
+  close(): Promise<void>;
+}
+
+/** The whole server on a test database; `listen` also serves it on 127.0.0.1 for real HTTP clients. */
+export async function startTestApp(
+  options: {
+    listen?: boolean;
+    signInPolicy?: Partial<SignInPolicy>;
+    session?: { idleSeconds: number; absoluteSeconds: number };
+  } = {},
+): Promise<TestContext> {
+  const database = await openTestDatabase();
+  const masterKey = randomBytes(32);
+  const port = options.listen ? await freePort() : 80;
+  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const tessera = await buildApp({
+    config: {
+      publicUrl,
+      session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      logLevel: 'silent',
+    },
+    database,
+    masterKey,
+    validateResponses: true,
+    signInPolicy: options.signInPolicy,
+  });
+  if (options.listen) await tessera.app.listen({ port, host: '127.0.0.1' });
+  return {
+    tessera,
+    database,
+    baseUrl: publicUrl,
+    masterKey,
+    async close() {
+      await tessera.close();
+      await database.close();
+    },
+  };
+}
+
+let cachedHash: Promise<string> | undefined;
+const knownPassword = 'Correct-Horse-9';
+
+/** Creates an account; the default password is hashed once per file to keep tests fast. */
+export async function createAccount(
+  ctx: { database: DatabaseHandle },
+  fields: {
+    username: string;
+    password?: string;
+    platformAdmin?: boolean;
+    email?: string;
+    status?: 'enabled' | 'disabled';
+  },
+) {
+  cachedHash ??= hashPassword(knownPassword);
+  const id = newId();
+  await ctx.database.db
+    .insertInto('accounts')
+    .values({
+      id,
+      username: fields.username,
+      email: fields.email ?? null,
+      phone: null,
+      display_name: null,
+      password_hash: fields.password ? await hashPassword(fields.password) : await cachedHash,
+      status: fields.status ?? 'enabled',
+      is_platform_admin: fields.platformAdmin ?? false,
+    })
+    .execute();
+  return { id, username: fields.username, password: fields.password ?? knownPassword };
+}
+
+export interface Envelope<T = unknown> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+/** Calls the API in-process, as the console does (POST JSON, access_token and company_id headers). */
+export async function call<T = Record<string, unknown>>(
+  ctx: { tessera: TesseraApp },
+  path: string,
+  body: unknown = {},
+  options: { token?: string; companyId?: string; lang?: string } = {},
+) {
+  const response = await ctx.tessera.app.inject({
+    method: 'POST',
+    url: path,
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token ? { access_token: options.token } : {}),
+      ...(options.companyId ? { company_id: options.companyId } : {}),
+      ...(options.lang ? { 'accept-language': options.lang } : {}),
+    },
+    payload: JSON.stringify(body),
+  });
+  const envelope = response.json() as Envelope<T>;
+  return { status: response.statusCode, ...envelope };
+}
+
+export const consoleClientSecret = (masterKey: Buffer, variant: 'admin' | 'dev') =>
+  createSealer(masterKey).derive(`console-client-secret:${variant}`).toString('base64url');
+
+/** Opens a console session directly (the code exchange itself is tested in session.test.ts). */
+export async function sessionFor(
+  ctx: { database: DatabaseHandle },
+  accountId: string,
+  variant: 'admin' | 'dev' = 'dev',
+) {
+  const token = randomBytes(32).toString('base64url');
+  await ctx.database.db
+    .insertInto('console_sessions')
+    .values({
+      id: newId(),
+      token_hash: sha256(token),
+      account_id: accountId,
+      variant,
+      id_token: null,
+      refresh_token_sealed: null,
+      idle_expires_at: new Date(Date.now() + 3_600_000),
+      absolute_expires_at: new Date(Date.now() + 7_200_000),
+    })
+    .execute();
+  return token;
+}
+
+/** A person with a console session and a company they own. */
+export async function ownerWithCompany(ctx: TestContext, username: string, companyName = `${username} Ltd`) {
+  const account = await createAccount(ctx, { username });
+  const token = await sessionFor(ctx, account.id);
+  const created = await call<{ companyId: string }>(
+    ctx,
+    '/api/v1/manage/company/create',
+    { name: companyName },
+    { token },
+  );
+  if (created.code !== 200) throw new Error(`company not created: ${created.msg}`);
+  return { account, token, companyId: created.data.companyId };
+}
+
+/** Sends a multipart upload the way the console does. */
+export async function upload(
+  ctx: { tessera: TesseraApp },
+  path: string,
+  file: { bytes: Buffer; filename: string; type: string; field?: string },
+  options: { token?: string; companyId?: string },
+) {
+  const boundary = `----tessera${randomBytes(8).toString('hex')}`;
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+    ),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const response = await ctx.tessera.app.inject({
+    method: 'POST',
+    url: path,
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      ...(options.token ? { access_token: options.token } : {}),
+      ...(options.companyId ? { company_id: options.companyId } : {}),
+    },
+    payload,
+  });
+  return { status: response.statusCode, ...(response.json() as Envelope<Record<string, unknown>>) };
+}
