@@ -56,7 +56,7 @@ describe('companies', () => {
     const audit = await ctx.database.db
       .selectFrom('audit_events')
       .selectAll()
-      .where('company_id', '=', created.data.companyId)
+      .where('company_id', '=', created.data.companyId!)
       .execute();
     expect(audit.map((a) => a.action)).toEqual(['company.create']);
   });

@@ -115,7 +115,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     async findAccount(_ctx, id) {
       const account = await options.findAccount(id);
       // A disabled account has no claims and cannot refresh tokens.
-      if (!account || account.status !== 'enabled') return undefined;
+      if (account?.status !== 'enabled') return undefined;
       return {
         accountId: account.id,
         async claims() {

@@ -65,7 +65,7 @@ export function createSessionService(deps: SessionServiceDeps) {
     // The ID token comes straight from our own token endpoint over an in-process call.
     const sub = decodeJwt(body.id_token).sub;
     const account = sub ? await accounts.findAccountById(sub) : undefined;
-    if (!account || account.status !== 'enabled') throw new AppError('auth.login_required');
+    if (account?.status !== 'enabled') throw new AppError('auth.login_required');
     if (variant === 'admin' && !account.is_platform_admin) throw new AppError('sso.platform_admin_only');
 
     const token = randomToken();

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({}, '/srv/tessera');
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      publicUrl: 'http://localhost:8080',
+      dataDir: '/srv/tessera/data',
+      databaseUrl: undefined,
+      bootstrapAdmin: { username: 'admin', password: undefined },
+      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      TESSERA_PUBLIC_URL: 'https://id.example.com/',
+      TESSERA_DATA_DIR: '/var/lib/tessera',
+      DATABASE_URL: 'postgres://u:p@db:5432/tessera',
+      TESSERA_MASTER_KEY: 'a'.repeat(64),
+      TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'root',
+      TESSERA_BOOTSTRAP_ADMIN_PASSWORD: 'long-enough-password',
+      TESSERA_SESSION_IDLE_SECONDS: '600',
+      TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      publicUrl: 'https://id.example.com',
+      dataDir: '/var/lib/tessera',
+      databaseUrl: 'postgres://u:p@db:5432/tessera',
+      bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
+      session: { idleSeconds: 600, absoluteSeconds: 3600 },
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ HOST: 'bad host' }, 'HOST'],
+    [{ TESSERA_PUBLIC_URL: 'not a url' }, 'TESSERA_PUBLIC_URL'],
+    [{ TESSERA_PUBLIC_URL: 'ftp://x' }, 'TESSERA_PUBLIC_URL'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
+    [{ TESSERA_MASTER_KEY: 'short' }, 'TESSERA_MASTER_KEY'],
+    [{ TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'has space' }, 'TESSERA_BOOTSTRAP_ADMIN_USERNAME'],
+    [{ TESSERA_BOOTSTRAP_ADMIN_PASSWORD: 'short' }, 'TESSERA_BOOTSTRAP_ADMIN_PASSWORD'],
+    [{ TESSERA_SESSION_IDLE_SECONDS: '5' }, 'TESSERA_SESSION_IDLE_SECONDS'],
+    [
+      { TESSERA_SESSION_IDLE_SECONDS: '7200', TESSERA_SESSION_ABSOLUTE_SECONDS: '600' },
+      'TESSERA_SESSION_ABSOLUTE_SECONDS',
+    ],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('refuses %o naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('stops start-up with one clear line naming the variable', async () => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', main], {
+      env: { ...process.env, PORT: 'eighty' },
+    });
+    const failure = (await run.catch((error) => error)) as { code: number; stderr: string };
+    expect(failure.code).toBe(1);
+    const lines = failure.stderr
+      .split('\n')
+      .filter((line) => line.trim() && !line.includes('oidc-provider WARNING'));
+    expect(lines).toEqual([
+      'Tessera cannot start: PORT must be a whole number from 1 to 65535 (got "eighty")',
+    ]);
+  });
+});
