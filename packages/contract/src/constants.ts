@@ -12,6 +12,8 @@ export const storageKeys = {
   companyName: 'asp_admin_company_name',
   companyIcon: 'asp_admin_company_icon',
   companyOwner: 'asp_admin_company_owner',
+  /** /dev and /admin share one origin: which console the stored token belongs to. */
+  tokenVariant: 'asp_admin_token_variant',
 } as const;
 
 export const recommendedTokenLifetimes = {

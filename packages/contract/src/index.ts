@@ -1,5 +1,15 @@
 export * from './call.ts';
 export * from './calls/index.ts';
+export {
+  type LicenseModule,
+  type LicensePayload,
+  type LicenseStatus,
+  licenseModules,
+  licensePayload,
+  licenseStatuses,
+  quantityModules,
+  unlicensedAllowance,
+} from './calls/license.ts';
 export * from './constants.ts';
 export * from './errors.ts';
 export * from './openapi.ts';

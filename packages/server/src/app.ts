@@ -1,3 +1,4 @@
+import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
@@ -16,6 +17,9 @@ import { createAccountsRepo } from './modules/account/account.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { licenseRoutes } from './modules/license/license.routes.ts';
+import { createLicenseService } from './modules/license/license.service.ts';
+import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
@@ -26,7 +30,7 @@ import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
-import { version } from './version.ts';
+import { build, version } from './version.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +39,7 @@ declare module 'fastify' {
 }
 
 export interface AppOptions {
-  config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'>;
+  config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> & Partial<Pick<Config, 'licensePublicKey'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -66,6 +70,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     trustProxy: false,
   });
   await app.register(fastifyCookie);
+  // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
+  await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
   app.decorateRequest('lang', 'en');
   app.addHook('onRequest', async (request, reply) => {
     const query = request.query as Record<string, unknown> | undefined;
@@ -141,7 +147,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     tokenEndpoint,
     lifetimes: config.session,
   });
-  const companyService = createCompanyService({ db, companies, accounts });
+  const licenses = createLicenseService({
+    db,
+    trustedKey: parseLicensePublicKey(config.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY),
+    counters: { user: accounts.countLicensedAccounts },
+  });
+  const companyService = createCompanyService({ db, companies, accounts, licenses });
 
   // ---- routes
   await app.register(async (scope) => {
@@ -194,6 +205,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
   sessionRoutes(bind, sessionService);
   companyRoutes(bind, companyService);
+  licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults } from '@tessera/contract';
+import { parseLicensePublicKey } from './modules/license/license-file.ts';
 
 export interface Config {
   port: number;
@@ -112,6 +113,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const licensePublicKey = env.TESSERA_LICENSE_PUBLIC_KEY?.trim() || undefined;
+  if (licensePublicKey) {
+    try {
+      parseLicensePublicKey(licensePublicKey);
+    } catch {
+      throw new ConfigError('TESSERA_LICENSE_PUBLIC_KEY must be an Ed25519 public key (PEM, or base64 DER)');
+    }
+  }
+
   return {
     port,
     host,
@@ -122,6 +132,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bootstrapAdmin: { username, password },
     session: { idleSeconds, absoluteSeconds },
     logLevel,
-    licensePublicKey: env.TESSERA_LICENSE_PUBLIC_KEY?.trim() || undefined,
+    licensePublicKey,
   };
 }

@@ -1,8 +1,9 @@
 import type { CallDef } from '../call.ts';
 import * as company from './company.ts';
+import * as license from './license.ts';
 import * as session from './session.ts';
 
-export { company, session };
+export { company, license, session };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls: CallDef[] = [
@@ -18,4 +19,9 @@ export const allCalls: CallDef[] = [
   company.companyMembers,
   company.createCompanyMember,
   company.deleteCompanyMember,
+  license.licenseDetail,
+  license.licenseImport,
+  license.licenseCode,
+  license.licenseInfo,
+  license.systemInfo,
 ];

@@ -25,6 +25,15 @@ export const en = {
     'member.last_admin': 'The last administrator of a company cannot be removed',
     'member.external_admin_forbidden': 'External administrators cannot add or remove external administrators',
     'member.self_removal': 'You cannot remove yourself',
+    'license.file_required': 'Please choose a licence file',
+    'license.malformed': 'This is not a Tessera licence file',
+    'license.bad_signature':
+      'The licence signature is not valid: the file was changed or was not issued by the vendor',
+    'license.wrong_installation':
+      'This licence was issued for another installation (application code {code})',
+    'license.platform_admin_only': 'Only platform administrators can import a licence',
+    'license.quantity_exceeded':
+      'The licence allows {total} for {module}; ask your vendor for a larger licence',
     'upload.missing_file': 'Please choose a file to upload',
     'upload.too_large': 'The file is too large (at most {limit})',
     'upload.unsupported_type': 'This file type is not allowed; use one of: {allowed}',

@@ -1,6 +1,11 @@
 export const en = {
   productName: 'Tessera',
   tagline: 'Identity authentication service platform',
+  /** Names of Tessera's own clients, as shown on the sign-in page. */
+  clients: {
+    'tessera-console-dev': 'Tessera console',
+    'tessera-console-admin': 'Tessera admin console',
+  } as Record<string, string>,
   language: { switchTo: '中文', switchCode: 'zh' },
   signIn: {
     title: 'Sign in',

@@ -3,6 +3,11 @@ import type { PortalPhrases } from './en.ts';
 export const zh = {
   productName: 'Tessera',
   tagline: '身份认证服务平台',
+  /** Names of Tessera's own clients, as shown on the sign-in page. */
+  clients: {
+    'tessera-console-dev': 'Tessera 控制台',
+    'tessera-console-admin': 'Tessera 平台管理控制台',
+  } as Record<string, string>,
   language: { switchTo: 'English', switchCode: 'en' },
   signIn: {
     title: '登录',

@@ -140,6 +140,29 @@ create table audit_events (
 create index audit_events_company_time on audit_events (company_id, created_at desc);
 `,
   },
+  {
+    id: 2,
+    name: 'licences',
+    sql: `
+create table installation (
+  id integer primary key check (id = 1),
+  application_code text not null,
+  created_at timestamptz not null default now()
+);
+
+create table licenses (
+  id text primary key,
+  license_id text not null,
+  customer text not null,
+  payload jsonb not null,
+  raw text not null,
+  active boolean not null default true,
+  imported_by text references accounts (id) on delete set null,
+  imported_at timestamptz not null default now()
+);
+create unique index licenses_one_active on licenses (active) where active;
+`,
+  },
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -114,6 +114,23 @@ export interface AuditEventsTable {
   created_at: Timestamp;
 }
 
+export interface InstallationTable {
+  id: number;
+  application_code: string;
+  created_at: Timestamp;
+}
+
+export interface LicensesTable {
+  id: string;
+  license_id: string;
+  customer: string;
+  payload: ColumnType<unknown, string, string>;
+  raw: string;
+  active: boolean;
+  imported_by: string | null;
+  imported_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   id: number;
   name: string;
@@ -131,6 +148,8 @@ export interface Database {
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
   audit_events: AuditEventsTable;
+  installation: InstallationTable;
+  licenses: LicensesTable;
   schema_migrations: SchemaMigrationsTable;
 }
 

@@ -47,6 +47,11 @@ const probes: Record<string, () => unknown> = {
     role: 'member',
   }),
   '/api/v1/manage/company/user/del': () => ({ companyId: b.companyId, userId: bMemberId }),
+  '/api/v1/manage/license/detail': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/license/import': () => ({ companyId: b.companyId, license: 'x' }),
+  '/api/v1/manage/license/code': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/license/info': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
 };
 
 async function send(path: string, body: unknown, companyId: string | undefined, isUpload: boolean) {

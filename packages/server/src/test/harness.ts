@@ -92,10 +92,20 @@ export async function startTestApp(
     baseUrl: publicUrl,
     masterKey,
     async close() {
-      await tessera.close();
-      await database.close();
+      await step('app', () => tessera.close());
+      await step('database', () => database.close());
     },
   };
+}
+
+/** Names a shutdown step that hangs, instead of letting the hook time out silently. */
+async function step(name: string, work: () => Promise<void>) {
+  const timer = setTimeout(() => process.stderr.write(`closing ${name} takes more than 10 s\n`), 10_000);
+  try {
+    await work();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 let cachedHash: Promise<string> | undefined;

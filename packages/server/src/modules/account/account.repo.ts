@@ -41,6 +41,16 @@ export function createAccountsRepo(db: Db) {
     insertAccount: (account: NewAccount): Promise<Account> =>
       db.insertInto('accounts').values(account).returningAll().executeTakeFirstOrThrow(),
 
+    /** Accounts that take a place in the licence's user quantity (platform operators do not). */
+    countLicensedAccounts: async (from: Db = db): Promise<number> => {
+      const row = await from
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('is_platform_admin', '=', false)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     countPlatformAdmins: async (): Promise<number> => {
       const row = await db
         .selectFrom('accounts')

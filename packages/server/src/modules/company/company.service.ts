@@ -1,4 +1,5 @@
 import { type ConsoleVariant, type MemberRole, passwordLength } from '@tessera/contract';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
@@ -7,6 +8,7 @@ import type { AccountsRepo } from '../account/account.repo.ts';
 import { hashPassword } from '../account/password.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import type { LicenseService } from '../license/license.service.ts';
 import type { CompaniesRepo } from './company.repo.ts';
 
 export interface Actor {
@@ -31,8 +33,13 @@ const toMember = (row: {
   createdAt: row.created_at.toISOString(),
 });
 
-export function createCompanyService(deps: { db: Db; companies: CompaniesRepo; accounts: AccountsRepo }) {
-  const { db, companies, accounts } = deps;
+export function createCompanyService(deps: {
+  db: Db;
+  companies: CompaniesRepo;
+  accounts: AccountsRepo;
+  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+}) {
+  const { db, companies, accounts, licenses } = deps;
 
   async function detail(companyId: string, from: Db = db) {
     const row = await companies.findCompanyById(from, companyId);
@@ -182,6 +189,9 @@ export function createCompanyService(deps: { db: Db; companies: CompaniesRepo; a
       { accounts_username_key: 'member.username_taken', accounts_email_key: 'member.email_taken' },
       () =>
         db.transaction().execute(async (trx) => {
+          // One account at a time against the licence's user quantity.
+          await sql`select pg_advisory_xact_lock(7316420965)`.execute(trx);
+          await licenses.assertQuantityAvailable('user', 1, trx);
           const accountId = newId();
           await trx
             .insertInto('accounts')

@@ -51,7 +51,9 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     }
   }
 
-  async function clientName(clientId: string) {
+  async function clientName(clientId: string, request: FastifyRequest) {
+    const own = portalPhrases[request.lang].clients[clientId];
+    if (own) return own;
     const client = await deps.provider().Client.find(clientId);
     return client?.clientName ?? clientId;
   }
@@ -70,7 +72,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         action: `${INTERACTION_PATH}/${uid}/login`,
         abortAction: `${INTERACTION_PATH}/${uid}/abort`,
         csrfToken: csrfFor(uid),
-        clientName: await clientName(clientId),
+        clientName: await clientName(clientId, request),
         identifier: extra.identifier,
         error: extra.error,
       }),
@@ -126,7 +128,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           account_locked: interpolate(t.accountLocked, {
             until: result.lockedUntil?.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB') ?? '',
           }),
-          not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId) }),
+          not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
         };
         const status = result.cause === 'throttled' ? 429 : 401;
         return showSignIn(request, reply, interaction.uid, clientId, {

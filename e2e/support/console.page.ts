@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
+const TOKEN_KEY = 'asp_admin_token';
+
+/** Page helpers for the server's sign-in pages and the console (Keycloak admin-ui style). */
+export function consolePage(page: Page, baseUrl: string) {
+  return {
+    async expectSignInPage() {
+      await page.waitForURL(/\/interaction\//);
+      await page.locator('#identifier').waitFor();
+    },
+    async submitSignIn(identifier: string, password: string) {
+      await page.locator('#identifier').fill(identifier);
+      await page.locator('#password').fill(password);
+      await page.locator('button.primary[type=submit]').click();
+    },
+    async expectSignInError() {
+      await page.locator('.alert').waitFor();
+      assert.ok(
+        ((await page.locator('.alert').textContent()) ?? '').trim().length > 0,
+        'the error is not empty',
+      );
+    },
+    async token(): Promise<string> {
+      const token = await page.evaluate((key) => window.localStorage.getItem(key), TOKEN_KEY);
+      assert.ok(token, 'a token is stored under asp_admin_token');
+      return token;
+    },
+    /** Opens the user menu, chooses Log Out and confirms on the server's sign-out page. */
+    async logOut(menuLabel = 'Account menu', itemText = 'Log Out') {
+      await page.getByRole('button', { name: menuLabel }).click();
+      await page.getByRole('menuitem', { name: itemText }).click();
+      const confirm = page.locator('button[name="logout"][value="yes"]');
+      await confirm.waitFor();
+      await confirm.click();
+    },
+    /** The envelope code of the company list call made with `token`. */
+    async companyListCode(token: string): Promise<number> {
+      const response = await fetch(`${baseUrl}/api/v1/manage/company/my/list`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', access_token: token },
+        body: '{}',
+      });
+      const body = (await response.json()) as { code: number };
+      return body.code;
+    },
+    /** Full-page screenshots at each width, as e2e/artifacts/<name>.<width>.png. */
+    async screenshot(name: string, widths: readonly number[] = [1280, 900]) {
+      await mkdir(artifactsDir, { recursive: true });
+      for (const width of widths) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: `${artifactsDir}${name}.${width}.png`, fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+    },
+    /** Phrase keys such as `company.nameLabel` must never reach the screen. */
+    async expectNoRawPhraseKeys() {
+      const text = (await page.locator('body').textContent()) ?? '';
+      const raw = text.match(/\b(?:common|company|dashboard|http|session|status)\.[a-z][A-Za-z.]+\b/g);
+      assert.equal(raw, null, `untranslated phrase keys on ${page.url()}: ${raw?.join(', ')}`);
+    },
+  };
+}

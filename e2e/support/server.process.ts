@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface RunningServer {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (the port is released before the server takes it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Starts the Tessera server on a fresh embedded database and waits until it answers.
+ * The console must have been built (`npm run build`) beforehand.
+ */
+export async function startServer(adminPassword: string): Promise<RunningServer> {
+  if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
+    throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
+  }
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-'));
+  const baseUrl = `http://localhost:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TESSERA_PUBLIC_URL: baseUrl,
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
+      TESSERA_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  // Never leave the server behind, whatever happens to this process.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 5_000))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 5_000);
+      }
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`the server exited with code ${child.exitCode}:\n${output}`);
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/sso/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      if (response.ok) return { baseUrl, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stop();
+  throw new Error(`the server did not answer within 60 s:\n${output}`);
+}

@@ -1,0 +1,30 @@
+import type { ConsoleVariant } from '@tessera/contract';
+import i18next from 'i18next';
+import { createHttpClient } from '../api/http-client.ts';
+import { createSessionService } from '../session/session.service.ts';
+import { createSessionStore } from '../session/session.store.ts';
+import { createSessionStorage } from '../session/session-storage.ts';
+import { createSsoService } from '../session/sso.service.ts';
+import type { ConsoleServices } from './console-context.ts';
+import { feedback } from './feedback.tsx';
+
+/** The composition root of the session side: storage → store → HTTP client → services. */
+export function createConsoleServices(variant: ConsoleVariant): ConsoleServices {
+  const storage = createSessionStorage(window.localStorage);
+  const store = createSessionStore(variant, storage);
+  const goTo = (url: string) => window.location.assign(url);
+  const reload = () => window.location.reload();
+
+  let onSessionInvalid = () => {};
+  const { callApi } = createHttpClient({
+    readHeaders: () => ({ token: storage.readToken(variant), companyId: storage.readCompany().companyId }),
+    translate: (key, values) => i18next.t(key, values ?? {}),
+    showError: feedback.error,
+    confirmLoginAgain: feedback.confirmLoginAgain,
+    onSessionInvalid: () => onSessionInvalid(),
+  });
+  const session = createSessionService({ variant, store, callApi, goTo, reload });
+  onSessionInvalid = session.sessionInvalid;
+  const sso = createSsoService({ variant, callApi, storage: window.sessionStorage, goTo });
+  return { variant, store, callApi, sso, session };
+}

@@ -1,0 +1,13 @@
+export const dashboard = {
+  title: 'Dashboard',
+  welcome: 'Welcome, {{name}}',
+  intro: 'You are managing this company.',
+  companyName: 'Company name',
+  companyId: 'Company ID',
+  owner: 'Owner',
+  createdAt: 'Created',
+  defaultLanguage: 'Default language',
+  yourRole: 'Your role',
+  roleOwner: 'Owner',
+  roleAdministrator: 'Administrator',
+};

@@ -1,0 +1,93 @@
+import { company } from '@tessera/contract';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { App } from 'antd';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CallApi } from '../../api/http-client.ts';
+import { ConsoleContext, type ConsoleServices } from '../../app/console-context.ts';
+import { initI18n } from '../../i18n/i18n.ts';
+import { createSessionStore } from '../../session/session.store.ts';
+import { createSessionStorage } from '../../session/session-storage.ts';
+import { CreateCompanyPage } from './create-company.page.tsx';
+
+const created = {
+  companyId: 'c9',
+  name: 'Acme',
+  key: 'k',
+  icon: null,
+  defaultLanguage: 'en' as const,
+  ownerUsername: 'alice',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+
+function renderPage(variant: 'dev' | 'admin') {
+  const callApi = vi.fn(async () => created);
+  const services = {
+    variant,
+    store: createSessionStore(variant, createSessionStorage(window.localStorage)),
+    callApi: callApi as unknown as CallApi,
+    sso: { startSignIn: vi.fn(), completeSignIn: vi.fn(), switchAccount: vi.fn() },
+    session: { loadCompanies: vi.fn(async () => {}), logout: vi.fn(), sessionInvalid: vi.fn() },
+  } satisfies ConsoleServices;
+  const router = createMemoryRouter(
+    [
+      { path: '/create-company', element: <CreateCompanyPage /> },
+      { path: '/dashboard', element: <p>dashboard screen</p> },
+    ],
+    { initialEntries: ['/create-company'] },
+  );
+  render(
+    <App>
+      <ConsoleContext.Provider value={services}>
+        <RouterProvider router={router} />
+      </ConsoleContext.Provider>
+    </App>,
+  );
+  return { services, callApi, router };
+}
+
+const nameInput = () => screen.getByLabelText('Company name');
+const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Create company' }));
+
+describe('<CreateCompanyPage>', () => {
+  beforeAll(() => {
+    initI18n('en');
+  });
+
+  it('requires a name, blank or not', async () => {
+    const { callApi } = renderPage('dev');
+    submit();
+    await screen.findByText('Please enter the company name');
+    fireEvent.change(nameInput(), { target: { value: '   ' } });
+    submit();
+    await screen.findByText('Please enter the company name');
+    expect(callApi).not.toHaveBeenCalled();
+  });
+
+  it('refuses more than 50 characters', async () => {
+    renderPage('dev');
+    fireEvent.change(nameInput(), { target: { value: 'x'.repeat(51) } });
+    submit();
+    await screen.findByText('The company name can be at most 50 characters');
+  });
+
+  it('creates the company with the trimmed name, selects it and opens the dashboard', async () => {
+    const { callApi, services, router } = renderPage('dev');
+    fireEvent.change(nameInput(), { target: { value: '  Acme  ' } });
+    submit();
+    await screen.findByText('dashboard screen');
+    expect(callApi).toHaveBeenCalledWith(company.createCompany, { name: 'Acme' });
+    expect(services.session.loadCompanies).toHaveBeenCalledWith('c9');
+    expect(router.state.location.pathname).toBe('/dashboard');
+  });
+
+  it('in the platform console, points to the developer console instead of a form', async () => {
+    renderPage('admin');
+    const link = await screen.findByRole('link', { name: 'Open the developer console' });
+    expect(link.getAttribute('href')).toBe('/dev/');
+    expect(screen.queryByLabelText('Company name')).toBeNull();
+    await waitFor(() =>
+      expect(screen.getByText('Companies are created in the developer console')).toBeTruthy(),
+    );
+  });
+});

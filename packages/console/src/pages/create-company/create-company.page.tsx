@@ -1,0 +1,107 @@
+import { BankOutlined } from '@ant-design/icons';
+import { COMPANY_NAME_MAX_LENGTH, company } from '@tessera/contract';
+import { App, Button, Card, Form, Input, Result, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { useConsole, useSession } from '../../app/console-context.ts';
+import { HOME_PATH } from '../../session/navigation.guard.ts';
+
+interface CreateCompanyValues {
+  name?: string;
+}
+
+/** Spec §2 /create-company: for people without a company; creation only in the developer console. */
+export function CreateCompanyPage() {
+  const { variant } = useConsole();
+  return variant === 'dev' ? <CreateCompanyForm /> : <CreatedInDeveloperConsole />;
+}
+
+function CreateCompanyForm() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { message } = App.useApp();
+  const { callApi, session } = useConsole();
+  const { companies } = useSession();
+  const [submitting, setSubmitting] = useState(false);
+
+  /** The contract's own rule, so the form and the server agree on what a valid name is. */
+  const validateName = async (_rule: unknown, value: string | undefined) => {
+    const result = company.companyName.safeParse(value ?? '');
+    if (result.success) return;
+    const tooLong = result.error.issues.some((issue) => issue.message === 'company.name_too_long');
+    throw new Error(
+      tooLong ? t('company.nameTooLong', { max: COMPANY_NAME_MAX_LENGTH }) : t('company.nameRequired'),
+    );
+  };
+
+  const onFinish = async ({ name = '' }: CreateCompanyValues) => {
+    setSubmitting(true);
+    try {
+      const created = await callApi(company.createCompany, { name: name.trim() });
+      await session.loadCompanies(created.companyId);
+      void message.success(t('company.created', { name: created.name }));
+      navigate(HOME_PATH, { replace: true });
+    } catch {
+      // The HTTP client has shown the error; keep the form for another try.
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <Card style={{ maxWidth: 520, margin: '48px auto 0' }}>
+      <Typography.Title level={3} style={{ marginTop: 0 }}>
+        {t('company.createTitle')}
+      </Typography.Title>
+      <Typography.Paragraph type="secondary">{t('company.createIntro')}</Typography.Paragraph>
+      <Form<CreateCompanyValues>
+        layout="vertical"
+        requiredMark={false}
+        onFinish={onFinish}
+        disabled={submitting}
+      >
+        <Form.Item
+          name="name"
+          label={t('company.nameLabel')}
+          rules={[{ required: true, message: t('company.nameRequired') }, { validator: validateName }]}
+          validateFirst
+        >
+          <Input
+            autoFocus
+            prefix={<BankOutlined />}
+            placeholder={t('company.namePlaceholder')}
+            count={{ show: true, max: COMPANY_NAME_MAX_LENGTH }}
+          />
+        </Form.Item>
+        <Form.Item style={{ paddingTop: 12, marginBottom: 0 }}>
+          <Button type="primary" htmlType="submit" loading={submitting} block>
+            {t('company.createSubmit')}
+          </Button>
+          {companies ? (
+            <Button type="link" block style={{ marginTop: 8 }} onClick={() => navigate(HOME_PATH)}>
+              {t('common.backHome')}
+            </Button>
+          ) : null}
+        </Form.Item>
+      </Form>
+    </Card>
+  );
+}
+
+function CreatedInDeveloperConsole() {
+  const { t } = useTranslation();
+  return (
+    <Card style={{ maxWidth: 640, margin: '48px auto 0' }}>
+      <Result
+        icon={<BankOutlined />}
+        title={t('company.adminTitle')}
+        subTitle={t('company.adminIntro')}
+        extra={
+          <Button type="primary" href="/dev/">
+            {t('company.openDevConsole')}
+          </Button>
+        }
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,57 @@
+import { type ConsoleVariant, company, session } from '@tessera/contract';
+import type { CallApi } from '../api/http-client.ts';
+import type { SessionStore } from './session.store.ts';
+
+export interface SessionServiceDeps {
+  variant: ConsoleVariant;
+  store: SessionStore;
+  callApi: CallApi;
+  goTo(url: string): void;
+  reload(): void;
+}
+
+export function createSessionService(deps: SessionServiceDeps) {
+  const { store, callApi } = deps;
+  let loading: Promise<void> | undefined;
+
+  /**
+   * Loads the person's companies and selects one (spec §4); `preferredId` selects a company just
+   * created. Route changes while the list is on its way share the call in flight.
+   */
+  function loadCompanies(preferredId?: string): Promise<void> {
+    if (loading && !preferredId) return loading;
+    const current = callApi(company.myCompanies)
+      .then(({ list }) => store.companiesLoaded(list, preferredId))
+      .finally(() => {
+        if (loading === current) loading = undefined;
+      });
+    loading = current;
+    return current;
+  }
+
+  /**
+   * Ends the console session, then the single sign-on session at the address the server
+   * returns. Spec §8: when the call fails, the local session is cleared all the same.
+   */
+  async function logout() {
+    let logoutUrl: string | undefined;
+    try {
+      ({ logoutUrl } = await callApi(session.logout[deps.variant], undefined, { silent: true }));
+    } catch {
+      logoutUrl = undefined;
+    }
+    store.leave();
+    if (logoutUrl) deps.goTo(logoutUrl);
+    else deps.reload();
+  }
+
+  /** Spec §8, code 401: clear the token and reload, which starts sign-in again. */
+  function sessionInvalid() {
+    store.leave();
+    deps.reload();
+  }
+
+  return { loadCompanies, logout, sessionInvalid };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

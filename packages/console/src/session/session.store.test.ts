@@ -1,0 +1,61 @@
+import { storageKeys } from '@tessera/contract';
+import { describe, expect, it } from 'vitest';
+import { createSessionStore } from './session.store.ts';
+import { createSessionStorage, TOKEN_VARIANT_KEY } from './session-storage.ts';
+
+const alpha = { companyId: 'c1', name: 'Alpha', icon: '/api/v1/files/x', isOwner: true };
+const beta = { companyId: 'c2', name: 'Beta', icon: null, isOwner: false };
+
+describe('session store and storage (spec §3)', () => {
+  it('stores the token and name under the spec keys', () => {
+    const store = createSessionStore('dev', createSessionStorage(window.localStorage));
+    store.signedIn('tok', 'alice');
+    expect(window.localStorage.getItem(storageKeys.token)).toBe('tok');
+    expect(window.localStorage.getItem(storageKeys.name)).toBe('alice');
+    expect(store.getState()).toMatchObject({ token: 'tok', username: 'alice', companies: undefined });
+  });
+
+  it('does not take a token of the other console for its own', () => {
+    createSessionStorage(window.localStorage).writeToken('dev-token', 'alice', 'dev');
+    expect(
+      createSessionStore('admin', createSessionStorage(window.localStorage)).getState().token,
+    ).toBeNull();
+    expect(createSessionStore('dev', createSessionStorage(window.localStorage)).getState().token).toBe(
+      'dev-token',
+    );
+    window.localStorage.removeItem(TOKEN_VARIANT_KEY);
+    expect(createSessionStore('admin', createSessionStorage(window.localStorage)).getState().token).toBe(
+      'dev-token',
+    );
+  });
+
+  it('selects and stores a company when the list loads, and null means no company', () => {
+    const store = createSessionStore('dev', createSessionStorage(window.localStorage));
+    store.companiesLoaded([alpha, beta]);
+    expect(store.getState().company).toEqual(alpha);
+    expect(window.localStorage.getItem(storageKeys.companyId)).toBe('c1');
+    expect(window.localStorage.getItem(storageKeys.companyName)).toBe('Alpha');
+    expect(window.localStorage.getItem(storageKeys.companyOwner)).toBe('1');
+    expect(window.localStorage.getItem(storageKeys.companyIcon)).toBe('/api/v1/files/x');
+
+    store.selectCompany(beta);
+    expect(window.localStorage.getItem(storageKeys.companyIcon)).toBeNull();
+    store.companiesLoaded([alpha, beta]);
+    expect(store.getState().company).toEqual(beta);
+    store.companiesLoaded([alpha, beta], 'c1');
+    expect(store.getState().company).toEqual(alpha);
+
+    store.companiesLoaded(null);
+    expect(store.getState()).toMatchObject({ companies: null, company: undefined });
+  });
+
+  it('forgets the session on leave and nothing else', () => {
+    window.localStorage.setItem('unrelated', 'kept');
+    const store = createSessionStore('dev', createSessionStorage(window.localStorage));
+    store.signedIn('tok', 'alice');
+    store.companiesLoaded([alpha]);
+    store.leave();
+    expect(Object.keys(window.localStorage)).toEqual(['unrelated']);
+    expect(store.getState()).toMatchObject({ token: null, leaving: true });
+  });
+});

@@ -1,0 +1,62 @@
+import type { ConsoleVariant } from '@tessera/contract';
+import { pickCompany } from './company-selection.ts';
+import type { CompanyListItem, SessionStorageApi } from './session-storage.ts';
+
+export interface SessionState {
+  token: string | null;
+  username: string;
+  /** undefined: not loaded yet; null: the person belongs to no company. */
+  companies: CompanyListItem[] | null | undefined;
+  company: CompanyListItem | undefined;
+  /** The page is about to leave (sign-out or reload): the guard must not start anything new. */
+  leaving: boolean;
+}
+
+/** The signed-in person, kept in memory for React and mirrored into browser storage. */
+export function createSessionStore(variant: ConsoleVariant, storage: SessionStorageApi) {
+  let state: SessionState = {
+    token: storage.readToken(variant),
+    username: storage.readUsername(),
+    companies: undefined,
+    company: undefined,
+    leaving: false,
+  };
+  const listeners = new Set<() => void>();
+  const set = (patch: Partial<SessionState>) => {
+    state = { ...state, ...patch };
+    for (const listener of listeners) listener();
+  };
+
+  return {
+    getState: (): SessionState => state,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    signedIn(token: string, username: string) {
+      storage.writeToken(token, username, variant);
+      set({ token, username, companies: undefined, company: undefined });
+    },
+    /** Applies the company list; `preferredId` wins when it is in the list (a company just created). */
+    companiesLoaded(list: CompanyListItem[] | null, preferredId?: string) {
+      const companies = list && list.length > 0 ? list : null;
+      const stored = preferredId ? { companyId: preferredId, name: null } : storage.readCompany();
+      const company = companies ? pickCompany(companies, stored) : undefined;
+      if (company) storage.writeCompany(company);
+      set({ companies, company });
+    },
+    selectCompany(company: CompanyListItem) {
+      storage.writeCompany(company);
+      set({ company });
+    },
+    /** Forgets the session in storage and memory; the page is expected to navigate away. */
+    leave() {
+      storage.clear();
+      set({ token: null, companies: undefined, company: undefined, leaving: true });
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

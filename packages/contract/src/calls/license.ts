@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { defineCall, emptyRequest } from '../call.ts';
+
+/** Licensed functions. Quantity functions count something; the others are switched on until they expire. */
+export const licenseModules = ['user', 'app', 'mfa', 'identity_source', 'radius', 'ca', 'device'] as const;
+export type LicenseModule = (typeof licenseModules)[number];
+export const quantityModules: readonly LicenseModule[] = ['user', 'app'];
+
+export const licenseStatuses = ['not_active', 'normal', 'expired'] as const;
+export type LicenseStatus = (typeof licenseStatuses)[number];
+
+/** What an installation without a licence may use. */
+export const unlicensedAllowance: Record<'user' | 'app', number> = { user: 100, app: 10 };
+
+/** The signed content of a licence file. */
+export const licensePayload = z.object({
+  format: z.literal(1),
+  licenseId: z.string().min(1).max(64),
+  applicationCode: z.string().min(1).max(64),
+  customer: z.string().min(1).max(200),
+  issuedAt: z.iso.datetime(),
+  modules: z
+    .array(
+      z.object({
+        module: z.enum(licenseModules),
+        /** Quantity for `user` and `app`; absent for functions that are simply switched on. */
+        total: z.number().int().min(0).max(100_000_000).optional(),
+        expiresAt: z.iso.datetime(),
+      }),
+    )
+    .min(1)
+    .max(licenseModules.length),
+});
+export type LicensePayload = z.infer<typeof licensePayload>;
+
+export const licenseModuleState = z.object({
+  module: z.enum(licenseModules),
+  total: z.number().int().nullable(),
+  remaining: z.number().int().nullable(),
+  expiresAt: z.string().nullable(),
+  status: z.enum(licenseStatuses),
+  /** Whole days until expiry (negative once expired); null when not active. */
+  reduceDay: z.number().int().nullable(),
+});
+
+export const licenseDetail = defineCall({
+  path: '/api/v1/manage/license/detail',
+  summary: 'The installation licence: each function with its quantity, remaining quantity, expiry and status',
+  tag: 'Licence',
+  auth: 'session',
+  tenant: true,
+  request: emptyRequest,
+  response: z.object({
+    applicationCode: z.string(),
+    licenseId: z.string().nullable(),
+    customer: z.string().nullable(),
+    issuedAt: z.string().nullable(),
+    importedAt: z.string().nullable(),
+    list: z.array(licenseModuleState),
+  }),
+});
+
+export const licenseImport = defineCall({
+  path: '/api/v1/manage/license/import',
+  summary: 'Import a licence file issued for this installation (platform administrators)',
+  tag: 'Licence',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    license: z
+      .string()
+      .trim()
+      .min(1, { error: 'license.file_required' })
+      .max(64 * 1024),
+  }),
+  response: licenseDetail.response,
+});
+
+export const licenseCode = defineCall({
+  path: '/api/v1/manage/license/code',
+  summary: "This installation's application code, which a licence is issued for",
+  tag: 'Licence',
+  auth: 'session',
+  tenant: true,
+  request: emptyRequest,
+  response: z.object({ code: z.string() }),
+});
+
+export const licenseInfo = defineCall({
+  path: '/api/v1/manage/license/info',
+  summary: 'Licence summary for the top bar: Info[0] is the user function (status and days left)',
+  tag: 'Licence',
+  auth: 'session',
+  tenant: true,
+  request: emptyRequest,
+  response: z.object({
+    Info: z.array(
+      z.object({
+        module: z.enum(licenseModules),
+        status: z.enum(licenseStatuses),
+        reduceDay: z.number().int().nullable(),
+        expiresAt: z.string().nullable(),
+      }),
+    ),
+  }),
+});
+
+export const systemInfo = defineCall({
+  path: '/api/v1/manage/system/info',
+  summary: 'Version and build of the platform',
+  tag: 'System',
+  auth: 'session',
+  tenant: false,
+  request: emptyRequest,
+  response: z.object({
+    version: z.string(),
+    build: z.string(),
+    nodeVersion: z.string(),
+    database: z.enum(['postgres', 'pglite']),
+    startedAt: z.string(),
+  }),
+});
