@@ -133,3 +133,13 @@ export const deleteCompanyMember = defineCall({
   request: z.object({ userId: z.string().min(1).max(64) }),
   response: z.object({ userId: z.string() }),
 });
+
+export const resetCompanyKey = defineCall({
+  path: '/api/v1/manage/company/key/reset',
+  summary: 'Replace the company key with a new one; the old key stops working at once',
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  request: emptyRequest,
+  response: companyDetail,
+});

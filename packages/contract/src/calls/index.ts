@@ -19,9 +19,11 @@ export const allCalls: CallDef[] = [
   company.companyMembers,
   company.createCompanyMember,
   company.deleteCompanyMember,
+  company.resetCompanyKey,
   license.licenseDetail,
   license.licenseImport,
   license.licenseCode,
   license.licenseInfo,
   license.systemInfo,
+  license.thirdParty,
 ];

@@ -120,3 +120,15 @@ export const systemInfo = defineCall({
     startedAt: z.string(),
   }),
 });
+
+export const thirdParty = defineCall({
+  path: '/api/v1/manage/system/third-party',
+  summary: 'Third-party packages shipped with the platform, with their versions and licences',
+  tag: 'System',
+  auth: 'session',
+  tenant: false,
+  request: emptyRequest,
+  response: z.object({
+    list: z.array(z.object({ name: z.string(), version: z.string(), license: z.string() })),
+  }),
+});

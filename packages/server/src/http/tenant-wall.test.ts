@@ -52,6 +52,8 @@ const probes: Record<string, () => unknown> = {
   '/api/v1/manage/license/code': () => ({ companyId: b.companyId }),
   '/api/v1/manage/license/info': () => ({ companyId: b.companyId }),
   '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/system/third-party': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/key/reset': () => ({ companyId: b.companyId }),
 };
 
 async function send(path: string, body: unknown, companyId: string | undefined, isUpload: boolean) {

@@ -12,6 +12,9 @@ export function companyRoutes(bind: Bind, service: CompanyService) {
   bind(calls.updateCompany, async ({ session, tenant, body, ip }) =>
     service.update({ accountId: session.accountId, ip }, tenant.companyId, body),
   );
+  bind(calls.resetCompanyKey, async ({ session, tenant, ip }) =>
+    service.resetKey({ accountId: session.accountId, ip }, tenant.companyId),
+  );
   bind(calls.updateCompanyIcon, async ({ session, tenant, file, ip }) => {
     if (!file) throw new AppError('upload.missing_file');
     return service.updateIcon(

@@ -126,6 +126,25 @@ export function createCompanyService(deps: {
     });
   }
 
+  async function resetKey(actor: Actor, companyId: string) {
+    return db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('companies')
+        .set({ client_key: randomToken(24) })
+        .where('id', '=', companyId)
+        .execute();
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.reset_key',
+        targetType: 'company',
+        targetId: companyId,
+        ip: actor.ip,
+      });
+      return detail(companyId, trx);
+    });
+  }
+
   async function updateIcon(actor: Actor, companyId: string, upload: Buffer, allowed: readonly string[]) {
     const image = await acceptImage(upload, allowed);
     return db.transaction().execute(async (trx) => {
@@ -255,7 +274,7 @@ export function createCompanyService(deps: {
     });
   }
 
-  return { detail, listMine, create, update, updateIcon, members, addMember, removeMember };
+  return { detail, listMine, create, update, resetKey, updateIcon, members, addMember, removeMember };
 }
 
 export type CompanyService = ReturnType<typeof createCompanyService>;

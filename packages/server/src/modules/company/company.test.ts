@@ -136,6 +136,30 @@ describe('companies', () => {
     ).toBe('zh');
   });
 
+  it('regenerates the company key, with an audit record', async () => {
+    const { token, companyId } = await ownerWithCompany(ctx, 'rekeyer');
+    const before = await call<Record<string, string>>(
+      ctx,
+      '/api/v1/manage/company/detail',
+      {},
+      { token, companyId },
+    );
+    const reset = await call<Record<string, string>>(
+      ctx,
+      '/api/v1/manage/company/key/reset',
+      {},
+      { token, companyId },
+    );
+    expect(reset.data.key).toMatch(/^[\w-]{32}$/);
+    expect(reset.data.key).not.toBe(before.data.key);
+    const audit = await ctx.database.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('company_id', '=', companyId)
+      .execute();
+    expect(audit.map((a) => a.action)).toContain('company.reset_key');
+  });
+
   it('requires the company_id header on company calls', async () => {
     const { token } = await ownerWithCompany(ctx, 'headless');
     const response = await call(ctx, '/api/v1/manage/company/detail', {}, { token });

@@ -1,5 +1,6 @@
 import { license as calls } from '@tessera/contract';
 import type { Bind } from '../../http/bind.ts';
+import { listThirdPartyPackages } from '../system/third-party.ts';
 import type { LicenseService } from './license.service.ts';
 
 export function licenseRoutes(
@@ -28,4 +29,10 @@ export function licenseRoutes(
     database: system.database,
     startedAt: system.startedAt.toISOString(),
   }));
+  let thirdParty: ReturnType<typeof listThirdPartyPackages> | undefined;
+  bind(calls.thirdParty, async () => {
+    // The shipped packages do not change while the server runs: read them once.
+    thirdParty ??= listThirdPartyPackages();
+    return { list: await thirdParty };
+  });
 }

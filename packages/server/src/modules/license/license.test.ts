@@ -205,6 +205,19 @@ describe('licences', () => {
     expect(response).toMatchObject({ code: 403, data: { reason: 'license.platform_admin_only' } });
   });
 
+  it('lists the shipped third-party packages with their licences', async () => {
+    const response = await call<{ list: { name: string; version: string; license: string }[] }>(
+      ctx,
+      '/api/v1/manage/system/third-party',
+      {},
+      { token: owner.token },
+    );
+    const names = response.data.list.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['fastify', 'oidc-provider', 'react', 'antd', 'zod']));
+    expect(names).not.toContain('vitest');
+    expect(response.data.list.find((p) => p.name === 'fastify')?.license).toBe('MIT');
+  });
+
   it('reports version and build', async () => {
     const info = await call<Record<string, string>>(
       ctx,
