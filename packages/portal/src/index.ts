@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
+  type AccountPageInput,
   type PageContext,
+  renderAccountPage,
   renderErrorPage,
   renderLoggedOutPage,
   renderLogoutPage,

@@ -10,7 +10,7 @@ export interface PageContext {
   assetsBase: string;
 }
 
-function layout(ctx: PageContext, title: string, body: SafeHtml): string {
+function layout(ctx: PageContext, title: string, body: SafeHtml, options: { wide?: boolean } = {}): string {
   const t = portalPhrases[ctx.lang];
   const switchUrl = new URL(ctx.currentUrl, 'http://x');
   switchUrl.searchParams.set('lang', t.language.switchCode);
@@ -24,7 +24,7 @@ function layout(ctx: PageContext, title: string, body: SafeHtml): string {
 <link rel="stylesheet" href="${ctx.assetsBase}/styles.css">
 </head>
 <body>
-<main class="card">
+<main class="card${options.wide ? ' wide' : ''}">
 <header class="brand"><span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>
 <a class="lang" href="${switchUrl.pathname + switchUrl.search}">${t.language.switchTo}</a></header>
 ${body}
@@ -99,5 +99,72 @@ export function renderLoggedOutPage(ctx: PageContext, input: { clientName?: stri
     t.doneTitle,
     html`<h1>${t.doneTitle}</h1>
 <p>${input.clientName ? interpolate(t.doneWithClient, { client: input.clientName }) : t.done}</p>`,
+  );
+}
+
+export interface AccountPageInput {
+  account: { username: string; name: string | null; email: string | null; phone: string | null };
+  companies: { companyId: string; name: string; role: 'owner' | 'admin' | 'external_admin' | 'member' }[];
+  currentCompanyId: string | null;
+  signIns: {
+    at: Date;
+    result: 'success' | 'failure';
+    cause: string | null;
+    ip: string | null;
+    application: string | null;
+  }[];
+  logoutAction: string;
+  csrfToken: string;
+}
+
+/** The user centre: the signed-in person's own profile, companies and recent sign-ins. */
+export function renderAccountPage(ctx: PageContext, input: AccountPageInput): string {
+  const t = portalPhrases[ctx.lang].account;
+  const clientNames = portalPhrases[ctx.lang].clients;
+  const when = (date: Date) =>
+    date.toLocaleString(ctx.lang === 'zh' ? 'zh-CN' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  const value = (text: string | null) => (text ? text : html`<span class="muted-inline">${t.notSet}</span>`);
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<section>
+<h2>${t.profile}</h2>
+<dl class="fields">
+<dt>${t.username}</dt><dd>${input.account.username}</dd>
+<dt>${t.name}</dt><dd>${value(input.account.name)}</dd>
+<dt>${t.email}</dt><dd>${value(input.account.email)}</dd>
+<dt>${t.phone}</dt><dd>${value(input.account.phone)}</dd>
+</dl>
+</section>
+<section>
+<h2>${t.companies}</h2>
+${
+  input.companies.length
+    ? html`<ul class="list">${input.companies.map(
+        (c) =>
+          html`<li><span>${c.name}${c.companyId === input.currentCompanyId ? html` <span class="tag">${t.current}</span>` : ''}</span><small>${t.roles[c.role]}</small></li>`,
+      )}</ul>`
+    : html`<p class="muted">${t.noCompanies}</p>`
+}
+</section>
+<section>
+<h2>${t.recentSignIns}</h2>
+${
+  input.signIns.length
+    ? html`<ul class="list">${input.signIns.map(
+        (e) =>
+          html`<li><span>${when(e.at)}<small>${[e.application ? (clientNames[e.application] ?? e.application) : null, e.ip].filter(Boolean).join(' · ')}</small></span><span class="${e.result === 'success' ? 'ok' : 'bad'}">${
+            e.result === 'success' ? t.success : (t.causes[e.cause ?? ''] ?? t.failure)
+          }</span></li>`,
+      )}</ul>`
+    : html`<p class="muted">${t.noSignIns}</p>`
+}
+</section>
+<form method="post" action="${input.logoutAction}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" class="secondary">${t.signOut}</button>
+</form>`,
+    { wide: true },
   );
 }

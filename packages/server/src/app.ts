@@ -24,6 +24,7 @@ import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adap
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
+import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
@@ -109,7 +110,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       adapter: Adapter,
       jwks: await loadJwks(db, sealer),
       cookieKeys,
-      clients: clients.map(consoleClientMetadata),
+      clients: [
+        ...clients.map(consoleClientMetadata),
+        portalClientMetadata(portalClient(config.publicUrl, sealer)),
+      ],
       findAccount: accounts.findAccountById,
       secureCookies,
     });
@@ -176,6 +180,16 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    portalRoutes(scope, {
+      db,
+      sealer,
+      accounts,
+      sessions,
+      tokenEndpoint,
+      issuer,
+      publicUrl: config.publicUrl,
+      lifetimes: config.session,
+    });
     interactionRoutes(scope, {
       provider: () => current.provider,
       signIn,

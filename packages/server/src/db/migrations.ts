@@ -163,6 +163,15 @@ create table licenses (
 create unique index licenses_one_active on licenses (active) where active;
 `,
   },
+  {
+    id: 3,
+    name: 'portal sessions',
+    sql: `
+alter table console_sessions drop constraint console_sessions_variant_check;
+alter table console_sessions add constraint console_sessions_variant_check
+  check (variant in ('admin', 'dev', 'portal'));
+`,
+  },
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

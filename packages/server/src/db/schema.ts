@@ -51,7 +51,8 @@ export interface ConsoleSessionsTable {
   id: string;
   token_hash: string;
   account_id: string;
-  variant: 'admin' | 'dev';
+  /** Which client the session belongs to: a console variant or the portal's user centre. */
+  variant: 'admin' | 'dev' | 'portal';
   id_token: string | null;
   refresh_token_sealed: string | null;
   created_at: Timestamp;

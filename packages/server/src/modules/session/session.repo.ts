@@ -8,7 +8,7 @@ export function createSessionsRepo(db: Db) {
       id: string;
       token_hash: string;
       account_id: string;
-      variant: 'admin' | 'dev';
+      variant: 'admin' | 'dev' | 'portal';
       id_token: string | null;
       refresh_token_sealed: string | null;
       idle_expires_at: Date;
@@ -16,7 +16,7 @@ export function createSessionsRepo(db: Db) {
     }) => db.insertInto('console_sessions').values(session).execute(),
 
     /** A live session: not revoked, within both expiries, of an enabled account whose password has not changed since. */
-    findLiveSessionByTokenHash: (tokenHash: string) =>
+    findLiveSessionByTokenHash: (tokenHash: string, variants: readonly ('admin' | 'dev' | 'portal')[]) =>
       db
         .selectFrom('console_sessions as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
@@ -30,6 +30,7 @@ export function createSessionsRepo(db: Db) {
           'a.is_platform_admin',
         ])
         .where('s.token_hash', '=', tokenHash)
+        .where('s.variant', 'in', variants)
         .where('s.revoked_at', 'is', null)
         .where('s.idle_expires_at', '>', sql<Date>`now()`)
         .where('s.absolute_expires_at', '>', sql<Date>`now()`)

@@ -25,6 +25,8 @@ export interface SessionServiceDeps {
 }
 
 const REFRESH_PURPOSE = 'console-refresh-token';
+/** A user-centre session cookie is no console token. */
+const CONSOLE_VARIANTS = ['admin', 'dev'] as const;
 /** Touching a session on every request would write on every read; once a minute is enough. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -85,7 +87,7 @@ export function createSessionService(deps: SessionServiceDeps) {
 
   async function authenticate(token: string): Promise<AuthSession | null> {
     if (token.length > 256) return null;
-    const row = await sessions.findLiveSessionByTokenHash(sha256(token));
+    const row = await sessions.findLiveSessionByTokenHash(sha256(token), CONSOLE_VARIANTS);
     if (!row) return null;
     if (Date.now() - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
       await sessions.touchSession(row.id, idleExpiry());
@@ -94,7 +96,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       sessionId: row.id,
       accountId: row.account_id,
       username: row.username,
-      variant: row.variant,
+      variant: row.variant as ConsoleVariant,
       isPlatformAdmin: row.is_platform_admin,
     };
   }
@@ -106,7 +108,7 @@ export function createSessionService(deps: SessionServiceDeps) {
   async function refresh(session: AuthSession, currentToken: string) {
     const stored = await sessions.findSessionById(session.sessionId);
     if (!stored) throw new AppError('auth.login_required');
-    const client = clientOf(stored.variant);
+    const client = clientOf(stored.variant as ConsoleVariant);
     let refreshTokenSealed = stored.refresh_token_sealed;
     let idToken = stored.id_token;
     if (stored.refresh_token_sealed) {

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { renderAccountPage } from '@tessera/portal';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
+import type { ClientMetadata } from 'oidc-provider';
+import type { Db } from '../../db/database.ts';
+import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AccountsRepo } from '../account/account.repo.ts';
+import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import type { SessionsRepo } from '../session/session.repo.ts';
+import type { TokenEndpoint } from '../session/session.service.ts';
+
+export const PORTAL_CLIENT_ID = 'tessera-portal';
+const SESSION_COOKIE = 'tessera_portal';
+const FLOW_COOKIE = 'tessera_portal_flow';
+const FLOW_PURPOSE = 'portal-sign-in-flow';
+
+export const portalClient = (publicUrl: string, sealer: Sealer) => ({
+  clientId: PORTAL_CLIENT_ID,
+  clientSecret: sealer.derive('portal-client-secret').toString('base64url'),
+  redirectUri: `${publicUrl}/portal/callback`,
+});
+
+export const portalClientMetadata = (client: ReturnType<typeof portalClient>): ClientMetadata => ({
+  client_id: client.clientId,
+  client_secret: client.clientSecret,
+  client_name: 'Tessera user centre',
+  redirect_uris: [client.redirectUri],
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'client_secret_basic',
+  id_token_signed_response_alg: 'ES256',
+});
+
+export interface PortalDeps {
+  db: Db;
+  sealer: Sealer;
+  accounts: AccountsRepo;
+  sessions: SessionsRepo;
+  tokenEndpoint: TokenEndpoint;
+  issuer: string;
+  publicUrl: string;
+  lifetimes: { idleSeconds: number; absoluteSeconds: number };
+}
+
+/**
+ * The user centre is a client of Tessera's own provider, like any application: it has its own
+ * session cookie (httpOnly, SameSite=Lax), stored hashed as a session of variant `portal`.
+ */
+export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
+  const client = portalClient(deps.publicUrl, deps.sealer);
+  const secure = deps.publicUrl.startsWith('https://');
+  const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'lax' as const, secure };
+
+  const pageHeaders = {
+    'cache-control': 'no-store',
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    'referrer-policy': 'no-referrer',
+  };
+
+  async function currentSession(request: FastifyRequest) {
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token || token.length > 256) return undefined;
+    return deps.sessions.findLiveSessionByTokenHash(sha256(token), ['portal']);
+  }
+
+  function startSignIn(request: FastifyRequest, reply: FastifyReply) {
+    const verifier = randomToken();
+    const state = randomToken(16);
+    const returnTo = request.url.startsWith('/portal/') ? request.url : '/portal/account';
+    reply.setCookie(
+      FLOW_COOKIE,
+      deps.sealer.seal(JSON.stringify({ verifier, state, returnTo }), FLOW_PURPOSE),
+      {
+        ...cookieOptions,
+        maxAge: 600,
+      },
+    );
+    const url = new URL(`${deps.issuer}/auth`);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: 'openid profile email',
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString();
+    return reply.redirect(url.toString());
+  }
+
+  app.get<{ Querystring: { code?: string; state?: string; error?: string } }>(
+    '/portal/callback',
+    async (request, reply) => {
+      const sealed = request.cookies[FLOW_COOKIE];
+      let flow: { verifier: string; state: string; returnTo: string } | undefined;
+      try {
+        flow = sealed ? JSON.parse(deps.sealer.open(sealed, FLOW_PURPOSE)) : undefined;
+      } catch {
+        flow = undefined;
+      }
+      reply.clearCookie(FLOW_COOKIE, cookieOptions);
+      const { code, state } = request.query;
+      if (!flow || !code || !state || !safeEqual(state, flow.state)) return startSignIn(request, reply);
+      const { status, body } = await deps.tokenEndpoint(
+        {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: flow.verifier,
+          redirect_uri: client.redirectUri,
+        },
+        client,
+      );
+      const sub =
+        status === 200 && typeof body.id_token === 'string' ? decodeJwt(body.id_token).sub : undefined;
+      if (!sub) return startSignIn(request, reply);
+      const token = randomToken();
+      await deps.sessions.insertSession({
+        id: newId(),
+        token_hash: sha256(token),
+        account_id: sub,
+        variant: 'portal',
+        id_token: body.id_token as string,
+        refresh_token_sealed: null,
+        idle_expires_at: new Date(Date.now() + deps.lifetimes.idleSeconds * 1000),
+        absolute_expires_at: new Date(Date.now() + deps.lifetimes.absoluteSeconds * 1000),
+      });
+      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.lifetimes.absoluteSeconds });
+      return reply.redirect(flow.returnTo);
+    },
+  );
+
+  app.get<{ Querystring: { company_id?: string } }>('/portal/account', async (request, reply) => {
+    const session = await currentSession(request);
+    if (!session) return startSignIn(request, reply);
+    const account = await deps.accounts.findAccountById(session.account_id);
+    if (!account) return startSignIn(request, reply);
+    const [companies, signIns] = await Promise.all([
+      deps.db
+        .selectFrom('company_members as m')
+        .innerJoin('companies as c', 'c.id', 'm.company_id')
+        .select(['c.id', 'c.name', 'm.role'])
+        .where('m.account_id', '=', account.id)
+        .orderBy('m.created_at')
+        .execute(),
+      deps.db
+        .selectFrom('login_events')
+        .select(['created_at', 'result', 'failure_cause', 'ip', 'client_id'])
+        .where('account_id', '=', account.id)
+        .orderBy('created_at', 'desc')
+        .limit(10)
+        .execute(),
+    ]);
+    const html = renderAccountPage(
+      { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
+      {
+        account: {
+          username: account.username,
+          name: account.display_name,
+          email: account.email,
+          phone: account.phone,
+        },
+        companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
+        currentCompanyId: request.query.company_id ?? null,
+        signIns: signIns.map((e) => ({
+          at: e.created_at,
+          result: e.result,
+          cause: e.failure_cause,
+          ip: e.ip,
+          application: e.client_id,
+        })),
+        logoutAction: '/portal/logout',
+        csrfToken: deps.sealer.hmac('portal-logout', session.id),
+      },
+    );
+    return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
+  });
+
+  app.post<{ Body: { csrf?: string } }>('/portal/logout', async (request, reply) => {
+    const session = await currentSession(request);
+    reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    if (!session) return reply.redirect('/portal/account', 303);
+    const csrf = request.body?.csrf;
+    if (typeof csrf !== 'string' || !safeEqual(csrf, deps.sealer.hmac('portal-logout', session.id))) {
+      return reply.redirect('/portal/account', 303);
+    }
+    const stored = await deps.sessions.findSessionById(session.id);
+    await deps.sessions.revokeSession(session.id);
+    // End the single sign-on session too; the provider confirms and then shows "signed out".
+    const url = new URL(`${deps.issuer}/session/end`);
+    url.searchParams.set('client_id', client.clientId);
+    if (stored?.id_token) url.searchParams.set('id_token_hint', stored.id_token);
+    return reply.redirect(url.toString(), 303);
+  });
+}

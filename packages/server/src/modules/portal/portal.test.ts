@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { absolute, CookieJar, request, submitSignIn } from '../../test/browser-flow.ts';
+import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await startTestApp({ listen: true });
+});
+afterAll(() => ctx.close());
+
+/** Follows redirects like a browser until a page answers. */
+async function browse(jar: CookieJar, url: string, init?: RequestInit) {
+  let response = await request(jar, url, init);
+  let current = url;
+  for (let hop = 0; hop < 8 && response.status >= 300 && response.status < 400; hop++) {
+    current = absolute(current, response.headers.get('location'));
+    response = await request(jar, current);
+  }
+  return { response, url: current };
+}
+
+describe('user centre', () => {
+  it('signs in through the provider, shows the profile, companies and sign-ins, and signs out', async () => {
+    const { account, companyId } = await ownerWithCompany(ctx, 'centre-user', 'Centre Co');
+    const jar = new CookieJar();
+    const first = await browse(jar, `${ctx.baseUrl}/portal/account?company_id=${companyId}`);
+    expect(first.url).toContain('/interaction/');
+    const posted = await submitSignIn(jar, first.url, account.username, account.password);
+    expect(posted.status).toBe(303);
+    let next = absolute(first.url, posted.headers.get('location'));
+    const landed = await browse(jar, next);
+    expect(landed.url).toBe(`${ctx.baseUrl}/portal/account?company_id=${companyId}`);
+    const html = await landed.response.text();
+    expect(html).toContain('centre-user');
+    expect(html).toContain('Centre Co');
+    expect(html).toMatch(/Centre Co <span class="tag">Current<\/span>/);
+    expect(html).toContain('Signed in');
+    expect(jar.cookies.get('tessera_portal')).toBeTruthy();
+
+    // The user-centre cookie is not a console token.
+    const asConsole = await call(
+      ctx,
+      '/api/v1/manage/company/my/list',
+      {},
+      { token: jar.cookies.get('tessera_portal') },
+    );
+    expect(asConsole.code).toBe(401);
+
+    // Sign out: needs the page's CSRF token.
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const forged = await request(jar, `${ctx.baseUrl}/portal/logout`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `tessera_portal=${jar.cookies.get('tessera_portal')}`,
+      },
+      body: 'csrf=forged',
+    });
+    expect(forged.headers.get('location')).toBe('/portal/account');
+    // A forged sign-out clears the cookie in that browser but leaves the session; sign in again to get it back.
+    next = `${ctx.baseUrl}/portal/account`;
+    const again = await browse(jar, next);
+    const againHtml = await again.response.text();
+    const freshCsrf = /name="csrf" value="([^"]+)"/.exec(againHtml)?.[1];
+    expect(freshCsrf).toBeTruthy();
+    const out = await request(jar, `${ctx.baseUrl}/portal/logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: freshCsrf! }).toString(),
+    });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toContain('/oidc/session/end');
+    expect(csrf).not.toBe(freshCsrf);
+    const afterOut = await request(jar, `${ctx.baseUrl}/portal/account`);
+    expect(afterOut.status).toBe(302);
+  });
+
+  it('shows the user centre in Chinese', async () => {
+    const { account } = await ownerWithCompany(ctx, 'zh-user');
+    const jar = new CookieJar();
+    jar.cookies.set('lang', 'zh');
+    const first = await browse(jar, `${ctx.baseUrl}/portal/account`);
+    const posted = await submitSignIn(jar, first.url, account.username, account.password);
+    const landed = await browse(jar, absolute(first.url, posted.headers.get('location')));
+    const html = await landed.response.text();
+    expect(html).toContain('个人中心');
+    expect(html).toContain('所有者');
+  });
+});
