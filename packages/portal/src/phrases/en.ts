@@ -5,6 +5,7 @@ export const en = {
   clients: {
     'tessera-console-dev': 'Tessera console',
     'tessera-console-admin': 'Tessera admin console',
+    'tessera-portal': 'Tessera user centre',
   } as Record<string, string>,
   language: { switchTo: '中文', switchCode: 'zh' },
   signIn: {

@@ -7,6 +7,7 @@ export const zh = {
   clients: {
     'tessera-console-dev': 'Tessera 控制台',
     'tessera-console-admin': 'Tessera 平台管理控制台',
+    'tessera-portal': 'Tessera 个人中心',
   } as Record<string, string>,
   language: { switchTo: 'English', switchCode: 'en' },
   signIn: {

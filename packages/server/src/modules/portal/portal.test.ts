@@ -35,6 +35,7 @@ describe('user centre', () => {
     expect(html).toContain('Centre Co');
     expect(html).toMatch(/Centre Co <span class="tag">Current<\/span>/);
     expect(html).toContain('Signed in');
+    expect(html).toContain('Tessera user centre · 127.0.0.1');
     expect(jar.cookies.get('tessera_portal')).toBeTruthy();
 
     // The user-centre cookie is not a console token.
