@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, ownerWithCompany, startTestApp, type TestContext, upload } from '../test/harness.ts';
+import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -10,11 +10,6 @@ let ctx: TestContext;
 let a: Awaited<ReturnType<typeof ownerWithCompany>>;
 let b: Awaited<ReturnType<typeof ownerWithCompany>>;
 let bMemberId: string;
-
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 beforeAll(async () => {
   ctx = await startTestApp();
@@ -61,7 +56,7 @@ async function send(path: string, body: unknown, companyId: string | undefined, 
     return upload(
       ctx,
       path,
-      { bytes: PNG, filename: 'x.png', type: 'image/png' },
+      { bytes: TINY_PNG, filename: 'x.png', type: 'image/png' },
       { token: a.token, companyId },
     );
   }

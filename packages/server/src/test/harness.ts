@@ -108,6 +108,12 @@ async function step(name: string, work: () => Promise<void>) {
   }
 }
 
+/** The smallest valid PNG (1×1). */
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
 let cachedHash: Promise<string> | undefined;
 const knownPassword = 'Correct-Horse-9';
 

@@ -6,6 +6,7 @@ import {
   sessionFor,
   startTestApp,
   type TestContext,
+  TINY_PNG,
   upload,
 } from '../../test/harness.ts';
 
@@ -24,11 +25,6 @@ const count = async (table: 'companies' | 'company_members' | 'accounts' | 'audi
         .executeTakeFirstOrThrow()
     ).n,
   );
-
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 describe('companies', () => {
   it('creates a company under the developer console; the creator is its owner', async () => {
@@ -173,7 +169,7 @@ describe('company logo', () => {
     const response = await upload(
       ctx,
       '/api/v1/manage/company/update/icon',
-      { bytes: PNG, filename: 'logo.png', type: 'image/png' },
+      { bytes: TINY_PNG, filename: 'logo.png', type: 'image/png' },
       { token, companyId },
     );
     expect(response.code).toBe(200);
@@ -181,7 +177,7 @@ describe('company logo', () => {
     const served = await ctx.tessera.app.inject({ method: 'GET', url: icon });
     expect(served.headers['content-type']).toBe('image/png');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
-    expect(Buffer.compare(served.rawPayload, PNG)).toBe(0);
+    expect(Buffer.compare(served.rawPayload, TINY_PNG)).toBe(0);
   });
 
   it('sanitises an SVG: scripts, handlers and external references are removed', async () => {
@@ -205,7 +201,7 @@ describe('company logo', () => {
   it('refuses a file over 1 MiB with 413 and another type with 415, changing nothing', async () => {
     const { token, companyId } = await ownerWithCompany(ctx, 'uploader');
     const files = await count('files');
-    const big = Buffer.concat([PNG, Buffer.alloc(1024 * 1024)]);
+    const big = Buffer.concat([TINY_PNG, Buffer.alloc(1024 * 1024)]);
     const tooLarge = await upload(
       ctx,
       '/api/v1/manage/company/update/icon',

@@ -79,6 +79,22 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     );
   }
 
+  /** The interaction of a submitted form whose CSRF token checks out; otherwise answers and returns undefined. */
+  async function submitted(
+    request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
+    reply: FastifyReply,
+  ) {
+    const interaction = await details(request, reply);
+    if (!interaction) return undefined;
+    const csrf = request.body?.csrf;
+    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfFor(interaction.uid))) {
+      const message = portalPhrases[request.lang].signIn.sessionExpired;
+      sendPage(reply, 403, renderErrorPage(pageContext(request), { message }));
+      return undefined;
+    }
+    return interaction;
+  }
+
   app.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;

@@ -1,19 +1,11 @@
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ConsoleSession } from '../../db/schema.ts';
+import type { ConsoleSession, ConsoleSessionsTable } from '../../db/schema.ts';
 
 export function createSessionsRepo(db: Db) {
   return {
-    insertSession: (session: {
-      id: string;
-      token_hash: string;
-      account_id: string;
-      variant: 'admin' | 'dev' | 'portal';
-      id_token: string | null;
-      refresh_token_sealed: string | null;
-      idle_expires_at: Date;
-      absolute_expires_at: Date;
-    }) => db.insertInto('console_sessions').values(session).execute(),
+    insertSession: (session: Insertable<ConsoleSessionsTable>) =>
+      db.insertInto('console_sessions').values(session).execute(),
 
     /** A live session: not revoked, within both expiries, of an enabled account whose password has not changed since. */
     findLiveSessionByTokenHash: (tokenHash: string, variants: readonly ('admin' | 'dev' | 'portal')[]) =>

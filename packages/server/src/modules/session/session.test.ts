@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInForCode } from '../../test/browser-flow.ts';
 import { call, createAccount, startTestApp, type TestContext } from '../../test/harness.ts';
@@ -143,9 +144,10 @@ describe('console session calls', () => {
   it('ends the sessions that started before a password change', async () => {
     const pam = await createAccount(ctx, { username: 'pam' });
     const before = await consoleToken(pam);
+    // Stamped by the database clock, as every password change is.
     await ctx.database.db
       .updateTable('accounts')
-      .set({ password_changed_at: new Date() })
+      .set({ password_changed_at: sql<Date>`now()` })
       .where('id', '=', pam.id)
       .execute();
     expect((await myCompanies(before.data.token)).code).toBe(401);
