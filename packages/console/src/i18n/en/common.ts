@@ -12,7 +12,5 @@ export const common = {
   },
   userMenu: 'Account menu',
   logOut: 'Log Out',
-  ago: '{{time}} ago',
-  cancel: 'Cancel',
   backHome: 'Back to the dashboard',
 };

@@ -14,7 +14,5 @@ export const common = {
   },
   userMenu: '账号菜单',
   logOut: '退出登录',
-  ago: '{{time}}前',
-  cancel: '取消',
   backHome: '返回首页',
 } satisfies typeof en;
