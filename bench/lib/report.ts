@@ -1,0 +1,154 @@
+/** Machine facts, CPU accounting and result files for the benchmarks. */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './server.ts';
+
+export interface MachineInfo {
+  date: string;
+  cores: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  commit: string;
+  dirty: boolean;
+}
+
+export function machineInfo(): MachineInfo {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  return {
+    date: new Date().toISOString(),
+    cores: availableParallelism(),
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',
+    memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    commit: git('rev-parse', '--short', 'HEAD'),
+    dirty: git('status', '--porcelain', '--', 'packages/server').length > 0,
+  };
+}
+
+/** Busy and total CPU seconds of the whole machine so far (all cores, /proc/stat). */
+function machineCpu(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+/** CPU seconds of all processes whose command name is `comm` (e.g. postgres backends). */
+function cpuOfCommand(comm: string): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== comm) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sum;
+}
+
+function cpuOfPid(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+export interface CpuSplit {
+  /** Wall-clock seconds of the phase. */
+  seconds: number;
+  /** Share of all cores busy, 0-1. */
+  machineBusy: number;
+  /** Cores' worth of CPU used by each party (1.0 = one core fully). */
+  server: number;
+  bench: number;
+  postgres: number;
+  /** Everything else on the machine (other work running at the same time skews results). */
+  other: number;
+}
+
+/** Measures who used the CPU between start() and stop(). Postgres backends exit, so it under-counts them slightly. */
+export function cpuMeter(serverPid: number) {
+  const take = () => ({
+    at: performance.now(),
+    machine: machineCpu(),
+    server: cpuOfPid(serverPid),
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    postgres: cpuOfCommand('postgres'),
+  });
+  const start = take();
+  return {
+    stop(): CpuSplit {
+      const end = take();
+      const seconds = (end.at - start.at) / 1000;
+      const busy = end.machine.busy - start.machine.busy;
+      const total = end.machine.total - start.machine.total;
+      const server = (end.server - start.server) / seconds;
+      const bench = (end.bench - start.bench) / seconds;
+      const postgres = Math.max(0, end.postgres - start.postgres) / seconds;
+      const busyCores = busy / seconds;
+      return {
+        seconds,
+        machineBusy: total > 0 ? busy / total : 0,
+        server,
+        bench,
+        postgres,
+        other: Math.max(0, busyCores - server - bench - postgres),
+      };
+    },
+  };
+}
+
+export const describeCpu = (cpu: CpuSplit) =>
+  `CPU (cores): server ${cpu.server.toFixed(2)}, postgres ${cpu.postgres.toFixed(2)}, ` +
+  `load generator ${cpu.bench.toFixed(2)}, other ${cpu.other.toFixed(2)}; machine ${(cpu.machineBusy * 100).toFixed(0)} % busy`;
+
+/** Writes bench/results/<name>-<storage>-<time>.json (ignored by git and biome). */
+export async function saveResult(name: string, storage: string, data: unknown): Promise<string> {
+  const dir = join(repoRoot, 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${name}-${storage}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, `${JSON.stringify({ machine: machineInfo(), ...(data as object) }, null, 2)}\n`);
+  return file;
+}
+
+export const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
+
+/**
+ * Waits (at most `maxMs`) until the machine has been nearly idle for two seconds in a row, so
+ * that other work on a shared machine weighs less on a measurement. Returns false on time-out.
+ */
+export async function waitForQuiet(maxMs = 60_000, maxBusyCores = 0.3): Promise<boolean> {
+  const deadline = Date.now() + maxMs;
+  let quietSeconds = 0;
+  let last = machineCpu();
+  while (Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 1000));
+    const now = machineCpu();
+    const busyCores = now.busy - last.busy;
+    last = now;
+    quietSeconds = busyCores <= maxBusyCores ? quietSeconds + 1 : 0;
+    if (quietSeconds >= 2) return true;
+  }
+  console.log(`  (the machine did not become idle within ${maxMs / 1000} s: other load may skew this phase)`);
+  return false;
+}

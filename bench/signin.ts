@@ -1,0 +1,165 @@
+/**
+ * Password sign-ins per second (POST /interaction/<uid>/login with the right password) against
+ * the raw argon2id rate of this machine, measured in this process with the server's parameters
+ * and the same number of concurrent hashes. Goal: sign-ins >= 90 % of the raw hash rate.
+ *
+ * Sign-in batches and raw-hash batches alternate (BENCH_ROUNDS rounds), so that other load on
+ * the machine weighs on both sides alike.
+ *
+ *   node --import tsx bench/signin.ts
+ *   BENCH_SIGNINS=240 BENCH_ROUNDS=6 BENCH_CONCURRENCY=1,2,4 BENCH_DATABASE_URL=postgres://... \
+ *     node --import tsx bench/signin.ts
+ */
+import { type Algorithm, hash } from '@node-rs/argon2';
+import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import {
+  beginInteraction,
+  envInt,
+  finishAuthorization,
+  fmt,
+  type PendingInteraction,
+  pool,
+  signIn,
+  startServer,
+  submitLogin,
+} from './lib/server.ts';
+
+/** As packages/server/src/modules/account/password.ts: argon2id, 19 MiB, 2 passes, 1 lane. */
+const ARGON2ID = 2 as Algorithm;
+const argonOptions = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+const COUNT = envInt('BENCH_SIGNINS', 240);
+const ROUNDS = envInt('BENCH_ROUNDS', 6);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '2,4').split(',').map(Number);
+const PHASE_LIMIT_MS = 180_000;
+const GOAL = 0.9;
+
+const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
+  if (!a) return b;
+  const seconds = a.seconds + b.seconds;
+  const mix = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
+  return {
+    seconds,
+    machineBusy: mix(a.machineBusy, b.machineBusy),
+    server: mix(a.server, b.server),
+    bench: mix(a.bench, b.bench),
+    postgres: mix(a.postgres, b.postgres),
+    other: mix(a.other, b.other),
+  };
+};
+
+async function main() {
+  const server = await startServer();
+  console.log(`signin benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
+  const rows: Record<string, unknown>[] = [];
+  try {
+    // Warm-up: a few complete sign-ins (JIT, connection pool, provider caches) and hashes.
+    for (let i = 0; i < 4; i++) await signIn(server);
+    await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
+
+    for (const concurrency of CONCURRENCY) {
+      const batch = Math.max(concurrency, Math.ceil(COUNT / ROUNDS));
+      let signInSeconds = 0;
+      let hashSeconds = 0;
+      let signIns = 0;
+      let failed = 0;
+      let hashes = 0;
+      let prepSeconds = 0;
+      let prepared = 0;
+      let signInCpu: CpuSplit | undefined;
+      let hashCpu: CpuSplit | undefined;
+      let checked = false;
+      for (let round = 0; round < ROUNDS; round++) {
+        // Each sign-in needs its own interaction (authorization request + form): prepared first.
+        const prepStarted = performance.now();
+        const interactions = await pool(batch, 4, PHASE_LIMIT_MS, () => beginInteraction(server));
+        prepSeconds += (performance.now() - prepStarted) / 1000;
+        prepared += interactions.length;
+
+        // Timed: only the POSTs of the sign-in form.
+        await waitForQuiet(20_000);
+        const signInMeter = cpuMeter(server.pid);
+        const started = performance.now();
+        const answers = await pool(interactions.length, concurrency, PHASE_LIMIT_MS, async (i) => {
+          const interaction = interactions[i] as PendingInteraction;
+          const response = await submitLogin(server, interaction);
+          await response.arrayBuffer();
+          return { interaction, response };
+        });
+        signInSeconds += (performance.now() - started) / 1000;
+        signInCpu = addCpu(signInCpu, signInMeter.stop());
+        const ok = answers.filter(
+          (a) => a.response.status === 303 && a.response.headers.get('location')?.includes('/oidc/auth/'),
+        );
+        signIns += ok.length;
+        failed += answers.length - ok.length;
+        // The sign-ins are real: the first one goes on to an authorization code.
+        const first = ok[0];
+        if (!checked && first) {
+          await finishAuthorization(server, first.interaction, first.response);
+          checked = true;
+        }
+
+        // Timed: as many raw hashes, as many at once, in this process.
+        const hashMeter = cpuMeter(server.pid);
+        const hashStarted = performance.now();
+        const done = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
+          hash(`Bench-Password-${round}-${i}`, argonOptions),
+        );
+        hashSeconds += (performance.now() - hashStarted) / 1000;
+        hashCpu = addCpu(hashCpu, hashMeter.stop());
+        hashes += done.length;
+      }
+      const signInsPerSecond = signIns / signInSeconds;
+      const hashesPerSecond = hashes / hashSeconds;
+      const ratio = signInsPerSecond / hashesPerSecond;
+      const cpu = signInCpu as CpuSplit;
+      const row = {
+        concurrency,
+        signIns,
+        failed,
+        seconds: Number(fmt(signInSeconds, 2)),
+        signInsPerSecond: Number(fmt(signInsPerSecond)),
+        meanLatencyMs: Number(fmt((signInSeconds * 1000 * concurrency) / Math.max(1, signIns))),
+        msCpuServerPerSignIn: Number(fmt((cpu.server * signInSeconds * 1000) / Math.max(1, signIns))),
+        msCpuPostgresPerSignIn: Number(fmt((cpu.postgres * signInSeconds * 1000) / Math.max(1, signIns))),
+        rawHashesPerSecond: Number(fmt(hashesPerSecond)),
+        msCpuPerRawHash: Number(
+          fmt(((hashCpu as CpuSplit).bench * hashSeconds * 1000) / Math.max(1, hashes)),
+        ),
+        ratio: Number(fmt(ratio, 3)),
+        goal: GOAL,
+        met: ratio >= GOAL && failed === 0,
+        preparedInteractionsPerSecond: Number(fmt(prepared / prepSeconds)),
+        cpuDuringSignIns: cpu,
+        cpuDuringHashes: hashCpu,
+      };
+      rows.push(row);
+      console.log(
+        `concurrency ${concurrency}: ${signIns} sign-ins in ${fmt(signInSeconds, 2)} s = ${fmt(signInsPerSecond)}/s` +
+          `${failed ? ` (${failed} FAILED)` : ''} (mean ${row.meanLatencyMs} ms each); raw argon2id ` +
+          `${fmt(hashesPerSecond)} hashes/s; ratio ${fmt(ratio * 100)} % (goal >= 90 %: ${verdict(row.met)})`,
+      );
+      console.log(`  during sign-ins: ${describeCpu(cpu)}`);
+      console.log(`  during hashes:   ${describeCpu(hashCpu as CpuSplit)}`);
+      console.log(
+        `  CPU per sign-in: server ${row.msCpuServerPerSignIn} ms, postgres ${row.msCpuPostgresPerSignIn} ms; ` +
+          `per raw hash ${row.msCpuPerRawHash} ms`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+  const file = await saveResult('signin', server.storage, {
+    storage: server.storage,
+    count: COUNT,
+    rounds: ROUNDS,
+    rows,
+  });
+  console.log(`saved ${file}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
