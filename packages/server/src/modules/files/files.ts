@@ -1,4 +1,3 @@
-import { JSDOM } from 'jsdom';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -25,7 +24,8 @@ export function sniffImageType(bytes: Buffer): string | undefined {
 
 /** Removes scripts, event handlers, foreign content and external references from an SVG. */
 export async function sanitizeSvg(source: string): Promise<string> {
-  const { default: createDOMPurify } = await import('dompurify');
+  // jsdom costs ~90 MB of memory: it is loaded on the first SVG upload, not at start.
+  const [{ default: createDOMPurify }, { JSDOM }] = await Promise.all([import('dompurify'), import('jsdom')]);
   const window = new JSDOM('').window;
   const purify = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
   // The XML prolog and doctype cannot stand inside the document DOMPurify parses into.

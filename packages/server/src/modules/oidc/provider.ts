@@ -78,7 +78,10 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     ttl: {
       AuthorizationCode: recommendedTokenLifetimes.authorizationCode,
-      AccessToken: recommendedTokenLifetimes.accessToken,
+      // Tessera's own clients (console, user centre) never use their access tokens: keep them
+      // short-lived, so they leave the storage soon.
+      AccessToken: (_ctx, _token, client) =>
+        client.clientId.startsWith('tessera-') ? 300 : recommendedTokenLifetimes.accessToken,
       IdToken: recommendedTokenLifetimes.idToken,
       RefreshToken: recommendedTokenLifetimes.refreshToken,
       Grant: recommendedTokenLifetimes.refreshToken,

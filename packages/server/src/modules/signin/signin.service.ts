@@ -42,21 +42,38 @@ export function createSignInService(deps: {
   const { db, accounts } = deps;
   const policy: SignInPolicy = { ...signInDefaults, ...deps.policy };
 
-  /** Reserves one attempt in the current hour; false when the budget is spent. */
-  async function reserveAttempt(scope: 'account' | 'ip', key: string, limit: number): Promise<boolean> {
-    const row = await sql<{ count: number }>`
-      insert into sign_in_counters (scope, key, window_start, count)
-      values (${scope}, ${key}, date_trunc('hour', now()), 1)
-      on conflict (scope, key, window_start) do update
-        set count = sign_in_counters.count + 1
-        where sign_in_counters.count < ${limit}
-      returning count`.execute(db);
-    return row.rows.length > 0;
+  /**
+   * Reserves one attempt for the account and one for the address in the current hour, in one
+   * statement: both are taken, or neither is (false when either budget is spent).
+   */
+  async function reserveAttempts(accountKey: string, ipKey: string): Promise<boolean> {
+    const row = await sql<{ reserved: boolean }>`
+      with budget as (
+        select ${accountKey}::text as account_key, ${ipKey}::text as ip_key,
+          coalesce((select count from sign_in_counters where scope = 'account' and key = ${accountKey}
+            and window_start = date_trunc('hour', now())), 0) < ${policy.maxAttemptsPerAccountPerHour} as account_ok,
+          coalesce((select count from sign_in_counters where scope = 'ip' and key = ${ipKey}
+            and window_start = date_trunc('hour', now())), 0) < ${policy.maxAttemptsPerIpPerHour} as ip_ok
+      ), taken as (
+        insert into sign_in_counters (scope, key, window_start, count)
+        select scope, key, date_trunc('hour', now()), 1
+        from budget, lateral (values ('account', account_key), ('ip', ip_key)) as k (scope, key)
+        where account_ok and ip_ok
+        on conflict (scope, key, window_start) do update
+          set count = sign_in_counters.count + 1
+          where (sign_in_counters.scope = 'account' and sign_in_counters.count < ${policy.maxAttemptsPerAccountPerHour})
+             or (sign_in_counters.scope = 'ip' and sign_in_counters.count < ${policy.maxAttemptsPerIpPerHour})
+        returning scope
+      )
+      select count(*) = 2 as reserved from taken`.execute(db);
+    return row.rows[0]?.reserved === true;
   }
 
-  async function releaseAttempt(scope: 'account' | 'ip', key: string): Promise<void> {
+  /** Gives back the attempts of a sign-in whose password was right. */
+  async function releaseAttempts(accountKey: string, ipKey: string): Promise<void> {
     await sql`update sign_in_counters set count = greatest(count - 1, 0)
-      where scope = ${scope} and key = ${key} and window_start = date_trunc('hour', now())`.execute(db);
+      where window_start = date_trunc('hour', now())
+        and ((scope = 'account' and key = ${accountKey}) or (scope = 'ip' and key = ${ipKey}))`.execute(db);
   }
 
   async function recordFailure(accountId: string): Promise<{ lockedUntil: Date | null }> {
@@ -112,10 +129,7 @@ export function createSignInService(deps: {
     // Unknown accounts are counted under the typed identifier, so they are throttled the same way.
     const accountKey = account?.id ?? `unknown:${identifier.toLowerCase()}`;
     const ipKey = attempt.ip ?? 'unknown';
-    const accountSlot = await reserveAttempt('account', accountKey, policy.maxAttemptsPerAccountPerHour);
-    const ipSlot = accountSlot && (await reserveAttempt('ip', ipKey, policy.maxAttemptsPerIpPerHour));
-    if (!accountSlot || !ipSlot) {
-      if (accountSlot) await releaseAttempt('account', accountKey);
+    if (!(await reserveAttempts(accountKey, ipKey))) {
       await log('failure', 'throttled', account);
       return { ok: false, cause: 'throttled', account };
     }
@@ -131,8 +145,7 @@ export function createSignInService(deps: {
     }
 
     // The password was right: the attempt does not count against the hourly budget.
-    await releaseAttempt('account', accountKey);
-    await releaseAttempt('ip', ipKey);
+    await releaseAttempts(accountKey, ipKey);
 
     if (account.status === 'disabled') {
       await log('failure', 'account_disabled', account);
