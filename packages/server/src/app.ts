@@ -237,7 +237,14 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     async close() {
       clearInterval(purgeTimer);
       await unlisten();
-      await app.close();
+      // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
+      const deadline = setTimeout(() => app.server.closeAllConnections(), 5_000);
+      deadline.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+      }
     },
     boundCalls: bind.bound,
   };
