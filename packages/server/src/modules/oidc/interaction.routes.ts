@@ -110,19 +110,10 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
     `${INTERACTION_PATH}/:uid/login`,
     async (request, reply) => {
-      const interaction = await details(request, reply);
+      const interaction = await submitted(request, reply);
       if (!interaction) return reply;
       const clientId = String(interaction.params.client_id);
       const form = request.body ?? {};
-      if (typeof form.csrf !== 'string' || !safeEqual(form.csrf, csrfFor(interaction.uid))) {
-        return sendPage(
-          reply,
-          403,
-          renderErrorPage(pageContext(request), {
-            message: portalPhrases[request.lang].signIn.sessionExpired,
-          }),
-        );
-      }
       const identifier = String(form.identifier ?? '').slice(0, 254);
       const t = portalPhrases[request.lang].signIn;
       const result = await deps.signIn.signInWithPassword({
@@ -169,18 +160,8 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
     `${INTERACTION_PATH}/:uid/abort`,
     async (request, reply) => {
-      const interaction = await details(request, reply);
+      const interaction = await submitted(request, reply);
       if (!interaction) return reply;
-      const form = request.body ?? {};
-      if (typeof form.csrf !== 'string' || !safeEqual(form.csrf, csrfFor(interaction.uid))) {
-        return sendPage(
-          reply,
-          403,
-          renderErrorPage(pageContext(request), {
-            message: portalPhrases[request.lang].signIn.sessionExpired,
-          }),
-        );
-      }
       reply.hijack();
       await deps
         .provider()
