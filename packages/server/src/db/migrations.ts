@@ -172,6 +172,14 @@ alter table console_sessions add constraint console_sessions_variant_check
   check (variant in ('admin', 'dev', 'portal'));
 `,
   },
+  {
+    id: 4,
+    name: 'credential versions',
+    sql: `
+alter table accounts add column credential_version integer not null default 0;
+alter table console_sessions add column credential_version integer not null default 0;
+`,
+  },
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -19,6 +19,8 @@ export interface AccountsTable {
   login_count: Generated<number>;
   last_login_at: NullableTimestamp;
   password_changed_at: Timestamp;
+  /** Raised by every password change; sessions of an older version are dead. */
+  credential_version: Generated<number>;
   created_at: Timestamp;
 }
 
@@ -55,6 +57,8 @@ export interface ConsoleSessionsTable {
   variant: 'admin' | 'dev' | 'portal';
   id_token: string | null;
   refresh_token_sealed: string | null;
+  /** The account's credential version when the session started. */
+  credential_version: Generated<number>;
   created_at: Timestamp;
   last_seen_at: Timestamp;
   idle_expires_at: Timestamp;

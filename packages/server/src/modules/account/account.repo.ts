@@ -38,6 +38,18 @@ export function createAccountsRepo(db: Db) {
         .executeTakeFirst();
     },
 
+    /** Sets a new password hash; raising the credential version ends every session of the account. */
+    updatePasswordHash: (id: string, passwordHash: string) =>
+      db
+        .updateTable('accounts')
+        .set((eb) => ({
+          password_hash: passwordHash,
+          password_changed_at: sql<Date>`now()`,
+          credential_version: eb('credential_version', '+', 1),
+        }))
+        .where('id', '=', id)
+        .execute(),
+
     insertAccount: (account: NewAccount): Promise<Account> =>
       db.insertInto('accounts').values(account).returningAll().executeTakeFirstOrThrow(),
 

@@ -4,8 +4,18 @@ import type { ConsoleSession, ConsoleSessionsTable } from '../../db/schema.ts';
 
 export function createSessionsRepo(db: Db) {
   return {
-    insertSession: (session: Insertable<ConsoleSessionsTable>) =>
-      db.insertInto('console_sessions').values(session).execute(),
+    /** The session starts at the account's current credential version. */
+    insertSession: (session: Omit<Insertable<ConsoleSessionsTable>, 'credential_version'>) =>
+      db
+        .insertInto('console_sessions')
+        .values((eb) => ({
+          ...session,
+          credential_version: eb
+            .selectFrom('accounts')
+            .select('credential_version')
+            .where('id', '=', session.account_id),
+        }))
+        .execute(),
 
     /** A live session: not revoked, within both expiries, of an enabled account whose password has not changed since. */
     findLiveSessionByTokenHash: (tokenHash: string, variants: readonly ('admin' | 'dev' | 'portal')[]) =>
@@ -28,7 +38,7 @@ export function createSessionsRepo(db: Db) {
         .where('s.absolute_expires_at', '>', sql<Date>`now()`)
         .where('a.status', '=', 'enabled')
         // A password change ends every session that started before it, whichever code path changed it.
-        .where('a.password_changed_at', '<=', sql<Date>`s.created_at`)
+        .whereRef('a.credential_version', '=', 's.credential_version')
         .executeTakeFirst(),
 
     findSessionById: (id: string): Promise<ConsoleSession | undefined> =>

@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInForCode } from '../../test/browser-flow.ts';
 import { call, createAccount, startTestApp, type TestContext } from '../../test/harness.ts';
+import { createAccountsRepo } from '../account/account.repo.ts';
+import { hashPassword } from '../account/password.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -144,14 +145,9 @@ describe('console session calls', () => {
   it('ends the sessions that started before a password change', async () => {
     const pam = await createAccount(ctx, { username: 'pam' });
     const before = await consoleToken(pam);
-    // Stamped by the database clock, as every password change is.
-    await ctx.database.db
-      .updateTable('accounts')
-      .set({ password_changed_at: sql<Date>`now()` })
-      .where('id', '=', pam.id)
-      .execute();
+    await createAccountsRepo(ctx.database.db).updatePasswordHash(pam.id, await hashPassword('New-Secret-77'));
     expect((await myCompanies(before.data.token)).code).toBe(401);
-    const after = await consoleToken(pam);
+    const after = await consoleToken({ username: 'pam', password: 'New-Secret-77' });
     expect((await myCompanies(after.data.token)).code).toBe(200);
   });
 
