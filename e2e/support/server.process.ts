@@ -42,10 +42,7 @@ async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
  * Starts the Tessera server on a fresh embedded database and waits until it answers.
  * The console must have been built (`npm run build`) beforehand.
  */
-export async function startServer(
-  adminPassword: string,
-  extraEnv: Record<string, string> = {},
-): Promise<RunningServer> {
+export async function startServer(adminPassword: string): Promise<RunningServer> {
   if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
   }
@@ -63,7 +60,6 @@ export async function startServer(
       TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       TESSERA_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
       LOG_LEVEL: 'warn',
-      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

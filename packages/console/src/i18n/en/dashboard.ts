@@ -1,4 +1,5 @@
 export const dashboard = {
+  title: 'Dashboard',
   welcome: 'Welcome, {{name}}',
   intro: 'You are managing this company.',
   companyName: 'Company name',

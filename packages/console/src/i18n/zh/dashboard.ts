@@ -1,6 +1,7 @@
 import type { dashboard as en } from '../en/dashboard.ts';
 
 export const dashboard = {
+  title: '首页',
   welcome: '欢迎，{{name}}',
   intro: '您正在管理此企业。',
   companyName: '企业名称',

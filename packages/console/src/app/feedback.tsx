@@ -1,22 +1,26 @@
-import type { App } from 'antd';
+import { App } from 'antd';
 import i18next from 'i18next';
+import { useLayoutEffect } from 'react';
 
 type AppApi = ReturnType<typeof App.useApp>;
 let current: AppApi | undefined;
-/** Messages raised before the bridge connects (it connects before the session guard runs). */
+/** Messages raised before the bridge mounts (it mounts before the router, so none in practice). */
 const early: Array<(api: AppApi) => void> = [];
 const withApi = (use: (api: AppApi) => void) => {
   if (current) use(current);
   else early.push(use);
 };
 
-/** Called by FeedbackBridge (feedback-app.tsx) with antd's context-aware message and modal. */
-export function connectFeedback(api: AppApi) {
-  current = api;
-  for (const use of early.splice(0)) use(api);
+/** Hands antd's context-aware message and modal to code outside React (the HTTP client). */
+export function FeedbackBridge() {
+  const api = App.useApp();
+  useLayoutEffect(() => {
+    current = api;
+    for (const use of early.splice(0)) use(api);
+  }, [api]);
+  return null;
 }
 
-/** Hands antd's message and modal to code outside React (the HTTP client). */
 export const feedback = {
   error(text: string) {
     withApi((api) => void api.message.error(text));
