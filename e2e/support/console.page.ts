@@ -13,6 +13,13 @@ export function consolePage(page: Page, baseUrl: string) {
       await page.waitForURL(/\/interaction\//);
       await page.locator('#identifier').waitFor();
     },
+    /** Opens a console page, signs in on the server's page and waits for `landing`. */
+    async signIn(path: string, password: string, landing: string | RegExp = path) {
+      await page.goto(`${baseUrl}${path}`);
+      await this.expectSignInPage();
+      await this.submitSignIn('admin', password);
+      await page.waitForURL(typeof landing === 'string' ? `${baseUrl}${landing}` : landing);
+    },
     async submitSignIn(identifier: string, password: string) {
       await page.locator('#identifier').fill(identifier);
       await page.locator('#password').fill(password);
@@ -53,15 +60,66 @@ export function consolePage(page: Page, baseUrl: string) {
       await mkdir(artifactsDir, { recursive: true });
       for (const width of widths) {
         await page.setViewportSize({ width, height: 800 });
-        await page.waitForTimeout(150);
+        // Let the layout settle: the sidebar and its menu animate when the width crosses 992 px.
+        await page.waitForTimeout(400);
         await page.screenshot({ path: `${artifactsDir}${name}.${width}.png`, fullPage: true });
       }
       await page.setViewportSize({ width: 1280, height: 800 });
     },
+    /** The labels of the sidebar's top-level entries and of the open sub-menus' entries. */
+    async menuLabels(): Promise<string[]> {
+      const items = page.getByTestId('sidebar').locator('[role=menuitem]');
+      return (await items.allInnerTexts()).map((text) => text.trim()).filter(Boolean);
+    },
+    async expectTitle(title: string) {
+      await page.waitForFunction((expected) => document.title === expected, title);
+    },
+    /** Waits until the sidebar has finished moving to `width` pixels. */
+    async waitSidebarWidth(width: number) {
+      await page.waitForFunction(
+        (w) =>
+          Math.round(document.querySelector('[data-testid=sidebar]')?.getBoundingClientRect().width ?? 0) ===
+          w,
+        width,
+      );
+    },
+    async sidebarWidth(): Promise<number> {
+      const box = await page.getByTestId('sidebar').boundingBox();
+      assert.ok(box, 'the sidebar is on screen');
+      return Math.round(box.width);
+    },
+    /** The top bar's company switcher text. */
+    async currentCompany(): Promise<string | null> {
+      return page.getByTestId('current-company').textContent();
+    },
+    /** Calls the API as the signed-in person (token from storage); returns the envelope. */
+    async api<T>(
+      path: string,
+      body: unknown = {},
+      companyId?: string,
+    ): Promise<{ code: number; msg: string; data: T }> {
+      const token = await this.token();
+      const response = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          access_token: token,
+          ...(companyId ? { company_id: companyId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as { code: number; msg: string; data: T };
+    },
+    /** Waits for an antd message (toast) with this text. */
+    async expectMessage(text: string | RegExp) {
+      await page.locator('.ant-message-notice').filter({ hasText: text }).first().waitFor();
+    },
     /** Phrase keys such as `company.nameLabel` must never reach the screen. */
     async expectNoRawPhraseKeys() {
       const text = (await page.locator('body').textContent()) ?? '';
-      const raw = text.match(/\b(?:common|company|dashboard|http|session|status)\.[a-z][A-Za-z.]+\b/g);
+      const raw = text.match(
+        /\b(?:about|common|company|dashboard|http|layout|license|route|session|settings|status)\.[a-z][A-Za-z.]+\b/g,
+      );
       assert.equal(raw, null, `untranslated phrase keys on ${page.url()}: ${raw?.join(', ')}`);
     },
   };

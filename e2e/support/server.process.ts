@@ -42,7 +42,10 @@ async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
  * Starts the Tessera server on a fresh embedded database and waits until it answers.
  * The console must have been built (`npm run build`) beforehand.
  */
-export async function startServer(adminPassword: string): Promise<RunningServer> {
+export async function startServer(
+  adminPassword: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningServer> {
   if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
   }
@@ -60,6 +63,7 @@ export async function startServer(adminPassword: string): Promise<RunningServer>
       TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       TESSERA_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
       LOG_LEVEL: 'warn',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -159,3 +159,48 @@ describe('callApi (spec §7, §8)', () => {
     expect(h.deps.confirmLoginAgain).not.toHaveBeenCalled();
   });
 });
+
+describe('uploadFile', () => {
+  it('sends the file as multipart in the field the contract names, with the session headers', async () => {
+    const h = harness([{ status: 200, body: { code: 200, msg: 'success', data: { icon: '/files/f1' } } }], {
+      token: 'tok',
+      companyId: 'c1',
+    });
+    const file = new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' });
+    await expect(h.uploadFile(company.updateCompanyIcon, file)).resolves.toEqual({ icon: '/files/f1' });
+    const request = h.requests[0]!;
+    expect(request.url).toBe('/api/v1/manage/company/update/icon');
+    expect(request.data).toBeInstanceOf(FormData);
+    expect((request.data as FormData).get('file')).toBeInstanceOf(File);
+    expect(request.headers.get('access_token')).toBe('tok');
+    expect(request.headers.get('company_id')).toBe('c1');
+  });
+
+  it("shows the server's message for a file that is too large or of the wrong type", async () => {
+    const h = harness(
+      [
+        {
+          status: 413,
+          body: { code: 413, msg: 'The file is larger than 1 MiB', data: { reason: 'upload.too_large' } },
+        },
+        {
+          status: 415,
+          body: { code: 415, msg: 'Only PNG, JPEG', data: { reason: 'upload.unsupported_type' } },
+        },
+      ],
+      { token: 't', companyId: 'c1' },
+    );
+    const file = new File(['x'], 'x.png', { type: 'image/png' });
+    await expect(h.uploadFile(company.updateCompanyIcon, file)).rejects.toMatchObject({
+      code: 413,
+      reason: 'upload.too_large',
+    });
+    await expect(h.uploadFile(company.updateCompanyIcon, file)).rejects.toMatchObject({ code: 415 });
+    expect(h.deps.showError.mock.calls).toEqual([['The file is larger than 1 MiB'], ['Only PNG, JPEG']]);
+  });
+
+  it('refuses calls that are not uploads', () => {
+    const h = harness([], { token: 't', companyId: 'c1' });
+    expect(() => h.uploadFile(company.myCompanies, new Blob(['x']))).toThrow(/not an upload call/);
+  });
+});

@@ -90,14 +90,16 @@ export function createHttpClient(deps: HttpClientDeps) {
   const fromEnvelope = (body: Envelope) =>
     new ApiError(body.msg || deps.translate('http.error'), body.code, reasonOf(body.data));
 
-  /** Sends one contract call and returns its parsed `data`; any other outcome throws ApiError. */
-  async function callApi<C extends CallDef>(
+  /** Posts a body and returns the envelope's parsed `data`; any other outcome throws ApiError. */
+  async function send<C extends CallDef>(
     call: C,
-    ...[body, options = {}]: Args<C>
+    body: unknown,
+    options: CallOptions,
+    headers?: Record<string, string>,
   ): Promise<CallResponse<C>> {
     let payload: unknown;
     try {
-      const response = await http.post<unknown>(call.path, body ?? {});
+      const response = await http.post<unknown>(call.path, body, { headers });
       payload = response.data;
     } catch (error) {
       if (isAxiosError(error) && error.response && isEnvelope(error.response.data)) {
@@ -122,7 +124,29 @@ export function createHttpClient(deps: HttpClientDeps) {
     return parsed.data as CallResponse<C>;
   }
 
-  return { callApi };
+  /** Sends one contract call and returns its parsed `data`; any other outcome throws ApiError. */
+  function callApi<C extends CallDef>(call: C, ...[body, options = {}]: Args<C>): Promise<CallResponse<C>> {
+    return send(call, body ?? {}, options);
+  }
+
+  /**
+   * Sends a file to an upload call (multipart, in the field the contract names). Errors come
+   * back as envelopes like any other call (413 too large, 415 unsupported type).
+   */
+  function uploadFile<C extends CallDef>(
+    call: C,
+    file: Blob,
+    options: CallOptions = {},
+  ): Promise<CallResponse<C>> {
+    if (!call.upload) throw new Error(`${call.path} is not an upload call`);
+    const form = new FormData();
+    form.append(call.upload.field, file);
+    // Not JSON: the browser writes the multipart boundary into the Content-Type itself.
+    return send(call, form, options, { 'Content-Type': 'multipart/form-data' });
+  }
+
+  return { callApi, uploadFile };
 }
 
 export type CallApi = ReturnType<typeof createHttpClient>['callApi'];
+export type UploadFile = ReturnType<typeof createHttpClient>['uploadFile'];

@@ -1,6 +1,6 @@
 import type { ConsoleVariant } from '@tessera/contract';
 import { createContext, useContext, useSyncExternalStore } from 'react';
-import type { CallApi } from '../api/http-client.ts';
+import type { CallApi, UploadFile } from '../api/http-client.ts';
 import type { SessionService } from '../session/session.service.ts';
 import type { SessionState, SessionStore } from '../session/session.store.ts';
 import type { SsoService } from '../session/sso.service.ts';
@@ -10,6 +10,7 @@ export interface ConsoleServices {
   variant: ConsoleVariant;
   store: SessionStore;
   callApi: CallApi;
+  uploadFile: UploadFile;
   sso: SsoService;
   session: SessionService;
 }

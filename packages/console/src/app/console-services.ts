@@ -6,7 +6,7 @@ import { createSessionStore } from '../session/session.store.ts';
 import { createSessionStorage } from '../session/session-storage.ts';
 import { createSsoService } from '../session/sso.service.ts';
 import type { ConsoleServices } from './console-context.ts';
-import { feedback } from './feedback.tsx';
+import { feedback } from './feedback.ts';
 
 /** The composition root of the session side: storage → store → HTTP client → services. */
 export function createConsoleServices(variant: ConsoleVariant): ConsoleServices {
@@ -16,7 +16,7 @@ export function createConsoleServices(variant: ConsoleVariant): ConsoleServices 
   const reload = () => window.location.reload();
 
   let onSessionInvalid = () => {};
-  const { callApi } = createHttpClient({
+  const { callApi, uploadFile } = createHttpClient({
     readHeaders: () => ({ token: storage.readToken(variant), companyId: storage.readCompany().companyId }),
     translate: (key, values) => i18next.t(key, values ?? {}),
     showError: feedback.error,
@@ -26,5 +26,5 @@ export function createConsoleServices(variant: ConsoleVariant): ConsoleServices 
   const session = createSessionService({ variant, store, callApi, goTo, reload });
   onSessionInvalid = session.sessionInvalid;
   const sso = createSsoService({ variant, callApi, storage: window.sessionStorage, goTo });
-  return { variant, store, callApi, sso, session };
+  return { variant, store, callApi, uploadFile, sso, session };
 }

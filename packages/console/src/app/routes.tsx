@@ -1,62 +1,52 @@
-import type { ParseKeys } from 'i18next';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
-import { CREATE_COMPANY_PATH, HOME_PATH } from '../session/navigation.guard.ts';
 import { FullPageSpinner } from './full-page-spinner.tsx';
+import { redirectsOf, routedScreens, routeSetOf } from './route-set.ts';
+import type { RouteName, RouteSet } from './route-table.ts';
 
-/** What a route tells the shell about itself: its spec route name and its title phrase. */
+/** What a route tells the shell about itself: its spec route name. */
 export interface RouteHandle {
-  name: string;
-  title: ParseKeys;
+  name: RouteName;
 }
 
-const handle = (name: string, title: ParseKeys): RouteHandle => ({ name, title });
+export const NOT_FOUND_PATH = '/404';
+
+const RootFallback = () => <FullPageSpinner />;
 
 /**
- * The route table (spec §2). Every screen is its own chunk. The root route holds the session
- * guard, which wraps every route, redirects included, so it sees the authorization response
- * before anything else does.
+ * The router's routes for one route set, derived from the route table (route-table.ts). Every
+ * screen is its own chunk, and so are the session root and the layout. The root route holds the
+ * session guard, which wraps every route, redirects included, so it sees the authorization
+ * response before anything else does. Unknown paths, and declared screens that are not built
+ * yet, end on /404.
  */
-export const routes: RouteObject[] = [
-  {
-    path: '/',
-    lazy: async () => ({ Component: (await import('./console-root.tsx')).ConsoleRoot }),
-    HydrateFallback: () => <FullPageSpinner />,
-    children: [
-      {
-        lazy: async () => ({ Component: (await import('../layout/console.layout.tsx')).ConsoleLayout }),
-        children: [
-          { index: true, element: <Navigate to={HOME_PATH} replace /> },
-          {
-            path: HOME_PATH,
-            handle: handle('dashboard', 'dashboard.title'),
-            lazy: async () => ({
-              Component: (await import('../pages/dashboard/dashboard.page.tsx')).DashboardPage,
-            }),
-          },
-          {
-            path: CREATE_COMPANY_PATH,
-            handle: handle('createCompany', 'company.createTitle'),
-            lazy: async () => ({
-              Component: (await import('../pages/create-company/create-company.page.tsx')).CreateCompanyPage,
-            }),
-          },
-          {
-            path: '/404',
-            handle: handle('notFound', 'status.notFoundTitle'),
-            lazy: async () => ({
-              Component: (await import('../pages/status/not-found.page.tsx')).NotFoundPage,
-            }),
-          },
-          {
-            path: '/200',
-            handle: handle('ok', 'status.okTitle'),
-            lazy: async () => ({ Component: (await import('../pages/status/ok.page.tsx')).OkPage }),
-          },
-        ],
-      },
-      { path: '*', element: <Navigate to="/404" replace /> },
-    ],
-  },
-];
+export function consoleRoutes(set: RouteSet): RouteObject[] {
+  const redirects = redirectsOf(set);
+  const index = redirects.find((redirect) => redirect.from === '/');
+  return [
+    {
+      path: '/',
+      lazy: async () => ({ Component: (await import('./console-root.tsx')).ConsoleRoot }),
+      HydrateFallback: RootFallback,
+      children: [
+        {
+          lazy: async () => ({ Component: (await import('../layout/console.layout.tsx')).ConsoleLayout }),
+          children: [
+            ...(index ? [{ index: true, element: <Navigate to={index.to} replace /> }] : []),
+            ...redirects
+              .filter((redirect) => redirect.from !== '/')
+              .map(({ from, to }) => ({ path: from, element: <Navigate to={to} replace /> })),
+            ...routedScreens(set).map(({ route }) => ({
+              path: route.path,
+              handle: { name: route.name } satisfies RouteHandle,
+              lazy: async () => ({ Component: await route.screen() }),
+            })),
+          ],
+        },
+        { path: '*', element: <Navigate to={NOT_FOUND_PATH} replace /> },
+      ],
+    },
+  ];
+}
 
-export const createConsoleRouter = (basename: string) => createBrowserRouter(routes, { basename });
+export const createConsoleRouter = (basename: string) =>
+  createBrowserRouter(consoleRoutes(routeSetOf(basename)), { basename });

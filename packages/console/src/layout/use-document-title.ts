@@ -1,20 +1,16 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useMatches } from 'react-router';
-import type { RouteHandle } from '../app/routes.tsx';
+import { useLocation } from 'react-router';
+import { findScreen } from '../app/route-set.ts';
+import type { RouteSet } from '../app/route-table.ts';
+import { documentTitleOf } from '../app/settings.ts';
 
-const isRouteHandle = (value: unknown): value is RouteHandle =>
-  typeof value === 'object' && value !== null && 'title' in value && 'name' in value;
-
-/** Page title: the deepest route's title phrase, then the product name. */
-export function useDocumentTitle() {
+/** Page title: the screen's title phrase, ' - ', then the settings title (spec §9). */
+export function useDocumentTitle(set: RouteSet) {
   const { t } = useTranslation();
-  const matches = useMatches();
-  const handle = matches
-    .map((match) => match.handle)
-    .filter(isRouteHandle)
-    .at(-1);
-  const title = handle ? `${t(handle.title)} - ${t('common.productName')}` : t('common.productName');
+  const { pathname } = useLocation();
+  const found = findScreen(set, pathname);
+  const title = documentTitleOf(found ? t(found.route.title) : undefined);
   useEffect(() => {
     document.title = title;
   }, [title]);

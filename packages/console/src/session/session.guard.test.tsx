@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, Navigate, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ApiError, type CallApi } from '../api/http-client.ts';
+import { ApiError, type CallApi, type UploadFile } from '../api/http-client.ts';
 import { ConsoleContext, type ConsoleServices } from '../app/console-context.ts';
 import { initI18n } from '../i18n/i18n.ts';
 import { SessionGuard } from './session.guard.tsx';
@@ -25,6 +25,7 @@ function renderGuard(url: string, options: GuardOptions = {}) {
     variant: 'dev',
     store,
     callApi: vi.fn() as unknown as CallApi,
+    uploadFile: vi.fn() as unknown as UploadFile,
     sso: {
       startSignIn: vi.fn(async () => {}),
       completeSignIn: vi.fn(async () => {

@@ -49,6 +49,20 @@ describe('session store and storage (spec §3)', () => {
     expect(store.getState()).toMatchObject({ companies: null, company: undefined });
   });
 
+  it('follows a renamed company in the list, the selection and storage', () => {
+    const store = createSessionStore('dev', createSessionStorage(window.localStorage));
+    store.companiesLoaded([alpha, beta]);
+    store.companyChanged('c1', { name: 'Alpha Renamed' });
+    expect(store.getState().company).toEqual({ ...alpha, name: 'Alpha Renamed' });
+    expect(store.getState().companies?.map((item) => item.name)).toEqual(['Alpha Renamed', 'Beta']);
+    expect(window.localStorage.getItem(storageKeys.companyName)).toBe('Alpha Renamed');
+
+    store.companyChanged('c2', { icon: '/api/v1/files/y' });
+    expect(store.getState().companies?.[1]?.icon).toBe('/api/v1/files/y');
+    expect(store.getState().company?.companyId).toBe('c1');
+    expect(window.localStorage.getItem(storageKeys.companyIcon)).toBe('/api/v1/files/x');
+  });
+
   it('forgets the session on leave and nothing else', () => {
     window.localStorage.setItem('unrelated', 'kept');
     const store = createSessionStore('dev', createSessionStorage(window.localStorage));

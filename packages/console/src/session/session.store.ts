@@ -51,6 +51,15 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
       storage.writeCompany(company);
       set({ company });
     },
+    /** A company was renamed or got a new logo: the list, the selection and storage follow. */
+    companyChanged(companyId: string, patch: Partial<Pick<CompanyListItem, 'name' | 'icon'>>) {
+      const companies = state.companies?.map((item) =>
+        item.companyId === companyId ? { ...item, ...patch } : item,
+      );
+      const company = state.company?.companyId === companyId ? { ...state.company, ...patch } : state.company;
+      if (company && company !== state.company) storage.writeCompany(company);
+      set({ companies, company });
+    },
     /** Forgets the session in storage and memory; the page is expected to navigate away. */
     leave() {
       storage.clear();

@@ -12,5 +12,12 @@ export const common = {
   },
   userMenu: 'Account menu',
   logOut: 'Log Out',
+  ago: '{{time}} ago',
+  cancel: 'Cancel',
+  previousPage: 'Previous page',
+  nextPage: 'Next page',
+  pageSize: '{{size}} / page',
+  pagination: 'Pages',
+  noData: 'No data',
   backHome: 'Back to the dashboard',
 };

@@ -1,5 +1,4 @@
 export const dashboard = {
-  title: 'Dashboard',
   welcome: 'Welcome, {{name}}',
   intro: 'You are managing this company.',
   companyName: 'Company name',

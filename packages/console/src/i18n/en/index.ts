@@ -1,10 +1,27 @@
+import { about } from './about.ts';
 import { common } from './common.ts';
 import { company } from './company.ts';
 import { dashboard } from './dashboard.ts';
 import { http } from './http.ts';
+import { layout } from './layout.ts';
+import { license } from './license.ts';
+import { route } from './route.ts';
 import { session } from './session.ts';
+import { settings } from './settings.ts';
 import { status } from './status.ts';
 
 /** English phrases: the source type that every other language satisfies. */
-export const en = { common, company, dashboard, http, session, status };
+export const en = {
+  about,
+  common,
+  company,
+  dashboard,
+  http,
+  layout,
+  license,
+  route,
+  session,
+  settings,
+  status,
+};
 export type Phrases = typeof en;

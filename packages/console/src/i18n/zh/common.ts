@@ -14,5 +14,12 @@ export const common = {
   },
   userMenu: '账号菜单',
   logOut: '退出登录',
+  ago: '{{time}}前',
+  cancel: '取消',
+  previousPage: '上一页',
+  nextPage: '下一页',
+  pageSize: '{{size}} 条/页',
+  pagination: '分页',
+  noData: '暂无数据',
   backHome: '返回首页',
 } satisfies typeof en;

@@ -1,7 +1,6 @@
 import type { dashboard as en } from '../en/dashboard.ts';
 
 export const dashboard = {
-  title: '首页',
   welcome: '欢迎，{{name}}',
   intro: '您正在管理此企业。',
   companyName: '企业名称',

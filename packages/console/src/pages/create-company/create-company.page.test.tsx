@@ -3,7 +3,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { App } from 'antd';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallApi } from '../../api/http-client.ts';
+import type { CallApi, UploadFile } from '../../api/http-client.ts';
 import { ConsoleContext, type ConsoleServices } from '../../app/console-context.ts';
 import { initI18n } from '../../i18n/i18n.ts';
 import { createSessionStore } from '../../session/session.store.ts';
@@ -26,6 +26,7 @@ function renderPage(variant: 'dev' | 'admin') {
     variant,
     store: createSessionStore(variant, createSessionStorage(window.localStorage)),
     callApi: callApi as unknown as CallApi,
+    uploadFile: vi.fn() as unknown as UploadFile,
     sso: { startSignIn: vi.fn(), completeSignIn: vi.fn(), switchAccount: vi.fn() },
     session: { loadCompanies: vi.fn(async () => {}), logout: vi.fn(), sessionInvalid: vi.fn() },
   } satisfies ConsoleServices;

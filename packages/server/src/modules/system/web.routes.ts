@@ -69,6 +69,8 @@ export async function webRoutes(
       root: consoleDistDir,
       prefix: '/console/',
       decorateReply: false,
+      // The build manifest (dist/.vite) is for the size check, not for browsers.
+      allowedPath: (path) => !path.startsWith('/.vite'),
       immutable: true,
       maxAge: '365d',
     });

@@ -1,26 +1,22 @@
-import { App } from 'antd';
+import type { App } from 'antd';
 import i18next from 'i18next';
-import { useLayoutEffect } from 'react';
 
 type AppApi = ReturnType<typeof App.useApp>;
 let current: AppApi | undefined;
-/** Messages raised before the bridge mounts (it mounts before the router, so none in practice). */
+/** Messages raised before the bridge connects (it connects before the session guard runs). */
 const early: Array<(api: AppApi) => void> = [];
 const withApi = (use: (api: AppApi) => void) => {
   if (current) use(current);
   else early.push(use);
 };
 
-/** Hands antd's context-aware message and modal to code outside React (the HTTP client). */
-export function FeedbackBridge() {
-  const api = App.useApp();
-  useLayoutEffect(() => {
-    current = api;
-    for (const use of early.splice(0)) use(api);
-  }, [api]);
-  return null;
+/** Called by FeedbackBridge (feedback-app.tsx) with antd's context-aware message and modal. */
+export function connectFeedback(api: AppApi) {
+  current = api;
+  for (const use of early.splice(0)) use(api);
 }
 
+/** Hands antd's message and modal to code outside React (the HTTP client). */
 export const feedback = {
   error(text: string) {
     withApi((api) => void api.message.error(text));

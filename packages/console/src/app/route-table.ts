@@ -1,0 +1,362 @@
+import type { ParseKeys } from 'i18next';
+import type { ComponentType } from 'react';
+import { CREATE_COMPANY_PATH, HOME_PATH } from '../session/navigation.guard.ts';
+
+/**
+ * The one route table of the console (spec §2), Keycloak / Ant Design Pro style: the router,
+ * the sidebar menu, the breadcrumbs, the tabs and the page title are all derived from it
+ * (see route-set.ts). There is no second menu list.
+ *
+ * A screen is built when it has a `screen` loader: that is the single switch. A route without
+ * one is declared (so the route sets and names are known and tested) but is neither routed nor
+ * shown in the menu; opening it ends on /404 like any unknown path.
+ */
+
+/** Route names of spec §2, plus the three source screens the spec lists without a name. */
+export const routeNames = [
+  'dashboard',
+  'app',
+  'appDetails',
+  'selectApp',
+  'identitySource',
+  'selectIdentitySource',
+  'ldapDetail',
+  'addLdap',
+  'dingtalk',
+  'weixin',
+  'workWeixin',
+  'organization',
+  'users',
+  'userDetails',
+  'department',
+  'permission',
+  'roleDetail',
+  'safety',
+  'generalSafety',
+  'mfa',
+  'radius',
+  'ca',
+  'exchange',
+  'deviceManage',
+  'deviceManageDetail',
+  'log',
+  'brand',
+  'setting',
+  'companySettings',
+  'license',
+  'about',
+  'createCompany',
+  'notFound',
+  'ok',
+] as const;
+export type RouteName = (typeof routeNames)[number];
+
+/** The two route sets: `full` under the /dev prefix, `reduced` under any other (spec §2). */
+export type RouteSet = 'full' | 'reduced';
+
+/** Menu icons of spec §2; the layout maps each to an @ant-design/icons component. */
+export type MenuIcon =
+  | 'home'
+  | 'app'
+  | 'identitySource'
+  | 'org'
+  | 'permission'
+  | 'safety'
+  | 'log'
+  | 'brand'
+  | 'setting';
+
+/** Permission groups of spec §6; a route's `access` names the one it needs. */
+export const permissions = [
+  'app',
+  'identitySource',
+  'user',
+  'department',
+  'authority',
+  'security',
+  'log',
+  'branding',
+  'licence',
+  'companySettings',
+  'about',
+] as const;
+export type Permission = (typeof permissions)[number];
+
+/** Loads a screen's chunk. */
+export type ScreenLoader = () => Promise<ComponentType>;
+
+export interface ScreenRoute {
+  kind: 'screen';
+  name: RouteName;
+  /** Absolute path inside the console (without /dev or /admin); `:id` and `:id?` are parameters. */
+  path: string;
+  /** Phrase key of the page title, the menu entry, the breadcrumb and the tab. */
+  title: ParseKeys;
+  icon?: MenuIcon;
+  access?: Permission;
+  /** Not in the menu (detail and choice screens). */
+  hidden?: boolean;
+  /** The menu entry to highlight while this hidden screen is open. */
+  activeMenu?: string;
+  /** Only in the full route set (/dev). */
+  fullOnly?: boolean;
+  /** A tab that cannot be closed. */
+  pinned?: boolean;
+  /** Outside the navigation: no tab, no sidebar highlight, no trail (status and company creation). */
+  standalone?: boolean;
+  /** The screen; absent while it is not built yet (see the note at the top). */
+  screen?: ScreenLoader;
+}
+
+export interface RouteGroup {
+  kind: 'group';
+  name?: RouteName;
+  path: string;
+  title: ParseKeys;
+  icon: MenuIcon;
+  /** Where the group's own path leads. */
+  redirect?: string;
+  /** The redirect exists in the full set only (spec §2: the reduced set's log is not grouped under one). */
+  redirectFullOnly?: boolean;
+  fullOnly?: boolean;
+  /** A sub-menu even with a single visible entry (otherwise that entry stands alone). */
+  alwaysShow?: boolean;
+  children: ScreenRoute[];
+}
+
+export type RouteNode = ScreenRoute | RouteGroup;
+
+const screen = (route: Omit<ScreenRoute, 'kind'>): ScreenRoute => ({ kind: 'screen', ...route });
+const group = (route: Omit<RouteGroup, 'kind'>): RouteGroup => ({ kind: 'group', ...route });
+
+export const routeTable: readonly RouteNode[] = [
+  screen({
+    name: 'dashboard',
+    path: HOME_PATH,
+    title: 'route.dashboard',
+    icon: 'home',
+    pinned: true,
+    screen: () => import('../pages/dashboard/dashboard.page.tsx').then((m) => m.DashboardPage),
+  }),
+  group({
+    path: '/application',
+    title: 'route.app',
+    icon: 'app',
+    children: [
+      screen({ name: 'app', path: '/application/index', title: 'route.app', access: 'app' }),
+      screen({
+        name: 'appDetails',
+        path: '/application/detail',
+        title: 'route.appDetails',
+        access: 'app',
+        hidden: true,
+        activeMenu: '/application/index',
+      }),
+      screen({
+        name: 'selectApp',
+        path: '/application/select-app',
+        title: 'route.selectApp',
+        access: 'app',
+        hidden: true,
+        fullOnly: true,
+        activeMenu: '/application/index',
+      }),
+    ],
+  }),
+  group({
+    path: '/identity-source',
+    title: 'route.identitySource',
+    icon: 'identitySource',
+    children: [
+      screen({
+        name: 'identitySource',
+        path: '/identity-source/index',
+        title: 'route.identitySource',
+        access: 'identitySource',
+      }),
+      ...(
+        [
+          ['selectIdentitySource', '/identity-source/select-identity-source'],
+          ['ldapDetail', '/identity-source/ldap-detail/:id'],
+          ['addLdap', '/identity-source/add-ldap'],
+          ['dingtalk', '/identity-source/dingtalk/:id?'],
+          ['weixin', '/identity-source/weixin/:id?'],
+        ] as const
+      ).map(([name, path]) =>
+        screen({
+          name,
+          path,
+          title: `route.${name}`,
+          access: 'identitySource',
+          hidden: true,
+          activeMenu: '/identity-source/index',
+        }),
+      ),
+      screen({
+        name: 'workWeixin',
+        path: '/identity-source/WorkWeixin/:id?',
+        title: 'route.workWeixin',
+        access: 'identitySource',
+        hidden: true,
+        fullOnly: true,
+        activeMenu: '/identity-source/index',
+      }),
+    ],
+  }),
+  group({
+    name: 'organization',
+    path: '/org',
+    title: 'route.organization',
+    icon: 'org',
+    redirect: '/org/user',
+    alwaysShow: true,
+    children: [
+      screen({ name: 'users', path: '/org/user', title: 'route.users', access: 'user' }),
+      screen({
+        name: 'userDetails',
+        path: '/org/user-detail',
+        title: 'route.userDetails',
+        access: 'user',
+        hidden: true,
+        activeMenu: '/org/user',
+      }),
+      screen({
+        name: 'department',
+        path: '/org/department',
+        title: 'route.department',
+        access: 'department',
+        fullOnly: true,
+      }),
+    ],
+  }),
+  group({
+    path: '/permission',
+    title: 'route.permission',
+    icon: 'permission',
+    redirect: '/permission/index',
+    fullOnly: true,
+    children: [
+      screen({
+        name: 'permission',
+        path: '/permission/index',
+        title: 'route.permission',
+        access: 'authority',
+      }),
+      screen({
+        name: 'roleDetail',
+        path: '/permission/role-detail',
+        title: 'route.roleDetail',
+        access: 'authority',
+        hidden: true,
+        activeMenu: '/permission/index',
+      }),
+    ],
+  }),
+  group({
+    name: 'safety',
+    path: '/safety-management',
+    title: 'route.safety',
+    icon: 'safety',
+    redirect: '/safety-management/general',
+    alwaysShow: true,
+    children: [
+      screen({
+        name: 'generalSafety',
+        path: '/safety-management/general',
+        title: 'route.generalSafety',
+        access: 'security',
+      }),
+      screen({ name: 'mfa', path: '/safety-management/mfa', title: 'route.mfa', access: 'security' }),
+      ...(
+        [
+          ['radius', '/safety-management/radius'],
+          ['ca', '/safety-management/ca'],
+          ['exchange', '/safety-management/exchange'],
+          ['deviceManage', '/safety-management/deviceManage'],
+        ] as const
+      ).map(([name, path]) =>
+        screen({ name, path, title: `route.${name}`, access: 'security', fullOnly: true }),
+      ),
+      screen({
+        name: 'deviceManageDetail',
+        path: '/safety-management/deviceManageDetail',
+        title: 'route.deviceManageDetail',
+        access: 'security',
+        hidden: true,
+        fullOnly: true,
+        activeMenu: '/safety-management/deviceManage',
+      }),
+    ],
+  }),
+  group({
+    path: '/log',
+    title: 'route.log',
+    icon: 'log',
+    redirect: '/log/index',
+    redirectFullOnly: true,
+    children: [screen({ name: 'log', path: '/log/index', title: 'route.log', access: 'log' })],
+  }),
+  group({
+    path: '/brand',
+    title: 'route.brand',
+    icon: 'brand',
+    children: [screen({ name: 'brand', path: '/brand/index', title: 'route.brand', access: 'branding' })],
+  }),
+  group({
+    name: 'setting',
+    path: '/setting',
+    title: 'route.setting',
+    icon: 'setting',
+    alwaysShow: true,
+    children: [
+      screen({
+        name: 'companySettings',
+        path: '/setting/basic-set',
+        title: 'route.companySettings',
+        access: 'companySettings',
+        screen: () =>
+          import('../pages/settings/company-settings.page.tsx').then((m) => m.CompanySettingsPage),
+      }),
+      screen({
+        name: 'license',
+        path: '/setting/license',
+        title: 'route.license',
+        access: 'licence',
+        fullOnly: true,
+        screen: () => import('../pages/license/license.page.tsx').then((m) => m.LicensePage),
+      }),
+      screen({
+        name: 'about',
+        path: '/setting/about',
+        title: 'route.about',
+        access: 'about',
+        fullOnly: true,
+        screen: () => import('../pages/about/about.page.tsx').then((m) => m.AboutPage),
+      }),
+    ],
+  }),
+  screen({
+    name: 'createCompany',
+    path: CREATE_COMPANY_PATH,
+    title: 'company.createTitle',
+    hidden: true,
+    standalone: true,
+    screen: () => import('../pages/create-company/create-company.page.tsx').then((m) => m.CreateCompanyPage),
+  }),
+  screen({
+    name: 'notFound',
+    path: '/404',
+    title: 'status.notFoundTitle',
+    hidden: true,
+    standalone: true,
+    screen: () => import('../pages/status/not-found.page.tsx').then((m) => m.NotFoundPage),
+  }),
+  screen({
+    name: 'ok',
+    path: '/200',
+    title: 'status.okTitle',
+    hidden: true,
+    standalone: true,
+    screen: () => import('../pages/status/ok.page.tsx').then((m) => m.OkPage),
+  }),
+];

@@ -1,0 +1,22 @@
+/** The shell: sidebar, tabs, top bar. */
+export const layout = {
+  menu: 'Menu',
+  expandMenu: 'Expand the menu',
+  collapseMenu: 'Collapse the menu',
+  breadcrumb: 'You are here',
+  tabs: 'Open pages',
+  pageLoading: 'Loading the page',
+  fullscreen: 'Full screen',
+  exitFullscreen: 'Exit full screen',
+  fullscreenUnsupported: 'Your browser does not support full screen',
+  versionInfo: 'Version information',
+  version: 'Version',
+  build: 'Build',
+  licence: 'Licence',
+  notActive: 'Not Active',
+  expiresAt: 'Expires {{date}}',
+  expiredAt: 'Expired {{date}}',
+  daysLeft: 'Days left: {{count}}',
+  unknown: 'Unknown',
+  profile: 'Profile',
+};

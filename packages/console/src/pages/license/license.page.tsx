@@ -1,0 +1,136 @@
+import { ImportOutlined } from '@ant-design/icons';
+import { type CallResponse, license as licenseCalls } from '@tessera/contract';
+import { Alert, App, Button, Card, Descriptions, Flex, Skeleton, Typography } from 'antd';
+import { useCallback, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../../app/console-context.ts';
+import { formatDate } from '../../lib/format/date.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useTimeAgo } from '../../lib/use-time-ago.ts';
+import { LicenseTable } from './license-table.tsx';
+import { LICENSE_FILE_MAX_BYTES } from './license-view.ts';
+
+type LicenceDetail = CallResponse<typeof licenseCalls.licenseDetail>;
+
+/** /setting/license (full set): the application code, the licence and its import. */
+export function LicensePage() {
+  const { t } = useTranslation();
+  const { callApi } = useConsole();
+  const loadCode = useCallback(() => callApi(licenseCalls.licenseCode), [callApi]);
+  const loadDetail = useCallback(() => callApi(licenseCalls.licenseDetail), [callApi]);
+  const code = useLoad(loadCode);
+  const detail = useLoad(loadDetail);
+
+  return (
+    <Flex vertical gap={24} style={{ maxWidth: 1200 }}>
+      <Card title={t('license.codeTitle')}>
+        {code.data ? (
+          <Typography.Paragraph
+            copyable
+            code
+            data-testid="application-code"
+            style={{ fontSize: 16, marginBottom: 8, wordBreak: 'break-all' }}
+          >
+            {code.data.code}
+          </Typography.Paragraph>
+        ) : (
+          <Skeleton active loading={code.loading} title={false} paragraph={{ rows: 1 }} />
+        )}
+        <Typography.Text type="secondary">{t('license.codeHint')}</Typography.Text>
+      </Card>
+      <Card title={t('license.detailTitle')} extra={<ImportLicence onImported={detail.setData} />}>
+        {detail.data ? (
+          <LicenceBody detail={detail.data} />
+        ) : (
+          <Skeleton active loading={detail.loading} paragraph={{ rows: 4 }} />
+        )}
+      </Card>
+    </Flex>
+  );
+}
+
+function LicenceBody({ detail }: { detail: LicenceDetail }) {
+  const { t } = useTranslation();
+  const timeAgo = useTimeAgo();
+  return (
+    <Flex vertical gap={16}>
+      {detail.licenseId ? (
+        <Descriptions
+          size="small"
+          column={{ xs: 1, sm: 1, md: 2 }}
+          data-testid="license-summary"
+          items={[
+            { key: 'customer', label: t('license.customer'), children: detail.customer ?? '—' },
+            {
+              key: 'id',
+              label: t('license.licenseId'),
+              children: <Typography.Text copyable>{detail.licenseId}</Typography.Text>,
+            },
+            { key: 'issued', label: t('license.issuedAt'), children: formatDate(detail.issuedAt) || '—' },
+            {
+              key: 'imported',
+              label: t('license.importedAt'),
+              children: detail.importedAt ? (
+                <span title={formatDate(detail.importedAt)}>{timeAgo(detail.importedAt)}</span>
+              ) : (
+                '—'
+              ),
+            },
+          ]}
+        />
+      ) : (
+        <Alert type="info" showIcon title={t('license.noLicence')} />
+      )}
+      <LicenseTable list={detail.list} />
+    </Flex>
+  );
+}
+
+/** Reads the chosen licence file as text and sends it; the server checks the signature. */
+function ImportLicence({ onImported }: { onImported(detail: LicenceDetail): void }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { callApi } = useConsole();
+  const input = useRef<HTMLInputElement>(null);
+  const [importing, setImporting] = useState(false);
+
+  const importFile = async (file: File) => {
+    if (file.size > LICENSE_FILE_MAX_BYTES) return void message.error(t('license.fileTooLarge'));
+    const text = await file.text();
+    if (!text.trim()) return void message.error(t('license.fileEmpty'));
+    setImporting(true);
+    try {
+      onImported(await callApi(licenseCalls.licenseImport, { license: text }));
+      void message.success(t('license.imported'));
+    } catch {
+      // The HTTP client has shown the server's reason (signature, installation, permission).
+    } finally {
+      setImporting(false);
+    }
+  };
+
+  return (
+    <>
+      <input
+        ref={input}
+        type="file"
+        accept=".lic,.txt,text/plain"
+        hidden
+        data-testid="license-file"
+        onChange={(event) => {
+          const file = event.target.files?.[0];
+          event.target.value = '';
+          if (file) void importFile(file);
+        }}
+      />
+      <Button
+        type="primary"
+        icon={<ImportOutlined />}
+        loading={importing}
+        onClick={() => input.current?.click()}
+      >
+        {t('license.importLicence')}
+      </Button>
+    </>
+  );
+}

@@ -1,0 +1,143 @@
+import { company as companyCalls, passwordLength } from '@tessera/contract';
+import { App, Form, Input, Modal, Radio } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../../app/console-context.ts';
+import { type AssignableRole, assignableRoles, memberRoleView } from './member-roles.ts';
+
+interface AddValues {
+  username: string;
+  role: AssignableRole;
+  email?: string;
+  password: string;
+  confirm: string;
+}
+
+/** Spec §5: user name required without special characters, password required, passwords match. */
+export function AddAdministratorModal({
+  open,
+  onClose,
+  onAdded,
+}: {
+  open: boolean;
+  onClose(): void;
+  onAdded(): void;
+}) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { callApi } = useConsole();
+  const [form] = Form.useForm<AddValues>();
+  const [saving, setSaving] = useState(false);
+
+  const submit = async () => {
+    let values: AddValues;
+    try {
+      values = await form.validateFields();
+    } catch {
+      return;
+    }
+    setSaving(true);
+    try {
+      const added = await callApi(companyCalls.createCompanyMember, {
+        username: values.username.trim(),
+        role: values.role,
+        password: values.password,
+        email: values.email?.trim() || undefined,
+      });
+      void message.success(t('settings.added', { name: added.username }));
+      form.resetFields();
+      onAdded();
+    } catch {
+      // The HTTP client has shown why (the name is taken, for instance); the form stays.
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={t('settings.addAdmin')}
+      okText={t('settings.addAdmin')}
+      cancelText={t('common.cancel')}
+      confirmLoading={saving}
+      onOk={submit}
+      onCancel={() => {
+        form.resetFields();
+        onClose();
+      }}
+      forceRender
+    >
+      <Form<AddValues>
+        form={form}
+        layout="vertical"
+        requiredMark={false}
+        initialValues={{ role: 'admin' }}
+        disabled={saving}
+        onFinish={submit}
+      >
+        <Form.Item
+          name="username"
+          label={t('settings.usernameLabel')}
+          validateFirst
+          rules={[
+            { required: true, whitespace: true, message: t('settings.usernameRequired') },
+            {
+              validator: async (_rule, value: string | undefined) => {
+                if (!companyCalls.username.safeParse(value ?? '').success)
+                  throw new Error(t('settings.usernameInvalid'));
+              },
+            },
+          ]}
+        >
+          <Input autoComplete="off" maxLength={64} />
+        </Form.Item>
+        <Form.Item name="role" label={t('settings.roleLabel')}>
+          <Radio.Group
+            options={assignableRoles.map((role) => ({ value: role, label: t(memberRoleView[role].label) }))}
+          />
+        </Form.Item>
+        <Form.Item
+          name="email"
+          label={t('settings.emailLabel')}
+          rules={[{ type: 'email', message: t('settings.emailInvalid') }]}
+        >
+          <Input type="email" autoComplete="off" maxLength={254} />
+        </Form.Item>
+        <Form.Item
+          name="password"
+          label={t('settings.passwordLabel')}
+          validateFirst
+          rules={[
+            { required: true, message: t('settings.passwordRequired') },
+            {
+              min: passwordLength.min,
+              max: passwordLength.max,
+              message: t('settings.passwordLength', passwordLength),
+            },
+          ]}
+        >
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item
+          name="confirm"
+          label={t('settings.confirmLabel')}
+          dependencies={['password']}
+          validateFirst
+          rules={[
+            { required: true, message: t('settings.confirmRequired') },
+            ({ getFieldValue }) => ({
+              validator: async (_rule, value: string | undefined) => {
+                if (value !== getFieldValue('password')) throw new Error(t('settings.passwordsDiffer'));
+              },
+            }),
+          ]}
+        >
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        {/* Enter in a field submits the form. */}
+        <button type="submit" hidden tabIndex={-1} />
+      </Form>
+    </Modal>
+  );
+}

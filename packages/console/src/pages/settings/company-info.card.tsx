@@ -1,0 +1,244 @@
+import { EyeInvisibleOutlined, EyeOutlined, ReloadOutlined, UploadOutlined } from '@ant-design/icons';
+import {
+  type CallResponse,
+  COMPANY_NAME_MAX_LENGTH,
+  company as companyCalls,
+  type Language,
+  languages,
+} from '@tessera/contract';
+import {
+  App,
+  Avatar,
+  Button,
+  Card,
+  Flex,
+  Form,
+  Grid,
+  Input,
+  Radio,
+  Skeleton,
+  Space,
+  Typography,
+  Upload,
+} from 'antd';
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole, useSession } from '../../app/console-context.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { logoAccept, logoProblem } from './logo-file.ts';
+
+type CompanyDetail = CallResponse<typeof companyCalls.companyDetailCall>;
+
+interface InfoValues {
+  name?: string;
+  defaultLanguage?: Language;
+}
+
+const MASK = '•'.repeat(24);
+
+/** Name, id, key, logo and default language of the selected company. */
+export function CompanyInfoCard() {
+  const { t } = useTranslation();
+  const { callApi } = useConsole();
+  const load = useCallback(() => callApi(companyCalls.companyDetailCall), [callApi]);
+  const { data: detail, setData: setDetail, loading } = useLoad(load);
+  return (
+    <Card title={t('settings.basicTitle')}>
+      {detail ? (
+        <CompanyInfoForm detail={detail} onChange={setDetail} />
+      ) : (
+        <Skeleton active loading={loading} paragraph={{ rows: 5 }} />
+      )}
+    </Card>
+  );
+}
+
+function CompanyInfoForm({
+  detail,
+  onChange,
+}: {
+  detail: CompanyDetail;
+  onChange(detail: CompanyDetail): void;
+}) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { callApi, store } = useConsole();
+  const [form] = Form.useForm<InfoValues>();
+  const [saving, setSaving] = useState(false);
+  const narrow = !(Grid.useBreakpoint().sm ?? true);
+
+  useEffect(() => {
+    form.setFieldsValue({ name: detail.name, defaultLanguage: detail.defaultLanguage });
+  }, [form, detail.name, detail.defaultLanguage]);
+
+  /** The contract's own rule, so the form and the server agree (spec §5: required, trimmed, at most 50). */
+  const validateName = async (_rule: unknown, value: string | undefined) => {
+    const result = companyCalls.companyName.safeParse(value ?? '');
+    if (result.success) return;
+    const tooLong = result.error.issues.some((issue) => issue.message === 'company.name_too_long');
+    throw new Error(
+      tooLong ? t('company.nameTooLong', { max: COMPANY_NAME_MAX_LENGTH }) : t('company.nameRequired'),
+    );
+  };
+
+  const onFinish = async ({ name = '', defaultLanguage }: InfoValues) => {
+    setSaving(true);
+    try {
+      const updated = await callApi(companyCalls.updateCompany, { name: name.trim(), defaultLanguage });
+      onChange(updated);
+      store.companyChanged(updated.companyId, { name: updated.name });
+      void message.success(t('settings.saved'));
+    } catch {
+      // The HTTP client has shown the error; the form keeps what was typed.
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Form<InfoValues>
+      form={form}
+      layout={narrow ? 'vertical' : 'horizontal'}
+      labelCol={narrow ? undefined : { flex: '160px' }}
+      labelWrap
+      wrapperCol={narrow ? undefined : { flex: 'auto' }}
+      style={{ maxWidth: 760 }}
+      initialValues={{ name: detail.name, defaultLanguage: detail.defaultLanguage }}
+      onFinish={onFinish}
+      disabled={saving}
+    >
+      <Form.Item
+        name="name"
+        label={t('company.nameLabel')}
+        rules={[{ required: true, message: t('company.nameRequired') }, { validator: validateName }]}
+        validateFirst
+      >
+        <Input count={{ show: true, max: COMPANY_NAME_MAX_LENGTH }} />
+      </Form.Item>
+      <Form.Item label={t('settings.companyId')}>
+        <Typography.Text copyable code data-testid="settings-company-id">
+          {detail.companyId}
+        </Typography.Text>
+      </Form.Item>
+      <Form.Item label={t('settings.companyKey')} extra={t('settings.keyHint')}>
+        <CompanyKey detail={detail} onChange={onChange} />
+      </Form.Item>
+      <Form.Item label={t('settings.logo')} extra={t('settings.logoHint')}>
+        <Logo detail={detail} onChange={onChange} />
+      </Form.Item>
+      <Form.Item
+        name="defaultLanguage"
+        label={t('settings.defaultLanguage')}
+        extra={t('settings.defaultLanguageHint')}
+      >
+        <Radio.Group
+          optionType="button"
+          options={languages.map((lang) => ({ value: lang, label: t(`common.languageName.${lang}`) }))}
+        />
+      </Form.Item>
+      <Form.Item label={null} colon={false} style={{ marginBottom: 0 }}>
+        <Button type="primary" htmlType="submit" loading={saving}>
+          {t('settings.save')}
+        </Button>
+      </Form.Item>
+    </Form>
+  );
+}
+
+function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
+  const { t } = useTranslation();
+  const { message, modal } = App.useApp();
+  const { callApi } = useConsole();
+  const [shown, setShown] = useState(false);
+
+  const regenerate = () =>
+    modal.confirm({
+      title: t('settings.regenerateTitle'),
+      content: t('settings.regenerateContent'),
+      okText: t('settings.regenerateKey'),
+      okButtonProps: { danger: true },
+      cancelText: t('common.cancel'),
+      onOk: async () => {
+        try {
+          onChange(await callApi(companyCalls.resetCompanyKey));
+          void message.success(t('settings.regenerated'));
+        } catch {
+          // The HTTP client has shown the error; the old key stays.
+        }
+      },
+    });
+
+  return (
+    <Flex wrap align="center" gap={8}>
+      <Typography.Text
+        code
+        copyable={{ text: detail.key }}
+        data-testid="company-key"
+        style={{ fontFamily: 'monospace', wordBreak: 'break-all' }}
+      >
+        {shown ? detail.key : MASK}
+      </Typography.Text>
+      <Space size={4}>
+        <Button
+          size="small"
+          icon={shown ? <EyeInvisibleOutlined /> : <EyeOutlined />}
+          onClick={() => setShown(!shown)}
+          aria-pressed={shown}
+        >
+          {shown ? t('settings.hideKey') : t('settings.showKey')}
+        </Button>
+        <Button size="small" danger icon={<ReloadOutlined />} onClick={regenerate}>
+          {t('settings.regenerateKey')}
+        </Button>
+      </Space>
+    </Flex>
+  );
+}
+
+function Logo({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { uploadFile, store } = useConsole();
+  const { company } = useSession();
+  const [uploading, setUploading] = useState(false);
+  return (
+    <Flex align="center" gap={16}>
+      <Avatar
+        size={56}
+        shape="square"
+        src={detail.icon ?? undefined}
+        alt={company?.name}
+        style={{ background: detail.icon ? 'transparent' : undefined }}
+      >
+        {detail.name.slice(0, 1).toUpperCase()}
+      </Avatar>
+      <Upload
+        accept={logoAccept}
+        showUploadList={false}
+        maxCount={1}
+        beforeUpload={(file) => {
+          const problem = logoProblem(file);
+          if (!problem) return true;
+          void message.error(t(problem));
+          return Upload.LIST_IGNORE;
+        }}
+        customRequest={({ file, onSuccess, onError }) => {
+          setUploading(true);
+          uploadFile(companyCalls.updateCompanyIcon, file as Blob)
+            .then(({ icon }) => {
+              onChange({ ...detail, icon });
+              store.companyChanged(detail.companyId, { icon });
+              void message.success(t('settings.logoUpdated'));
+              onSuccess?.(icon);
+            })
+            .catch((error: Error) => onError?.(error))
+            .finally(() => setUploading(false));
+        }}
+      >
+        <Button icon={<UploadOutlined />} loading={uploading}>
+          {t('settings.uploadLogo')}
+        </Button>
+      </Upload>
+    </Flex>
+  );
+}
