@@ -79,6 +79,18 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     );
   }
 
+  /** Hands the reply to the provider, which redirects back into the authorization. */
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: Parameters<Provider['interactionFinished']>[2],
+    mergeWithLastSubmission: boolean,
+  ) {
+    reply.hijack();
+    await deps.provider().interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission });
+    return reply;
+  }
+
   /** The interaction of a submitted form whose CSRF token checks out; otherwise answers and returns undefined. */
   async function submitted(
     request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
@@ -102,9 +114,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       return showSignIn(request, reply, interaction.uid, String(interaction.params.client_id));
     }
     // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
-    reply.hijack();
-    await deps.provider().interactionFinished(request.raw, reply.raw, {}, { mergeWithLastSubmission: true });
-    return reply;
+    return finish(request, reply, {}, true);
   });
 
   app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
@@ -144,16 +154,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           status,
         });
       }
-      reply.hijack();
-      await deps
-        .provider()
-        .interactionFinished(
-          request.raw,
-          reply.raw,
-          { login: { accountId: result.account.id, amr: ['pwd'] } },
-          { mergeWithLastSubmission: false },
-        );
-      return reply;
+      return finish(request, reply, { login: { accountId: result.account.id, amr: ['pwd'] } }, false);
     },
   );
 
@@ -162,16 +163,12 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     async (request, reply) => {
       const interaction = await submitted(request, reply);
       if (!interaction) return reply;
-      reply.hijack();
-      await deps
-        .provider()
-        .interactionFinished(
-          request.raw,
-          reply.raw,
-          { error: 'access_denied', error_description: 'The sign-in was cancelled' },
-          { mergeWithLastSubmission: false },
-        );
-      return reply;
+      return finish(
+        request,
+        reply,
+        { error: 'access_denied', error_description: 'The sign-in was cancelled' },
+        false,
+      );
     },
   );
 }
