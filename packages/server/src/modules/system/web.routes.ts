@@ -75,8 +75,11 @@ export async function webRoutes(
       maxAge: '365d',
     });
   }
+  // Read once: the build does not change under a running server (a missing build is retried).
+  let indexHtml: Buffer | undefined;
   const serveConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => {
-    if (!existsSync(indexFile)) {
+    if (!indexHtml && existsSync(indexFile)) indexHtml = await readFile(indexFile);
+    if (!indexHtml) {
       return reply
         .status(503)
         .type('text/plain; charset=utf-8')
@@ -85,7 +88,7 @@ export async function webRoutes(
     return reply
       .headers({ 'cache-control': 'no-cache', 'x-frame-options': 'DENY' })
       .type('text/html; charset=utf-8')
-      .send(await readFile(indexFile));
+      .send(indexHtml);
   };
   for (const prefix of ['/dev', '/admin']) {
     app.get(prefix, async (_request, reply) => reply.redirect(`${prefix}/`));
