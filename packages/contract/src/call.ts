@@ -1,11 +1,25 @@
 import { z } from 'zod';
 
+/** A multipart upload: the form field of the file, its size limit and the accepted types. */
+export interface CallUpload {
+  field: string;
+  maxBytes: number;
+  types: readonly string[];
+}
+
 /**
  * One API call, declared once: the server binds it, the console calls it through a typed
- * function, and the OpenAPI document is generated from the same table.
+ * function, and the OpenAPI document is generated from the same table. `Path` is the literal
+ * path and `Upload` says whether the call is an upload, so that clients can look a call's types
+ * up by its path (see `CallMap`) without loading its schemas.
  */
-export interface CallDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  path: string;
+export interface CallDef<
+  Req extends z.ZodType = z.ZodType,
+  Res extends z.ZodType = z.ZodType,
+  Path extends string = string,
+  Upload extends CallUpload | undefined = CallUpload | undefined,
+> {
+  path: Path;
   summary: string;
   tag: string;
   /** `public`: no console token; `session`: a valid console token is required. */
@@ -15,12 +29,19 @@ export interface CallDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodTyp
   request: Req;
   response: Res;
   /** multipart/form-data upload instead of JSON (the request schema then describes the text fields). */
-  upload?: { field: string; maxBytes: number; types: readonly string[] };
+  upload?: Upload;
+  /** The answer is a file with this Content-Type instead of the JSON envelope (the handler returns `downloadFile`). */
+  download?: { contentType: string };
 }
 
-export const defineCall = <Req extends z.ZodType, Res extends z.ZodType>(
-  def: CallDef<Req, Res>,
-): CallDef<Req, Res> => def;
+export const defineCall = <
+  Req extends z.ZodType,
+  Res extends z.ZodType,
+  const Path extends string,
+  Upload extends CallUpload | undefined = undefined,
+>(
+  def: CallDef<Req, Res, Path, Upload>,
+): CallDef<Req, Res, Path, Upload> => def;
 
 export type CallRequest<C> = C extends CallDef<infer Req, z.ZodType> ? z.input<Req> : never;
 export type CallResponse<C> = C extends CallDef<z.ZodType, infer Res> ? z.output<Res> : never;
@@ -37,6 +58,13 @@ export const errorData = z
     fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
   .nullable();
+
+/** What the handler of a `download` call returns. */
+export const downloadFile = z.object({
+  filename: z.string(),
+  contentType: z.string(),
+  bytes: z.instanceof(Uint8Array),
+});
 
 export const paging = {
   page: z.number().int().min(1).default(1),

@@ -47,3 +47,62 @@ export type ConsoleVariant = (typeof consoleVariants)[number];
 
 export const memberRoles = ['owner', 'admin', 'external_admin', 'member'] as const;
 export type MemberRole = (typeof memberRoles)[number];
+
+/** A person's standing in one company (spec §3 User status). */
+export const userStatuses = ['enabled', 'disabled', 'locked'] as const;
+export type UserStatus = (typeof userStatuses)[number];
+
+/** Sortable columns of the user list. */
+export const userSortFields = ['createdAt', 'username', 'name', 'lastLoginAt', 'loginCount'] as const;
+export type UserSortField = (typeof userSortFields)[number];
+
+/** Field limits of a user record. */
+export const userLimits = {
+  usernameMax: 64,
+  nameMax: 64,
+  nicknameMax: 64,
+  emailMax: 254,
+  phoneMax: 20,
+  passwordMax: 128,
+  keywordMax: 100,
+  /** Users one call can add to or remove from a department. */
+  batchMax: 500,
+} as const;
+
+/** The built-in password rule until a company configures its own. */
+export const defaultPasswordPolicy = {
+  minLength: 8,
+  /** Character classes a password must contain: lower, upper, digit, symbol. */
+  classes: ['letter', 'digit'] as readonly PasswordClass[],
+  forbidUsername: true,
+} as const;
+export const passwordClasses = ['letter', 'lower', 'upper', 'digit', 'symbol'] as const;
+export type PasswordClass = (typeof passwordClasses)[number];
+
+export const departmentLimits = { nameMax: 64, maxDepth: 15 } as const;
+
+/** User import (spec §5): .xlsx only. */
+export const importLimits = {
+  fileBytes: 10 * 1024 * 1024,
+  maxRows: 50_000,
+  xlsxType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
+export const importTaskStatuses = ['importing', 'success', 'failed'] as const;
+export type ImportTaskStatus = (typeof importTaskStatuses)[number];
+
+export const photoLimits = { bytes: 2 * 1024 * 1024 } as const;
+
+/** A sign-in link sent by email is single-use and lives this long. */
+export const SIGN_IN_LINK_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Rules the console's forms check before a call, without zod (the console does not ship it).
+ * The calls' schemas hold the same rules; packages/console/src/api/contract-rules.test.ts keeps
+ * the two in step.
+ */
+/** A username: a letter or digit first, then letters, digits, dots, underscores and hyphens. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Image types a company logo may have. */
+export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
+/** The multipart field an upload call reads its file from. */
+export const UPLOAD_FILE_FIELD = 'file';

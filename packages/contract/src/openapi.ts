@@ -19,7 +19,11 @@ export function buildOpenApiDocument(
               schema: {
                 type: 'object',
                 required: [call.upload.field],
-                properties: { [call.upload.field]: { type: 'string', format: 'binary' } },
+                properties: {
+                  // Text fields first: the server reads them before the file.
+                  ...((jsonSchema(call.request, 'input') as { properties?: object }).properties ?? {}),
+                  [call.upload.field]: { type: 'string', format: 'binary' },
+                },
               },
             },
           },
@@ -42,7 +46,9 @@ export function buildOpenApiDocument(
         responses: {
           '200': {
             description: 'Success: code 200 and the data',
-            content: { 'application/json': { schema: jsonSchema(envelope(call.response), 'output') } },
+            content: call.download
+              ? { [call.download.contentType]: { schema: { type: 'string', format: 'binary' } } }
+              : { 'application/json': { schema: jsonSchema(envelope(call.response), 'output') } },
           },
           default: {
             description: 'Error: code mirrors the HTTP status; data.reason names the error',

@@ -1,12 +1,14 @@
 import type { CallDef } from '../call.ts';
 import * as company from './company.ts';
+import * as department from './department.ts';
 import * as license from './license.ts';
 import * as session from './session.ts';
+import * as user from './user.ts';
 
-export { company, license, session };
+export { company, department, license, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
-export const allCalls: CallDef[] = [
+export const allCalls = [
   session.ssoConfig,
   ...Object.values(session.oidcToken),
   ...Object.values(session.oidcRefresh),
@@ -26,4 +28,38 @@ export const allCalls: CallDef[] = [
   license.licenseInfo,
   license.systemInfo,
   license.thirdParty,
+  user.listUsers,
+  user.createUser,
+  user.createDevUser,
+  user.updateUser,
+  user.deleteUser,
+  user.userDetail,
+  user.setUserStatus,
+  user.resetUserPassword,
+  user.uploadUserPhoto,
+  user.sendSignInLink,
+  user.sendAccountEmail,
+  user.userLog,
+  user.selfDetails,
+  user.createImportTask,
+  user.importTaskCall,
+  user.importTemplate,
+  user.exportUsers,
+  department.departmentTree,
+  department.createDepartment,
+  department.updateDepartment,
+  department.moveDepartment,
+  department.deleteDepartment,
+  department.addDepartmentMembers,
+  department.removeDepartmentMembers,
 ];
+
+/**
+ * Every call by its path, as types only: `CallMap['/api/v1/manage/company/detail']` is that
+ * call's definition. Clients look a call's request and response types up by its path without
+ * loading its schemas (the console does not ship zod). `allCalls` is deliberately not annotated
+ * as `CallDef[]` so that each entry keeps its own types here; it is still usable as one.
+ */
+export type CallMap = { [C in Extract<(typeof allCalls)[number], CallDef> as C['path']]: C };
+/** The path of any call in `allCalls`. */
+export type CallPath = keyof CallMap;

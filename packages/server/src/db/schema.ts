@@ -21,6 +21,12 @@ export interface AccountsTable {
   password_changed_at: Timestamp;
   /** Raised by every password change; sessions of an older version are dead. */
   credential_version: Generated<number>;
+  nickname: ColumnType<string | null, string | null | undefined, string | null>;
+  photo_file_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The sign-in page makes the person choose a new password before anything else. */
+  must_change_password: Generated<boolean>;
+  /** The company that created the account and manages its profile and password; null for developer accounts. */
+  home_company_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -38,6 +44,51 @@ export interface CompanyMembersTable {
   company_id: string;
   account_id: string;
   role: 'owner' | 'admin' | 'external_admin' | 'member';
+  /** The person's standing in this company; an automatic lock-out is on the account. */
+  status: Generated<'enabled' | 'disabled' | 'locked'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DepartmentsTable {
+  id: string;
+  company_id: string;
+  /** Null only for the company's root department. */
+  parent_id: string | null;
+  name: string;
+  manager_account_id: string | null;
+  sort_order: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DepartmentMembersTable {
+  department_id: string;
+  company_id: string;
+  account_id: string;
+  created_at: Timestamp;
+}
+
+export interface ImportTasksTable {
+  id: string;
+  company_id: string;
+  created_by: string | null;
+  status: 'importing' | 'success' | 'failed';
+  file_name: string | null;
+  total: Generated<number>;
+  created: Generated<number>;
+  errors: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface SignInLinksTable {
+  token_hash: string;
+  account_id: string;
+  company_id: string | null;
+  created_by: string | null;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
   created_at: Timestamp;
 }
 
@@ -146,6 +197,10 @@ export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;
+  departments: DepartmentsTable;
+  department_members: DepartmentMembersTable;
+  import_tasks: ImportTasksTable;
+  sign_in_links: SignInLinksTable;
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;
   login_events: LoginEventsTable;

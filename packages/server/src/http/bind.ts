@@ -49,19 +49,40 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
   return undefined;
 };
 
+/**
+ * Reads a multipart upload: the text fields (which must come before the file) become the body
+ * the request schema checks, and exactly one file part, in the call's field, is read up to its limit.
+ */
 async function readUpload(
   request: FastifyRequest,
   upload: NonNullable<CallDef['upload']>,
-): Promise<UploadedFile> {
+): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
   if (!request.isMultipart()) throw new AppError('request.unsupported_content_type');
-  const part = await request.file({ limits: { fileSize: upload.maxBytes, files: 1 } });
-  if (!part || part.fieldname !== upload.field) throw new AppError('upload.missing_file');
-  const bytes = await part.toBuffer();
-  if (part.file.truncated)
-    throw new AppError('upload.too_large', { limit: `${upload.maxBytes / 1024 / 1024} MiB` });
-  if (bytes.length === 0) throw new AppError('upload.missing_file');
-  return { bytes, filename: part.filename, declaredType: part.mimetype };
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | undefined;
+  for await (const part of request.parts({ limits: { fileSize: upload.maxBytes, files: 1, fields: 20 } })) {
+    if (part.type === 'field') {
+      if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+      continue;
+    }
+    if (part.fieldname !== upload.field || file) {
+      await part.toBuffer();
+      continue;
+    }
+    const bytes = await part.toBuffer();
+    if (part.file.truncated)
+      throw new AppError('upload.too_large', { limit: `${upload.maxBytes / 1024 / 1024} MiB` });
+    file = { bytes, filename: part.filename, declaredType: part.mimetype };
+  }
+  if (!file || file.bytes.length === 0) throw new AppError('upload.missing_file');
+  return { file, fields };
 }
+
+/** `filename*` per RFC 6266/5987, with an ASCII fallback for old clients. */
+export const contentDisposition = (filename: string) => {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+};
 
 /**
  * Binds a contract call to a handler. Authentication, the tenant check (the only place that
@@ -75,7 +96,7 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
     handler: (ctx: CallContext<z.output<C['request']>>) => Promise<z.input<C['response']>>,
   ) {
     bound.push(call);
-    app.post(call.path, async (request) => {
+    app.post(call.path, async (request, reply) => {
       const lang = request.lang;
       let session: AuthSession | undefined;
       const token = tokenOf(request);
@@ -96,8 +117,9 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
         if (!role) throw new AppError('company.not_found');
         tenant = { companyId, role };
       }
-      const file = call.upload ? await readUpload(request, call.upload) : undefined;
-      const body = parseRequest(call.request, call.upload ? {} : request.body, lang) as z.output<
+      const upload = call.upload ? await readUpload(request, call.upload) : undefined;
+      const file = upload?.file;
+      const body = parseRequest(call.request, upload ? upload.fields : request.body, lang) as z.output<
         C['request']
       >;
       const data = await handler({
@@ -111,6 +133,14 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
         file,
       });
       if (deps.validateResponses) call.response.parse(data);
+      if (call.download) {
+        const download = data as { filename: string; contentType: string; bytes: Uint8Array };
+        return reply
+          .header('content-type', download.contentType)
+          .header('content-disposition', contentDisposition(download.filename))
+          .header('cache-control', 'no-store')
+          .send(Buffer.from(download.bytes));
+      }
       return ok(data);
     });
   };

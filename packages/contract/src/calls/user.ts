@@ -1,0 +1,345 @@
+import { z } from 'zod';
+import { defineCall, downloadFile, emptyRequest, paging } from '../call.ts';
+import {
+  importLimits,
+  importTaskStatuses,
+  languages,
+  memberRoles,
+  photoLimits,
+  userLimits,
+  userSortFields,
+  userStatuses,
+} from '../constants.ts';
+import { username } from './company.ts';
+
+/**
+ * Users of a company (spec §3 User, §7 Users). A person has one account (what they sign in
+ * with) and one user record in each company they belong to. A company manages the profile and
+ * password of the accounts it created ("managed" users); of a person who came from elsewhere
+ * (the developer who created the company, for instance) it manages only the record: status,
+ * departments, removal.
+ */
+
+const id = z.string().trim().min(1).max(64);
+
+/** Optional text: trimmed, and an empty string means "not set". */
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
+export const email = z
+  .string()
+  .trim()
+  .max(userLimits.emailMax)
+  .transform((value) => (value === '' ? null : value.toLowerCase()))
+  .pipe(z.email({ error: 'user.email_invalid' }).nullable())
+  .nullable()
+  .optional();
+
+/** Digits with an optional leading +; spaces and hyphens are dropped. */
+export const phone = z
+  .string()
+  .trim()
+  .max(userLimits.phoneMax + 10)
+  .transform((value) => (value === '' ? null : value.replace(/[\s-]/g, '')))
+  .pipe(
+    z
+      .string()
+      .regex(/^\+?[0-9]{5,20}$/, { error: 'user.phone_invalid' })
+      .nullable(),
+  )
+  .nullable()
+  .optional();
+
+const password = z.string().min(1, { error: 'user.password_required' }).max(userLimits.passwordMax);
+
+type Passwords = { password: string; confirmPassword: string };
+
+/** Spec §5: the two passwords must match ('Entered Passwords Differ'). */
+const withConfirmation = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object({ ...shape, password, confirmPassword: z.string().max(userLimits.passwordMax) })
+    .refine((value) => (value as Passwords).password === (value as Passwords).confirmPassword, {
+      error: 'user.password_mismatch',
+      path: ['confirmPassword'],
+    });
+
+export const departmentRef = z.object({ departmentId: z.string(), name: z.string() });
+
+export const user = z.object({
+  userId: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  nickname: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  photo: z.string().nullable(),
+  status: z.enum(userStatuses),
+  role: z.enum(memberRoles),
+  isOwner: z.boolean(),
+  /** The company created this account: it manages the profile and the password. */
+  managed: z.boolean(),
+  mustChangePassword: z.boolean(),
+  loginCount: z.number().int(),
+  lastLoginAt: z.string().nullable(),
+  /** Failures since the last successful sign-in. */
+  failedCount: z.number().int(),
+  lastFailedAt: z.string().nullable(),
+  /** Until when an automatic lock-out lasts, if one is in force. */
+  lockedUntil: z.string().nullable(),
+  departments: z.array(departmentRef),
+  createdAt: z.string(),
+});
+
+export const userFilter = z.object({
+  keyword: z.string().trim().max(userLimits.keywordMax).optional(),
+  status: z.enum(userStatuses).optional(),
+  departmentId: id.optional(),
+  /** With departmentId: also people of its sub departments (default true). */
+  includeSubDepartments: z.boolean().default(true),
+});
+
+export const listUsers = defineCall({
+  path: '/api/v1/manage/user/list',
+  summary: 'Users of the current company: paged, sorted, searched by name/username/email/phone, filtered',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: userFilter
+    .extend({
+      ...paging,
+      sortBy: z.enum(userSortFields).default('createdAt'),
+      sortOrder: z.enum(['asc', 'desc']).default('desc'),
+    })
+    .default({ page: 1, pageSize: 20, includeSubDepartments: true, sortBy: 'createdAt', sortOrder: 'desc' }),
+  response: z.object({ list: z.array(user), total: z.number().int() }),
+});
+
+const profile = {
+  name: optionalText(userLimits.nameMax),
+  nickname: optionalText(userLimits.nicknameMax),
+  email,
+  phone,
+};
+
+export const createUser = defineCall({
+  path: '/api/v1/manage/user/create',
+  summary: 'Create a user of the current company (a new account the company manages)',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: withConfirmation({
+    username,
+    ...profile,
+    departmentIds: z.array(id).max(50).optional(),
+    /** The sign-in page makes the person choose a new password first (default true). */
+    mustChangePassword: z.boolean().default(true),
+  }),
+  response: user,
+});
+
+export const createDevUser = defineCall({
+  path: '/api/v1/manage/user/admin/create-dev-user',
+  summary:
+    'Create a developer account, who can sign in to the developer console and create companies (platform administrators, admin console)',
+  tag: 'User',
+  auth: 'session',
+  tenant: false,
+  request: withConfirmation({ username, ...profile }),
+  response: z.object({ userId: z.string(), username: z.string() }),
+});
+
+export const updateUser = defineCall({
+  path: '/api/v1/manage/user/update',
+  summary: 'Change a user: profile (managed users only), departments, forced password change',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    userId: id,
+    ...profile,
+    departmentIds: z.array(id).max(50).optional(),
+    mustChangePassword: z.boolean().optional(),
+  }),
+  response: user,
+});
+
+export const deleteUser = defineCall({
+  path: '/api/v1/manage/user/del',
+  summary: 'Remove a user from the company; a managed account that belongs nowhere else is deleted',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id }),
+  response: z.object({ userId: z.string() }),
+});
+
+export const userDetail = defineCall({
+  path: '/api/v1/manage/user/detail',
+  summary: 'One user of the current company',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id }),
+  response: user,
+});
+
+export const setUserStatus = defineCall({
+  path: '/api/v1/manage/user/status',
+  summary: 'Enable, disable or lock a user; enabling also lifts an automatic lock-out',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id, status: z.enum(userStatuses) }),
+  response: user,
+});
+
+export const resetUserPassword = defineCall({
+  path: '/api/v1/manage/user/password/reset',
+  summary: "Set a managed user's password (the company's password rules apply); ends their sessions",
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: withConfirmation({ userId: id, mustChangePassword: z.boolean().default(true) }),
+  response: user,
+});
+
+export const photoTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
+
+export const uploadUserPhoto = defineCall({
+  path: '/api/v1/manage/user/photo',
+  summary:
+    'Upload a managed user\'s photo (multipart: text field "userId", then file "file"; png, jpeg or webp, at most 2 MiB)',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id }),
+  response: user,
+  upload: { field: 'file', maxBytes: photoLimits.bytes, types: photoTypes },
+});
+
+export const sendSignInLink = defineCall({
+  path: '/api/v1/manage/user/send-login-url',
+  summary: 'Email the user a single-use sign-in link (24 hours)',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id }),
+  response: z.object({ sentTo: z.string(), expiresAt: z.string() }),
+});
+
+export const sendAccountEmail = defineCall({
+  path: '/api/v1/manage/user/email',
+  summary: 'Email the user their account: username, company and the sign-in address',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id }),
+  response: z.object({ sentTo: z.string() }),
+});
+
+export const loginRecord = z.object({
+  time: z.string(),
+  result: z.enum(['success', 'failure']),
+  cause: z.string().nullable(),
+  /** Localised text of the cause. */
+  causeText: z.string().nullable(),
+  clientId: z.string().nullable(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+});
+
+export const userLog = defineCall({
+  path: '/api/v1/manage/user/log',
+  summary: "A user's recent sign-ins, newest first",
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ userId: id, ...paging }),
+  response: z.object({ list: z.array(loginRecord), total: z.number().int() }),
+});
+
+export const selfDetails = defineCall({
+  path: '/api/v1/manage/user/self-details',
+  summary: 'The signed-in person: nickname and photo for the top bar',
+  tag: 'User',
+  auth: 'session',
+  tenant: false,
+  request: emptyRequest,
+  response: z.object({
+    userId: z.string(),
+    username: z.string(),
+    name: z.string().nullable(),
+    nickname: z.string().nullable(),
+    photo: z.string().nullable(),
+  }),
+});
+
+export const importRowError = z.object({
+  /** Row number as shown by the spreadsheet program (the header is row 1). */
+  row: z.number().int(),
+  field: z.string().nullable(),
+  message: z.string(),
+});
+
+export const importTask = z.object({
+  taskId: z.string(),
+  status: z.enum(importTaskStatuses),
+  fileName: z.string().nullable(),
+  total: z.number().int(),
+  created: z.number().int(),
+  errors: z.array(importRowError),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
+export const createImportTask = defineCall({
+  path: '/api/v1/manage/user/batch-task/create',
+  summary: 'Start importing users from an .xlsx file (multipart field "file"); all rows or none are stored',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({}),
+  response: z.object({ taskId: z.string() }),
+  upload: { field: 'file', maxBytes: importLimits.fileBytes, types: [importLimits.xlsxType] },
+});
+
+export const importTaskCall = defineCall({
+  path: '/api/v1/manage/user/batch-task',
+  summary: 'An import task: importing, success, or failed with the reason of every refused row',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ taskId: id }),
+  response: importTask,
+});
+
+export const importTemplate = defineCall({
+  path: '/api/v1/manage/user/batch-task/template',
+  summary: 'The .xlsx import template, with headers and an example row in the chosen language',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ language: z.enum(languages).default('en') }).default({ language: 'en' }),
+  response: downloadFile,
+  download: { contentType: importLimits.xlsxType },
+});
+
+export const exportUsers = defineCall({
+  path: '/api/v1/manage/user/export',
+  summary:
+    'The (filtered) user list as .xlsx; cells that a spreadsheet would run as formulas are neutralised',
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  request: userFilter
+    .extend({ language: z.enum(languages).default('en') })
+    .default({ includeSubDepartments: true, language: 'en' }),
+  response: downloadFile,
+  download: { contentType: importLimits.xlsxType },
+});
