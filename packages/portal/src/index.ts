@@ -3,12 +3,16 @@ import { fileURLToPath } from 'node:url';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
   type AccountPageInput,
+  type ChangePasswordPageInput,
   type PageContext,
   renderAccountPage,
+  renderChangePasswordPage,
   renderErrorPage,
   renderLoggedOutPage,
   renderLogoutPage,
+  renderSignInLinkPage,
   renderSignInPage,
+  type SignInLinkPageInput,
   type SignInPageInput,
 } from './pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';

@@ -66,6 +66,64 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
   );
 }
 
+export interface SignInLinkPageInput {
+  action: string;
+  csrfToken: string;
+  username: string;
+  companyName: string;
+}
+
+/** Confirmation of a sign-in link: only the POST of this form uses the link (mail scanners fetch links). */
+export function renderSignInLinkPage(ctx: PageContext, input: SignInLinkPageInput): string {
+  const t = portalPhrases[ctx.lang].signInLink;
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<p>${interpolate(t.intro, { username: input.username, company: input.companyName })}</p>
+<p class="muted">${t.hint}</p>
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" class="primary">${t.submit}</button>
+</form>`,
+  );
+}
+
+export interface ChangePasswordPageInput {
+  action: string;
+  abortAction: string;
+  csrfToken: string;
+  username: string;
+  /** Already localised message shown above the form. */
+  error?: string;
+}
+
+/** The forced password change of the sign-in pipeline. */
+export function renderChangePasswordPage(ctx: PageContext, input: ChangePasswordPageInput): string {
+  const t = portalPhrases[ctx.lang].changePassword;
+  const cancel = portalPhrases[ctx.lang].signIn.cancel;
+  return layout(
+    ctx,
+    t.title,
+    html`<h1>${t.title}</h1>
+<p class="muted">${interpolate(t.intro, { username: input.username })}</p>
+${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="text" name="username" autocomplete="username" value="${input.username}" hidden>
+<label for="new-password">${t.newPassword}</label>
+<input id="new-password" name="newPassword" type="password" autocomplete="new-password" required autofocus>
+<label for="confirm-password">${t.confirm}</label>
+<input id="confirm-password" name="confirmPassword" type="password" autocomplete="new-password" required>
+<button type="submit" class="primary">${t.submit}</button>
+</form>
+<form method="post" action="${input.abortAction}" class="secondary-form">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" class="link">${cancel}</button>
+</form>`,
+  );
+}
+
 export function renderErrorPage(ctx: PageContext, input: { message: string; details?: string }): string {
   const t = portalPhrases[ctx.lang].error;
   return layout(

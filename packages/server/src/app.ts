@@ -17,20 +17,32 @@ import { createAccountsRepo } from './modules/account/account.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { departmentRoutes } from './modules/department/department.routes.ts';
+import { createDepartmentService } from './modules/department/department.service.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
+import { mailRoutes } from './modules/mail/mail.routes.ts';
+import { createMailService } from './modules/mail/mail.service.ts';
+import { createMailer } from './modules/mail/mailer.ts';
+import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
+import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
+import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
+import { userRoutes } from './modules/user/user.routes.ts';
+import { createUserService } from './modules/user/user.service.ts';
+import { userImportRoutes } from './modules/user-import/import.routes.ts';
+import { createUserImportService } from './modules/user-import/import.service.ts';
 import { build, version } from './version.ts';
 
 declare module 'fastify' {
@@ -40,7 +52,8 @@ declare module 'fastify' {
 }
 
 export interface AppOptions {
-  config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> & Partial<Pick<Config, 'licensePublicKey'>>;
+  config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
+    Partial<Pick<Config, 'licensePublicKey' | 'mail'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -157,6 +170,15 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     counters: { user: accounts.countLicensedAccounts },
   });
   const companyService = createCompanyService({ db, companies, accounts, licenses });
+  const mailer = createMailer(config.mail, app.log);
+  const signInLinks = createSignInLinksRepo(db);
+  const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
+  const userService = createUserService({ db, licenses });
+  const departmentService = createDepartmentService({ db });
+  const userImport = createUserImportService({ db, licenses, log: app.log });
+  // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
+  await userImport.failInterruptedTasks();
+  app.addHook('preClose', () => userImport.close());
 
   // ---- routes
   await app.register(async (scope) => {
@@ -180,7 +202,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
-    portalRoutes(scope, {
+    const portal = portalRoutes(scope, {
       db,
       sealer,
       accounts,
@@ -190,10 +212,21 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       publicUrl: config.publicUrl,
       lifetimes: config.session,
     });
+    signInLinkRoutes(scope, {
+      db,
+      sealer,
+      links: signInLinks,
+      signIn,
+      startSignIn: portal.startSignIn,
+      secureCookies,
+    });
     interactionRoutes(scope, {
       provider: () => current.provider,
       signIn,
       sealer,
+      accounts,
+      steps: createSignInSteps({ db }),
+      secureCookies,
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });
@@ -219,6 +252,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
   sessionRoutes(bind, sessionService);
   companyRoutes(bind, companyService);
+  mailRoutes(bind, mailService);
+  userRoutes(bind, userService);
+  departmentRoutes(bind, departmentService);
+  userImportRoutes(bind, userImport);
   licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
@@ -236,6 +273,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     reloadKeys,
     async close() {
       clearInterval(purgeTimer);
+      mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
       const deadline = setTimeout(() => app.server.closeAllConnections(), 5_000);

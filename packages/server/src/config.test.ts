@@ -15,6 +15,7 @@ describe('configuration', () => {
       databaseUrl: undefined,
       bootstrapAdmin: { username: 'admin', password: undefined },
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
     });
   });
 
@@ -30,6 +31,8 @@ describe('configuration', () => {
       TESSERA_BOOTSTRAP_ADMIN_PASSWORD: 'long-enough-password',
       TESSERA_SESSION_IDLE_SECONDS: '600',
       TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
+      TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
+      TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -39,6 +42,7 @@ describe('configuration', () => {
       databaseUrl: 'postgres://u:p@db:5432/tessera',
       bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
+      mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
     });
   });
 
@@ -58,9 +62,19 @@ describe('configuration', () => {
       'TESSERA_SESSION_ABSOLUTE_SECONDS',
     ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ TESSERA_SMTP_URL: 'http://mail.example.com' }, 'TESSERA_SMTP_URL'],
+    [{ TESSERA_SMTP_URL: 'not a url' }, 'TESSERA_SMTP_URL'],
+    [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
+    [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('never repeats the SMTP password in its message', () => {
+    expect(() => loadConfig({ TESSERA_SMTP_URL: 'ftp://mailer:s3cret@mail.example.com' })).toThrow(
+      /^(?!.*s3cret).*TESSERA_SMTP_URL/,
+    );
   });
 
   it('stops start-up with one clear line naming the variable', async () => {

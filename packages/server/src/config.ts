@@ -13,6 +13,15 @@ export interface Config {
   session: { idleSeconds: number; absoluteSeconds: number };
   logLevel: string;
   licensePublicKey: string | undefined;
+  /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** smtp:// or smtps:// URL, with credentials when the server needs them. */
+  smtpUrl: string | undefined;
+  /** The sender: `address` or `Name <address>`. */
+  from: string;
 }
 
 /** A configuration value is wrong; the message is one line that names the variable. */
@@ -122,6 +131,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }
   }
 
+  const mail = mailConfig(env, publicUrl);
+
   return {
     port,
     host,
@@ -133,5 +144,32 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     session: { idleSeconds, absoluteSeconds },
     logLevel,
     licensePublicKey,
+    mail,
   };
+}
+
+const mailAddress = /^[^\s@<>"]+@[^\s@<>"]+$/;
+
+function mailConfig(env: Env, publicUrl: string): MailConfig {
+  const raw = env.TESSERA_SMTP_URL?.trim() || undefined;
+  if (raw !== undefined) {
+    // The URL carries the SMTP password: messages name the variable but never repeat its value.
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || !url.hostname) {
+      throw new ConfigError('TESSERA_SMTP_URL must be a URL like smtps://user:password@mail.example.com:465');
+    }
+  }
+  const from = env.TESSERA_MAIL_FROM?.trim() || `Tessera <noreply@${new URL(publicUrl).hostname}>`;
+  const address = /<([^<>]*)>$/.exec(from)?.[1] ?? from;
+  if (!mailAddress.test(address) || /[\r\n]/.test(from) || from.length > 254) {
+    throw new ConfigError(
+      `TESSERA_MAIL_FROM must be an email address or "Name <address>" (got "${from.replace(/[\r\n]/g, ' ')}")`,
+    );
+  }
+  return { smtpUrl: raw, from };
 }

@@ -209,12 +209,12 @@ export const resetUserPassword = defineCall({
   response: user,
 });
 
-export const photoTypes = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export const photoTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 export const uploadUserPhoto = defineCall({
   path: '/api/v1/manage/user/photo',
   summary:
-    'Upload a managed user\'s photo (multipart: text field "userId", then file "file"; png, jpeg or webp, at most 2 MiB)',
+    'Upload a managed user\'s photo (multipart: text field "userId", then file "file"; png, jpeg, gif or webp, at most 2 MiB)',
   tag: 'User',
   auth: 'session',
   tenant: true,

@@ -61,6 +61,13 @@ export const en = {
     'import.too_many_rows': 'A file can hold at most {max} users',
     'import.bad_header': 'The first row must be the header of the import template (missing column: {column})',
     'import.task_not_found': 'Import task not found',
+    'import.unreadable': 'The file could not be read as an Excel workbook (.xlsx); save it again as .xlsx',
+    'import.duplicate_header': 'The column {column} appears twice in the header row',
+    'import.duplicate_in_file': 'The same value is already in row {row} of the file',
+    'import.department_not_found': 'The company has no department "{department}"',
+    'import.more_errors': '{count} more problems are not listed; fix the ones above and import again',
+    'import.interrupted':
+      'The import was interrupted by a server restart; nothing was stored, please import the file again',
     'license.file_required': 'Please choose a licence file',
     'license.malformed': 'This is not a Tessera licence file',
     'license.bad_signature':
@@ -74,6 +81,16 @@ export const en = {
     'upload.too_large': 'The file is too large (at most {limit})',
     'upload.unsupported_type': 'This file type is not allowed; use one of: {allowed}',
     'internal.error': 'Something went wrong on the server, please try again',
+  },
+  /** Why a sign-in failed, as the user log shows it (LoginFailureCause of the sign-in service). */
+  loginCauses: {
+    unknown_account: 'Unknown account',
+    wrong_password: 'Wrong password',
+    account_disabled: 'Account disabled',
+    account_locked: 'Account locked',
+    throttled: 'Too many attempts',
+    not_platform_admin: 'Not a platform administrator',
+    missing_credentials: 'Username or password missing',
   },
   validation: {
     required: '{field} is required',

@@ -19,6 +19,7 @@ export const en = {
     missingFields: 'Please enter your account and password',
     accountDisabled: 'This account has been disabled. Please contact your administrator',
     accountLocked: 'This account is locked after too many failed attempts. Try again after {until}',
+    accountLockedByAdmin: 'This account has been locked. Please contact your administrator',
     throttled: 'Too many sign-in attempts. Please try again later',
     notAllowed: 'This account may not sign in to {client}',
     sessionExpired: 'The sign-in page has expired. Please start again from your application',
@@ -58,6 +59,22 @@ export const en = {
       missing_credentials: 'Account or password missing',
     } as Record<string, string>,
     signOut: 'Sign out',
+  },
+  signInLink: {
+    title: 'Sign in with a link',
+    intro: 'Sign in to {company} as {username}.',
+    hint: 'The link can be used once: continue only if you requested it from your administrator.',
+    submit: 'Continue',
+    invalid:
+      'This sign-in link is not valid: it was already used or has expired. Ask your administrator for a new one.',
+    notEnabled: 'This account is disabled or locked in this company. Please contact your administrator',
+  },
+  changePassword: {
+    title: 'Choose a new password',
+    intro: 'Before you continue, {username} needs a new password.',
+    newPassword: 'New password',
+    confirm: 'Confirm the new password',
+    submit: 'Save and continue',
   },
   error: {
     title: 'Something went wrong',

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -63,6 +64,8 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   const client = await PGlite.create({
     dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined,
     loadDataDir: options.loadDataDir,
+    // The user search index (migration 6) is a trigram index.
+    extensions: { pg_trgm },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
   return {

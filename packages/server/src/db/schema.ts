@@ -27,6 +27,8 @@ export interface AccountsTable {
   must_change_password: Generated<boolean>;
   /** The company that created the account and manages its profile and password; null for developer accounts. */
   home_company_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Generated: lowercase username, name, email and phone, what the user list's keyword search reads. */
+  search_text: ColumnType<string, never, never>;
   created_at: Timestamp;
 }
 

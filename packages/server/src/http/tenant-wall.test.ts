@@ -1,4 +1,6 @@
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
 
 /**
@@ -25,8 +27,137 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
+// ---- departments: a department of B, named by id in A's probes; B's tree must come out unchanged.
+let bDepartmentId: string;
+let bTreeBefore: string;
+const treeOfB = async () =>
+  JSON.stringify(
+    (await call(ctx, '/api/v1/manage/department/tree', {}, { token: b.token, companyId: b.companyId })).data,
+  );
+beforeAll(async () => {
+  const tree = await call<{ tree: { departmentId: string } }>(
+    ctx,
+    '/api/v1/manage/department/tree',
+    {},
+    { token: b.token, companyId: b.companyId },
+  );
+  const created = await call<{ departmentId: string }>(
+    ctx,
+    '/api/v1/manage/department/create',
+    { name: 'Beta Secret Lab', parentId: tree.data.tree.departmentId },
+    { token: b.token, companyId: b.companyId },
+  );
+  bDepartmentId = created.data.departmentId;
+  await call(
+    ctx,
+    '/api/v1/manage/department/member/add',
+    { departmentId: bDepartmentId, userIds: [bMemberId] },
+    { token: b.token, companyId: b.companyId },
+  );
+  bTreeBefore = await treeOfB();
+});
+const departmentProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/department/tree': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/department/create': () => ({ name: 'Planted by A', parentId: bDepartmentId }),
+  '/api/v1/manage/department/update': () => ({ departmentId: bDepartmentId, name: 'Renamed by A' }),
+  '/api/v1/manage/department/move': () => ({ departmentId: bDepartmentId, parentId: bDepartmentId }),
+  '/api/v1/manage/department/del': () => ({ departmentId: bDepartmentId }),
+  '/api/v1/manage/department/member/add': () => ({ departmentId: bDepartmentId, userIds: [bMemberId] }),
+  '/api/v1/manage/department/member/remove': () => ({ departmentId: bDepartmentId, userIds: [bMemberId] }),
+};
+
+// ---- users: B's user named by id in A's probes; B's view of that user must come out unchanged.
+const userOfB = async () =>
+  JSON.stringify(
+    (
+      await call(
+        ctx,
+        '/api/v1/manage/user/detail',
+        { userId: bMemberId },
+        { token: b.token, companyId: b.companyId },
+      )
+    ).data,
+  );
+let bUserBefore: string;
+beforeAll(async () => {
+  bUserBefore = await userOfB();
+});
+const newPassword = { password: 'Planted-By-A-1', confirmPassword: 'Planted-By-A-1' };
+const userProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/user/list': () => ({
+    companyId: b.companyId,
+    keyword: 'beta',
+    departmentId: bDepartmentId,
+  }),
+  '/api/v1/manage/user/create': () => ({
+    username: 'planted-by-a',
+    ...newPassword,
+    departmentIds: [bDepartmentId],
+  }),
+  '/api/v1/manage/user/admin/create-dev-user': () => ({ username: 'dev-by-a', ...newPassword }),
+  '/api/v1/manage/user/update': () => ({ userId: bMemberId, name: 'Renamed by A', departmentIds: [] }),
+  '/api/v1/manage/user/del': () => ({ userId: bMemberId }),
+  '/api/v1/manage/user/detail': () => ({ userId: bMemberId }),
+  '/api/v1/manage/user/status': () => ({ userId: bMemberId, status: 'disabled' }),
+  '/api/v1/manage/user/password/reset': () => ({ userId: bMemberId, ...newPassword }),
+  '/api/v1/manage/user/photo': () => ({ userId: bMemberId }),
+  '/api/v1/manage/user/log': () => ({ userId: bMemberId }),
+  '/api/v1/manage/user/self-details': () => ({ userId: bMemberId }),
+};
+
+// ---- user import: a task of B, named by id in A's probes; the downloads are read back as text.
+let bImportTaskId: string;
+beforeAll(async () => {
+  bImportTaskId = newId();
+  await ctx.database.db
+    .insertInto('import_tasks')
+    .values({
+      id: bImportTaskId,
+      company_id: b.companyId,
+      created_by: b.account.id,
+      status: 'success',
+      total: 1,
+      created: 1,
+    })
+    .execute();
+});
+const importProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/user/batch-task/create': () => ({}),
+  '/api/v1/manage/user/batch-task': () => ({ taskId: bImportTaskId }),
+  '/api/v1/manage/user/batch-task/template': () => ({ language: 'en' }),
+  '/api/v1/manage/user/export': () => ({ keyword: 'beta' }),
+};
+/** A download answers with an .xlsx file: its cells, as text; an error answers with the envelope. */
+async function downloadAsText(path: string, body: unknown, companyId: string | undefined) {
+  const response = await ctx.tessera.app.inject({
+    method: 'POST',
+    url: path,
+    headers: {
+      'content-type': 'application/json',
+      access_token: a.token,
+      ...(companyId ? { company_id: companyId } : {}),
+    },
+    payload: JSON.stringify(body),
+  });
+  if (response.headers['content-type']?.toString().startsWith('application/json')) return response.json();
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.load(response.rawPayload as unknown as ExcelJS.Buffer);
+  const cells: string[] = [];
+  for (const sheet of book.worksheets) sheet.eachRow((row) => row.eachCell((cell) => cells.push(cell.text)));
+  return { code: response.statusCode, data: cells };
+}
+
 /** What B has that must never leak. */
-const secretsOfB = () => [b.companyId, 'Beta Secret Holdings', 'beta-staff', 'staff@beta.example', bMemberId];
+const secretsOfB = () => [
+  b.companyId,
+  'Beta Secret Holdings',
+  'beta-staff',
+  'staff@beta.example',
+  bMemberId,
+  'Beta Secret Lab',
+  bDepartmentId,
+  bImportTaskId,
+];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
 const probes: Record<string, () => unknown> = {
@@ -49,15 +180,23 @@ const probes: Record<string, () => unknown> = {
   '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
   '/api/v1/manage/system/third-party': () => ({ companyId: b.companyId }),
   '/api/v1/manage/company/key/reset': () => ({ companyId: b.companyId }),
+  ...departmentProbes,
+  ...userProbes,
+  ...importProbes,
+  // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
+  '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
+  '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
 };
 
 async function send(path: string, body: unknown, companyId: string | undefined, isUpload: boolean) {
+  if (path === '/api/v1/manage/user/batch-task/template' || path === '/api/v1/manage/user/export')
+    return downloadAsText(path, body, companyId);
   if (isUpload) {
     return upload(
       ctx,
       path,
       { bytes: TINY_PNG, filename: 'x.png', type: 'image/png' },
-      { token: a.token, companyId },
+      { token: a.token, companyId, fields: body as Record<string, string> },
     );
   }
   return call(ctx, path, body, { token: a.token, companyId });
@@ -114,6 +253,14 @@ describe('tenant wall', () => {
       }
     }
     expect(await stateOfB()).toBe(before);
+  });
+
+  it("leaves B's user as it was", async () => {
+    expect(await userOfB()).toBe(bUserBefore);
+  });
+
+  it("leaves B's department tree as it was", async () => {
+    expect(await treeOfB()).toBe(bTreeBefore);
   });
 
   it('answers an unknown company like another company: not found', async () => {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
+import type { MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import { createSealer, sha256 } from '../lib/crypto.ts';
@@ -68,6 +69,8 @@ export async function startTestApp(
     listen?: boolean;
     signInPolicy?: Partial<SignInPolicy>;
     session?: { idleSeconds: number; absoluteSeconds: number };
+    /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
+    mail?: MailConfig;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -79,6 +82,7 @@ export async function startTestApp(
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: 'silent',
+      mail: options.mail,
     },
     database,
     masterKey,
@@ -214,15 +218,18 @@ export async function ownerWithCompany(ctx: TestContext, username: string, compa
   return { account, token, companyId: created.data.companyId };
 }
 
-/** Sends a multipart upload the way the console does. */
+/** Sends a multipart upload the way the console does: text `fields` first, then the file. */
 export async function upload(
   ctx: { tessera: TesseraApp },
   path: string,
   file: { bytes: Buffer; filename: string; type: string; field?: string },
-  options: { token?: string; companyId?: string },
+  options: { token?: string; companyId?: string; fields?: Record<string, string> },
 ) {
   const boundary = `----tessera${randomBytes(8).toString('hex')}`;
   const payload = Buffer.concat([
+    ...Object.entries(options.fields ?? {}).map(([name, value]) =>
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    ),
     Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
     ),

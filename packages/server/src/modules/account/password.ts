@@ -22,3 +22,9 @@ export const dummyPasswordHash = (): Promise<string> => {
   dummyHash ??= hashPassword('tessera-timing-equaliser');
   return dummyHash;
 };
+
+/**
+ * The password hash of an account that has no password yet (made by an import; the person gets
+ * in through a sign-in link). No password verifies against it.
+ */
+export const UNUSABLE_PASSWORD_HASH = '!';

@@ -6,7 +6,7 @@ export const adminRoles: readonly MemberRole[] = ['owner', 'admin', 'external_ad
 
 export function createCompaniesRepo(db: Db) {
   return {
-    /** Companies the account administers, oldest membership first. */
+    /** Companies the account administers, oldest membership first (a disabled or locked record does not count). */
     findCompaniesAdministeredBy: (accountId: string) =>
       db
         .selectFrom('company_members as m')
@@ -14,10 +14,12 @@ export function createCompaniesRepo(db: Db) {
         .select(['c.id', 'c.name', 'c.icon_file_id', 'm.role'])
         .where('m.account_id', '=', accountId)
         .where('m.role', 'in', adminRoles)
+        .where('m.status', '=', 'enabled')
         .orderBy('m.created_at')
         .orderBy('c.id')
         .execute(),
 
+    /** The tenant check: the caller's role in the company, when an enabled administrator record gives one. */
     findAdminRole: async (companyId: string, accountId: string): Promise<MemberRole | undefined> => {
       const row = await db
         .selectFrom('company_members')
@@ -25,6 +27,7 @@ export function createCompaniesRepo(db: Db) {
         .where('company_id', '=', companyId)
         .where('account_id', '=', accountId)
         .where('role', 'in', adminRoles)
+        .where('status', '=', 'enabled')
         .executeTakeFirst();
       return row?.role;
     },

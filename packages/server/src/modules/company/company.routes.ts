@@ -25,8 +25,8 @@ export function companyRoutes(bind: Bind, service: CompanyService) {
     );
   });
   bind(calls.companyMembers, async ({ tenant, body }) => service.members(tenant.companyId, body));
-  bind(calls.createCompanyMember, async ({ session, tenant, body, ip }) =>
-    service.addMember({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body),
+  bind(calls.createCompanyMember, async ({ session, tenant, body, ip, lang }) =>
+    service.addMember({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body, lang),
   );
   bind(calls.deleteCompanyMember, async ({ session, tenant, body, ip }) =>
     service.removeMember(

@@ -1,4 +1,4 @@
-import { type ConsoleVariant, type MemberRole, passwordLength } from '@tessera/contract';
+import type { ConsoleVariant, Language, MemberRole } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
@@ -6,9 +6,12 @@ import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { hashPassword } from '../account/password.ts';
+import { assertPasswordAllowed } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { LicenseService } from '../license/license.service.ts';
+import { deleteRecord } from '../user/user.repo.ts';
 import type { CompaniesRepo } from './company.repo.ts';
 
 export interface Actor {
@@ -85,6 +88,8 @@ export function createCompanyService(deps: {
         .insertInto('company_members')
         .values({ company_id: id, account_id: actor.accountId, role: 'owner' })
         .execute();
+      // The root department, named after the company, is born with it.
+      await ensureRoot(trx, id);
       await insertAuditEvent(trx, {
         companyId: id,
         actorAccountId: actor.accountId,
@@ -192,14 +197,13 @@ export function createCompanyService(deps: {
       password?: string;
       email?: string;
     },
+    lang: Language = 'en',
   ) {
     if (actor.role === 'external_admin' && input.role === 'external_admin') {
       throw new AppError('member.external_admin_forbidden');
     }
     if (!input.password) throw new AppError('member.password_required');
-    if (input.password.length < passwordLength.min || input.password.length > passwordLength.max) {
-      throw new AppError('member.password_too_short');
-    }
+    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
     if (await accounts.findAccountByUsername(input.username)) throw new AppError('member.username_taken');
     if (input.email && (await accounts.findAccountByEmail(input.email)))
       throw new AppError('member.email_taken');
@@ -222,6 +226,8 @@ export function createCompanyService(deps: {
               display_name: null,
               password_hash: passwordHash,
               status: 'enabled',
+              // The company created the account: it manages its profile and password.
+              home_company_id: companyId,
             })
             .execute();
           await trx
@@ -256,11 +262,7 @@ export function createCompanyService(deps: {
       if (member.role !== 'member' && (await companies.countAdmins(trx, companyId)) <= 1) {
         throw new AppError('member.last_admin');
       }
-      await trx
-        .deleteFrom('company_members')
-        .where('company_id', '=', companyId)
-        .where('account_id', '=', userId)
-        .execute();
+      await deleteRecord(trx, companyId, userId);
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,

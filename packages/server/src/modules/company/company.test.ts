@@ -317,7 +317,7 @@ describe('company members and administrators', () => {
       [{ username: 'nopass', role: 'admin' }, 'Please enter a password for the new account'],
       [
         { username: 'shortpass', role: 'admin', password: '123' },
-        'The password must be between 6 and 30 characters',
+        'The password must be at least 8 characters',
       ],
       [
         { username: 'badrole', role: 'owner', password: 'Sunny-Day-42' },

@@ -9,6 +9,13 @@ const startsWith = (bytes: Buffer, signature: number[], offset = 0) =>
 export function sniffImageType(bytes: Buffer): string | undefined {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  // GIF87a / GIF89a
+  if (
+    startsWith(bytes, [0x47, 0x49, 0x46, 0x38]) &&
+    [0x37, 0x39].includes(bytes[4] ?? 0) &&
+    bytes[5] === 0x61
+  )
+    return 'image/gif';
   if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8)) {
     return 'image/webp';
   }

@@ -4,9 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
+import type { AccountsRepo } from '../account/account.repo.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInService } from '../signin/signin.service.ts';
+import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { pendingSignInResult, readPendingSignIn, type SignInStep } from './sign-in-steps.ts';
 
 export interface InteractionDeps {
   provider(): Provider;
@@ -14,7 +17,13 @@ export interface InteractionDeps {
   sealer: Sealer;
   /** Who may use a client at all (the admin console is for platform administrators only). */
   clientAccessDenied(clientId: string, account: { is_platform_admin: boolean }): boolean;
+  accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */
+  steps: SignInStep[];
+  secureCookies: boolean;
 }
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
@@ -107,10 +116,82 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     return interaction;
   }
 
+  /**
+   * The first factor passed: the steps that apply to the account become the interaction's
+   * pending list; without any, the interaction finishes with the login.
+   */
+  async function firstFactorPassed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    interaction: Interaction,
+    login: { accountId: string; amr: string[] },
+  ) {
+    const account = await deps.accounts.findAccountById(login.accountId);
+    const pending = account
+      ? deps.steps.filter((step) => step.applies(account)).map((step) => step.name)
+      : [];
+    if (!pending.length) return finish(request, reply, { login }, false);
+    interaction.result = pendingSignInResult({ ...login, pending });
+    await interaction.persist();
+    return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
+  }
+
+  /** The first pending step that still applies, with its account; undefined when none is left. */
+  async function currentStep(interaction: Interaction) {
+    const state = readPendingSignIn(interaction);
+    if (!state) return undefined;
+    const account = await deps.accounts.findAccountById(state.accountId);
+    if (!account) return undefined;
+    for (const name of state.pending) {
+      const step = deps.steps.find((s) => s.name === name);
+      if (step?.applies(account)) return { state, step, account };
+    }
+    return { state, step: undefined, account };
+  }
+
+  function showStep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    interaction: Interaction,
+    current: { step: SignInStep; account: import('../../db/schema.ts').Account },
+    extra: { error?: string; status?: number } = {},
+  ) {
+    return sendPage(
+      reply,
+      extra.status ?? 200,
+      current.step.render(pageContext(request), {
+        action: `${INTERACTION_PATH}/${interaction.uid}/step/${current.step.name}`,
+        abortAction: `${INTERACTION_PATH}/${interaction.uid}/abort`,
+        csrfToken: csrfFor(interaction.uid),
+        account: current.account,
+        error: extra.error,
+      }),
+    );
+  }
+
   app.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;
     if (interaction.prompt.name === 'login') {
+      const pending = await currentStep(interaction);
+      if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
+      if (pending) {
+        const { accountId, amr } = pending.state;
+        return finish(request, reply, { login: { accountId, amr } }, false);
+      }
+      // A first factor passed elsewhere (a used sign-in link) for exactly this authorization request.
+      const handoff = openHandoff(deps.sealer, request.cookies[HANDOFF_COOKIE]);
+      if (
+        handoff &&
+        handoff.clientId === interaction.params.client_id &&
+        handoff.state === interaction.params.state
+      ) {
+        reply.clearCookie(HANDOFF_COOKIE, handoffCookieOptions(deps.secureCookies));
+        return firstFactorPassed(request, reply, interaction, {
+          accountId: handoff.accountId,
+          amr: handoff.amr,
+        });
+      }
       return showSignIn(request, reply, interaction.uid, String(interaction.params.client_id));
     }
     // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
@@ -142,9 +223,12 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           wrong_password: t.invalidCredentials,
           throttled: t.throttled,
           account_disabled: t.accountDisabled,
-          account_locked: interpolate(t.accountLocked, {
-            until: result.lockedUntil?.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB') ?? '',
-          }),
+          // An automatic lock-out ends at a known time; a lock set by an administrator does not.
+          account_locked: result.lockedUntil
+            ? interpolate(t.accountLocked, {
+                until: result.lockedUntil.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB'),
+              })
+            : t.accountLockedByAdmin,
           not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
         };
         const status = result.cause === 'throttled' ? 429 : 401;
@@ -154,7 +238,44 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           status,
         });
       }
-      return finish(request, reply, { login: { accountId: result.account.id, amr: ['pwd'] } }, false);
+      return firstFactorPassed(request, reply, interaction, { accountId: result.account.id, amr: ['pwd'] });
+    },
+  );
+
+  app.post<{ Params: { uid: string; step: string }; Body: Record<string, string | undefined> }>(
+    `${INTERACTION_PATH}/:uid/step/:step`,
+    async (request, reply) => {
+      const interaction = await submitted(request, reply);
+      if (!interaction) return reply;
+      const current = await currentStep(interaction);
+      // Not the step that is due (an old tab, or a guessed URL): show whatever is due now.
+      if (!current?.step || current.step.name !== request.params.step) {
+        return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
+      }
+      const error = await current.step.submit(
+        {
+          account: current.account,
+          lang: request.lang,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          clientId: String(interaction.params.client_id),
+        },
+        request.body ?? {},
+      );
+      if (error) {
+        return showStep(
+          request,
+          reply,
+          interaction,
+          { ...current, step: current.step },
+          { error, status: 400 },
+        );
+      }
+      const { accountId, amr, pending } = current.state;
+      const rest = pending.filter((name) => name !== current.step.name);
+      interaction.result = pendingSignInResult({ accountId, amr, pending: rest });
+      await interaction.persist();
+      return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
     },
   );
 

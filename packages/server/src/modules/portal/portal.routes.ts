@@ -66,10 +66,20 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
     return deps.sessions.findLiveSessionByTokenHash(sha256(token), ['portal']);
   }
 
-  function startSignIn(request: FastifyRequest, reply: FastifyReply) {
+  /**
+   * Sends the browser to the provider's sign-in for the user centre. `state` lets a caller bind
+   * a first factor it hands over (a used sign-in link) to exactly this authorization request;
+   * `prompt: 'login'` makes the provider ask even when it already has a session.
+   */
+  function startSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: { returnTo?: string; state?: string; prompt?: 'login' } = {},
+  ) {
     const verifier = randomToken();
-    const state = randomToken(16);
-    const returnTo = request.url.startsWith('/portal/') ? request.url : '/portal/account';
+    const state = options.state ?? randomToken(16);
+    const returnTo =
+      options.returnTo ?? (request.url.startsWith('/portal/') ? request.url : '/portal/account');
     reply.setCookie(
       FLOW_COOKIE,
       deps.sealer.seal(JSON.stringify({ verifier, state, returnTo }), FLOW_PURPOSE),
@@ -87,6 +97,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       state,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
+      ...(options.prompt ? { prompt: options.prompt } : {}),
     }).toString();
     return reply.redirect(url.toString());
   }
@@ -194,4 +205,8 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
     if (stored?.id_token) url.searchParams.set('id_token_hint', stored.id_token);
     return reply.redirect(url.toString(), 303);
   });
+
+  return { startSignIn };
 }
+
+export type PortalSignIn = ReturnType<typeof portalRoutes>['startSignIn'];

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
-import { dummyPasswordHash, verifyPassword } from '../account/password.ts';
+import { dummyPasswordHash, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { insertLoginEvent, type LoginFailureCause } from './login-events.repo.ts';
 
 export interface SignInAttempt {
@@ -106,6 +106,22 @@ export function createSignInService(deps: {
       .executeTakeFirstOrThrow();
   }
 
+  /**
+   * The status of the account's user record in the company the sign-in is for, or, without one,
+   * in the company that manages the account. Undefined when there is no such record.
+   */
+  async function companyRecordStatus(account: Account, companyId: string | null) {
+    const company = companyId ?? account.home_company_id;
+    if (!company) return undefined;
+    const row = await db
+      .selectFrom('company_members')
+      .select('status')
+      .where('company_id', '=', company)
+      .where('account_id', '=', account.id)
+      .executeTakeFirst();
+    return row?.status;
+  }
+
   async function signInWithPassword(attempt: SignInAttempt): Promise<SignInResult> {
     const identifier = attempt.identifier.trim();
     const log = (result: 'success' | 'failure', cause: LoginFailureCause | null, account?: Account) =>
@@ -134,7 +150,10 @@ export function createSignInService(deps: {
       return { ok: false, cause: 'throttled', account };
     }
 
-    const passwordOk = account
+    // An account without a password yet ('!', made by an import) is verified against the dummy
+    // hash, so that neither it nor an unknown account answers faster than a wrong password.
+    const usableHash = account && account.password_hash !== UNUSABLE_PASSWORD_HASH;
+    const passwordOk = usableHash
       ? await verifyPassword(account.password_hash, attempt.password)
       : (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
 
@@ -154,6 +173,16 @@ export function createSignInService(deps: {
     if (account.locked_until && account.locked_until > new Date()) {
       await log('failure', 'account_locked', account);
       return { ok: false, cause: 'account_locked', account, lockedUntil: account.locked_until };
+    }
+    // The person's standing in the company (the home company on the shared sign-in page).
+    const recordStatus = await companyRecordStatus(account, attempt.companyId);
+    if (recordStatus === 'disabled') {
+      await log('failure', 'account_disabled', account);
+      return { ok: false, cause: 'account_disabled', account };
+    }
+    if (recordStatus === 'locked') {
+      await log('failure', 'account_locked', account);
+      return { ok: false, cause: 'account_locked', account };
     }
     const refusal = attempt.authorize?.(account) ?? null;
     if (refusal) {

@@ -1,0 +1,59 @@
+import nodemailer from 'nodemailer';
+import type { MailConfig } from '../../config.ts';
+import { AppError } from '../../lib/errors.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  /** False when the deployment has no TESSERA_SMTP_URL. */
+  readonly configured: boolean;
+  /** Delivers the message to the SMTP server; `mail.not_configured` / `mail.send_failed` otherwise. */
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+/**
+ * SMTP through nodemailer, configured per deployment. The transport keeps no pool: mails are
+ * rare (an administrator's click) and a stale pooled connection would only add failure modes.
+ */
+export function createMailer(
+  config: MailConfig | undefined,
+  log: { warn(details: object, message: string): void },
+): Mailer {
+  const smtpUrl = config?.smtpUrl;
+  const transport = smtpUrl
+    ? nodemailer.createTransport({
+        url: smtpUrl,
+        // An administrator waits for the answer: a dead server must not hold the request for minutes.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      })
+    : undefined;
+  return {
+    configured: Boolean(transport),
+    async send(message) {
+      if (!transport || !config) throw new AppError('mail.not_configured');
+      try {
+        await transport.sendMail({ from: config.from, ...message });
+      } catch (error) {
+        // The SMTP answer helps the operator; the caller only learns that sending failed.
+        const { code, responseCode, command } = error as {
+          code?: string;
+          responseCode?: number;
+          command?: string;
+        };
+        log.warn({ code, responseCode, command, err: error }, 'sending mail failed');
+        throw new AppError('mail.send_failed');
+      }
+    },
+    close() {
+      transport?.close();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { interpolate, type Language } from '@tessera/contract';
+import { html, type SafeHtml } from '@tessera/portal';
+import type { MailMessage } from './mailer.ts';
+
+/** English is the type; Chinese must satisfy it. `{name}` style values are filled in per mail. */
+const en = {
+  greeting: 'Hello {name},',
+  signInLink: {
+    subject: 'Your sign-in link for {company}',
+    intro: '{company} sent you a link to sign in to Tessera as {username}.',
+    action: 'Sign in',
+    validity: 'The link can be used once and expires on {expires}.',
+    ignore: 'If you did not expect this email, you can ignore it: nobody can sign in without the link.',
+  },
+  account: {
+    subject: 'Your account at {company}',
+    intro: 'You have an account at {company} on Tessera.',
+    username: 'Username',
+    company: 'Company',
+    address: 'Sign-in address',
+    password: 'If you do not know your password, ask your administrator to send you a sign-in link.',
+  },
+  footer: 'This email was sent by Tessera. Please do not reply to it.',
+};
+
+const zh: typeof en = {
+  greeting: '{name}，您好：',
+  signInLink: {
+    subject: '{company} 的登录链接',
+    intro: '{company} 向您发送了一个登录链接，您可以用它以 {username} 的身份登录 Tessera。',
+    action: '登录',
+    validity: '此链接只能使用一次，将于 {expires} 失效。',
+    ignore: '如果您没有预期收到这封邮件，请忽略它：没有此链接，任何人都无法登录。',
+  },
+  account: {
+    subject: '您在 {company} 的账号',
+    intro: '您在 Tessera 上拥有 {company} 的账号。',
+    username: '用户名',
+    company: '公司',
+    address: '登录地址',
+    password: '如果您不知道密码，请联系管理员向您发送登录链接。',
+  },
+  footer: '此邮件由 Tessera 自动发送，请勿回复。',
+};
+
+export const mailPhrases: Record<Language, typeof en> = { en, zh };
+
+/** The server does not know the reader's time zone: the time is written in UTC, and says so. */
+const formatDate = (date: Date, lang: Language) =>
+  `${date.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB', {
+    dateStyle: 'long',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  })} UTC`;
+
+/** The simple HTML body: every interpolated value goes through the escaping `html` tag. */
+function page(lang: Language, title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="${lang === 'zh' ? 'zh-CN' : 'en'}"><head><meta charset="utf-8"><title>${title}</title></head>
+<body style="font-family:sans-serif;line-height:1.5;color:#1f2329;max-width:560px">
+${body}
+<p style="color:#8f959e;font-size:12px">${mailPhrases[lang].footer}</p>
+</body></html>`.value;
+}
+
+export interface SignInLinkMail {
+  name: string;
+  username: string;
+  company: string;
+  link: string;
+  expiresAt: Date;
+}
+
+export function signInLinkMail(lang: Language, to: string, input: SignInLinkMail): MailMessage {
+  const t = mailPhrases[lang];
+  const values = {
+    name: input.name,
+    username: input.username,
+    company: input.company,
+    expires: formatDate(input.expiresAt, lang),
+  };
+  const subject = interpolate(t.signInLink.subject, values);
+  const text = [
+    interpolate(t.greeting, values),
+    '',
+    interpolate(t.signInLink.intro, values),
+    '',
+    input.link,
+    '',
+    interpolate(t.signInLink.validity, values),
+    t.signInLink.ignore,
+    '',
+    t.footer,
+    '',
+  ].join('\n');
+  const body = html`<p>${interpolate(t.greeting, values)}</p>
+<p>${interpolate(t.signInLink.intro, values)}</p>
+<p><a href="${input.link}" style="display:inline-block;padding:8px 20px;background:#1664ff;color:#fff;border-radius:4px;text-decoration:none">${t.signInLink.action}</a></p>
+<p style="word-break:break-all;font-size:13px">${input.link}</p>
+<p>${interpolate(t.signInLink.validity, values)}</p>
+<p style="color:#646a73">${t.signInLink.ignore}</p>`;
+  return { to, subject, text, html: page(lang, subject, body) };
+}
+
+export interface AccountMail {
+  name: string;
+  username: string;
+  company: string;
+  signInUrl: string;
+}
+
+export function accountMail(lang: Language, to: string, input: AccountMail): MailMessage {
+  const t = mailPhrases[lang];
+  const values = { name: input.name, company: input.company };
+  const subject = interpolate(t.account.subject, values);
+  const text = [
+    interpolate(t.greeting, values),
+    '',
+    interpolate(t.account.intro, values),
+    '',
+    `${t.account.username}: ${input.username}`,
+    `${t.account.company}: ${input.company}`,
+    `${t.account.address}: ${input.signInUrl}`,
+    '',
+    t.account.password,
+    '',
+    t.footer,
+    '',
+  ].join('\n');
+  const body = html`<p>${interpolate(t.greeting, values)}</p>
+<p>${interpolate(t.account.intro, values)}</p>
+<table style="border-collapse:collapse">
+<tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.username}</td><td><strong>${input.username}</strong></td></tr>
+<tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.company}</td><td>${input.company}</td></tr>
+<tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.address}</td><td><a href="${input.signInUrl}">${input.signInUrl}</a></td></tr>
+</table>
+<p>${t.account.password}</p>`;
+  return { to, subject, text, html: page(lang, subject, body) };
+}

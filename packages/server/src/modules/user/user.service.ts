@@ -1,0 +1,496 @@
+import {
+  type ErrorReason,
+  type Language,
+  type MemberRole,
+  photoLimits,
+  serverPhrases,
+  type UserSortField,
+  type UserStatus,
+} from '@tessera/contract';
+import type { Db } from '../../db/database.ts';
+import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
+import { translateError } from '../../lib/i18n.ts';
+import { newId } from '../../lib/ids.ts';
+import { hashPassword } from '../account/password.ts';
+import { assertPasswordAllowed } from '../account/password-policy.ts';
+import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
+import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import type { LicenseService } from '../license/license.service.ts';
+import * as users from './user.repo.ts';
+
+export interface UserActor {
+  accountId: string;
+  ip: string;
+  role: MemberRole;
+}
+
+type Departments = Map<string, { departmentId: string; name: string }[]>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The user as the contract describes it (`user` of calls/user.ts). */
+function toUser(row: users.UserRow, companyId: string, departments: Departments) {
+  const lockedUntil = row.locked_until && row.locked_until > new Date() ? row.locked_until : null;
+  return {
+    userId: row.id,
+    username: row.username,
+    name: row.display_name,
+    nickname: row.nickname,
+    email: row.email,
+    phone: row.phone,
+    photo: fileUrl(row.photo_file_id),
+    status: row.status,
+    role: row.role,
+    isOwner: row.role === 'owner',
+    managed: row.home_company_id === companyId,
+    mustChangePassword: row.must_change_password,
+    loginCount: row.login_count,
+    lastLoginAt: iso(row.last_login_at),
+    failedCount: row.failed_count,
+    lastFailedAt: iso(row.last_failed_at),
+    lockedUntil: iso(lockedUntil),
+    departments: departments.get(row.id) ?? [],
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** What the audit trail keeps of a user (no password material). */
+const auditView = (row: users.UserRow, departments: Departments) => ({
+  username: row.username,
+  name: row.display_name,
+  nickname: row.nickname,
+  email: row.email,
+  phone: row.phone,
+  status: row.status,
+  mustChangePassword: row.must_change_password,
+  departments: (departments.get(row.id) ?? []).map((d) => d.departmentId),
+});
+
+/** The refusal for a username, email or phone another account has, marking the form field. */
+function takenError(lang: Language, taken: { username: boolean; email: boolean; phone: boolean }) {
+  const [reason, field]: [ErrorReason, string] | [undefined, undefined] = taken.username
+    ? ['user.username_taken', 'username']
+    : taken.email
+      ? ['user.email_taken', 'email']
+      : taken.phone
+        ? ['user.phone_taken', 'phone']
+        : [undefined, undefined];
+  if (!reason) return undefined;
+  const message = translateError(lang, reason);
+  return new AppError(reason, {}, [{ field, message }], message);
+}
+
+/** A parallel request that took the same username, email or phone loses on the unique index. */
+const takenByIndex = {
+  accounts_username_key: 'user.username_taken',
+  accounts_email_key: 'user.email_taken',
+  accounts_phone_key: 'user.phone_taken',
+} as const;
+
+export function createUserService(deps: {
+  db: Db;
+  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+}) {
+  const { db, licenses } = deps;
+
+  async function present(from: Db, companyId: string, accountId: string) {
+    const row = await users.findUser(from, companyId, accountId);
+    if (!row) throw new AppError('user.not_found');
+    return toUser(row, companyId, await users.findDepartmentRefs(from, companyId, [row.id]));
+  }
+
+  /** The user record, locked for the transaction; another company's user is not found. */
+  async function lockExisting(trx: Db, companyId: string, userId: string) {
+    const row = await users.lockUser(trx, companyId, userId);
+    if (!row) throw new AppError('user.not_found');
+    return { row, departments: await users.findDepartmentRefs(trx, companyId, [row.id]) };
+  }
+
+  const assertManaged = (row: users.UserRow, companyId: string) => {
+    if (row.home_company_id !== companyId) throw new AppError('user.not_managed');
+  };
+
+  async function list(
+    companyId: string,
+    query: {
+      keyword?: string;
+      status?: UserStatus;
+      departmentId?: string;
+      includeSubDepartments: boolean;
+      sortBy: UserSortField;
+      sortOrder: 'asc' | 'desc';
+      page: number;
+      pageSize: number;
+    },
+  ) {
+    let departmentIds: string[] | undefined;
+    if (query.departmentId) {
+      if (query.includeSubDepartments) departmentIds = await subtreeIds(db, companyId, query.departmentId);
+      else {
+        await assertDepartmentsInCompany(db, companyId, [query.departmentId]);
+        departmentIds = [query.departmentId];
+      }
+    }
+    const { rows, total } = await users.findUsers(db, companyId, { ...query, departmentIds });
+    const departments = await users.findDepartmentRefs(
+      db,
+      companyId,
+      rows.map((r) => r.id),
+    );
+    return { list: rows.map((row) => toUser(row, companyId, departments)), total };
+  }
+
+  const detail = (companyId: string, userId: string) => present(db, companyId, userId);
+
+  async function create(
+    actor: UserActor,
+    companyId: string,
+    lang: Language,
+    input: {
+      username: string;
+      password: string;
+      name?: string | null;
+      nickname?: string | null;
+      email?: string | null;
+      phone?: string | null;
+      departmentIds?: string[];
+      mustChangePassword: boolean;
+    },
+  ) {
+    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
+    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
+    if (taken) throw taken;
+    const passwordHash = await hashPassword(input.password);
+    return uniqueViolationAs(takenByIndex, () =>
+      db.transaction().execute(async (trx) => {
+        if (input.departmentIds?.length)
+          await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
+        await users.lockUserQuantity(trx);
+        await licenses.assertQuantityAvailable('user', 1, trx);
+        const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
+        if (input.departmentIds?.length)
+          await users.replaceDepartments(trx, companyId, id, input.departmentIds);
+        const row = await users.findUser(trx, companyId, id);
+        if (!row) throw new AppError('user.not_found');
+        const departments = await users.findDepartmentRefs(trx, companyId, [id]);
+        await insertAuditEvent(trx, {
+          companyId,
+          actorAccountId: actor.accountId,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: id,
+          after: auditView(row, departments),
+          ip: actor.ip,
+        });
+        return toUser(row, companyId, departments);
+      }),
+    );
+  }
+
+  /**
+   * A developer account (admin console, platform administrators only): it belongs to no company
+   * and creates its own in the developer console. It takes a place in the licence's user quantity.
+   */
+  async function createDevUser(
+    actor: { accountId: string; ip: string; isPlatformAdmin: boolean },
+    lang: Language,
+    input: {
+      username: string;
+      password: string;
+      name?: string | null;
+      nickname?: string | null;
+      email?: string | null;
+      phone?: string | null;
+    },
+  ) {
+    if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
+    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
+    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
+    if (taken) throw taken;
+    const passwordHash = await hashPassword(input.password);
+    return uniqueViolationAs(takenByIndex, () =>
+      db.transaction().execute(async (trx) => {
+        await users.lockUserQuantity(trx);
+        await licenses.assertQuantityAvailable('user', 1, trx);
+        const account = await trx
+          .insertInto('accounts')
+          .values({
+            id: newId(),
+            username: input.username,
+            display_name: input.name ?? null,
+            nickname: input.nickname ?? null,
+            email: input.email ?? null,
+            phone: input.phone ?? null,
+            password_hash: passwordHash,
+            status: 'enabled',
+            // The operator chose the password: the developer replaces it at the first sign-in.
+            must_change_password: true,
+            home_company_id: null,
+          })
+          .returning(['id', 'username'])
+          .executeTakeFirstOrThrow();
+        await insertAuditEvent(trx, {
+          companyId: null,
+          actorAccountId: actor.accountId,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: account.id,
+          after: {
+            kind: 'developer',
+            username: input.username,
+            name: input.name ?? null,
+            email: input.email ?? null,
+            phone: input.phone ?? null,
+          },
+          ip: actor.ip,
+        });
+        return { userId: account.id, username: account.username };
+      }),
+    );
+  }
+
+  async function update(
+    actor: UserActor,
+    companyId: string,
+    lang: Language,
+    input: {
+      userId: string;
+      name?: string | null;
+      nickname?: string | null;
+      email?: string | null;
+      phone?: string | null;
+      departmentIds?: string[];
+      mustChangePassword?: boolean;
+    },
+  ) {
+    const profile = {
+      ...(input.name !== undefined ? { display_name: input.name } : {}),
+      ...(input.nickname !== undefined ? { nickname: input.nickname } : {}),
+      ...(input.email !== undefined ? { email: input.email } : {}),
+      ...(input.phone !== undefined ? { phone: input.phone } : {}),
+      ...(input.mustChangePassword !== undefined ? { must_change_password: input.mustChangePassword } : {}),
+    };
+    return uniqueViolationAs(takenByIndex, () =>
+      db.transaction().execute(async (trx) => {
+        const { row, departments } = await lockExisting(trx, companyId, input.userId);
+        if (Object.keys(profile).length) {
+          assertManaged(row, companyId);
+          const taken = takenError(
+            lang,
+            await users.findTakenIdentifiers(trx, { email: input.email, phone: input.phone }, row.id),
+          );
+          if (taken) throw taken;
+          await users.updateAccountProfile(trx, row.id, profile);
+        }
+        if (input.departmentIds) {
+          await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
+          await users.replaceDepartments(trx, companyId, row.id, input.departmentIds);
+        }
+        await users.touchRecord(trx, companyId, row.id);
+        const after = await users.findUser(trx, companyId, row.id);
+        if (!after) throw new AppError('user.not_found');
+        const afterDepartments = await users.findDepartmentRefs(trx, companyId, [row.id]);
+        await insertAuditEvent(trx, {
+          companyId,
+          actorAccountId: actor.accountId,
+          action: 'user.update',
+          targetType: 'user',
+          targetId: row.id,
+          before: auditView(row, departments),
+          after: auditView(after, afterDepartments),
+          ip: actor.ip,
+        });
+        return toUser(after, companyId, afterDepartments);
+      }),
+    );
+  }
+
+  /** The owner and the caller keep their standing: they cannot be disabled, locked or removed. */
+  const assertChangeable = (actor: UserActor, row: users.UserRow) => {
+    if (row.role === 'owner') throw new AppError('user.owner_protected');
+    if (row.id === actor.accountId) throw new AppError('user.self_change');
+  };
+
+  async function setStatus(actor: UserActor, companyId: string, userId: string, status: UserStatus) {
+    return db.transaction().execute(async (trx) => {
+      const { row, departments } = await lockExisting(trx, companyId, userId);
+      if (status !== 'enabled') assertChangeable(actor, row);
+      await users.setRecordStatus(trx, companyId, row.id, status);
+      // Enabling also lifts an automatic lock-out, of the accounts the company manages.
+      const clearsLockout = status === 'enabled' && row.home_company_id === companyId;
+      if (clearsLockout) await users.clearLockout(trx, row.id);
+      const after = await users.findUser(trx, companyId, row.id);
+      if (!after) throw new AppError('user.not_found');
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'user.status',
+        targetType: 'user',
+        targetId: row.id,
+        before: { username: row.username, status: row.status, recordStatus: row.record_status },
+        after: {
+          username: row.username,
+          status: after.status,
+          recordStatus: after.record_status,
+          clearsLockout,
+        },
+        ip: actor.ip,
+      });
+      return toUser(after, companyId, departments);
+    });
+  }
+
+  async function resetPassword(
+    actor: UserActor,
+    companyId: string,
+    lang: Language,
+    input: { userId: string; password: string; mustChangePassword: boolean },
+  ) {
+    // Checked before the (slow) hash, and again under the lock below.
+    const existing = await users.findUser(db, companyId, input.userId);
+    if (!existing) throw new AppError('user.not_found');
+    assertManaged(existing, companyId);
+    assertPasswordAllowed(input.password, { username: existing.username, lang, field: 'password' });
+    const passwordHash = await hashPassword(input.password);
+    return db.transaction().execute(async (trx) => {
+      const { row, departments } = await lockExisting(trx, companyId, input.userId);
+      assertManaged(row, companyId);
+      // Raises the credential version: every session of the account ends.
+      await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
+      const after = await users.findUser(trx, companyId, row.id);
+      if (!after) throw new AppError('user.not_found');
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'user.password_reset',
+        targetType: 'user',
+        targetId: row.id,
+        before: { username: row.username, mustChangePassword: row.must_change_password },
+        after: { username: row.username, mustChangePassword: input.mustChangePassword, sessionsEnded: true },
+        ip: actor.ip,
+      });
+      return toUser(after, companyId, departments);
+    });
+  }
+
+  async function uploadPhoto(
+    actor: UserActor,
+    companyId: string,
+    userId: string,
+    upload: Buffer,
+    allowed: readonly string[],
+  ) {
+    if (upload.length > photoLimits.bytes)
+      throw new AppError('upload.too_large', { limit: `${photoLimits.bytes / 1024 / 1024} MiB` });
+    return db.transaction().execute(async (trx) => {
+      const { row, departments } = await lockExisting(trx, companyId, userId);
+      assertManaged(row, companyId);
+      const image = await acceptImage(upload, allowed);
+      const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
+      await users.updateAccountProfile(trx, row.id, { photo_file_id: fileId });
+      if (row.photo_file_id) await trx.deleteFrom('files').where('id', '=', row.photo_file_id).execute();
+      const after = await users.findUser(trx, companyId, row.id);
+      if (!after) throw new AppError('user.not_found');
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'user.photo',
+        targetType: 'user',
+        targetId: row.id,
+        before: { username: row.username, photo: fileUrl(row.photo_file_id) },
+        after: {
+          username: row.username,
+          photo: fileUrl(fileId),
+          contentType: image.contentType,
+          bytes: image.bytes.length,
+        },
+        ip: actor.ip,
+      });
+      return toUser(after, companyId, departments);
+    });
+  }
+
+  /**
+   * Removes the user from the company. An account the company manages and that belongs to no
+   * other company goes with its record; otherwise only the record goes (and a managed account
+   * that lives on elsewhere is no longer the company's to manage).
+   */
+  async function remove(actor: UserActor, companyId: string, userId: string) {
+    return db.transaction().execute(async (trx) => {
+      const { row, departments } = await lockExisting(trx, companyId, userId);
+      assertChangeable(actor, row);
+      const managed = row.home_company_id === companyId;
+      const elsewhere = await users.countOtherMemberships(trx, companyId, row.id);
+      const accountDeleted = managed && elsewhere === 0;
+      if (accountDeleted) {
+        await users.deleteAccount(trx, row.id);
+      } else {
+        await users.deleteRecord(trx, companyId, row.id);
+        if (managed) await users.clearHomeCompany(trx, row.id);
+      }
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'user.delete',
+        targetType: 'user',
+        targetId: row.id,
+        before: { ...auditView(row, departments), role: row.role, managed },
+        after: { accountDeleted },
+        ip: actor.ip,
+      });
+      return { userId: row.id };
+    });
+  }
+
+  async function log(
+    companyId: string,
+    lang: Language,
+    query: { userId: string; page: number; pageSize: number },
+  ) {
+    const row = await users.findUser(db, companyId, query.userId);
+    if (!row) throw new AppError('user.not_found');
+    const { rows, total } = await users.findLoginEvents(db, companyId, row.id, query.page, query.pageSize);
+    const causes = serverPhrases[lang].loginCauses as Record<string, string>;
+    return {
+      list: rows.map((event) => ({
+        time: event.created_at.toISOString(),
+        result: event.result,
+        cause: event.failure_cause,
+        causeText: event.failure_cause ? (causes[event.failure_cause] ?? event.failure_cause) : null,
+        clientId: event.client_id,
+        ip: event.ip,
+        userAgent: event.user_agent,
+      })),
+      total,
+    };
+  }
+
+  async function selfDetails(accountId: string) {
+    const account = await users.findSelf(db, accountId);
+    if (!account) throw new AppError('auth.login_required');
+    return {
+      userId: account.id,
+      username: account.username,
+      name: account.display_name,
+      nickname: account.nickname,
+      photo: fileUrl(account.photo_file_id),
+    };
+  }
+
+  return {
+    list,
+    detail,
+    create,
+    createDevUser,
+    update,
+    setStatus,
+    resetPassword,
+    uploadPhoto,
+    remove,
+    log,
+    selfDetails,
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
