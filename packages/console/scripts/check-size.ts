@@ -1,22 +1,29 @@
 /**
- * Checks the console build against its size budget (run after `vite build`):
- *   node --import tsx packages/console/scripts/check-size.ts
- * Initial JavaScript (the entry and everything index.html loads or preloads) at most 200 KiB
- * gzip; each lazily loaded route chunk, with the static imports it adds, at most 100 KiB gzip.
- * Screens are nested in the session root and the layout (the shell), which the router loads for
- * every screen: a screen is charged for what it adds to the initial set and the shell.
- * Prints a table and exits with 1 when something is over.
+ * Checks the console build against its size budget (run after `vite build`; `npm test` runs it
+ * as `npm run test:size`):
+ *   node --import tsx packages/console/scripts/check-size.ts [--files] [--dist DIR]
+ * First load (everything the browser downloads before the first screen, the dashboard, shows:
+ * the entry and what index.html loads or preloads, the session root, the layout and the
+ * dashboard screen, each file once) at most 200 KiB gzip, in English and in every other language
+ * (whose visitor also loads that language's shell phrases before the first render); every other lazily loaded chunk, with
+ * the static imports it adds to the first load, at most 100 KiB gzip. No chunk may contain zod
+ * (the console takes only types from the contract). Prints a table and exits with 1 when
+ * something is wrong.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { formatReport, type Manifest, measureBundle } from '../src/build/bundle-budget.ts';
+import { findForbidden, formatReport, type Manifest, measureBundle } from '../src/build/bundle-budget.ts';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const distArg = process.argv.indexOf('--dist');
+const dist =
+  distArg > 0 && process.argv[distArg + 1]
+    ? resolve(process.argv[distArg + 1] as string)
+    : fileURLToPath(new URL('../dist/', import.meta.url));
 const manifestPath = join(dist, '.vite/manifest.json');
 if (!existsSync(manifestPath)) {
-  console.error(`${manifestPath} is missing: run "npm run build -w @tessera/console" first`);
+  console.error(`${manifestPath} is missing: run "npm run build" first`);
   process.exit(2);
 }
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
@@ -31,19 +38,56 @@ const sizeOf = (file: string) => {
   return size;
 };
 
-/** The session root, antd's App and the layout: loaded for every screen, in this order. */
-const shell = ['console-root', 'feedback-app', 'console.layout'];
-const result = measureBundle({ manifest, html, base: '/console/', sizeOf, shell });
+/**
+ * The routes the router loads for the landing page (/ leads to the dashboard), outermost first:
+ * the session root, the layout, the dashboard screen (see src/app/routes.tsx).
+ */
+const firstLoad = [
+  'src/app/console-root.tsx',
+  'src/layout/console.layout.tsx',
+  'src/pages/dashboard/dashboard.page.tsx',
+];
+/** Fetched by the session root when the browser is idle after the first paint. */
+const prefetched = ['src/app/antd-prefetch.ts', 'src/app/antd-prefetch-display.ts'];
+/** What a visitor in another language loads before the first render (src/main.tsx, i18n/i18n.ts). */
+const otherLanguages = { zh: ['src/i18n/zh/bundle.ts'] };
+const result = measureBundle({
+  manifest,
+  html,
+  base: '/console/',
+  sizeOf,
+  firstLoad,
+  prefetched,
+  firstLoadLanguage: 'en',
+  otherLanguages,
+});
 console.log(formatReport(result));
 if (process.argv.includes('--files')) {
-  for (const row of [result.initial, ...result.lazy]) {
+  for (const row of [
+    ...result.firstLoad,
+    ...result.languages.map((language) => language.added),
+    ...result.lazy,
+  ]) {
     console.log(`\n${row.name}`);
     for (const file of row.files)
       console.log(`  ${(sizeOf(file) / 1024).toFixed(1).padStart(6)} KiB  ${file}`);
   }
 }
-const over = [result.initial, ...result.lazy].filter((row) => row.over);
-if (over.length) {
-  console.error(`\nOver budget: ${over.map((row) => row.name).join(', ')}`);
+
+const problems: string[] = [];
+const over = [result.total, ...result.languages.map((language) => language.total), ...result.lazy].filter(
+  (row) => row.over,
+);
+if (over.length) problems.push(`Over budget: ${over.map((row) => row.name).join(', ')}`);
+const scripts = readdirSync(join(dist, 'assets'))
+  .filter((file) => file.endsWith('.js'))
+  .map((file) => `assets/${file}`);
+for (const { file, name } of findForbidden(scripts, (file) => readFileSync(join(dist, file), 'utf8'))) {
+  problems.push(
+    `${file} contains ${name}: import only types from @tessera/contract (and values from @tessera/contract/constants)`,
+  );
+}
+if (problems.length) {
+  console.error(`\n${problems.join('\n')}`);
   process.exit(1);
 }

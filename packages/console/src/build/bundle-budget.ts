@@ -1,6 +1,15 @@
 /**
- * The size budget of the console build (used by scripts/check-size.ts): the JavaScript a first
- * visit loads, and what each lazily loaded chunk adds on top of it. Pure, so it is unit tested.
+ * The size budget of the console build (used by scripts/check-size.ts). Pure, so it is unit
+ * tested.
+ *
+ * First load: everything the browser must download before the first screen shows, each file
+ * once: the entry and what index.html loads or preloads, then the routes the router loads for
+ * the landing page (the session root, the layout, the landing screen), each with the static
+ * imports it needs, and the stylesheets of all of them. That is the first load in the bundled
+ * language; a visitor in another language also loads that language's shell chunk before the
+ * first render, so each other language has its own first load, checked against the same budget.
+ * Every other lazily loaded chunk (the other screens, antd's App for messages and dialogs) is
+ * charged for what it adds on top of the first load.
  */
 
 /** One entry of Vite's build manifest (dist/.vite/manifest.json). */
@@ -12,25 +21,43 @@ export interface ManifestChunk {
   isDynamicEntry?: boolean;
   imports?: string[];
   dynamicImports?: string[];
+  /** The stylesheets the chunk brings (loaded with it, so charged with it). */
+  css?: string[];
 }
 export type Manifest = Record<string, ManifestChunk>;
 
 export interface Budget {
-  /** gzip bytes allowed for the initial JavaScript. */
-  initialBytes: number;
-  /** gzip bytes allowed for each lazy chunk with the static imports it adds. */
+  /** gzip bytes allowed for the first load. */
+  firstLoadBytes: number;
+  /** gzip bytes allowed for each lazy chunk with the static imports it adds to the first load. */
   lazyBytes: number;
 }
 
 export const KIB = 1024;
-export const consoleBudget: Budget = { initialBytes: 200 * KIB, lazyBytes: 100 * KIB };
+/** The requirement: at most 200 KiB gzip before the first screen, at most 100 KiB per lazy screen. */
+export const consoleBudget: Budget = { firstLoadBytes: 200 * KIB, lazyBytes: 100 * KIB };
 
 export interface Measured {
   name: string;
   files: string[];
   bytes: number;
-  limit: number;
+  /** The budget of the row; absent for the parts of the first load (their sum has one). */
+  limit?: number;
   over: boolean;
+}
+
+export interface Measurement {
+  /** The parts of the first load, in loading order, each with the files it adds. */
+  firstLoad: Measured[];
+  /** The whole first load (in the bundled language), against its budget. */
+  total: Measured;
+  /**
+   * The first load in each other language: what that language's visitor loads in addition
+   * before the first render, and the whole, against the first-load budget.
+   */
+  languages: Array<{ added: Measured; total: Measured }>;
+  /** Every other lazily loaded chunk, with what it adds to the first load; largest first. */
+  lazy: Measured[];
 }
 
 /**
@@ -67,12 +94,26 @@ export function staticClosure(manifest: Manifest, keys: readonly string[]): Set<
 const chunkName = (key: string, chunk: ManifestChunk) => chunk.src ?? chunk.name ?? key;
 
 /**
- * Initial JavaScript: the entry with its static imports, plus whatever index.html loads or
- * preloads. Then each dynamic entry (a lazily loaded route): its own file plus the static imports
- * that are not loaded already. "Loaded already" is the initial set and, for a route nested in
- * the `shell` routes (the session root, then the layout, which the router loads for every
- * screen), the chunks of those routes: the shell is measured in order, each against what comes
- * before it, and every other route against the initial set and the whole shell.
+ * The manifest key of a chunk given by key, source path or name. A module that other chunks
+ * import too is keyed by its chunk file and has no `src`; it is found by its name (the source
+ * file's name without the extension).
+ */
+function findChunk(manifest: Manifest, wanted: string): string {
+  const name = wanted.replace(/^.*\//, '').replace(/\.[^.]+$/, '');
+  const keys = Object.keys(manifest);
+  const key =
+    keys.find((k) => k === wanted || manifest[k]?.src === wanted) ??
+    keys.find((k) => manifest[k]?.isDynamicEntry && manifest[k]?.name === name);
+  if (!key) throw new Error(`the chunk ${wanted} is not in the manifest`);
+  return key;
+}
+
+/**
+ * Measures a build. `firstLoad` names the routes loaded before the first screen shows (chunk
+ * names, source paths or manifest keys), outermost first and ending with the landing screen;
+ * each is charged for the files it adds to what comes before it, and the total is checked
+ * against the budget. Every other dynamic entry is charged for what it adds to the whole first
+ * load.
  */
 export function measureBundle(input: {
   manifest: Manifest;
@@ -80,66 +121,146 @@ export function measureBundle(input: {
   base: string;
   /** gzip size of a file in dist. */
   sizeOf(file: string): number;
-  /** Chunk names (or manifest keys) of the routes every screen is nested in, outermost first. */
-  shell?: readonly string[];
+  firstLoad?: readonly string[];
+  /**
+   * Chunks fetched when the browser is idle after the first paint: each is charged as a lazy
+   * chunk, and the other lazy chunks only for what they add to the first load and these.
+   */
+  prefetched?: readonly string[];
+  /** The language the first load carries (names its total: "first load (en)"). */
+  firstLoadLanguage?: string;
+  /**
+   * For each other language, the chunks its visitor loads before the first render (its shell
+   * phrases): charged with the first load, not as lazy chunks.
+   */
+  otherLanguages?: Readonly<Record<string, readonly string[]>>;
   budget?: Budget;
-}): { initial: Measured; lazy: Measured[] } {
-  const { manifest, sizeOf, budget = consoleBudget, shell = [] } = input;
-  const fileOf = (key: string) => (manifest[key] as ManifestChunk).file;
-  const entries = Object.keys(manifest).filter((key) => manifest[key]?.isEntry);
-  const initialFiles = new Set<string>(input.html ? htmlScripts(input.html, input.base) : []);
-  for (const key of staticClosure(manifest, entries)) initialFiles.add(fileOf(key));
-  const total = (files: Iterable<string>) => [...files].reduce((sum, file) => sum + sizeOf(file), 0);
-  const measured = (name: string, files: Set<string>, limit: number): Measured => {
-    const bytes = total(files);
-    return { name, files: [...files].sort(), bytes, limit, over: bytes > limit };
+}): Measurement {
+  const {
+    manifest,
+    sizeOf,
+    budget = consoleBudget,
+    firstLoad = [],
+    prefetched = [],
+    firstLoadLanguage,
+    otherLanguages = {},
+  } = input;
+  const filesOf = (key: string) => {
+    const chunk = manifest[key] as ManifestChunk;
+    return [chunk.file, ...(chunk.css ?? [])];
   };
-  const adds = (key: string, loaded: ReadonlySet<string>) =>
-    new Set([...staticClosure(manifest, [key])].map(fileOf).filter((file) => !loaded.has(file)));
+  const sum = (files: Iterable<string>) => [...files].reduce((sum, file) => sum + sizeOf(file), 0);
+  const measured = (name: string, files: Set<string>, limit?: number): Measured => {
+    const bytes = sum(files);
+    return { name, files: [...files].sort(), bytes, limit, over: limit !== undefined && bytes > limit };
+  };
+  const adds = (keys: readonly string[], loaded: ReadonlySet<string>) =>
+    new Set([...staticClosure(manifest, keys)].flatMap(filesOf).filter((file) => !loaded.has(file)));
 
-  const loaded = new Set(initialFiles);
-  const shellRows: Measured[] = [];
-  const shellKeys = shell.map((wanted) => {
-    const key = Object.keys(manifest).find((k) => k === wanted || manifest[k]?.name === wanted);
-    if (!key) throw new Error(`the shell route ${wanted} is not in the manifest`);
-    return key;
+  const entries = Object.keys(manifest).filter((key) => manifest[key]?.isEntry);
+  const initial = adds(entries, new Set());
+  for (const file of input.html ? htmlScripts(input.html, input.base) : []) initial.add(file);
+  const loaded = new Set(initial);
+  const parts = [measured('entry + index.html', initial)];
+  const routeKeys = firstLoad.map((wanted) => findChunk(manifest, wanted));
+  for (const key of routeKeys) {
+    const files = adds([key], loaded);
+    parts.push(measured(chunkName(key, manifest[key] as ManifestChunk), files));
+    for (const file of files) loaded.add(file);
+  }
+  const total = measured(`first load (${firstLoadLanguage ?? 'total'})`, loaded, budget.firstLoadBytes);
+  const languageKeys: string[] = [];
+  const languages = Object.entries(otherLanguages).map(([language, chunks]) => {
+    const keys = chunks.map((wanted) => findChunk(manifest, wanted));
+    languageKeys.push(...keys);
+    const added = adds(keys, loaded);
+    const name = keys.map((key) => chunkName(key, manifest[key] as ManifestChunk)).join(', ');
+    return {
+      added: measured(`+ ${name} (${language})`, added),
+      total: measured(`first load (${language})`, new Set([...loaded, ...added]), budget.firstLoadBytes),
+    };
   });
-  for (const key of shellKeys) {
-    const files = adds(key, loaded);
-    shellRows.push(
-      measured(`${chunkName(key, manifest[key] as ManifestChunk)} (shell)`, files, budget.lazyBytes),
+  const prefetchKeys = prefetched.map((wanted) => findChunk(manifest, wanted));
+  const prefetchRows: Measured[] = [];
+  for (const key of prefetchKeys) {
+    const files = adds([key], loaded);
+    prefetchRows.push(
+      measured(
+        `${chunkName(key, manifest[key] as ManifestChunk)} (prefetched when idle)`,
+        files,
+        budget.lazyBytes,
+      ),
     );
     for (const file of files) loaded.add(file);
   }
-  const routes = Object.keys(manifest)
-    .filter((key) => manifest[key]?.isDynamicEntry && !shellKeys.includes(key))
+  const lazy = Object.keys(manifest)
+    .filter(
+      (key) =>
+        manifest[key]?.isDynamicEntry &&
+        !routeKeys.includes(key) &&
+        !prefetchKeys.includes(key) &&
+        !languageKeys.includes(key),
+    )
     .map((key) =>
-      measured(chunkName(key, manifest[key] as ManifestChunk), adds(key, loaded), budget.lazyBytes),
+      measured(chunkName(key, manifest[key] as ManifestChunk), adds([key], loaded), budget.lazyBytes),
     )
     .sort((a, b) => b.bytes - a.bytes);
-  return {
-    initial: measured('initial (entry + index.html)', initialFiles, budget.initialBytes),
-    lazy: [...shellRows, ...routes],
-  };
+  return { firstLoad: parts, total, languages, lazy: [...prefetchRows, ...lazy] };
 }
 
 /** A plain-text table of the measurements. */
-export function formatReport({ initial, lazy }: { initial: Measured; lazy: Measured[] }): string {
+export function formatReport({ firstLoad, total, languages = [], lazy }: Measurement): string {
   const kib = (bytes: number) => `${(bytes / KIB).toFixed(1)} KiB`;
-  const rows = [initial, ...lazy].map((row) => [
-    row.name,
-    String(row.files.length),
-    kib(row.bytes),
-    kib(row.limit),
-    row.over ? 'OVER' : 'ok',
-  ]);
+  const row = (item: Measured, name = item.name) => [
+    name,
+    String(item.files.length),
+    kib(item.bytes),
+    item.limit === undefined ? '' : kib(item.limit),
+    item.limit === undefined ? '' : item.over ? 'OVER' : 'ok',
+  ];
+  const head = [
+    ...firstLoad.map((item) => row(item, `  ${item.name}`)),
+    row(total),
+    ...languages.flatMap((language) => [
+      row(language.added, `  ${language.added.name}`),
+      row(language.total),
+    ]),
+  ];
+  const rows = [...head, ...lazy.map((item) => row(item))];
   const header = ['chunk', 'files', 'gzip', 'limit', ''];
   const widths = header.map((cell, i) =>
-    Math.max(cell.length, ...rows.map((row) => (row[i] as string).length)),
+    Math.max(cell.length, ...rows.map((cells) => (cells[i] as string).length)),
   );
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ');
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+      .join('  ')
+      .trimEnd();
+  const rule = line(widths.map((w) => '-'.repeat(w)));
+  return [line(header), rule, ...head.map(line), rule, ...rows.slice(head.length).map(line)].join('\n');
+}
+
+/** Code that must never reach the browser, recognised by text its bundled form keeps. */
+export interface ForbiddenCode {
+  name: string;
+  pattern: RegExp;
+}
+
+/** zod's schema classes are registered under names such as "$ZodType", which minifying keeps. */
+export const forbiddenInConsole: readonly ForbiddenCode[] = [
+  { name: 'zod', pattern: /["']\$Zod[A-Z]\w*["']/ },
+];
+
+/** The JavaScript files that contain forbidden code, with what they contain. */
+export function findForbidden(
+  files: readonly string[],
+  read: (file: string) => string,
+  rules: readonly ForbiddenCode[] = forbiddenInConsole,
+): Array<{ file: string; name: string }> {
+  const out: Array<{ file: string; name: string }> = [];
+  for (const file of files) {
+    const code = read(file);
+    for (const rule of rules) if (rule.pattern.test(code)) out.push({ file, name: rule.name });
+  }
+  return out;
 }
