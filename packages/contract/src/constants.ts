@@ -91,6 +91,8 @@ export const importTaskStatuses = ['importing', 'success', 'failed'] as const;
 export type ImportTaskStatus = (typeof importTaskStatuses)[number];
 
 export const photoLimits = { bytes: 2 * 1024 * 1024 } as const;
+/** Image types a user photo may have (checked by the bytes on the server). */
+export const photoTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 /** A sign-in link sent by email is single-use and lives this long. */
 export const SIGN_IN_LINK_TTL_SECONDS = 24 * 3600;

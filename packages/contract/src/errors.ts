@@ -81,4 +81,10 @@ export const errorReasons = {
 
 export type ErrorReason = keyof typeof errorReasons;
 
+/** A refused field of a request, in the envelope's `data.fields`: its name and the localised message. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
 export const isErrorReason = (value: string): value is ErrorReason => value in errorReasons;

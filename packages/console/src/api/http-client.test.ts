@@ -1,24 +1,38 @@
-import { company, session } from '@tessera/contract';
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError, createHttpClient, type HttpClientDeps } from './http-client.ts';
 
-type Reply = { status: number; body: unknown } | 'network' | 'timeout';
+type Reply = { status: number; body: unknown; headers?: Record<string, string> } | 'network' | 'timeout';
+/** What a request carried: its method, path, headers (as sent, axios' Accept left out) and body. */
+interface Request {
+  method: string;
+  url: string;
+  timeout: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
 
 /** An axios adapter that answers from a script instead of the network. */
 function harness(replies: Reply[], headers: { token: string | null; companyId: string | null }) {
-  const requests: InternalAxiosRequestConfig[] = [];
+  const requests: Request[] = [];
   const adapter = async (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
-    requests.push(config);
+    const { Accept: _accept, ...sent } = config.headers.toJSON() as Record<string, string>;
+    requests.push({
+      method: (config.method ?? '').toUpperCase(),
+      url: config.url ?? '',
+      timeout: config.timeout ?? 0,
+      headers: sent,
+      body: config.data,
+    });
     const reply = replies.shift();
     if (!reply) throw new Error('no scripted reply left');
     if (reply === 'network') throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
     if (reply === 'timeout') throw new AxiosError('timeout of 10000ms exceeded', 'ECONNABORTED', config);
     const response: AxiosResponse = {
-      data: reply.body,
+      data: typeof reply.body === 'string' ? safeJson(reply.body) : reply.body,
       status: reply.status,
       statusText: '',
-      headers: {},
+      headers: reply.headers ?? {},
       config,
     };
     if (reply.status >= 400) {
@@ -45,6 +59,15 @@ function harness(replies: Reply[], headers: { token: string | null; companyId: s
   return { ...createHttpClient(deps), deps, requests };
 }
 
+/** axios parses JSON answers and keeps any other text as it is. */
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
 const list = { list: [{ companyId: 'c1', name: 'Alpha', icon: null, isOwner: true }] };
 
 describe('callApi (spec §7, §8)', () => {
@@ -53,14 +76,16 @@ describe('callApi (spec §7, §8)', () => {
       token: 'tok',
       companyId: 'c1',
     });
-    await expect(h.callApi(company.myCompanies)).resolves.toEqual(list);
+    await expect(h.callApi('/api/v1/manage/company/my/list')).resolves.toEqual(list);
     const request = h.requests[0]!;
-    expect(request.method).toBe('post');
+    expect(request.method).toBe('POST');
     expect(request.url).toBe('/api/v1/manage/company/my/list');
-    expect(request.timeout).toBe(10_000);
-    expect(request.headers.get('access_token')).toBe('tok');
-    expect(request.headers.get('company_id')).toBe('c1');
-    expect(JSON.parse(String(request.data))).toEqual({});
+    expect(request.headers).toEqual({
+      'Content-Type': 'application/json',
+      access_token: 'tok',
+      company_id: 'c1',
+    });
+    expect(JSON.parse(String(request.body))).toEqual({});
   });
 
   it('leaves the headers out when nothing is stored', async () => {
@@ -68,9 +93,17 @@ describe('callApi (spec §7, §8)', () => {
       token: null,
       companyId: null,
     });
-    await h.callApi(company.myCompanies);
-    expect(h.requests[0]!.headers.has('access_token')).toBe(false);
-    expect(h.requests[0]!.headers.has('company_id')).toBe(false);
+    await h.callApi('/api/v1/manage/company/my/list');
+    expect(h.requests[0]!.headers).toEqual({ 'Content-Type': 'application/json' });
+  });
+
+  it('sends the body as JSON', async () => {
+    const h = harness([{ status: 200, body: { code: 200, msg: 'success', data: {} } }], {
+      token: 't',
+      companyId: 'c1',
+    });
+    await h.callApi('/api/v1/manage/company/user', { page: 2, pageSize: 10, keyword: 'ann' });
+    expect(JSON.parse(String(h.requests[0]!.body))).toEqual({ page: 2, pageSize: 10, keyword: 'ann' });
   });
 
   it('treats a body code other than 200 as an error and shows msg', async () => {
@@ -78,8 +111,31 @@ describe('callApi (spec §7, §8)', () => {
       token: 't',
       companyId: null,
     });
-    await expect(h.callApi(company.myCompanies)).rejects.toMatchObject({ code: 500, message: 'Broken' });
+    await expect(h.callApi('/api/v1/manage/company/my/list')).rejects.toMatchObject({
+      code: 500,
+      message: 'Broken',
+    });
     expect(h.deps.showError).toHaveBeenCalledWith('Broken');
+  });
+
+  it('passes on the fields the server refused, with their messages', async () => {
+    const fields = [{ field: 'email', message: 'This email is already used' }];
+    const h = harness(
+      [
+        {
+          status: 409,
+          body: {
+            code: 409,
+            msg: 'This email is already used',
+            data: { reason: 'user.email_taken', fields },
+          },
+        },
+      ],
+      { token: 't', companyId: 'c1' },
+    );
+    const error = await h.callApi('/api/v1/manage/company/my/list').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 409, reason: 'user.email_taken', fields });
   });
 
   it('shows "Error" when an error has no msg, and keeps the reason', async () => {
@@ -87,7 +143,7 @@ describe('callApi (spec §7, §8)', () => {
       [{ status: 403, body: { code: 403, msg: '', data: { reason: 'company.create_dev_only' } } }],
       { token: 't', companyId: null },
     );
-    const error = await h.callApi(company.createCompany, { name: 'Acme' }).catch((e: unknown) => e);
+    const error = await h.callApi('/api/v1/manage/company/create', { name: 'Acme' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 403, reason: 'company.create_dev_only', message: 'http.error' });
     expect(h.deps.showError).toHaveBeenCalledWith('http.error');
@@ -96,8 +152,8 @@ describe('callApi (spec §7, §8)', () => {
   it('on 401 shows the "Login Again" alert once, then clears the session', async () => {
     const unauthorized = { status: 401, body: { code: 401, msg: 'Identity invalid', data: null } };
     const h = harness([unauthorized, unauthorized], { token: 'old', companyId: null });
-    await expect(h.callApi(company.myCompanies)).rejects.toMatchObject({ code: 401 });
-    await expect(h.callApi(company.myCompanies)).rejects.toMatchObject({ code: 401 });
+    await expect(h.callApi('/api/v1/manage/company/my/list')).rejects.toMatchObject({ code: 401 });
+    await expect(h.callApi('/api/v1/manage/company/my/list')).rejects.toMatchObject({ code: 401 });
     await vi.waitFor(() => expect(h.deps.onSessionInvalid).toHaveBeenCalledTimes(1));
     expect(h.deps.confirmLoginAgain).toHaveBeenCalledTimes(1);
     expect(h.deps.showError).not.toHaveBeenCalled();
@@ -108,36 +164,39 @@ describe('callApi (spec §7, §8)', () => {
       token: 't',
       companyId: null,
     });
-    await expect(h.callApi(company.myCompanies)).rejects.toMatchObject({ code: 401 });
+    await expect(h.callApi('/api/v1/manage/company/my/list')).rejects.toMatchObject({ code: 401 });
     expect(h.deps.confirmLoginAgain).toHaveBeenCalledTimes(1);
   });
 
   it('reports a transport failure as "Error: Network Error"', async () => {
     const h = harness(['network'], { token: null, companyId: null });
-    await expect(h.callApi(session.ssoConfig, { variant: 'dev' })).rejects.toMatchObject({
+    await expect(h.callApi('/api/v1/sso/config', { variant: 'dev' })).rejects.toMatchObject({
       code: 0,
       message: 'http.networkError',
     });
     expect(h.deps.showError).toHaveBeenCalledWith('http.networkError');
   });
 
-  it('reports a time-out separately', async () => {
+  it('gives up after 10 s and reports a time-out separately', async () => {
     const h = harness(['timeout'], { token: null, companyId: null });
-    await expect(h.callApi(session.ssoConfig)).rejects.toMatchObject({ message: 'http.timeout' });
+    const outcome = await h.callApi('/api/v1/sso/config').catch((error: unknown) => error);
+    expect(h.requests[0]!.timeout).toBe(10_000);
+    expect(outcome).toMatchObject({ code: 0, message: 'http.timeout' });
+    expect(h.deps.showError).toHaveBeenCalledWith('http.timeout');
   });
 
-  it('reports an answer that is not an envelope with its status', async () => {
+  it('reports an answer that is not an envelope (not even JSON) with its status', async () => {
     const h = harness([{ status: 502, body: '<html>Bad gateway</html>' }], { token: null, companyId: null });
-    await expect(h.callApi(session.ssoConfig)).rejects.toMatchObject({ code: 502 });
+    await expect(h.callApi('/api/v1/sso/config')).rejects.toMatchObject({ code: 502 });
     expect(h.deps.showError).toHaveBeenCalledWith('http.badResponse:{"status":502}');
   });
 
-  it('rejects data that does not match the contract response', async () => {
-    const h = harness([{ status: 200, body: { code: 200, msg: 'success', data: { list: 'nope' } } }], {
-      token: 't',
-      companyId: null,
+  it('reports a success status whose body is not an envelope as "Error"', async () => {
+    const h = harness([{ status: 200, body: { list: [] } }], { token: 't', companyId: null });
+    await expect(h.callApi('/api/v1/manage/company/my/list')).rejects.toMatchObject({
+      code: 0,
+      message: 'http.error',
     });
-    await expect(h.callApi(company.myCompanies)).rejects.toBeInstanceOf(ApiError);
     expect(h.deps.showError).toHaveBeenCalledWith('http.error');
   });
 
@@ -149,31 +208,61 @@ describe('callApi (spec §7, §8)', () => {
       ],
       { token: 't', companyId: null },
     );
-    const token = session.oidcToken.dev;
     const body = { code: 'c', codeVerifier: 'v'.repeat(43) };
-    await expect(h.callApi(token, body, { silent: true })).rejects.toMatchObject({ message: 'Bad code' });
-    await expect(h.callApi(session.logout.dev, undefined, { silent: true })).rejects.toMatchObject({
+    await expect(h.callApi('/api/v1/dev/oidc/token', body, { silent: true })).rejects.toMatchObject({
+      message: 'Bad code',
+    });
+    await expect(h.callApi('/api/v1/dev/login/logout', undefined, { silent: true })).rejects.toMatchObject({
       code: 401,
     });
     expect(h.deps.showError).not.toHaveBeenCalled();
     expect(h.deps.confirmLoginAgain).not.toHaveBeenCalled();
   });
+
+  it('takes only known paths, with their request types (checked by tsc)', () => {
+    const h = harness([], { token: 't', companyId: 'c1' });
+    const typeChecks = () => {
+      // @ts-expect-error a typo in a path is not a call
+      void h.callApi('/api/v1/manage/company/detial');
+      // @ts-expect-error the body has the call's request type
+      void h.callApi('/api/v1/manage/company/create', { title: 'Acme' });
+      // @ts-expect-error a call with a required body needs it
+      void h.callApi('/api/v1/manage/company/create');
+    };
+    expect(typeChecks).toBeTypeOf('function');
+  });
 });
 
 describe('uploadFile', () => {
-  it('sends the file as multipart in the field the contract names, with the session headers', async () => {
+  it('sends the file as multipart in the contract upload field, with the session headers', async () => {
     const h = harness([{ status: 200, body: { code: 200, msg: 'success', data: { icon: '/files/f1' } } }], {
       token: 'tok',
       companyId: 'c1',
     });
     const file = new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' });
-    await expect(h.uploadFile(company.updateCompanyIcon, file)).resolves.toEqual({ icon: '/files/f1' });
+    await expect(h.uploadFile('/api/v1/manage/company/update/icon', file)).resolves.toEqual({
+      icon: '/files/f1',
+    });
     const request = h.requests[0]!;
     expect(request.url).toBe('/api/v1/manage/company/update/icon');
-    expect(request.data).toBeInstanceOf(FormData);
-    expect((request.data as FormData).get('file')).toBeInstanceOf(File);
-    expect(request.headers.get('access_token')).toBe('tok');
-    expect(request.headers.get('company_id')).toBe('c1');
+    expect(request.body).toBeInstanceOf(FormData);
+    expect((request.body as FormData).get('file')).toBeInstanceOf(File);
+    // Not JSON: axios' browser adapters leave the multipart Content-Type with its boundary to the browser.
+    expect(request.headers).toEqual({
+      'Content-Type': 'multipart/form-data',
+      access_token: 'tok',
+      company_id: 'c1',
+    });
+  });
+
+  it('sends text fields before the file', async () => {
+    const h = harness([{ status: 200, body: { code: 200, msg: 'success', data: { icon: '/files/f2' } } }], {
+      token: 't',
+      companyId: 'c1',
+    });
+    await h.uploadFile('/api/v1/manage/company/update/icon', new Blob(['x']), { fields: { note: 'n' } });
+    const form = h.requests[0]!.body as FormData;
+    expect([...form.keys()]).toEqual(['note', 'file']);
   });
 
   it("shows the server's message for a file that is too large or of the wrong type", async () => {
@@ -191,16 +280,62 @@ describe('uploadFile', () => {
       { token: 't', companyId: 'c1' },
     );
     const file = new File(['x'], 'x.png', { type: 'image/png' });
-    await expect(h.uploadFile(company.updateCompanyIcon, file)).rejects.toMatchObject({
+    await expect(h.uploadFile('/api/v1/manage/company/update/icon', file)).rejects.toMatchObject({
       code: 413,
       reason: 'upload.too_large',
     });
-    await expect(h.uploadFile(company.updateCompanyIcon, file)).rejects.toMatchObject({ code: 415 });
+    await expect(h.uploadFile('/api/v1/manage/company/update/icon', file)).rejects.toMatchObject({
+      code: 415,
+    });
     expect(h.deps.showError.mock.calls).toEqual([['The file is larger than 1 MiB'], ['Only PNG, JPEG']]);
   });
 
-  it('refuses calls that are not uploads', () => {
+  it('takes only upload calls (checked by tsc)', () => {
     const h = harness([], { token: 't', companyId: 'c1' });
-    expect(() => h.uploadFile(company.myCompanies, new Blob(['x']))).toThrow(/not an upload call/);
+    const typeChecks = () => {
+      // @ts-expect-error the company list is not an upload call
+      void h.uploadFile('/api/v1/manage/company/my/list', new Blob(['x']));
+    };
+    expect(typeChecks).toBeTypeOf('function');
+  });
+});
+
+describe('downloadFile', () => {
+  it('returns the file and its name, with the session headers and a longer time limit', async () => {
+    const blob = new Blob(['PK'], { type: 'application/octet-stream' });
+    const h = harness(
+      [
+        {
+          status: 200,
+          body: blob,
+          headers: {
+            'content-disposition': `attachment; filename="users.xlsx"; filename*=UTF-8''%E7%94%A8%E6%88%B7.xlsx`,
+          },
+        },
+      ],
+      { token: 'tok', companyId: 'c1' },
+    );
+    const file = await h.downloadFile('/api/v1/manage/user/export', {
+      keyword: 'al',
+      includeSubDepartments: true,
+    });
+    expect(file.filename).toBe('用户.xlsx');
+    expect(file.blob).toBe(blob);
+    const request = h.requests[0]!;
+    expect(request.url).toBe('/api/v1/manage/user/export');
+    expect(request.headers).toMatchObject({ access_token: 'tok', company_id: 'c1' });
+    expect(request.timeout).toBe(30_000);
+  });
+
+  it('shows the message of a refused download, whose envelope arrives as a file', async () => {
+    const envelope = new Blob([
+      JSON.stringify({ code: 404, msg: 'User not found', data: { reason: 'user.not_found' } }),
+    ]);
+    const h = harness([{ status: 404, body: envelope }], { token: 't', companyId: 'c1' });
+    await expect(h.downloadFile('/api/v1/manage/user/batch-task/template')).rejects.toMatchObject({
+      code: 404,
+      reason: 'user.not_found',
+    });
+    expect(h.deps.showError).toHaveBeenCalledWith('User not found');
   });
 });

@@ -1,5 +1,22 @@
-import { type CallDef, type CallRequest, type CallResponse, REQUEST_TIMEOUT_MS } from '@tessera/contract';
+import type { CallMap, CallPath, CallRequest, CallResponse, FieldError } from '@tessera/contract';
+import { REQUEST_TIMEOUT_MS, UPLOAD_FILE_FIELD } from '@tessera/contract/constants';
 import axios, { type AxiosAdapter, isAxiosError } from 'axios';
+
+/**
+ * The console calls the API by path. The contract's call table gives each path its request and
+ * response types (`import type` only: the schemas, and zod with them, stay out of the browser;
+ * the server checks requests, and its own answers in development and tests).
+ */
+export type ApiRequest<P extends CallPath> = CallRequest<CallMap[P]>;
+export type ApiResponse<P extends CallPath> = CallResponse<CallMap[P]>;
+/** The paths of the upload calls (multipart instead of JSON). */
+export type UploadPath = {
+  [P in CallPath]: CallMap[P]['upload'] extends undefined ? never : P;
+}[CallPath];
+/** The paths of the download calls (the answer is a file instead of the envelope). */
+export type DownloadPath = {
+  [P in CallPath]: CallMap[P]['download'] extends undefined ? never : P;
+}[CallPath];
 
 /** A call that did not succeed; the person has already been told unless the call was silent. */
 export class ApiError extends Error {
@@ -9,6 +26,8 @@ export class ApiError extends Error {
     readonly code: number,
     /** The server's stable error reason (`data.reason`), when it sent one. */
     readonly reason?: string,
+    /** The refused fields with their localised messages (`data.fields`), when the server named them. */
+    readonly fields?: FieldError[],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -52,13 +71,45 @@ const reasonOf = (data: unknown): string | undefined =>
     ? (data as { reason: string }).reason
     : undefined;
 
-type Args<C extends CallDef> =
-  undefined extends CallRequest<C>
-    ? [body?: CallRequest<C>, options?: CallOptions]
-    : [body: CallRequest<C>, options?: CallOptions];
+const fieldsOf = (data: unknown): FieldError[] | undefined => {
+  const fields =
+    typeof data === 'object' && data !== null ? (data as { fields?: unknown }).fields : undefined;
+  return Array.isArray(fields)
+    ? fields.filter(
+        (item): item is FieldError => typeof item?.field === 'string' && typeof item?.message === 'string',
+      )
+    : undefined;
+};
+
+/** A file a download call answered. */
+export interface DownloadedFile {
+  blob: Blob;
+  /** From Content-Disposition (RFC 6266, `filename*` first), or undefined. */
+  filename: string | undefined;
+}
+
+/** The file name of a Content-Disposition header (RFC 6266: `filename*` first). */
+export function filenameOf(disposition: string | null | undefined): string | undefined {
+  if (!disposition) return undefined;
+  const extended = disposition.match(/filename\*\s*=\s*UTF-8''([^;]+)/i)?.[1];
+  if (extended) {
+    try {
+      return decodeURIComponent(extended.trim());
+    } catch {
+      // A broken encoding: fall through to the plain name.
+    }
+  }
+  return disposition.match(/filename\s*=\s*"?([^";]+)"?/i)?.[1]?.trim() || undefined;
+}
+
+type Args<P extends CallPath> =
+  undefined extends ApiRequest<P>
+    ? [body?: ApiRequest<P>, options?: CallOptions]
+    : [body: ApiRequest<P>, options?: CallOptions];
 
 /** The one HTTP client of the console (spec §7, §8): every call goes through `callApi`. */
 export function createHttpClient(deps: HttpClientDeps) {
+  // The one axios instance (spec §8, §9): time limit, JSON, and the session headers on every call.
   const http = axios.create({
     timeout: REQUEST_TIMEOUT_MS,
     headers: { 'Content-Type': 'application/json' },
@@ -70,7 +121,6 @@ export function createHttpClient(deps: HttpClientDeps) {
     if (companyId) config.headers.set('company_id', companyId);
     return config;
   });
-
   let sessionInvalidShown = false;
 
   function fail(error: ApiError, options: CallOptions): never {
@@ -88,65 +138,109 @@ export function createHttpClient(deps: HttpClientDeps) {
   }
 
   const fromEnvelope = (body: Envelope) =>
-    new ApiError(body.msg || deps.translate('http.error'), body.code, reasonOf(body.data));
+    new ApiError(
+      body.msg || deps.translate('http.error'),
+      body.code,
+      reasonOf(body.data),
+      fieldsOf(body.data),
+    );
 
-  /** Posts a body and returns the envelope's parsed `data`; any other outcome throws ApiError. */
-  async function send<C extends CallDef>(
-    call: C,
+  /** Posts a body and returns the envelope's `data`; any other outcome throws ApiError. */
+  async function send<P extends CallPath>(
+    path: P,
     body: unknown,
     options: CallOptions,
     headers?: Record<string, string>,
-  ): Promise<CallResponse<C>> {
+  ): Promise<ApiResponse<P>> {
     let payload: unknown;
     try {
-      const response = await http.post<unknown>(call.path, body, { headers });
+      const response = await http.post<unknown>(path, body, { headers });
       payload = response.data;
     } catch (error) {
-      if (isAxiosError(error) && error.response && isEnvelope(error.response.data)) {
-        return fail(fromEnvelope(error.response.data), options);
-      }
-      if (isAxiosError(error) && error.response) {
-        return fail(
-          new ApiError(
-            deps.translate('http.badResponse', { status: error.response.status }),
-            error.response.status,
-          ),
-          options,
-        );
-      }
-      const timedOut = isAxiosError(error) && (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT');
-      return fail(new ApiError(deps.translate(timedOut ? 'http.timeout' : 'http.networkError'), 0), options);
+      return transportFailure(error, options);
     }
     if (!isEnvelope(payload)) return fail(new ApiError(deps.translate('http.error'), 0), options);
     if (payload.code !== 200) return fail(fromEnvelope(payload), options);
-    const parsed = call.response.safeParse(payload.data);
-    if (!parsed.success) return fail(new ApiError(deps.translate('http.error'), 0), options);
-    return parsed.data as CallResponse<C>;
+    return payload.data as ApiResponse<P>;
   }
 
-  /** Sends one contract call and returns its parsed `data`; any other outcome throws ApiError. */
-  function callApi<C extends CallDef>(call: C, ...[body, options = {}]: Args<C>): Promise<CallResponse<C>> {
-    return send(call, body ?? {}, options);
+  /** A refused or failed request: the envelope's message when one came back, else the transport's. */
+  async function transportFailure(error: unknown, options: CallOptions): Promise<never> {
+    if (isAxiosError(error) && error.response?.data instanceof Blob) {
+      // A download call refused: its envelope arrived as a Blob.
+      const text = await error.response.data.text().catch(() => '');
+      try {
+        error.response.data = JSON.parse(text);
+      } catch {
+        error.response.data = text;
+      }
+    }
+    if (isAxiosError(error) && error.response && isEnvelope(error.response.data)) {
+      return fail(fromEnvelope(error.response.data), options);
+    }
+    if (isAxiosError(error) && error.response) {
+      return fail(
+        new ApiError(
+          deps.translate('http.badResponse', { status: error.response.status }),
+          error.response.status,
+        ),
+        options,
+      );
+    }
+    const timedOut = isAxiosError(error) && (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT');
+    return fail(new ApiError(deps.translate(timedOut ? 'http.timeout' : 'http.networkError'), 0), options);
   }
 
   /**
-   * Sends a file to an upload call (multipart, in the field the contract names). Errors come
-   * back as envelopes like any other call (413 too large, 415 unsupported type).
+   * Sends one contract call, named by its path, and returns the envelope's `data`; any other
+   * outcome throws ApiError. The body and the answer have the call's types:
+   * `callApi('/api/v1/manage/company/detail')` resolves to the company detail.
    */
-  function uploadFile<C extends CallDef>(
-    call: C,
-    file: Blob,
-    options: CallOptions = {},
-  ): Promise<CallResponse<C>> {
-    if (!call.upload) throw new Error(`${call.path} is not an upload call`);
-    const form = new FormData();
-    form.append(call.upload.field, file);
-    // Not JSON: the browser writes the multipart boundary into the Content-Type itself.
-    return send(call, form, options, { 'Content-Type': 'multipart/form-data' });
+  function callApi<P extends CallPath>(path: P, ...[body, options = {}]: Args<P>): Promise<ApiResponse<P>> {
+    return send(path, body ?? {}, options);
   }
 
-  return { callApi, uploadFile };
+  /**
+   * Sends a file to an upload call (multipart: the text `fields`, then the file in the contract's
+   * upload field). Errors come back as envelopes like any other call (413 too large, 415
+   * unsupported type).
+   */
+  function uploadFile<P extends UploadPath>(
+    path: P,
+    file: Blob,
+    options: CallOptions & { fields?: Record<string, string> } = {},
+  ): Promise<ApiResponse<P>> {
+    const form = new FormData();
+    // Text fields first: the server reads them before the file.
+    for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+    form.append(UPLOAD_FILE_FIELD, file);
+    // Not JSON: the browser writes the multipart boundary into the Content-Type itself.
+    return send(path, form, options, { 'Content-Type': 'multipart/form-data' });
+  }
+
+  /**
+   * Posts a download call and returns the file it answers. A refusal comes back as the usual
+   * envelope and is handled like any other call's; a large export gets three times the usual
+   * time limit.
+   */
+  async function downloadFile<P extends DownloadPath>(
+    path: P,
+    ...[body, options = {}]: Args<P>
+  ): Promise<DownloadedFile> {
+    try {
+      const response = await http.post<Blob>(path, body ?? {}, {
+        responseType: 'blob',
+        timeout: REQUEST_TIMEOUT_MS * 3,
+      });
+      return { blob: response.data, filename: filenameOf(response.headers['content-disposition']) };
+    } catch (error) {
+      return transportFailure(error, options);
+    }
+  }
+
+  return { callApi, uploadFile, downloadFile };
 }
 
 export type CallApi = ReturnType<typeof createHttpClient>['callApi'];
 export type UploadFile = ReturnType<typeof createHttpClient>['uploadFile'];
+export type DownloadFile = ReturnType<typeof createHttpClient>['downloadFile'];

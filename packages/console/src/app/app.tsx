@@ -1,16 +1,15 @@
-import { ConfigProvider } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
 import { useTranslation } from 'react-i18next';
 import type { DataRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
+import { antdLocaleOf } from '../i18n/i18n.ts';
+import { AntdLocale } from './antd-locale.tsx';
 
 /** antd follows the console language (spec §2 language switch). */
 export function ConsoleApp({ router }: { router: DataRouter }) {
   const { i18n } = useTranslation();
   return (
-    <ConfigProvider locale={i18n.language === 'zh' ? zhCN : enUS}>
+    <AntdLocale locale={antdLocaleOf(i18n.language)}>
       <RouterProvider router={router} />
-    </ConfigProvider>
+    </AntdLocale>
   );
 }

@@ -1,6 +1,6 @@
-import type { ConsoleVariant } from '@tessera/contract';
+import type { ConsoleVariant } from '@tessera/contract/constants';
 import { createContext, useContext, useSyncExternalStore } from 'react';
-import type { CallApi, UploadFile } from '../api/http-client.ts';
+import type { CallApi, DownloadFile, UploadFile } from '../api/http-client.ts';
 import type { SessionService } from '../session/session.service.ts';
 import type { SessionState, SessionStore } from '../session/session.store.ts';
 import type { SsoService } from '../session/sso.service.ts';
@@ -11,6 +11,7 @@ export interface ConsoleServices {
   store: SessionStore;
   callApi: CallApi;
   uploadFile: UploadFile;
+  downloadFile: DownloadFile;
   sso: SsoService;
   session: SessionService;
 }

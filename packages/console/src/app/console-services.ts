@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract';
+import type { ConsoleVariant } from '@tessera/contract/constants';
 import i18next from 'i18next';
 import { createHttpClient } from '../api/http-client.ts';
 import { createSessionService } from '../session/session.service.ts';
@@ -16,7 +16,7 @@ export function createConsoleServices(variant: ConsoleVariant): ConsoleServices 
   const reload = () => window.location.reload();
 
   let onSessionInvalid = () => {};
-  const { callApi, uploadFile } = createHttpClient({
+  const { callApi, uploadFile, downloadFile } = createHttpClient({
     readHeaders: () => ({ token: storage.readToken(variant), companyId: storage.readCompany().companyId }),
     translate: (key, values) => i18next.t(key, values ?? {}),
     showError: feedback.error,
@@ -26,5 +26,5 @@ export function createConsoleServices(variant: ConsoleVariant): ConsoleServices 
   const session = createSessionService({ variant, store, callApi, goTo, reload });
   onSessionInvalid = session.sessionInvalid;
   const sso = createSsoService({ variant, callApi, storage: window.sessionStorage, goTo });
-  return { variant, store, callApi, uploadFile, sso, session };
+  return { variant, store, callApi, uploadFile, downloadFile, sso, session };
 }

@@ -1,8 +1,8 @@
 import { App } from 'antd';
-import { type ReactNode, useLayoutEffect } from 'react';
+import { useLayoutEffect } from 'react';
 import { connectFeedback } from './feedback.ts';
 
-/** Connects antd's context-aware message and modal to code outside React. */
+/** Hands antd's context-aware message, modal and notification to feedback.ts. */
 function FeedbackBridge() {
   const api = App.useApp();
   useLayoutEffect(() => connectFeedback(api), [api]);
@@ -10,15 +10,14 @@ function FeedbackBridge() {
 }
 
 /**
- * antd's App (message and modal, which follow the theme and language) with the bridge that
- * hands them to the HTTP client. Its own chunk: message, modal and what they pull in (all of
- * rc-form, through the modal's form context) would otherwise double the session root.
+ * antd's App without a wrapper element: the holders of its message, modal and notification, and
+ * the bridge. Its own chunk, loaded the first time something is shown (see feedback.ts): message,
+ * modal and what they pull in would otherwise be a good part of the first load.
  */
-export function FeedbackApp({ children }: { children: ReactNode }) {
+export function FeedbackApp() {
   return (
-    <App style={{ minHeight: '100%' }}>
+    <App component={false}>
       <FeedbackBridge />
-      {children}
     </App>
   );
 }

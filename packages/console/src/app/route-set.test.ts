@@ -149,6 +149,9 @@ describe('route table (spec §2)', () => {
   it('routes only the screens that are built', () => {
     expect(routedScreens('full').map(({ route }) => route.name)).toEqual([
       'dashboard',
+      'users',
+      'userDetails',
+      'department',
       'companySettings',
       'license',
       'about',
@@ -158,6 +161,8 @@ describe('route table (spec §2)', () => {
     ]);
     expect(routedScreens('reduced').map(({ route }) => route.name)).toEqual([
       'dashboard',
+      'users',
+      'userDetails',
       'companySettings',
       'createCompany',
       'notFound',
@@ -196,6 +201,10 @@ describe('redirects and unknown paths', () => {
     expect(landing('full', '/404')).toBe('notFound');
     expect(landing('full', '/200')).toBe('ok');
     expect(landing('reduced', '/setting/basic-set')).toBe('companySettings');
+    expect(landing('full', '/org/user')).toBe('users');
+    expect(landing('full', '/org/user-detail')).toBe('userDetails');
+    expect(landing('full', '/org/department')).toBe('department');
+    expect(landing('reduced', '/org/user')).toBe('users');
   });
 
   it('sends unknown paths, screens of the other set and screens not built yet to /404', () => {
@@ -204,15 +213,24 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/setting/about')).toBe('→ /404');
     expect(landing('reduced', '/permission')).toBe('→ /404');
     expect(landing('reduced', '/log')).toBe('→ /404');
-    expect(landing('full', '/org/user')).toBe('→ /404');
+    expect(landing('reduced', '/org/department')).toBe('→ /404');
     expect(landing('full', '/application/index')).toBe('→ /404');
   });
 });
 
 describe('menu and breadcrumbs derived from the table', () => {
-  it('shows only built screens: the full set has licence and about, the reduced set does not', () => {
+  it('shows only built screens: the full set has departments, licence and about, the reduced set does not', () => {
     expect(menuOf('full')).toEqual([
       { key: '/dashboard', title: 'route.dashboard', icon: 'home' },
+      {
+        key: '/org',
+        title: 'route.organization',
+        icon: 'org',
+        children: [
+          { key: '/org/user', title: 'route.users', icon: undefined },
+          { key: '/org/department', title: 'route.department', icon: undefined },
+        ],
+      },
       {
         key: '/setting',
         title: 'route.setting',
@@ -224,13 +242,16 @@ describe('menu and breadcrumbs derived from the table', () => {
         ],
       },
     ]);
-    expect(menuOf('reduced')[1]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(menuOf('reduced')[1]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
+    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
   });
 
   it('leaves out screens without the permission', () => {
-    expect(menuOf('full', new Set(['companySettings']))[1]?.children?.map((entry) => entry.key)).toEqual([
-      '/setting/basic-set',
-    ]);
+    expect(
+      menuOf('full', new Set(['companySettings']))
+        .at(-1)
+        ?.children?.map((entry) => entry.key),
+    ).toEqual(['/setting/basic-set']);
   });
 
   it('shows a group with one screen as that screen, unless it is always a sub-menu', () => {

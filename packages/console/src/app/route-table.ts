@@ -1,5 +1,6 @@
 import type { ParseKeys } from 'i18next';
 import type { ComponentType } from 'react';
+import { withPhrases } from '../i18n/i18n.ts';
 import { CREATE_COMPANY_PATH, HOME_PATH } from '../session/navigation.guard.ts';
 
 /**
@@ -82,7 +83,10 @@ export const permissions = [
 ] as const;
 export type Permission = (typeof permissions)[number];
 
-/** Loads a screen's chunk. */
+/**
+ * Loads a screen's chunk. A screen whose phrases are not in the shell (i18n/en/shell.ts) loads
+ * its namespaces with it: `withPhrases('org', () => import(...))`.
+ */
 export type ScreenLoader = () => Promise<ComponentType>;
 
 export interface ScreenRoute {
@@ -211,7 +215,13 @@ export const routeTable: readonly RouteNode[] = [
     redirect: '/org/user',
     alwaysShow: true,
     children: [
-      screen({ name: 'users', path: '/org/user', title: 'route.users', access: 'user' }),
+      screen({
+        name: 'users',
+        path: '/org/user',
+        title: 'route.users',
+        access: 'user',
+        screen: withPhrases('org', () => import('../pages/org/users.page.tsx').then((m) => m.UsersPage)),
+      }),
       screen({
         name: 'userDetails',
         path: '/org/user-detail',
@@ -219,6 +229,9 @@ export const routeTable: readonly RouteNode[] = [
         access: 'user',
         hidden: true,
         activeMenu: '/org/user',
+        screen: withPhrases('org', () =>
+          import('../pages/org/user-detail.page.tsx').then((m) => m.UserDetailPage),
+        ),
       }),
       screen({
         name: 'department',
@@ -226,6 +239,9 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.department',
         access: 'department',
         fullOnly: true,
+        screen: withPhrases('org', () =>
+          import('../pages/org/department.page.tsx').then((m) => m.DepartmentPage),
+        ),
       }),
     ],
   }),
@@ -314,8 +330,9 @@ export const routeTable: readonly RouteNode[] = [
         path: '/setting/basic-set',
         title: 'route.companySettings',
         access: 'companySettings',
-        screen: () =>
+        screen: withPhrases('settings', () =>
           import('../pages/settings/company-settings.page.tsx').then((m) => m.CompanySettingsPage),
+        ),
       }),
       screen({
         name: 'license',
@@ -323,7 +340,9 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.license',
         access: 'licence',
         fullOnly: true,
-        screen: () => import('../pages/license/license.page.tsx').then((m) => m.LicensePage),
+        screen: withPhrases('license', () =>
+          import('../pages/license/license.page.tsx').then((m) => m.LicensePage),
+        ),
       }),
       screen({
         name: 'about',
@@ -331,7 +350,9 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.about',
         access: 'about',
         fullOnly: true,
-        screen: () => import('../pages/about/about.page.tsx').then((m) => m.AboutPage),
+        screen: withPhrases(['about', 'license'], () =>
+          import('../pages/about/about.page.tsx').then((m) => m.AboutPage),
+        ),
       }),
     ],
   }),

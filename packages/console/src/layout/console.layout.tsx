@@ -1,9 +1,10 @@
-import { Drawer, Grid, Layout, theme } from 'antd';
-import { useEffect } from 'react';
+import { theme } from 'antd';
+import { type CSSProperties, lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 import { useSession } from '../app/console-context.ts';
 import { findScreen } from '../app/route-set.ts';
+import { breakpoints, useMinWidth } from '../lib/use-min-width.ts';
 import { Breadcrumbs } from './breadcrumbs.tsx';
 import { SideMenu } from './side-menu.tsx';
 import { TagsView } from './tags-view.tsx';
@@ -11,13 +12,18 @@ import { TOP_BAR_HEIGHT, TopBar } from './top-bar.tsx';
 import { useDocumentTitle } from './use-document-title.ts';
 import { useRouteSet } from './use-route-set.ts';
 import { useSidebar } from './use-sidebar.ts';
+import './layout.css';
+
+/** The drawer is only for the narrow device mode: its own chunk, loaded there. */
+const MenuDrawer = lazy(async () => ({ default: (await import('./menu-drawer.tsx')).MenuDrawer }));
 
 const SIDER_WIDTH = 220;
-/** antd's collapsed inline menu is 80 px wide; the sidebar matches it. */
+/** antd's collapsed sidebar is 80 px wide; the sidebar keeps that width. */
 const SIDER_COLLAPSED_WIDTH = 80;
 
 /**
- * Spec §2 layout: the top bar, the sidebar menu (a drawer in the narrow device mode), the tabs
+ * Spec §2 layout (antd's Layout look, in plain elements: the first screen loads no antd layout
+ * component): the top bar, the sidebar menu (a drawer in the narrow device mode), the tabs
  * of visited pages, the breadcrumbs and the main area. A person without a company (on
  * /create-company) sees the top bar only.
  */
@@ -30,30 +36,67 @@ export function ConsoleLayout() {
   const { pathname } = useLocation();
   const sidebar = useSidebar();
   const { close } = sidebar;
-  const narrow = !(Grid.useBreakpoint().sm ?? true);
+  const narrow = !useMinWidth(breakpoints.sm);
   const mobile = sidebar.device === 'mobile';
   const navigation = company !== undefined;
   const standalone = findScreen(set, pathname)?.route.standalone ?? false;
+
+  // The drawer's chunk is loaded when it first opens, and then kept for its closing motion.
+  const [drawerUsed, setDrawerUsed] = useState(false);
+  useEffect(() => {
+    if (mobile && sidebar.opened) setDrawerUsed(true);
+  }, [mobile, sidebar.opened]);
 
   // The menu drawer closes once a page is chosen.
   useEffect(() => {
     if (mobile && pathname) close();
   }, [mobile, pathname, close]);
 
+  // Theme tokens for layout.css.
+  const tokens = {
+    '--tl-text': token.colorText,
+    '--tl-text-secondary': token.colorTextDescription,
+    '--tl-icon': token.colorIcon,
+    '--tl-hover': token.colorBgTextHover,
+    '--tl-active': token.colorBgTextActive,
+    '--tl-focus': token.colorPrimaryBorder,
+    '--tl-primary': token.colorPrimary,
+    '--tl-primary-text': token.blue7,
+    '--tl-primary-border': token.blue3,
+    '--tl-selected-bg': token.controlItemBgActive,
+    '--tl-border': token.colorBorder,
+    '--tl-fill': token.colorFillQuaternary,
+    '--tl-bg': token.colorBgElevated,
+    '--tl-shadow': token.boxShadowSecondary,
+    '--tl-radius': `${token.borderRadius}px`,
+    '--tl-radius-sm': `${token.borderRadiusSM}px`,
+    '--tl-radius-lg': `${token.borderRadiusLG}px`,
+  } as CSSProperties;
+
   return (
-    <Layout style={{ minHeight: '100vh' }}>
+    <div
+      style={{
+        ...tokens,
+        display: 'flex',
+        flexDirection: 'column',
+        minHeight: '100vh',
+        background: token.colorBgLayout,
+      }}
+    >
       <TopBar menu={navigation ? { opened: sidebar.opened, onToggle: sidebar.toggle } : undefined} />
-      <Layout hasSider={navigation && !mobile}>
+      <div style={{ display: 'flex', flex: 'auto' }}>
         {navigation && !mobile ? (
-          <Layout.Sider
-            theme="light"
-            width={SIDER_WIDTH}
-            collapsedWidth={SIDER_COLLAPSED_WIDTH}
-            collapsed={!sidebar.opened}
-            trigger={null}
+          <aside
             data-testid="sidebar"
             data-collapsed={!sidebar.opened}
-            style={{ borderInlineEnd: `1px solid ${token.colorBorderSecondary}` }}
+            style={{
+              flex: `0 0 ${sidebar.opened ? SIDER_WIDTH : SIDER_COLLAPSED_WIDTH}px`,
+              width: sidebar.opened ? SIDER_WIDTH : SIDER_COLLAPSED_WIDTH,
+              background: token.colorBgContainer,
+              borderInlineEnd: `1px solid ${token.colorBorderSecondary}`,
+              boxSizing: 'border-box',
+              transition: 'all 0.2s',
+            }}
           >
             {/* The sidebar runs the page's full length; its menu stays in view while the page scrolls. */}
             <nav
@@ -68,31 +111,22 @@ export function ConsoleLayout() {
             >
               <SideMenu set={set} collapsed={!sidebar.opened} />
             </nav>
-          </Layout.Sider>
+          </aside>
         ) : null}
-        {navigation && mobile ? (
-          <Drawer
-            placement="left"
-            open={sidebar.opened}
-            onClose={close}
-            title={t('layout.menu')}
-            size={SIDER_WIDTH + 20}
-            styles={{ body: { padding: 0 } }}
-          >
-            <nav aria-label={t('layout.menu')}>
-              <SideMenu set={set} collapsed={false} onNavigate={close} />
-            </nav>
-          </Drawer>
+        {navigation && mobile && (drawerUsed || sidebar.opened) ? (
+          <Suspense fallback={null}>
+            <MenuDrawer set={set} open={sidebar.opened} width={SIDER_WIDTH + 20} onClose={close} />
+          </Suspense>
         ) : null}
-        <Layout style={{ minWidth: 0 }}>
+        <div style={{ display: 'flex', flexDirection: 'column', flex: 'auto', minWidth: 0 }}>
           {navigation ? <TagsView set={set} /> : null}
-          <Layout.Content style={{ padding: narrow ? 12 : 24 }}>
+          <main style={{ flex: 'auto', padding: narrow ? 12 : 24 }}>
             {navigation && !standalone ? <Breadcrumbs set={set} /> : null}
             {/* Keyed by company: switching companies loads the open screen again for the new one. */}
             <Outlet key={company?.companyId ?? 'no-company'} />
-          </Layout.Content>
-        </Layout>
-      </Layout>
-    </Layout>
+          </main>
+        </div>
+      </div>
+    </div>
   );
 }

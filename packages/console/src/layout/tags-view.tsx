@@ -1,4 +1,5 @@
-import { Tag, theme } from 'antd';
+import CloseOutlined from '@ant-design/icons/CloseOutlined';
+import { theme } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';
@@ -11,7 +12,10 @@ const pinnedTabs = (set: RouteSet): VisitedTab[] =>
     .filter(({ route }) => route.pinned && route.screen)
     .map(({ route }) => ({ path: route.path, title: route.title, pinned: true }));
 
-/** The tabs of visited pages (vue-element-admin's tags view); the dashboard's tab is pinned. */
+/**
+ * The tabs of visited pages (vue-element-admin's tags view); the dashboard's tab is pinned.
+ * antd's Tag look, hand-written (layout.css) so the first screen does not load the Tag module.
+ */
 export function TagsView({ set }: { set: RouteSet }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
@@ -51,23 +55,26 @@ export function TagsView({ set }: { set: RouteSet }) {
       {tabs.map((tab) => {
         const active = tab.path === pathname;
         return (
-          <Tag
+          <span
             key={tab.path}
-            color={active ? 'blue' : undefined}
-            closable={!tab.pinned}
-            closeIcon={tab.pinned ? undefined : true}
-            onClose={(event) => {
-              event.preventDefault();
-              close(tab.path);
-            }}
-            style={{ marginInlineEnd: 0, userSelect: 'none' }}
+            className={`tl-tag${active ? ' tl-tag-active' : ''}`}
             data-testid="tab"
             data-path={tab.path}
           >
-            <Link to={tab.path} style={{ color: 'inherit' }} aria-current={active ? 'page' : undefined}>
+            <Link to={tab.path} aria-current={active ? 'page' : undefined}>
               {t(tab.title)}
             </Link>
-          </Tag>
+            {tab.pinned ? null : (
+              <button
+                type="button"
+                className="tl-tag-close"
+                aria-label={`${t('layout.closeTab')} ${t(tab.title)}`}
+                onClick={() => close(tab.path)}
+              >
+                <CloseOutlined />
+              </button>
+            )}
+          </span>
         );
       })}
     </nav>

@@ -1,28 +1,71 @@
-import {
-  BankOutlined,
-  DownOutlined,
-  FullscreenExitOutlined,
-  FullscreenOutlined,
-  InfoCircleOutlined,
-  LogoutOutlined,
-  MenuFoldOutlined,
-  MenuUnfoldOutlined,
-  PlusOutlined,
-  TranslationOutlined,
-  UserOutlined,
-} from '@ant-design/icons';
-import { type CallResponse, license as licenseCalls } from '@tessera/contract';
+import BankOutlined from '@ant-design/icons/BankOutlined';
+import DownOutlined from '@ant-design/icons/DownOutlined';
+import FullscreenExitOutlined from '@ant-design/icons/FullscreenExitOutlined';
+import FullscreenOutlined from '@ant-design/icons/FullscreenOutlined';
+import InfoCircleOutlined from '@ant-design/icons/InfoCircleOutlined';
+import LogoutOutlined from '@ant-design/icons/LogoutOutlined';
+import MenuFoldOutlined from '@ant-design/icons/MenuFoldOutlined';
+import MenuUnfoldOutlined from '@ant-design/icons/MenuUnfoldOutlined';
+import PlusOutlined from '@ant-design/icons/PlusOutlined';
+import TranslationOutlined from '@ant-design/icons/TranslationOutlined';
+import UserOutlined from '@ant-design/icons/UserOutlined';
 import { COMPANY_NAME_DISPLAY_LENGTH, type Language, languages } from '@tessera/contract/constants';
-import { App, Avatar, Button, Descriptions, Dropdown, Flex, Grid, Layout, Popover, Tag, theme } from 'antd';
-import { useEffect, useState } from 'react';
+import { theme } from 'antd';
+import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useConsole, useSession } from '../app/console-context.ts';
+import { useFeedback } from '../app/feedback.ts';
 import { currentLanguage, switchLanguage } from '../i18n/i18n.ts';
-import { formatDate } from '../lib/format/date.ts';
 import { truncateName } from '../lib/truncate.ts';
+import { breakpoints, useMinWidth } from '../lib/use-min-width.ts';
 import { CREATE_COMPANY_PATH } from '../session/navigation.guard.ts';
+import { BarButton } from './bar-button.tsx';
 import { TesseraLogo } from './tessera-logo.tsx';
+import type { LicenceSummary, SystemInfo } from './top-bar-popups.tsx';
+
+type Popups = typeof import('./top-bar-popups.tsx');
+let popupsModule: Popups | undefined;
+const loadPopups = async (): Promise<Popups> => {
+  popupsModule ??= await import('./top-bar-popups.tsx');
+  return popupsModule;
+};
+
+/**
+ * A top-bar button with a popup. Until the popups chunk is loaded the button stands alone and
+ * loads it when pointed at or focused; a click before then opens the popup once it arrives.
+ */
+function usePopup() {
+  const [popups, setPopups] = useState(popupsModule);
+  const [open, setOpen] = useState(false);
+  const load = () => void loadPopups().then(setPopups);
+  const trigger = popups
+    ? {}
+    : {
+        onPointerEnter: load,
+        onFocus: load,
+        onClick: () =>
+          void loadPopups().then((module) => {
+            setPopups(module);
+            setOpen(true);
+          }),
+      };
+  return { popups, open, setOpen, trigger };
+}
+
+/** antd's small default Avatar (a grey circle with a white icon), without the Avatar module. */
+const avatarStyle: CSSProperties = {
+  display: 'inline-flex',
+  alignItems: 'center',
+  justifyContent: 'center',
+  width: 24,
+  height: 24,
+  borderRadius: '50%',
+  background: 'rgba(0, 0, 0, 0.25)',
+  color: '#fff',
+  fontSize: 14,
+  flex: 'none',
+};
 
 export const TOP_BAR_HEIGHT = 56;
 
@@ -39,10 +82,10 @@ export function TopBar({ menu }: TopBarProps) {
   const { t } = useTranslation();
   const { variant } = useConsole();
   const { token } = theme.useToken();
-  const screens = Grid.useBreakpoint();
-  const wide = screens.md ?? true;
+  const wide = useMinWidth(breakpoints.md);
+  const small = useMinWidth(breakpoints.sm);
   return (
-    <Layout.Header
+    <header
       style={{
         position: 'sticky',
         top: 0,
@@ -58,8 +101,7 @@ export function TopBar({ menu }: TopBarProps) {
       }}
     >
       {menu ? (
-        <Button
-          type="text"
+        <BarButton
           aria-label={menu.opened ? t('layout.collapseMenu') : t('layout.expandMenu')}
           aria-expanded={menu.opened}
           data-testid="hamburger"
@@ -67,25 +109,45 @@ export function TopBar({ menu }: TopBarProps) {
           onClick={menu.onToggle}
         />
       ) : null}
-      <Flex align="center" gap={10} style={{ minWidth: 0, flex: 1, paddingInlineStart: menu ? 4 : 0 }}>
+      <div
+        style={{
+          display: 'flex',
+          alignItems: 'center',
+          gap: 10,
+          minWidth: 0,
+          flex: 1,
+          paddingInlineStart: menu ? 4 : 0,
+        }}
+      >
         <TesseraLogo />
-        {screens.sm === false ? null : (
+        {!small ? null : (
           <span style={{ fontSize: 18, fontWeight: 600, whiteSpace: 'nowrap', color: token.colorText }}>
             {t('common.productName')}
           </span>
         )}
         {wide ? (
-          <Tag color={variant === 'admin' ? 'purple' : 'blue'} bordered={false}>
+          // antd's borderless preset-colour Tag.
+          <span
+            style={{
+              paddingInline: 7,
+              borderRadius: token.borderRadiusSM,
+              background: variant === 'admin' ? token.purple1 : token.blue1,
+              color: variant === 'admin' ? token.purple7 : token.blue7,
+              fontSize: token.fontSizeSM,
+              lineHeight: '20px',
+              whiteSpace: 'nowrap',
+            }}
+          >
             {t(`common.variantName.${variant}`)}
-          </Tag>
+          </span>
         ) : null}
-      </Flex>
+      </div>
       <CompanySwitcher compact={!wide} />
       <FullscreenToggle />
       <VersionPopover compact={!wide} />
       <LanguageSwitch compact={!wide} />
       <UserMenu compact={!wide} />
-    </Layout.Header>
+    </header>
   );
 }
 
@@ -94,6 +156,7 @@ function CompanySwitcher({ compact }: { compact: boolean }) {
   const navigate = useNavigate();
   const { variant, store } = useConsole();
   const { companies, company } = useSession();
+  const { popups, open, setOpen, trigger } = usePopup();
   if (!companies || !company) return null;
   const items = [
     ...companies.map((item) => ({
@@ -108,9 +171,31 @@ function CompanySwitcher({ compact }: { compact: boolean }) {
         ]
       : []),
   ];
+  const button = (
+    <BarButton {...trigger} aria-label={t('company.switcherLabel')} title={company.name}>
+      {company.icon ? (
+        <img
+          src={company.icon}
+          alt=""
+          width={20}
+          height={20}
+          style={{ borderRadius: 4, objectFit: 'cover' }}
+        />
+      ) : (
+        <BankOutlined />
+      )}
+      {compact ? null : (
+        <span data-testid="current-company">{truncateName(company.name, COMPANY_NAME_DISPLAY_LENGTH)}</span>
+      )}
+      <DownOutlined style={{ fontSize: 10 }} />
+    </BarButton>
+  );
+  if (!popups) return button;
   return (
-    <Dropdown
+    <popups.Dropdown
       trigger={['click']}
+      open={open}
+      onOpenChange={setOpen}
       menu={{
         items,
         selectable: true,
@@ -126,20 +211,14 @@ function CompanySwitcher({ compact }: { compact: boolean }) {
         },
       }}
     >
-      <Button type="text" aria-label={t('company.switcherLabel')} title={company.name}>
-        {company.icon ? <Avatar size={20} shape="square" src={company.icon} /> : <BankOutlined />}
-        {compact ? null : (
-          <span data-testid="current-company">{truncateName(company.name, COMPANY_NAME_DISPLAY_LENGTH)}</span>
-        )}
-        <DownOutlined style={{ fontSize: 10 }} />
-      </Button>
-    </Dropdown>
+      {button}
+    </popups.Dropdown>
   );
 }
 
 function FullscreenToggle() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const [full, setFull] = useState(() => document.fullscreenElement != null);
   useEffect(() => {
     const onChange = () => setFull(document.fullscreenElement != null);
@@ -148,8 +227,7 @@ function FullscreenToggle() {
   }, []);
   const unsupported = () => void message.warning(t('layout.fullscreenUnsupported'));
   return (
-    <Button
-      type="text"
+    <BarButton
       aria-label={full ? t('layout.exitFullscreen') : t('layout.fullscreen')}
       title={full ? t('layout.exitFullscreen') : t('layout.fullscreen')}
       icon={full ? <FullscreenExitOutlined /> : <FullscreenOutlined />}
@@ -164,9 +242,6 @@ function FullscreenToggle() {
   );
 }
 
-type SystemInfo = CallResponse<typeof licenseCalls.systemInfo>;
-type LicenceSummary = CallResponse<typeof licenseCalls.licenseInfo>['Info'][number];
-
 /** Spec §2: the version and either 'Not Active' or the licence's expiration time. */
 function VersionPopover({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
@@ -174,14 +249,15 @@ function VersionPopover({ compact }: { compact: boolean }) {
   const companyId = useSession().company?.companyId;
   const [system, setSystem] = useState<SystemInfo | null>(null);
   const [licence, setLicence] = useState<LicenceSummary | null>(null);
+  const { popups, open, setOpen, trigger } = usePopup();
 
   useEffect(() => {
     let current = true;
-    callApi(licenseCalls.systemInfo, undefined, { silent: true })
+    callApi('/api/v1/manage/system/info', undefined, { silent: true })
       .then((info) => current && setSystem(info))
       .catch(() => current && setSystem(null));
     if (companyId) {
-      callApi(licenseCalls.licenseInfo, undefined, { silent: true })
+      callApi('/api/v1/manage/license/info', undefined, { silent: true })
         .then(({ Info }) => current && setLicence(Info[0] ?? null))
         .catch(() => current && setLicence(null));
     }
@@ -190,51 +266,41 @@ function VersionPopover({ compact }: { compact: boolean }) {
     };
   }, [callApi, companyId]);
 
-  const licenceText = !licence
-    ? t('layout.unknown')
-    : licence.status === 'not_active' || !licence.expiresAt
-      ? t('layout.notActive')
-      : t(licence.status === 'expired' ? 'layout.expiredAt' : 'layout.expiresAt', {
-          date: formatDate(licence.expiresAt),
-        });
-  const content = (
-    <Descriptions
-      size="small"
-      column={1}
-      style={{ minWidth: 240 }}
-      items={[
-        { key: 'version', label: t('layout.version'), children: system?.version ?? t('layout.unknown') },
-        { key: 'build', label: t('layout.build'), children: system?.build ?? t('layout.unknown') },
-        {
-          key: 'licence',
-          label: t('layout.licence'),
-          children: (
-            <span data-testid="licence-summary">
-              {licence?.status === 'expired' ? <Tag color="error">{licenceText}</Tag> : licenceText}
-              {licence?.status === 'normal' && licence.reduceDay !== null ? (
-                <div>{t('layout.daysLeft', { count: licence.reduceDay })}</div>
-              ) : null}
-            </span>
-          ),
-        },
-      ]}
-    />
+  const button = (
+    <BarButton {...trigger} aria-label={t('layout.versionInfo')} icon={<InfoCircleOutlined />}>
+      {compact || !system ? null : <span data-testid="version">v{system.version}</span>}
+    </BarButton>
   );
+  if (!popups) return button;
   return (
-    <Popover trigger="click" placement="bottomRight" title={t('layout.versionInfo')} content={content}>
-      <Button type="text" aria-label={t('layout.versionInfo')} icon={<InfoCircleOutlined />}>
-        {compact || !system ? null : <span data-testid="version">v{system.version}</span>}
-      </Button>
-    </Popover>
+    <popups.Popover
+      trigger="click"
+      placement="bottomRight"
+      open={open}
+      onOpenChange={setOpen}
+      title={t('layout.versionInfo')}
+      content={<popups.VersionDetails system={system} licence={licence} />}
+    >
+      {button}
+    </popups.Popover>
   );
 }
 
 function LanguageSwitch({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
   const current = currentLanguage();
+  const { popups, open, setOpen, trigger } = usePopup();
+  const button = (
+    <BarButton {...trigger} aria-label={t('common.language')} icon={<TranslationOutlined />}>
+      {compact ? null : t(`common.languageName.${current}`)}
+    </BarButton>
+  );
+  if (!popups) return button;
   return (
-    <Dropdown
+    <popups.Dropdown
       trigger={['click']}
+      open={open}
+      onOpenChange={setOpen}
       menu={{
         items: languages.map((lang) => ({ key: lang, label: t(`common.languageName.${lang}`) })),
         selectable: true,
@@ -245,10 +311,8 @@ function LanguageSwitch({ compact }: { compact: boolean }) {
         },
       }}
     >
-      <Button type="text" aria-label={t('common.language')} icon={<TranslationOutlined />}>
-        {compact ? null : t(`common.languageName.${current}`)}
-      </Button>
-    </Dropdown>
+      {button}
+    </popups.Dropdown>
   );
 }
 
@@ -260,9 +324,21 @@ function UserMenu({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
   const { session } = useConsole();
   const { username, company } = useSession();
+  const { popups, open, setOpen, trigger } = usePopup();
+  const button = (
+    <BarButton {...trigger} aria-label={t('common.userMenu')} style={{ paddingInline: 6 }}>
+      <span style={avatarStyle}>
+        <UserOutlined />
+      </span>
+      {compact ? null : <span data-testid="current-user">{username}</span>}
+    </BarButton>
+  );
+  if (!popups) return button;
   return (
-    <Dropdown
+    <popups.Dropdown
       trigger={['click']}
+      open={open}
+      onOpenChange={setOpen}
       menu={{
         items: [
           ...(company ? [{ key: 'profile', icon: <UserOutlined />, label: t('layout.profile') }] : []),
@@ -274,10 +350,7 @@ function UserMenu({ compact }: { compact: boolean }) {
         },
       }}
     >
-      <Button type="text" aria-label={t('common.userMenu')} style={{ paddingInline: 6 }}>
-        <Avatar size="small" icon={<UserOutlined />} />
-        {compact ? null : <span data-testid="current-user">{username}</span>}
-      </Button>
-    </Dropdown>
+      {button}
+    </popups.Dropdown>
   );
 }

@@ -1,6 +1,7 @@
-import { type CallResponse, type ConsoleVariant, type company, storageKeys } from '@tessera/contract';
+import { type ConsoleVariant, storageKeys } from '@tessera/contract/constants';
+import type { ApiResponse } from '../api/http-client.ts';
 
-export type CompanyListItem = NonNullable<CallResponse<typeof company.myCompanies>['list']>[number];
+export type CompanyListItem = NonNullable<ApiResponse<'/api/v1/manage/company/my/list'>['list']>[number];
 
 /**
  * Which console variant the stored token belongs to. Both consoles share one origin and the

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, Navigate, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ApiError, type CallApi, type UploadFile } from '../api/http-client.ts';
+import { ApiError, type CallApi, type DownloadFile, type UploadFile } from '../api/http-client.ts';
 import { ConsoleContext, type ConsoleServices } from '../app/console-context.ts';
 import { initI18n } from '../i18n/i18n.ts';
 import { SessionGuard } from './session.guard.tsx';
@@ -26,6 +26,7 @@ function renderGuard(url: string, options: GuardOptions = {}) {
     store,
     callApi: vi.fn() as unknown as CallApi,
     uploadFile: vi.fn() as unknown as UploadFile,
+    downloadFile: vi.fn() as unknown as DownloadFile,
     sso: {
       startSignIn: vi.fn(async () => {}),
       completeSignIn: vi.fn(async () => {
@@ -97,7 +98,8 @@ describe('<SessionGuard>', () => {
     const { services, store } = renderGuard('/?code=abc&state=xyz', {
       exchangeError: new ApiError('Only platform administrators can use this console', 403),
     });
-    await screen.findByText('Only platform administrators can use this console');
+    // The first lazily loaded screen of the file: its import (antd's Result) takes a while under test.
+    await screen.findByText('Only platform administrators can use this console', {}, { timeout: 5000 });
     expect(store.getState().token).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Sign in with another account' }));
     expect(services.sso.switchAccount).toHaveBeenCalledTimes(1);

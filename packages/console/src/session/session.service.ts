@@ -1,4 +1,4 @@
-import { type ConsoleVariant, company, session } from '@tessera/contract';
+import type { ConsoleVariant } from '@tessera/contract/constants';
 import type { CallApi } from '../api/http-client.ts';
 import type { SessionStore } from './session.store.ts';
 
@@ -20,7 +20,7 @@ export function createSessionService(deps: SessionServiceDeps) {
    */
   function loadCompanies(preferredId?: string): Promise<void> {
     if (loading && !preferredId) return loading;
-    const current = callApi(company.myCompanies)
+    const current = callApi('/api/v1/manage/company/my/list')
       .then(({ list }) => store.companiesLoaded(list, preferredId))
       .finally(() => {
         if (loading === current) loading = undefined;
@@ -36,7 +36,7 @@ export function createSessionService(deps: SessionServiceDeps) {
   async function logout() {
     let logoutUrl: string | undefined;
     try {
-      ({ logoutUrl } = await callApi(session.logout[deps.variant], undefined, { silent: true }));
+      ({ logoutUrl } = await callApi(`/api/v1/${deps.variant}/login/logout`, undefined, { silent: true }));
     } catch {
       logoutUrl = undefined;
     }

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract';
+import type { ConsoleVariant } from '@tessera/contract/constants';
 import { pickCompany } from './company-selection.ts';
 import type { CompanyListItem, SessionStorageApi } from './session-storage.ts';
 

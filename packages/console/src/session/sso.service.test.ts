@@ -1,4 +1,3 @@
-import { type CallDef, session } from '@tessera/contract';
 import { describe, expect, it, vi } from 'vitest';
 import type { CallApi } from '../api/http-client.ts';
 import { codeChallengeOf } from './pkce.ts';
@@ -16,11 +15,11 @@ const config = {
 
 function setup() {
   const calls: Array<{ path: string; body: unknown }> = [];
-  const fake = async (call: CallDef, body?: unknown) => {
-    calls.push({ path: call.path, body });
-    if (call === session.ssoConfig) return config;
-    if (call === session.oidcToken.admin) return { token: 'tok', username: 'admin', expiresIn: 7200 };
-    throw new Error(`unexpected call ${call.path}`);
+  const fake = async (path: string, body?: unknown) => {
+    calls.push({ path, body });
+    if (path === '/api/v1/sso/config') return config;
+    if (path === '/api/v1/admin/oidc/token') return { token: 'tok', username: 'admin', expiresIn: 7200 };
+    throw new Error(`unexpected call ${path}`);
   };
   const goTo = vi.fn<(url: string) => void>();
   const sso = createSsoService({

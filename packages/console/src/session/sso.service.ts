@@ -1,5 +1,5 @@
-import { type CallResponse, type ConsoleVariant, session } from '@tessera/contract';
-import type { CallApi } from '../api/http-client.ts';
+import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ApiResponse, CallApi } from '../api/http-client.ts';
 import { buildAuthorizationUrl, codeChallengeOf, createCodeVerifier, randomBase64Url } from './pkce.ts';
 
 /** What the console remembers in sessionStorage between leaving for sign-in and coming back. */
@@ -25,14 +25,14 @@ export interface SsoDeps {
   goTo(url: string): void;
 }
 
-type SsoConfig = CallResponse<typeof session.ssoConfig>;
+type SsoConfig = ApiResponse<'/api/v1/sso/config'>;
 
 /** The console as an OpenID Connect client with PKCE (spec §4 step 3). */
 export function createSsoService(deps: SsoDeps) {
   const key = `tessera_sso_${deps.variant}`;
   let config: Promise<SsoConfig> | undefined;
   const ssoConfig = () => {
-    config ??= deps.callApi(session.ssoConfig, { variant: deps.variant }).catch((error: unknown) => {
+    config ??= deps.callApi('/api/v1/sso/config', { variant: deps.variant }).catch((error: unknown) => {
       config = undefined;
       throw error;
     });
@@ -78,7 +78,7 @@ export function createSsoService(deps: SsoDeps) {
     deps.storage.removeItem(key);
     if (!pending || pending.state !== state) throw new SignInStateMismatch();
     const result = await deps.callApi(
-      session.oidcToken[deps.variant],
+      `/api/v1/${deps.variant}/oidc/token`,
       { code, codeVerifier: pending.verifier },
       { silent: true },
     );

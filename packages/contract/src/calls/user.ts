@@ -6,6 +6,7 @@ import {
   languages,
   memberRoles,
   photoLimits,
+  photoTypes,
   userLimits,
   userSortFields,
   userStatuses,
@@ -208,8 +209,6 @@ export const resetUserPassword = defineCall({
   request: withConfirmation({ userId: id, mustChangePassword: z.boolean().default(true) }),
   response: user,
 });
-
-export const photoTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 export const uploadUserPhoto = defineCall({
   path: '/api/v1/manage/user/photo',

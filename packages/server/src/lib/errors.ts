@@ -1,9 +1,7 @@
+import type { FieldError } from '@tessera/contract';
 import { type ErrorReason, errorReasons } from '@tessera/contract';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError };
 
 /** A failure the client should see: its reason is a phrase key, its status mirrors the envelope code. */
 export class AppError extends Error {

@@ -9,4 +9,6 @@ export const dashboard = {
   yourRole: 'Your role',
   roleOwner: 'Owner',
   roleAdministrator: 'Administrator',
+  copy: 'Copy',
+  copied: 'Copied',
 };

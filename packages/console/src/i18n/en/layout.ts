@@ -19,4 +19,5 @@ export const layout = {
   daysLeft: 'Days left: {{count}}',
   unknown: 'Unknown',
   profile: 'Profile',
+  closeTab: 'Close',
 };

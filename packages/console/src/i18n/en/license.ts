@@ -1,4 +1,4 @@
-/** Licence (/setting/license), also used by the about page and the top bar. */
+/** Licence (/setting/license), also used by the about page (its route loads this namespace too). */
 export const license = {
   codeTitle: 'Application code',
   codeHint:

@@ -11,4 +11,6 @@ export const dashboard = {
   yourRole: '您的角色',
   roleOwner: '所有者',
   roleAdministrator: '管理员',
+  copy: '复制',
+  copied: '已复制',
 } satisfies typeof en;

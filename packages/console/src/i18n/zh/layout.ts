@@ -20,4 +20,5 @@ export const layout = {
   daysLeft: '剩余天数：{{count}}',
   unknown: '未知',
   profile: '个人中心',
+  closeTab: '关闭',
 } satisfies typeof en;

@@ -1,22 +1,22 @@
-import { type CallResponse, license as licenseCalls } from '@tessera/contract';
 import { Card, Descriptions, Flex, Input, Skeleton, Tag, Typography } from 'antd';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { licenseStatusView } from '../license/license-view.ts';
 
-type ThirdPartyPackage = CallResponse<typeof licenseCalls.thirdParty>['list'][number];
+type ThirdPartyPackage = ApiResponse<'/api/v1/manage/system/third-party'>['list'][number];
 
 /** /setting/about (full set): version and build, licence summary, third-party licences. */
 export function AboutPage() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const system = useLoad(useCallback(() => callApi(licenseCalls.systemInfo), [callApi]));
-  const licence = useLoad(useCallback(() => callApi(licenseCalls.licenseDetail), [callApi]));
+  const system = useLoad(useCallback(() => callApi('/api/v1/manage/system/info'), [callApi]));
+  const licence = useLoad(useCallback(() => callApi('/api/v1/manage/license/detail'), [callApi]));
   const users = licence.data?.list.find((item) => item.module === 'user');
 
   return (
@@ -92,7 +92,9 @@ export function AboutPage() {
 function ThirdPartyCard() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { data, loading } = useLoad(useCallback(() => callApi(licenseCalls.thirdParty), [callApi]));
+  const { data, loading } = useLoad(
+    useCallback(() => callApi('/api/v1/manage/system/third-party'), [callApi]),
+  );
   const [search, setSearch] = useState('');
   const [paging, setPaging] = useState({ page: 1, pageSize: 10 });
   const rows = useMemo(() => {

@@ -1,9 +1,7 @@
-import { company } from '@tessera/contract';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { App } from 'antd';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallApi, UploadFile } from '../../api/http-client.ts';
+import type { CallApi, DownloadFile, UploadFile } from '../../api/http-client.ts';
 import { ConsoleContext, type ConsoleServices } from '../../app/console-context.ts';
 import { initI18n } from '../../i18n/i18n.ts';
 import { createSessionStore } from '../../session/session.store.ts';
@@ -27,6 +25,7 @@ function renderPage(variant: 'dev' | 'admin') {
     store: createSessionStore(variant, createSessionStorage(window.localStorage)),
     callApi: callApi as unknown as CallApi,
     uploadFile: vi.fn() as unknown as UploadFile,
+    downloadFile: vi.fn() as unknown as DownloadFile,
     sso: { startSignIn: vi.fn(), completeSignIn: vi.fn(), switchAccount: vi.fn() },
     session: { loadCompanies: vi.fn(async () => {}), logout: vi.fn(), sessionInvalid: vi.fn() },
   } satisfies ConsoleServices;
@@ -38,11 +37,9 @@ function renderPage(variant: 'dev' | 'admin') {
     { initialEntries: ['/create-company'] },
   );
   render(
-    <App>
-      <ConsoleContext.Provider value={services}>
-        <RouterProvider router={router} />
-      </ConsoleContext.Provider>
-    </App>,
+    <ConsoleContext.Provider value={services}>
+      <RouterProvider router={router} />
+    </ConsoleContext.Provider>,
   );
   return { services, callApi, router };
 }
@@ -77,7 +74,7 @@ describe('<CreateCompanyPage>', () => {
     fireEvent.change(nameInput(), { target: { value: '  Acme  ' } });
     submit();
     await screen.findByText('dashboard screen');
-    expect(callApi).toHaveBeenCalledWith(company.createCompany, { name: 'Acme' });
+    expect(callApi).toHaveBeenCalledWith('/api/v1/manage/company/create', { name: 'Acme' });
     expect(services.session.loadCompanies).toHaveBeenCalledWith('c9');
     expect(router.state.location.pathname).toBe('/dashboard');
   });

@@ -1,10 +1,12 @@
 import { BankOutlined } from '@ant-design/icons';
-import { COMPANY_NAME_MAX_LENGTH, company } from '@tessera/contract';
-import { App, Button, Card, Form, Input, Result, Typography } from 'antd';
+import { COMPANY_NAME_MAX_LENGTH } from '@tessera/contract/constants';
+import { Button, Card, Form, Input, Result, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useConsole, useSession } from '../../app/console-context.ts';
+import { useFeedback } from '../../app/feedback.ts';
+import { companyNameRules } from '../../lib/company-name-rules.ts';
 import { HOME_PATH } from '../../session/navigation.guard.ts';
 
 interface CreateCompanyValues {
@@ -20,25 +22,15 @@ export function CreateCompanyPage() {
 function CreateCompanyForm() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { callApi, session } = useConsole();
   const { companies } = useSession();
   const [submitting, setSubmitting] = useState(false);
 
-  /** The contract's own rule, so the form and the server agree on what a valid name is. */
-  const validateName = async (_rule: unknown, value: string | undefined) => {
-    const result = company.companyName.safeParse(value ?? '');
-    if (result.success) return;
-    const tooLong = result.error.issues.some((issue) => issue.message === 'company.name_too_long');
-    throw new Error(
-      tooLong ? t('company.nameTooLong', { max: COMPANY_NAME_MAX_LENGTH }) : t('company.nameRequired'),
-    );
-  };
-
   const onFinish = async ({ name = '' }: CreateCompanyValues) => {
     setSubmitting(true);
     try {
-      const created = await callApi(company.createCompany, { name: name.trim() });
+      const created = await callApi('/api/v1/manage/company/create', { name: name.trim() });
       await session.loadCompanies(created.companyId);
       void message.success(t('company.created', { name: created.name }));
       navigate(HOME_PATH, { replace: true });
@@ -60,12 +52,7 @@ function CreateCompanyForm() {
         onFinish={onFinish}
         disabled={submitting}
       >
-        <Form.Item
-          name="name"
-          label={t('company.nameLabel')}
-          rules={[{ required: true, message: t('company.nameRequired') }, { validator: validateName }]}
-          validateFirst
-        >
+        <Form.Item name="name" label={t('company.nameLabel')} rules={companyNameRules(t)} validateFirst>
           <Input
             autoFocus
             prefix={<BankOutlined />}

@@ -1,12 +1,12 @@
-import type { CallResponse, license as licenseCalls } from '@tessera/contract';
 import { Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
+import type { ApiResponse } from '../../api/http-client.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { licenseModuleLabel, licenseStatusView } from './license-view.ts';
 
-type ModuleState = CallResponse<typeof licenseCalls.licenseDetail>['list'][number];
+type ModuleState = ApiResponse<'/api/v1/manage/license/detail'>['list'][number];
 
 /** Each licensed function: quantity, remaining quantity, expiry and status. */
 export function LicenseTable({ list, loading }: { list: ModuleState[]; loading?: boolean }) {

@@ -1,23 +1,24 @@
 import { ImportOutlined } from '@ant-design/icons';
-import { type CallResponse, license as licenseCalls } from '@tessera/contract';
-import { Alert, App, Button, Card, Descriptions, Flex, Skeleton, Typography } from 'antd';
+import { Alert, Button, Card, Descriptions, Flex, Skeleton, Typography } from 'antd';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
+import { useFeedback } from '../../app/feedback.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useTimeAgo } from '../../lib/use-time-ago.ts';
 import { LicenseTable } from './license-table.tsx';
 import { LICENSE_FILE_MAX_BYTES } from './license-view.ts';
 
-type LicenceDetail = CallResponse<typeof licenseCalls.licenseDetail>;
+type LicenceDetail = ApiResponse<'/api/v1/manage/license/detail'>;
 
 /** /setting/license (full set): the application code, the licence and its import. */
 export function LicensePage() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const loadCode = useCallback(() => callApi(licenseCalls.licenseCode), [callApi]);
-  const loadDetail = useCallback(() => callApi(licenseCalls.licenseDetail), [callApi]);
+  const loadCode = useCallback(() => callApi('/api/v1/manage/license/code'), [callApi]);
+  const loadDetail = useCallback(() => callApi('/api/v1/manage/license/detail'), [callApi]);
   const code = useLoad(loadCode);
   const detail = useLoad(loadDetail);
 
@@ -89,7 +90,7 @@ function LicenceBody({ detail }: { detail: LicenceDetail }) {
 /** Reads the chosen licence file as text and sends it; the server checks the signature. */
 function ImportLicence({ onImported }: { onImported(detail: LicenceDetail): void }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { callApi } = useConsole();
   const input = useRef<HTMLInputElement>(null);
   const [importing, setImporting] = useState(false);
@@ -100,7 +101,7 @@ function ImportLicence({ onImported }: { onImported(detail: LicenceDetail): void
     if (!text.trim()) return void message.error(t('license.fileEmpty'));
     setImporting(true);
     try {
-      onImported(await callApi(licenseCalls.licenseImport, { license: text }));
+      onImported(await callApi('/api/v1/manage/license/import', { license: text }));
       void message.success(t('license.imported'));
     } catch {
       // The HTTP client has shown the server's reason (signature, installation, permission).

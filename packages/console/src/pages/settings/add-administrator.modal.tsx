@@ -1,8 +1,9 @@
-import { company as companyCalls, passwordLength } from '@tessera/contract';
-import { App, Form, Input, Modal, Radio } from 'antd';
+import { passwordLength, USERNAME_PATTERN, userLimits } from '@tessera/contract/constants';
+import { Form, Input, Modal, Radio } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
+import { useFeedback } from '../../app/feedback.ts';
 import { type AssignableRole, assignableRoles, memberRoleView } from './member-roles.ts';
 
 interface AddValues {
@@ -24,7 +25,7 @@ export function AddAdministratorModal({
   onAdded(): void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<AddValues>();
   const [saving, setSaving] = useState(false);
@@ -38,7 +39,7 @@ export function AddAdministratorModal({
     }
     setSaving(true);
     try {
-      const added = await callApi(companyCalls.createCompanyMember, {
+      const added = await callApi('/api/v1/manage/company/user/create', {
         username: values.username.trim(),
         role: values.role,
         password: values.password,
@@ -83,14 +84,14 @@ export function AddAdministratorModal({
           rules={[
             { required: true, whitespace: true, message: t('settings.usernameRequired') },
             {
-              validator: async (_rule, value: string | undefined) => {
-                if (!companyCalls.username.safeParse(value ?? '').success)
-                  throw new Error(t('settings.usernameInvalid'));
-              },
+              pattern: USERNAME_PATTERN,
+              max: userLimits.usernameMax,
+              transform: (value?: string) => value?.trim(),
+              message: t('settings.usernameInvalid'),
             },
           ]}
         >
-          <Input autoComplete="off" maxLength={64} />
+          <Input autoComplete="off" maxLength={userLimits.usernameMax} />
         </Form.Item>
         <Form.Item name="role" label={t('settings.roleLabel')}>
           <Radio.Group
@@ -102,7 +103,7 @@ export function AddAdministratorModal({
           label={t('settings.emailLabel')}
           rules={[{ type: 'email', message: t('settings.emailInvalid') }]}
         >
-          <Input type="email" autoComplete="off" maxLength={254} />
+          <Input type="email" autoComplete="off" maxLength={userLimits.emailMax} />
         </Form.Item>
         <Form.Item
           name="password"

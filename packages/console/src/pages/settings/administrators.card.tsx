@@ -1,23 +1,24 @@
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
-import { type CallResponse, company as companyCalls } from '@tessera/contract';
-import { App, Button, Card, Flex, Input, Popconfirm, Tag } from 'antd';
+import { Button, Card, Flex, Input, Popconfirm, Tag } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
+import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { AddAdministratorModal } from './add-administrator.modal.tsx';
 import { memberRoleView } from './member-roles.ts';
 
-type Member = CallResponse<typeof companyCalls.companyMembers>['list'][number];
+type Member = ApiResponse<'/api/v1/manage/company/user'>['list'][number];
 
 const DEFAULT_PAGE_SIZE = 10;
 
 /** The company's administrators and members: search, paging, add and remove. */
 export function AdministratorsCard() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { callApi } = useConsole();
   const { username } = useSession();
   const [query, setQuery] = useState({ page: 1, pageSize: DEFAULT_PAGE_SIZE, keyword: '' });
@@ -25,7 +26,7 @@ export function AdministratorsCard() {
 
   const load = useCallback(
     () =>
-      callApi(companyCalls.companyMembers, {
+      callApi('/api/v1/manage/company/user', {
         page: query.page,
         pageSize: query.pageSize,
         keyword: query.keyword || undefined,
@@ -36,7 +37,7 @@ export function AdministratorsCard() {
 
   const remove = async (member: Member) => {
     try {
-      await callApi(companyCalls.deleteCompanyMember, { userId: member.userId });
+      await callApi('/api/v1/manage/company/user/del', { userId: member.userId });
       void message.success(t('settings.removed', { name: member.username }));
       const lastOnPage = data?.list.length === 1 && query.page > 1;
       if (lastOnPage) setQuery({ ...query, page: query.page - 1 });

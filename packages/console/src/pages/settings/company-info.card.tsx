@@ -1,13 +1,6 @@
 import { EyeInvisibleOutlined, EyeOutlined, ReloadOutlined, UploadOutlined } from '@ant-design/icons';
+import { COMPANY_NAME_MAX_LENGTH, type Language, languages } from '@tessera/contract/constants';
 import {
-  type CallResponse,
-  COMPANY_NAME_MAX_LENGTH,
-  company as companyCalls,
-  type Language,
-  languages,
-} from '@tessera/contract';
-import {
-  App,
   Avatar,
   Button,
   Card,
@@ -23,11 +16,14 @@ import {
 } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
+import { useFeedback } from '../../app/feedback.ts';
+import { companyNameRules } from '../../lib/company-name-rules.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { logoAccept, logoProblem } from './logo-file.ts';
 
-type CompanyDetail = CallResponse<typeof companyCalls.companyDetailCall>;
+type CompanyDetail = ApiResponse<'/api/v1/manage/company/detail'>;
 
 interface InfoValues {
   name?: string;
@@ -40,7 +36,7 @@ const MASK = '•'.repeat(24);
 export function CompanyInfoCard() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const load = useCallback(() => callApi(companyCalls.companyDetailCall), [callApi]);
+  const load = useCallback(() => callApi('/api/v1/manage/company/detail'), [callApi]);
   const { data: detail, setData: setDetail, loading } = useLoad(load);
   return (
     <Card title={t('settings.basicTitle')}>
@@ -61,7 +57,7 @@ function CompanyInfoForm({
   onChange(detail: CompanyDetail): void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { callApi, store } = useConsole();
   const [form] = Form.useForm<InfoValues>();
   const [saving, setSaving] = useState(false);
@@ -71,20 +67,10 @@ function CompanyInfoForm({
     form.setFieldsValue({ name: detail.name, defaultLanguage: detail.defaultLanguage });
   }, [form, detail.name, detail.defaultLanguage]);
 
-  /** The contract's own rule, so the form and the server agree (spec §5: required, trimmed, at most 50). */
-  const validateName = async (_rule: unknown, value: string | undefined) => {
-    const result = companyCalls.companyName.safeParse(value ?? '');
-    if (result.success) return;
-    const tooLong = result.error.issues.some((issue) => issue.message === 'company.name_too_long');
-    throw new Error(
-      tooLong ? t('company.nameTooLong', { max: COMPANY_NAME_MAX_LENGTH }) : t('company.nameRequired'),
-    );
-  };
-
   const onFinish = async ({ name = '', defaultLanguage }: InfoValues) => {
     setSaving(true);
     try {
-      const updated = await callApi(companyCalls.updateCompany, { name: name.trim(), defaultLanguage });
+      const updated = await callApi('/api/v1/manage/company/update', { name: name.trim(), defaultLanguage });
       onChange(updated);
       store.companyChanged(updated.companyId, { name: updated.name });
       void message.success(t('settings.saved'));
@@ -107,12 +93,7 @@ function CompanyInfoForm({
       onFinish={onFinish}
       disabled={saving}
     >
-      <Form.Item
-        name="name"
-        label={t('company.nameLabel')}
-        rules={[{ required: true, message: t('company.nameRequired') }, { validator: validateName }]}
-        validateFirst
-      >
+      <Form.Item name="name" label={t('company.nameLabel')} rules={companyNameRules(t)} validateFirst>
         <Input count={{ show: true, max: COMPANY_NAME_MAX_LENGTH }} />
       </Form.Item>
       <Form.Item label={t('settings.companyId')}>
@@ -147,7 +128,7 @@ function CompanyInfoForm({
 
 function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
   const { t } = useTranslation();
-  const { message, modal } = App.useApp();
+  const { message, modal } = useFeedback();
   const { callApi } = useConsole();
   const [shown, setShown] = useState(false);
 
@@ -160,7 +141,7 @@ function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(deta
       cancelText: t('common.cancel'),
       onOk: async () => {
         try {
-          onChange(await callApi(companyCalls.resetCompanyKey));
+          onChange(await callApi('/api/v1/manage/company/key/reset'));
           void message.success(t('settings.regenerated'));
         } catch {
           // The HTTP client has shown the error; the old key stays.
@@ -197,7 +178,7 @@ function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(deta
 
 function Logo({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const { uploadFile, store } = useConsole();
   const { company } = useSession();
   const [uploading, setUploading] = useState(false);
@@ -224,7 +205,7 @@ function Logo({ detail, onChange }: { detail: CompanyDetail; onChange(detail: Co
         }}
         customRequest={({ file, onSuccess, onError }) => {
           setUploading(true);
-          uploadFile(companyCalls.updateCompanyIcon, file as Blob)
+          uploadFile('/api/v1/manage/company/update/icon', file as Blob)
             .then(({ icon }) => {
               onChange({ ...detail, icon });
               store.companyChanged(detail.companyId, { icon });

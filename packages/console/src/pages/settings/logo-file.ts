@@ -1,9 +1,9 @@
-import { company, uploadLimits } from '@tessera/contract';
+import { companyIconTypes, uploadLimits } from '@tessera/contract/constants';
 
 /** Why a chosen logo cannot be sent, checked before the upload (the server checks again). */
 export type LogoProblem = 'settings.logoWrongType' | 'settings.logoTooLarge';
 
-const allowedTypes: readonly string[] = company.iconTypes;
+const allowedTypes: readonly string[] = companyIconTypes;
 
 export function logoProblem(file: { type: string; size: number }): LogoProblem | undefined {
   if (!allowedTypes.includes(file.type)) return 'settings.logoWrongType';

@@ -1,4 +1,4 @@
-import { user as calls } from '@tessera/contract';
+import { user as calls, photoTypes } from '@tessera/contract';
 import type { Bind } from '../../http/bind.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { UserService } from './user.service.ts';
@@ -49,7 +49,7 @@ export function userRoutes(bind: Bind, service: UserService) {
       tenant.companyId,
       body.userId,
       file.bytes,
-      calls.photoTypes,
+      photoTypes,
     );
   });
   bind(calls.userLog, async ({ tenant, body, lang }) => service.log(tenant.companyId, lang, body));

@@ -1,0 +1,47 @@
+import type { FieldError } from '@tessera/contract';
+import type { FormInstance } from 'antd';
+import { ApiError } from '../../api/http-client.ts';
+
+/** Form fields that a server error reason is about (the envelope's `data.reason`). */
+const fieldOfReason: Record<string, string> = {
+  'user.username_taken': 'username',
+  'member.username_invalid': 'username',
+  'user.email_taken': 'email',
+  'user.email_invalid': 'email',
+  'user.phone_taken': 'phone',
+  'user.phone_invalid': 'phone',
+  'user.password_required': 'password',
+  'user.password_mismatch': 'confirmPassword',
+  'password.too_short': 'password',
+  'password.too_long': 'password',
+  'password.missing_classes': 'password',
+  'password.contains_username': 'password',
+  'password.same_as_current': 'password',
+  'department.name_required': 'name',
+  'department.name_taken': 'name',
+  'department.parent_required': 'parentId',
+  'department.manager_not_member': 'managerId',
+};
+
+/**
+ * The field errors of a failed call: the fields the server named (`data.fields`), otherwise the
+ * field the error reason is about, with the server's (localised) message.
+ */
+export function fieldErrorsOf(error: unknown): FieldError[] {
+  if (!(error instanceof ApiError)) return [];
+  if (error.fields?.length) return error.fields.filter((item) => item.message !== '');
+  const field = error.reason ? fieldOfReason[error.reason] : undefined;
+  return field ? [{ field, message: error.message }] : [];
+}
+
+/** Marks the fields a failed call names on the form (only fields the form has). */
+export function showFieldErrors<Values>(
+  form: FormInstance<Values>,
+  error: unknown,
+  fields: readonly string[],
+) {
+  const marks = fieldErrorsOf(error).filter((item) => fields.includes(item.field));
+  if (marks.length) {
+    form.setFields(marks.map(({ field, message }) => ({ name: field as never, errors: [message] })));
+  }
+}

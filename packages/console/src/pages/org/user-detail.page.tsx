@@ -1,0 +1,111 @@
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { Button, Card, Col, Empty, Flex, Result, Row, Skeleton } from 'antd';
+import { useCallback, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useConsole } from '../../app/console-context.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { UserAccountCard } from './user-account.card.tsx';
+import { UserDepartmentsCard } from './user-departments.card.tsx';
+import { UserHeaderCard } from './user-header.card.tsx';
+import { UserProfileCard } from './user-profile.card.tsx';
+import { UserSignInsCard } from './user-sign-ins.card.tsx';
+
+/** /org/user-detail?id=… (hidden; highlights the user list): one user of the company. */
+export function UserDetailPage() {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const userId = params.get('id')?.trim() ?? '';
+  if (!userId) {
+    return (
+      <Result
+        status="info"
+        title={t('org.detail.missing')}
+        extra={
+          <Link to="/org/user">
+            <Button type="primary">{t('org.detail.backToList')}</Button>
+          </Link>
+        }
+      />
+    );
+  }
+  return <UserDetail key={userId} userId={userId} />;
+}
+
+/** The user list as it was when the detail was opened from it (its filters are in its query). */
+function listPathOf(state: unknown): string {
+  const search = (state as { listSearch?: unknown } | null)?.listSearch;
+  return typeof search === 'string' && search ? `/org/user?${search}` : '/org/user';
+}
+
+function UserDetail({ userId }: { userId: string }) {
+  const { t } = useTranslation();
+  const { callApi } = useConsole();
+  const navigate = useNavigate();
+  const listPath = listPathOf(useLocation().state);
+  const load = useCallback(() => callApi('/api/v1/manage/user/detail', { userId }), [callApi, userId]);
+  const { data: user, setData: setUser, loading } = useLoad(load);
+  // A change that can come back in the sign-in list (status) reloads it.
+  const [signInsVersion, setSignInsVersion] = useState(0);
+
+  if (!user) {
+    return loading ? (
+      <Card>
+        <Skeleton active avatar paragraph={{ rows: 6 }} />
+      </Card>
+    ) : (
+      <Result
+        status="404"
+        title={t('org.detail.missing')}
+        extra={
+          <Link to="/org/user">
+            <Button type="primary">{t('org.detail.backToList')}</Button>
+          </Link>
+        }
+      />
+    );
+  }
+
+  return (
+    <Flex vertical gap={16} style={{ maxWidth: 1400 }}>
+      <div>
+        <Button
+          type="link"
+          icon={<ArrowLeftOutlined />}
+          style={{ paddingInline: 0 }}
+          onClick={() => navigate(listPath)}
+        >
+          {t('org.detail.backToList')}
+        </Button>
+      </div>
+      <UserHeaderCard
+        user={user}
+        onChange={(changed) => {
+          setUser(changed);
+          setSignInsVersion((v) => v + 1);
+        }}
+        onDeleted={() => navigate(listPath, { replace: true })}
+      />
+      <Row gutter={[16, 16]}>
+        <Col xs={24} xl={14}>
+          <Flex vertical gap={16}>
+            <UserProfileCard user={user} onChange={setUser} />
+            <UserDepartmentsCard user={user} onChange={setUser} />
+          </Flex>
+        </Col>
+        <Col xs={24} xl={10}>
+          <Flex vertical gap={16}>
+            <UserAccountCard user={user} />
+            <Card title={t('org.detail.mfaTitle')} size="small">
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('org.detail.mfaEmpty')} />
+            </Card>
+            <Card title={t('org.detail.devicesTitle')} size="small">
+              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('org.detail.devicesEmpty')} />
+            </Card>
+          </Flex>
+        </Col>
+      </Row>
+      <UserSignInsCard key={signInsVersion} userId={user.userId} />
+    </Flex>
+  );
+}
