@@ -5,10 +5,11 @@
  * stops the server.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser.ts';
 import { artifactsDir, consolePage } from './support/console.page.ts';
@@ -22,6 +23,9 @@ const COMPANY_NAME_SHORT = 'Acme Ident…';
 const LONG_NAME = 'Globex Corporation International';
 const LONG_NAME_SHORT = 'Globex Cor…';
 const SECOND_NAME = 'Initech';
+const NEWCOMER = 'nora.newcomer';
+const NEWCOMER_FIRST_PASSWORD = 'First-pass-2026';
+const NEWCOMER_NEW_PASSWORD = 'Chosen-pass-2027';
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -175,11 +179,12 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
       assert.ok(server);
       const { page, ui } = await devSession();
       const base = server.baseUrl;
-      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Settings']);
+      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Settings']);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Settings' }).click();
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'About' }).waitFor();
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
+        'Organization',
         'Settings',
         'Company settings',
         'Licence',
@@ -197,11 +202,11 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
         ['Dashboard', 'Licence'],
       );
       // The dashboard's tab is pinned; the licence tab closes and the console moves to its neighbour.
-      assert.equal(await page.getByTestId('tab').first().locator('.ant-tag-close-icon').count(), 0);
-      await page.getByTestId('tab').nth(1).locator('.ant-tag-close-icon').click();
+      assert.equal(await page.getByTestId('tab').first().getByRole('button').count(), 0);
+      await page.getByTestId('tab').nth(1).getByRole('button', { name: 'Close Licence' }).click();
       await page.waitForURL(`${base}/dev/dashboard`);
 
-      for (const path of ['/no/such/page', '/org/user', '/application/index', '/setting']) {
+      for (const path of ['/no/such/page', '/permission/index', '/application/index', '/setting']) {
         await page.goto(`${base}/dev${path}`);
         await page.waitForURL(`${base}/dev/404`);
       }
@@ -213,8 +218,15 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
       await page.goto(`${base}/admin/setting/basic-set`);
       await page.waitForURL(`${base}/admin/setting/basic-set`);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Company settings' }).waitFor();
-      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Settings', 'Company settings']);
-      for (const path of ['/setting/license', '/setting/about', '/permission']) {
+      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Settings', 'Company settings']);
+      // The reduced set has the users screens but not the departments.
+      await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Organization' }).click();
+      await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Users' }).waitFor();
+      assert.equal(
+        await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Departments' }).count(),
+        0,
+      );
+      for (const path of ['/setting/license', '/setting/about', '/permission', '/org/department']) {
         await page.goto(`${base}/admin${path}`);
         await page.waitForURL(`${base}/admin/404`);
       }
@@ -457,6 +469,136 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
     },
   );
 
+  devFlow(
+    'a new user with a forced password change signs in through the portal and must choose a new one',
+    async () => {
+      assert.ok(server);
+      const { page, ui } = await devSession();
+      await page.goto(`${server.baseUrl}/dev/org/user`);
+      await page.getByRole('button', { name: 'Create user' }).first().click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Username', { exact: true }).fill(NEWCOMER);
+      await dialog.getByLabel('Name', { exact: true }).fill('Nora Newcomer');
+      await dialog.getByLabel('Email', { exact: true }).fill(`${NEWCOMER}@example.com`);
+      await dialog.getByLabel('Password', { exact: true }).fill(NEWCOMER_FIRST_PASSWORD);
+      await dialog.getByLabel('Confirm password').fill(NEWCOMER_FIRST_PASSWORD);
+      const forced = dialog.getByLabel('Must change the password at the next sign-in');
+      if (!(await forced.isChecked())) await forced.check();
+      await dialog.getByRole('button', { name: 'Create user' }).click();
+      await ui.expectMessage(`${NEWCOMER} was created`);
+      await page.getByTestId('users').getByText(NEWCOMER, { exact: true }).waitFor();
+      await ui.expectNoRawPhraseKeys();
+
+      // The new user, in a browser of their own, opens their user centre.
+      const { context, page: portal } = await openPage();
+      try {
+        await portal.goto(`${server.baseUrl}/portal/account`);
+        await portal.locator('#identifier').waitFor();
+        await portal.locator('#identifier').fill(NEWCOMER);
+        await portal.locator('#password').fill(NEWCOMER_FIRST_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+        // Going around the step does not reach the user centre.
+        await portal.goto(`${server.baseUrl}/portal/account`);
+        await portal.locator('#identifier').waitFor();
+        await portal.locator('#identifier').fill(NEWCOMER);
+        await portal.locator('#password').fill(NEWCOMER_FIRST_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+        await portal.getByLabel('New password', { exact: true }).fill('Short-1');
+        await portal.getByLabel('Confirm the new password').fill('Short-2');
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.getByRole('alert').waitFor();
+        await portal.getByLabel('New password', { exact: true }).fill(NEWCOMER_NEW_PASSWORD);
+        await portal.getByLabel('Confirm the new password').fill(NEWCOMER_NEW_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.waitForURL(`${server.baseUrl}/portal/account`);
+        await portal.getByRole('heading', { name: 'My account' }).waitFor();
+        await portal.getByText(`${NEWCOMER}@example.com`).waitFor();
+      } finally {
+        await context.close();
+      }
+      // The console shows the change is done.
+      await page.reload();
+      await page.getByTestId('users').getByText(NEWCOMER, { exact: true }).click();
+      await page.waitForURL(/\/dev\/org\/user-detail\?/);
+      await page.getByText('Nora Newcomer').first().waitFor();
+      await ui.expectNoRawPhraseKeys();
+      await ui.screenshot('user-detail.en');
+    },
+  );
+
+  devFlow('an .xlsx of 200 users is imported and listed', async () => {
+    assert.ok(server);
+    const { page, ui } = await devSession();
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Users');
+    sheet.addRow(['Username', 'Name', 'Nickname', 'Email', 'Phone', 'Departments', 'Password']);
+    for (let i = 1; i <= 200; i++) {
+      const n = String(i).padStart(3, '0');
+      sheet.addRow([
+        `imported.${n}`,
+        `Imported Person ${n}`,
+        '',
+        `imported.${n}@example.com`,
+        `+86139000${n}00`,
+        '',
+        '',
+      ]);
+    }
+    const file = join(vendorDir, 'people.xlsx');
+    await writeFile(file, Buffer.from(await workbook.xlsx.writeBuffer()));
+
+    await page.goto(`${server.baseUrl}/dev/org/user`);
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[type=file]').setInputFiles(file);
+    await dialog.getByText('Users imported from people.xlsx: 200').waitFor({ timeout: 60_000 });
+    await dialog.getByRole('button', { name: 'Close' }).first().click();
+    await page.getByPlaceholder('Name, username, email or phone').fill('imported.');
+    await page.getByPlaceholder('Name, username, email or phone').press('Enter');
+    await page.getByText('Users: 200').waitFor();
+    await page.getByPlaceholder('Name, username, email or phone').fill('imported.200');
+    await page.getByPlaceholder('Name, username, email or phone').press('Enter');
+    await page.getByTestId('users').getByText('Imported Person 200', { exact: true }).waitFor();
+    await page.getByText('Users: 1', { exact: true }).waitFor();
+    await ui.screenshot('users-imported.en', [1280]);
+  });
+
+  devFlow('a department with sub departments cannot be deleted', async () => {
+    assert.ok(server);
+    const { page, ui } = await devSession();
+    const companyId = (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+    const tree = await ui.api<{ tree: { departmentId: string } }>(
+      '/api/v1/manage/department/tree',
+      {},
+      companyId,
+    );
+    const parent = await ui.api<{ departmentId: string }>(
+      '/api/v1/manage/department/create',
+      { name: 'Field Operations', parentId: tree.data.tree.departmentId },
+      companyId,
+    );
+    assert.equal(parent.code, 200, parent.msg);
+    const child = await ui.api(
+      '/api/v1/manage/department/create',
+      { name: 'Field Support', parentId: parent.data.departmentId },
+      companyId,
+    );
+    assert.equal(child.code, 200, child.msg);
+
+    await page.goto(`${server.baseUrl}/dev/org/department`);
+    await page.getByRole('tree').getByText('Field Operations', { exact: true }).click();
+    await page.getByRole('button', { name: /(^|\s)Delete$/ }).click();
+    await page.locator('.ant-modal-confirm-btns .ant-btn-dangerous').click();
+    await ui.expectMessage(
+      'Please delete all sub departments before proceeding with the delete department operation!',
+    );
+    await page.getByRole('tree').getByText('Field Operations', { exact: true }).waitFor();
+    const after = await ui.api<{ tree: unknown }>('/api/v1/manage/department/tree', {}, companyId);
+    assert.match(JSON.stringify(after.data.tree), /Field Support/);
+  });
+
   for (const lang of ['en', 'zh'] as const) {
     test(`screenshots in ${lang === 'en' ? 'English' : 'Chinese'} at 1280 and 900 px`, async () => {
       assert.ok(server);
@@ -470,7 +612,7 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
         await ui.submitSignIn('admin', ADMIN_PASSWORD);
         await page.waitForURL(`${server.baseUrl}/dev/dashboard`);
         await page.getByTestId('company-id').waitFor();
-        await page.locator('.ant-skeleton').waitFor({ state: 'detached' });
+        await page.getByTestId('dashboard-loading').waitFor({ state: 'detached' });
         await ui.expectNoRawPhraseKeys();
         await ui.screenshot(`dashboard.${lang}`, [1280, 900, 390]);
 
@@ -502,6 +644,15 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
         await page.getByTestId('about-system').waitFor();
         await ui.expectNoRawPhraseKeys();
         await ui.screenshot(`about.${lang}`);
+
+        await page.goto(`${server.baseUrl}/dev/org/user`);
+        await page.getByTestId('users').getByRole('row').nth(1).waitFor();
+        await ui.expectNoRawPhraseKeys();
+        await ui.screenshot(`users.${lang}`);
+        await page.goto(`${server.baseUrl}/dev/org/department`);
+        await page.getByRole('tree').waitFor();
+        await ui.expectNoRawPhraseKeys();
+        await ui.screenshot(`departments.${lang}`);
 
         await page.goto(`${server.baseUrl}/dev/no/such/page`);
         await page.waitForURL(`${server.baseUrl}/dev/404`);

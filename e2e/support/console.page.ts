@@ -69,6 +69,7 @@ export function consolePage(page: Page, baseUrl: string) {
     /** The labels of the sidebar's top-level entries and of the open sub-menus' entries. */
     async menuLabels(): Promise<string[]> {
       const items = page.getByTestId('sidebar').locator('[role=menuitem]');
+      await items.first().waitFor();
       return (await items.allInnerTexts()).map((text) => text.trim()).filter(Boolean);
     },
     async expectTitle(title: string) {
@@ -118,7 +119,7 @@ export function consolePage(page: Page, baseUrl: string) {
     async expectNoRawPhraseKeys() {
       const text = (await page.locator('body').textContent()) ?? '';
       const raw = text.match(
-        /\b(?:about|common|company|dashboard|http|layout|license|route|session|settings|status)\.[a-z][A-Za-z.]+\b/g,
+        /\b(?:about|common|company|dashboard|http|layout|license|org|route|session|settings|status)\.[a-z][A-Za-z.]+\b/g,
       );
       assert.equal(raw, null, `untranslated phrase keys on ${page.url()}: ${raw?.join(', ')}`);
     },
