@@ -23,8 +23,19 @@ export interface DatabaseHandle {
 // timestamptz and bigint as the application expects them from node-postgres.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export async function openPostgres(url: string): Promise<DatabaseHandle> {
+/** What becomes of an error on a connection that no query is using (the server restarted, for one). */
+const reportConnectionError = (error: Error) =>
+  console.warn(`Tessera: a database connection was lost (${error.message}); a new one is opened on demand`);
+
+export async function openPostgres(
+  url: string,
+  options: { onConnectionError?: (error: Error) => void } = {},
+): Promise<DatabaseHandle> {
+  const onConnectionError = options.onConnectionError ?? reportConnectionError;
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection that fails is dropped by the pool; without a listener its error would end
+  // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
+  pool.on('error', onConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
@@ -34,6 +45,7 @@ export async function openPostgres(url: string): Promise<DatabaseHandle> {
     async listen(channel, onMessage) {
       if (!listener) {
         listener = new pg.Client({ connectionString: url });
+        listener.on('error', onConnectionError);
         await listener.connect();
         listener.on('notification', (message) => {
           for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
