@@ -28,6 +28,8 @@ export default defineConfig({
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['./src/test/setup.ts'],
+          // The first render of a screen imports antd cold, which takes seconds on a busy machine.
+          testTimeout: 20_000,
         },
       },
     ],

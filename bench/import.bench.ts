@@ -13,7 +13,14 @@
  *   node --import tsx bench/import.bench.ts          # PGlite (the goal is for PostgreSQL)
  */
 import ExcelJS from 'exceljs';
-import { adminWithCompany, licenseUsers, startLicensableServer, type Tenant, tenantCall } from './lib/org.ts';
+import {
+  adminWithCompany,
+  licenseUsers,
+  runOn,
+  startLicensableServer,
+  type Tenant,
+  tenantCall,
+} from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, sleep } from './lib/server.ts';
 
@@ -82,7 +89,7 @@ async function runImport(server: BenchServer, tenant: Tenant, bytes: Buffer, fil
 async function main() {
   const server = await startLicensableServer();
   console.log(`import benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
-  try {
+  await runOn(server, async () => {
     const tenant = await adminWithCompany(server);
     await licenseUsers(server, tenant, ROWS + PASSWORD_ROWS + 1_000);
     const file = await workbook(ROWS, 'imp-', false);
@@ -129,12 +136,7 @@ async function main() {
       goalMet: plain.totalMs / 1000 < GOAL_SECONDS,
     });
     console.log(`saved ${file_}`);
-  } catch (error) {
-    console.error(server.logTail(30));
-    throw error;
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 await main();

@@ -11,7 +11,7 @@
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/user-list.bench.ts'
  */
 import pg from 'pg';
-import { adminWithCompany, percentile, type Tenant, tenantCall } from './lib/org.ts';
+import { adminWithCompany, percentile, runOn, type Tenant, tenantCall } from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, startServer } from './lib/server.ts';
 
@@ -142,8 +142,9 @@ async function main() {
     await server.stop();
     throw new Error('the user-list benchmark seeds by SQL: run it with BENCH_DATABASE_URL (PostgreSQL)');
   }
+  const databaseUrl = server.stored.database.url;
   console.log(`user-list benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
-  try {
+  await runOn(server, async () => {
     const tenant = await adminWithCompany(server);
     const tree = await tenantCall<{ tree: { departmentId: string } }>(
       server,
@@ -151,7 +152,7 @@ async function main() {
       '/api/v1/manage/department/tree',
       {},
     );
-    const seedMs = await seed(server.stored.database.url, tenant.companyId, tree.tree.departmentId);
+    const seedMs = await seed(databaseUrl, tenant.companyId, tree.tree.departmentId);
     console.log(`seeded ${USERS} users, 110 departments in ${fmt(seedMs / 1000, 1)} s (with analyze)`);
 
     const results: Record<string, unknown>[] = [];
@@ -192,12 +193,7 @@ async function main() {
       exportDivision: division,
     });
     console.log(`saved ${saved}`);
-  } catch (error) {
-    console.error(server.logTail(30));
-    throw error;
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 await main();

@@ -70,6 +70,21 @@ export async function licenseUsers(server: BenchServer, tenant: Tenant, users: n
   await tenantCall(server, tenant, '/api/v1/manage/license/import', { license });
 }
 
+/**
+ * Runs the benchmark's body on the server: on a failure prints the end of the server's log before
+ * passing the error on; stops the server in any case.
+ */
+export async function runOn(server: BenchServer, body: () => Promise<void>) {
+  try {
+    await body();
+  } catch (error) {
+    console.error(server.logTail(30));
+    throw error;
+  } finally {
+    await server.stop();
+  }
+}
+
 /** p-th percentile (0-100) of the values, nearest rank. */
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -26,6 +26,21 @@ export interface DataPaging {
 }
 
 /**
+ * The rows and paging of a page of a list call's answer (`{ list, total }`; none while it loads),
+ * shown at the page and page size the screen asked for: `<DataTable {...pagedList(data, query, …)} />`.
+ */
+export function pagedList<Row>(
+  data: { list: readonly Row[]; total: number } | undefined,
+  query: { page: number; pageSize: number },
+  paging: Pick<DataPaging, 'pageSizes' | 'showTotal' | 'onChange'>,
+): { rows: readonly Row[]; paging: DataPaging } {
+  return {
+    rows: data?.list ?? [],
+    paging: { page: query.page, pageSize: query.pageSize, total: data?.total ?? 0, ...paging },
+  };
+}
+
+/**
  * A plain table with antd's look, for lists of a few columns. antd's Table brings a tree, a
  * select and a virtual list along (about 80 KiB gzip), which would put a screen over its
  * size budget; these lists need none of that.

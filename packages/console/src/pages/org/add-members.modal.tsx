@@ -1,9 +1,9 @@
 import { userLimits } from '@tessera/contract/constants';
 import { Form, Modal } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import type { Department } from './org-types.ts';
 import { UserPicker } from './user-picker.tsx';
 
@@ -21,29 +21,15 @@ export function AddMembersModal({
   const { callApi } = useConsole();
   const { message } = useFeedback();
   const [form] = Form.useForm<{ userIds: string[] }>();
-  const [saving, setSaving] = useState(false);
-
-  const submit = async () => {
-    let userIds: string[];
-    try {
-      ({ userIds } = await form.validateFields());
-    } catch {
-      return;
-    }
-    setSaving(true);
-    try {
-      const { added } = await callApi('/api/v1/manage/department/member/add', {
-        departmentId: department.departmentId,
-        userIds: userIds.slice(0, userLimits.batchMax),
-      });
-      void message.success(t('org.department.added', { count: added }));
-      onAdded();
-    } catch {
-      // Shown by the HTTP client.
-    } finally {
-      setSaving(false);
-    }
-  };
+  // A failed call has been shown by the HTTP client.
+  const { saving, submit } = useFormSubmit(form, async ({ userIds }) => {
+    const { added } = await callApi('/api/v1/manage/department/member/add', {
+      departmentId: department.departmentId,
+      userIds: userIds.slice(0, userLimits.batchMax),
+    });
+    void message.success(t('org.department.added', { count: added }));
+    onAdded();
+  });
 
   return (
     <Modal

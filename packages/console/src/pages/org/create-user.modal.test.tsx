@@ -4,7 +4,7 @@ import { ApiError } from '../../api/http-client.ts';
 import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { CreateUserModal } from './create-user.modal.tsx';
 import type { OrgUser } from './org-types.ts';
-import { renderWithConsole } from './test-services.tsx';
+import { renderWithConsole, typeInto, typePasswords } from './test-services.tsx';
 
 const created: OrgUser = {
   userId: 'u1',
@@ -38,8 +38,6 @@ function renderModal(answer: (path: string, body: unknown) => unknown = () => cr
   return { ...setup, onCreated };
 }
 
-const type = (label: string, value: string) =>
-  fireEvent.change(screen.getByLabelText(label), { target: { value } });
 const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Create user' }));
 
 describe('<CreateUserModal>', () => {
@@ -59,7 +57,7 @@ describe('<CreateUserModal>', () => {
 
   it('refuses a username with special characters', async () => {
     const { callApi } = renderModal();
-    type('Username', 'alice smith!');
+    typeInto('Username', 'alice smith!');
     submit();
     await screen.findByText(/The username cannot contain special characters/);
     expect(callApi).not.toHaveBeenCalled();
@@ -67,9 +65,8 @@ describe('<CreateUserModal>', () => {
 
   it("says 'Entered Passwords Differ' when the confirmation does not match", async () => {
     const { callApi } = renderModal();
-    type('Username', 'alice');
-    type('Password', 'Secret-123');
-    type('Confirm password', 'Secret-124');
+    typeInto('Username', 'alice');
+    typePasswords('Secret-123', 'Secret-124');
     submit();
     await screen.findByText('Entered Passwords Differ');
     expect(callApi).not.toHaveBeenCalled();
@@ -77,8 +74,8 @@ describe('<CreateUserModal>', () => {
 
   it('checks the email and the phone', async () => {
     renderModal();
-    type('Email', 'not-an-address');
-    type('Phone', '12ab');
+    typeInto('Email', 'not-an-address');
+    typeInto('Phone', '12ab');
     submit();
     await screen.findByText('Please enter a valid email address');
     await screen.findByText('Please enter a valid phone number (digits, optionally starting with +)');
@@ -86,12 +83,11 @@ describe('<CreateUserModal>', () => {
 
   it('creates the user with trimmed fields, forcing a password change by default', async () => {
     const { callApi, onCreated } = renderModal();
-    type('Username', '  alice ');
-    type('Name', ' Alice Liddell ');
-    type('Email', 'alice@example.com');
-    type('Phone', '+86 138-0000-0000');
-    type('Password', 'Secret-123');
-    type('Confirm password', 'Secret-123');
+    typeInto('Username', '  alice ');
+    typeInto('Name', ' Alice Liddell ');
+    typeInto('Email', 'alice@example.com');
+    typeInto('Phone', '+86 138-0000-0000');
+    typePasswords('Secret-123', 'Secret-123');
     submit();
     await waitFor(() => expect(onCreated).toHaveBeenCalledWith(created));
     expect(callApi).toHaveBeenCalledWith('/api/v1/manage/user/create', {
@@ -111,9 +107,8 @@ describe('<CreateUserModal>', () => {
     renderModal(() => {
       throw new ApiError('This username is already taken', 409, 'user.username_taken');
     });
-    type('Username', 'alice');
-    type('Password', 'Secret-123');
-    type('Confirm password', 'Secret-123');
+    typeInto('Username', 'alice');
+    typePasswords('Secret-123', 'Secret-123');
     submit();
     await screen.findByText('This username is already taken');
   });

@@ -1,9 +1,10 @@
 import { userLimits } from '@tessera/contract/constants';
 import { Checkbox, Form, Input, Modal } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { PasswordFields } from '../../components/password-fields.tsx';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { DepartmentSelect } from './department-select.tsx';
 import type { Department, OrgUser } from './org-types.ts';
 import { showFieldErrors } from './server-errors.ts';
@@ -57,17 +58,9 @@ export function CreateUserModal({
   const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<CreateUserValues>();
-  const [saving, setSaving] = useState(false);
-
-  const submit = async () => {
-    let values: CreateUserValues;
-    try {
-      values = await form.validateFields();
-    } catch {
-      return;
-    }
-    setSaving(true);
-    try {
+  const { saving, submit } = useFormSubmit(
+    form,
+    async (values) => {
       const created = await callApi('/api/v1/manage/user/create', {
         username: values.username.trim(),
         name: optional(values.name),
@@ -82,13 +75,10 @@ export function CreateUserModal({
       void message.success(t('org.form.created', { name: created.username }));
       form.resetFields();
       onCreated(created);
-    } catch (error) {
-      // The HTTP client has shown the message; the field it is about is marked too.
-      showFieldErrors(form, error, formFields);
-    } finally {
-      setSaving(false);
-    }
-  };
+    },
+    // The HTTP client has shown the message; the field it is about is marked too.
+    (error) => showFieldErrors(form, error, formFields),
+  );
 
   return (
     <Modal
@@ -133,24 +123,13 @@ export function CreateUserModal({
         <Form.Item name="phone" label={t('org.form.phone')} rules={phoneRules(t)}>
           <Input type="tel" autoComplete="off" maxLength={userLimits.phoneMax + 10} />
         </Form.Item>
-        <Form.Item
-          name="password"
-          label={t('org.form.password')}
-          extra={t('org.form.passwordHint')}
-          validateFirst
-          rules={passwordRules(t)}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item
-          name="confirmPassword"
-          label={t('org.form.confirmPassword')}
-          dependencies={['password']}
-          validateFirst
-          rules={confirmPasswordRules(t)}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
+        <PasswordFields
+          passwordLabel={t('org.form.password')}
+          passwordExtra={t('org.form.passwordHint')}
+          passwordRules={passwordRules(t)}
+          confirmLabel={t('org.form.confirmPassword')}
+          confirmRules={confirmPasswordRules(t)}
+        />
         <Form.Item name="departmentIds" label={t('org.form.departments')}>
           <DepartmentSelect multiple tree={tree} placeholder={t('org.form.departmentsPlaceholder')} />
         </Form.Item>

@@ -1,9 +1,10 @@
 import { departmentLimits } from '@tessera/contract/constants';
 import { Form, Input, Modal } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { DepartmentSelect } from './department-select.tsx';
 import type { Department } from './org-types.ts';
 import { showFieldErrors } from './server-errors.ts';
@@ -39,7 +40,6 @@ export function DepartmentFormModal({
   const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<DepartmentValues>();
-  const [saving, setSaving] = useState(false);
   const editing = target?.mode === 'edit' ? target.department : undefined;
   const isRoot = editing?.parentId === null;
 
@@ -53,40 +53,33 @@ export function DepartmentFormModal({
     );
   }, [form, target, tree]);
 
-  const submit = async () => {
-    if (!target) return;
-    let values: DepartmentValues;
-    try {
-      values = await form.validateFields();
-    } catch {
-      return;
-    }
-    setSaving(true);
-    try {
-      const name = values.name.trim();
-      const saved =
-        target.mode === 'create'
-          ? await callApi('/api/v1/manage/department/create', {
-              name,
-              parentId: values.parentId ?? '',
-              managerId: values.managerId ?? null,
-            })
-          : await callApi('/api/v1/manage/department/update', {
-              departmentId: target.department.departmentId,
-              ...(isRoot ? {} : { name }),
-              managerId: values.managerId ?? null,
-            });
-      void message.success(
-        t(target.mode === 'create' ? 'org.department.created' : 'org.department.saved', { name: saved.name }),
-      );
-      onSaved(saved.departmentId);
-    } catch (error) {
-      // The HTTP client has shown the message; the field it is about is marked too.
-      showFieldErrors(form, error, ['name', 'parentId', 'managerId']);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, submit } = useFormSubmit(
+    form,
+    target &&
+      (async (values) => {
+        const name = values.name.trim();
+        const saved =
+          target.mode === 'create'
+            ? await callApi('/api/v1/manage/department/create', {
+                name,
+                parentId: values.parentId ?? '',
+                managerId: values.managerId ?? null,
+              })
+            : await callApi('/api/v1/manage/department/update', {
+                departmentId: target.department.departmentId,
+                ...(isRoot ? {} : { name }),
+                managerId: values.managerId ?? null,
+              });
+        void message.success(
+          t(target.mode === 'create' ? 'org.department.created' : 'org.department.saved', {
+            name: saved.name,
+          }),
+        );
+        onSaved(saved.departmentId);
+      }),
+    // The HTTP client has shown the message; the field it is about is marked too.
+    (error) => showFieldErrors(form, error, ['name', 'parentId', 'managerId']),
+  );
 
   const known =
     editing?.managerId && editing.managerName

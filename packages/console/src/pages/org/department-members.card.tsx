@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { type DataColumn, DataTable } from '../../components/data-table.tsx';
+import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
 import { useLoad } from '../../lib/use-load.ts';
 import { AddMembersModal } from './lazy-parts.ts';
 import { type Department, type OrgUser, userDetailPath } from './org-types.ts';
@@ -128,14 +128,10 @@ export function DepartmentMembersCard({
         rowKey={(user) => user.userId}
         loading={loading}
         columns={columns}
-        rows={data?.list ?? []}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
+        {...pagedList(data, query, {
           showTotal: (total) => t('org.users.total', { total }),
           onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        })}
       />
       {adding ? (
         <Suspense fallback={null}>

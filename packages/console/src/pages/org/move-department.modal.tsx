@@ -1,8 +1,9 @@
 import { Form, Modal, Typography } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { DepartmentSelect } from './department-select.tsx';
 import { moveTargets } from './department-tree.ts';
 import type { Department } from './org-types.ts';
@@ -26,7 +27,6 @@ export function MoveDepartmentModal({
   const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<{ parentId?: string }>();
-  const [saving, setSaving] = useState(false);
   const options = useMemo(
     () => (tree && department ? moveTargets(tree, department.departmentId) : []),
     [tree, department],
@@ -36,26 +36,17 @@ export function MoveDepartmentModal({
     if (department) form.resetFields();
   }, [form, department]);
 
-  const submit = async () => {
-    if (!department) return;
-    let parentId: string | undefined;
-    try {
-      ({ parentId } = await form.validateFields());
-    } catch {
-      return;
-    }
-    if (!parentId) return;
-    setSaving(true);
-    try {
-      await callApi('/api/v1/manage/department/move', { departmentId: department.departmentId, parentId });
-      void message.success(t('org.department.moved', { name: department.name }));
-      onMoved(department.departmentId);
-    } catch {
-      // Shown by the HTTP client.
-    } finally {
-      setSaving(false);
-    }
-  };
+  // A failed call has been shown by the HTTP client.
+  const { saving, submit } = useFormSubmit(
+    form,
+    department &&
+      (async ({ parentId }) => {
+        if (!parentId) return;
+        await callApi('/api/v1/manage/department/move', { departmentId: department.departmentId, parentId });
+        void message.success(t('org.department.moved', { name: department.name }));
+        onMoved(department.departmentId);
+      }),
+  );
 
   return (
     <Modal

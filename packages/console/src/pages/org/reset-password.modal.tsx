@@ -1,8 +1,9 @@
-import { Checkbox, Form, Input, Modal } from 'antd';
-import { useState } from 'react';
+import { Checkbox, Form, Modal } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { PasswordFields } from '../../components/password-fields.tsx';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import type { OrgUser } from './org-types.ts';
 import { showFieldErrors } from './server-errors.ts';
 import { confirmPasswordRules, passwordRules } from './user-form-rules.ts';
@@ -29,29 +30,21 @@ export function ResetPasswordModal({
   const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<ResetValues>();
-  const [saving, setSaving] = useState(false);
-
-  const submit = async () => {
-    if (!user) return;
-    let values: ResetValues;
-    try {
-      values = await form.validateFields();
-    } catch {
-      return;
-    }
-    setSaving(true);
-    try {
-      const changed = await callApi('/api/v1/manage/user/password/reset', { userId: user.userId, ...values });
-      void message.success(t('org.reset.done', { name: displayName(user) }));
-      form.resetFields();
-      onDone(changed);
-    } catch (error) {
-      // The HTTP client has shown the message; the field it is about is marked too.
-      showFieldErrors(form, error, ['password', 'confirmPassword']);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, submit } = useFormSubmit(
+    form,
+    user &&
+      (async (values) => {
+        const changed = await callApi('/api/v1/manage/user/password/reset', {
+          userId: user.userId,
+          ...values,
+        });
+        void message.success(t('org.reset.done', { name: displayName(user) }));
+        form.resetFields();
+        onDone(changed);
+      }),
+    // The HTTP client has shown the message; the field it is about is marked too.
+    (error) => showFieldErrors(form, error, ['password', 'confirmPassword']),
+  );
 
   return (
     <Modal
@@ -77,24 +70,13 @@ export function ResetPasswordModal({
       >
         {/* Lets password managers tie the new password to the account. */}
         <input type="text" hidden readOnly autoComplete="username" value={user?.username ?? ''} />
-        <Form.Item
-          name="password"
-          label={t('org.form.password')}
-          extra={t('org.form.passwordHint')}
-          validateFirst
-          rules={passwordRules(t)}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item
-          name="confirmPassword"
-          label={t('org.form.confirmPassword')}
-          dependencies={['password']}
-          validateFirst
-          rules={confirmPasswordRules(t)}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
+        <PasswordFields
+          passwordLabel={t('org.form.password')}
+          passwordExtra={t('org.form.passwordHint')}
+          passwordRules={passwordRules(t)}
+          confirmLabel={t('org.form.confirmPassword')}
+          confirmRules={confirmPasswordRules(t)}
+        />
         <Form.Item name="mustChangePassword" valuePropName="checked" style={{ marginBottom: 0 }}>
           <Checkbox>{t('org.form.mustChangePassword')}</Checkbox>
         </Form.Item>

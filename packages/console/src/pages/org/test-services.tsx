@@ -1,3 +1,4 @@
+import { fireEvent, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
@@ -34,4 +35,14 @@ export function renderWithConsole(
       </ConsoleContext.Provider>
     ),
   };
+}
+
+/** Types into the field with this label (one change, as antd's inputs take it). */
+export const typeInto = (label: string, value: string) =>
+  fireEvent.change(screen.getByLabelText(label), { target: { value } });
+
+/** Types a new password and its confirmation into "Password" and "Confirm password". */
+export function typePasswords(password: string, confirmation: string) {
+  typeInto('Password', password);
+  typeInto('Confirm password', confirmation);
 }

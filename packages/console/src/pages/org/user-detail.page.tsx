@@ -13,23 +13,28 @@ import { UserSignInsCard } from './user-sign-ins.card.tsx';
 
 /** /org/user-detail?id=… (hidden; highlights the user list): one user of the company. */
 export function UserDetailPage() {
-  const { t } = useTranslation();
   const [params] = useSearchParams();
   const userId = params.get('id')?.trim() ?? '';
   if (!userId) {
-    return (
-      <Result
-        status="info"
-        title={t('org.detail.missing')}
-        extra={
-          <Link to="/org/user">
-            <Button type="primary">{t('org.detail.backToList')}</Button>
-          </Link>
-        }
-      />
-    );
+    return <UserMissing status="info" />;
   }
   return <UserDetail key={userId} userId={userId} />;
+}
+
+/** No such user (no id, or none the company has), with the way back to the list. */
+function UserMissing({ status }: { status: 'info' | '404' }) {
+  const { t } = useTranslation();
+  return (
+    <Result
+      status={status}
+      title={t('org.detail.missing')}
+      extra={
+        <Link to="/org/user">
+          <Button type="primary">{t('org.detail.backToList')}</Button>
+        </Link>
+      }
+    />
+  );
 }
 
 /** The user list as it was when the detail was opened from it (its filters are in its query). */
@@ -54,15 +59,7 @@ function UserDetail({ userId }: { userId: string }) {
         <Skeleton active avatar paragraph={{ rows: 6 }} />
       </Card>
     ) : (
-      <Result
-        status="404"
-        title={t('org.detail.missing')}
-        extra={
-          <Link to="/org/user">
-            <Button type="primary">{t('org.detail.backToList')}</Button>
-          </Link>
-        }
-      />
+      <UserMissing status="404" />
     );
   }
 

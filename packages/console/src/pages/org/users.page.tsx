@@ -19,7 +19,7 @@ import { Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useConsole, useSession } from '../../app/console-context.ts';
-import { type DataColumn, DataTable } from '../../components/data-table.tsx';
+import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
 import { currentLanguage } from '../../i18n/i18n.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
@@ -88,6 +88,19 @@ export function UsersPage() {
       onSort={(sortOrder) => setQuery({ sortBy: field, sortOrder })}
     />
   );
+  /** A column of two sortable fields: "first / second". */
+  const sortablePair = (
+    first: UserSortField,
+    firstTitle: string,
+    second: UserSortField,
+    secondTitle: string,
+  ) => (
+    <Flex gap={4} align="center" wrap>
+      {sortable(first, firstTitle)}
+      <span aria-hidden="true">/</span>
+      {sortable(second, secondTitle)}
+    </Flex>
+  );
 
   const exportList = async () => {
     setExporting(true);
@@ -133,13 +146,7 @@ export function UsersPage() {
   const columns: DataColumn<OrgUser>[] = [
     {
       key: 'user',
-      title: (
-        <Flex gap={4} align="center" wrap>
-          {sortable('username', t('org.users.column.username'))}
-          <span aria-hidden="true">/</span>
-          {sortable('name', t('org.users.column.name'))}
-        </Flex>
-      ),
+      title: sortablePair('username', t('org.users.column.username'), 'name', t('org.users.column.name')),
       render: (user) => (
         <Flex align="center" gap={8} style={{ minWidth: 160 }}>
           <Avatar size={32} src={user.photo ?? undefined} style={{ flex: 'none' }}>
@@ -210,12 +217,11 @@ export function UsersPage() {
     },
     {
       key: 'lastLoginAt',
-      title: (
-        <Flex gap={4} align="center" wrap>
-          {sortable('lastLoginAt', t('org.users.column.lastLoginAt'))}
-          <span aria-hidden="true">/</span>
-          {sortable('loginCount', t('org.users.column.loginCount'))}
-        </Flex>
+      title: sortablePair(
+        'lastLoginAt',
+        t('org.users.column.lastLoginAt'),
+        'loginCount',
+        t('org.users.column.loginCount'),
       ),
       minScreen: 'md',
       render: (user) => (
@@ -344,15 +350,11 @@ export function UsersPage() {
         rowKey={(user) => user.userId}
         loading={loading}
         columns={columns}
-        rows={data?.list ?? []}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
+        {...pagedList(data, query, {
           pageSizes: PAGE_SIZES,
-          total: data?.total ?? 0,
           showTotal: (total) => t('org.users.total', { total }),
           onChange: (page, pageSize) => setQuery({ page, pageSize }),
-        }}
+        })}
       />
       <Suspense fallback={null}>
         {creating ? (

@@ -1,9 +1,10 @@
 import { passwordLength, USERNAME_PATTERN, userLimits } from '@tessera/contract/constants';
 import { Form, Input, Modal, Radio } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { PasswordFields } from '../../components/password-fields.tsx';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { type AssignableRole, assignableRoles, memberRoleView } from './member-roles.ts';
 
 interface AddValues {
@@ -28,32 +29,18 @@ export function AddAdministratorModal({
   const { message } = useFeedback();
   const { callApi } = useConsole();
   const [form] = Form.useForm<AddValues>();
-  const [saving, setSaving] = useState(false);
-
-  const submit = async () => {
-    let values: AddValues;
-    try {
-      values = await form.validateFields();
-    } catch {
-      return;
-    }
-    setSaving(true);
-    try {
-      const added = await callApi('/api/v1/manage/company/user/create', {
-        username: values.username.trim(),
-        role: values.role,
-        password: values.password,
-        email: values.email?.trim() || undefined,
-      });
-      void message.success(t('settings.added', { name: added.username }));
-      form.resetFields();
-      onAdded();
-    } catch {
-      // The HTTP client has shown why (the name is taken, for instance); the form stays.
-    } finally {
-      setSaving(false);
-    }
-  };
+  // A failed call has been shown by the HTTP client (the name is taken, for instance); the form stays.
+  const { saving, submit } = useFormSubmit(form, async (values) => {
+    const added = await callApi('/api/v1/manage/company/user/create', {
+      username: values.username.trim(),
+      role: values.role,
+      password: values.password,
+      email: values.email?.trim() || undefined,
+    });
+    void message.success(t('settings.added', { name: added.username }));
+    form.resetFields();
+    onAdded();
+  });
 
   return (
     <Modal
@@ -105,11 +92,9 @@ export function AddAdministratorModal({
         >
           <Input type="email" autoComplete="off" maxLength={userLimits.emailMax} />
         </Form.Item>
-        <Form.Item
-          name="password"
-          label={t('settings.passwordLabel')}
-          validateFirst
-          rules={[
+        <PasswordFields
+          passwordLabel={t('settings.passwordLabel')}
+          passwordRules={[
             { required: true, message: t('settings.passwordRequired') },
             {
               min: passwordLength.min,
@@ -117,15 +102,9 @@ export function AddAdministratorModal({
               message: t('settings.passwordLength', passwordLength),
             },
           ]}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item
-          name="confirm"
-          label={t('settings.confirmLabel')}
-          dependencies={['password']}
-          validateFirst
-          rules={[
+          confirmName="confirm"
+          confirmLabel={t('settings.confirmLabel')}
+          confirmRules={[
             { required: true, message: t('settings.confirmRequired') },
             ({ getFieldValue }) => ({
               validator: async (_rule, value: string | undefined) => {
@@ -133,9 +112,7 @@ export function AddAdministratorModal({
               },
             }),
           ]}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
+        />
         {/* Enter in a field submits the form. */}
         <button type="submit" hidden tabIndex={-1} />
       </Form>

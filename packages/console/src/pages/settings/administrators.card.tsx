@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { type DataColumn, DataTable } from '../../components/data-table.tsx';
+import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { AddAdministratorModal } from './add-administrator.modal.tsx';
@@ -121,14 +121,10 @@ export function AdministratorsCard() {
         rowKey={(member) => member.userId}
         loading={loading}
         columns={columns}
-        rows={data?.list ?? []}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
+        {...pagedList(data, query, {
           showTotal: (total) => t('settings.total', { total }),
           onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        })}
       />
       <AddAdministratorModal
         open={adding}

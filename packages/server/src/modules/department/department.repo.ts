@@ -240,21 +240,33 @@ export async function deleteDepartmentById(trx: Db, companyId: string, id: strin
   await trx.deleteFrom('departments').where('company_id', '=', companyId).where('id', '=', id).execute();
 }
 
+/**
+ * Runs `query` on the distinct account ids and answers the account ids of the rows it found or
+ * changed; with no ids it answers [] without running a query (`in ()` is not valid SQL).
+ */
+async function forDistinctAccounts(
+  accountIds: readonly string[],
+  query: (wanted: string[]) => Promise<{ account_id: string }[]>,
+): Promise<string[]> {
+  const wanted = [...new Set(accountIds)];
+  if (!wanted.length) return [];
+  return (await query(wanted)).map((row) => row.account_id);
+}
+
 /** The ids among `accountIds` that are user records (company_members) of the company. */
 export async function findMemberIds(
   trx: Db,
   companyId: string,
   accountIds: readonly string[],
 ): Promise<string[]> {
-  const wanted = [...new Set(accountIds)];
-  if (!wanted.length) return [];
-  const rows = await trx
-    .selectFrom('company_members')
-    .select('account_id')
-    .where('company_id', '=', companyId)
-    .where('account_id', 'in', wanted)
-    .execute();
-  return rows.map((row) => row.account_id);
+  return forDistinctAccounts(accountIds, (wanted) =>
+    trx
+      .selectFrom('company_members')
+      .select('account_id')
+      .where('company_id', '=', companyId)
+      .where('account_id', 'in', wanted)
+      .execute(),
+  );
 }
 
 export async function findDepartmentMemberIds(
@@ -279,21 +291,20 @@ export async function insertDepartmentMembers(
   departmentId: string,
   accountIds: readonly string[],
 ): Promise<string[]> {
-  const wanted = [...new Set(accountIds)];
-  if (!wanted.length) return [];
-  const rows = await trx
-    .insertInto('department_members')
-    .values(
-      wanted.map((accountId) => ({
-        department_id: departmentId,
-        company_id: companyId,
-        account_id: accountId,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['department_id', 'account_id']).doNothing())
-    .returning('account_id')
-    .execute();
-  return rows.map((row) => row.account_id);
+  return forDistinctAccounts(accountIds, (wanted) =>
+    trx
+      .insertInto('department_members')
+      .values(
+        wanted.map((accountId) => ({
+          department_id: departmentId,
+          company_id: companyId,
+          account_id: accountId,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['department_id', 'account_id']).doNothing())
+      .returning('account_id')
+      .execute(),
+  );
 }
 
 export async function deleteDepartmentMembers(
@@ -302,14 +313,13 @@ export async function deleteDepartmentMembers(
   departmentId: string,
   accountIds: readonly string[],
 ): Promise<string[]> {
-  const wanted = [...new Set(accountIds)];
-  if (!wanted.length) return [];
-  const rows = await trx
-    .deleteFrom('department_members')
-    .where('company_id', '=', companyId)
-    .where('department_id', '=', departmentId)
-    .where('account_id', 'in', wanted)
-    .returning('account_id')
-    .execute();
-  return rows.map((row) => row.account_id);
+  return forDistinctAccounts(accountIds, (wanted) =>
+    trx
+      .deleteFrom('department_members')
+      .where('company_id', '=', companyId)
+      .where('department_id', '=', departmentId)
+      .where('account_id', 'in', wanted)
+      .returning('account_id')
+      .execute(),
+  );
 }

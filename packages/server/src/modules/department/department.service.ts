@@ -61,6 +61,39 @@ export function createDepartmentService(deps: { db: Db }) {
 
   const nameTaken = { departments_sibling_name: 'department.name_taken' } as const;
 
+  /** A structural change: one transaction, the root ensured, the company's tree locked first. */
+  const changeTree = <T>(companyId: string, run: (trx: Db) => Promise<T>) =>
+    db.transaction().execute(async (trx) => {
+      await repo.ensureRoot(trx, companyId);
+      await lockCompanyTree(trx, companyId);
+      return run(trx);
+    });
+
+  /** Stores the change of `current` and audits the department as it was and as it is now. */
+  async function saveAudited(
+    trx: Db,
+    actor: Actor,
+    companyId: string,
+    action: 'department.update' | 'department.move',
+    current: repo.DepartmentRow,
+    before: Awaited<ReturnType<typeof answer>>,
+    set: Parameters<typeof repo.updateDepartmentById>[3],
+  ) {
+    await repo.updateDepartmentById(trx, companyId, current.id, set);
+    const after = await answer(trx, companyId, await repo.lockDepartment(trx, companyId, current.id));
+    await insertAuditEvent(trx, {
+      companyId,
+      actorAccountId: actor.accountId,
+      action,
+      targetType: 'department',
+      targetId: current.id,
+      before,
+      after,
+      ip: actor.ip,
+    });
+    return after;
+  }
+
   async function tree(companyId: string): Promise<{ tree: DepartmentNode }> {
     return db.transaction().execute(async (trx) => {
       const root = await repo.ensureRoot(trx, companyId);
@@ -93,9 +126,7 @@ export function createDepartmentService(deps: { db: Db }) {
     input: { name: string; parentId: string; managerId?: string | null },
   ) {
     return uniqueViolationAs(nameTaken, () =>
-      db.transaction().execute(async (trx) => {
-        await repo.ensureRoot(trx, companyId);
-        await lockCompanyTree(trx, companyId);
+      changeTree(companyId, async (trx) => {
         const parent = await repo.findDepartment(trx, companyId, input.parentId);
         if (!parent) throw new AppError('department.not_found');
         await assertDepthFits(trx, companyId, parent.id, 1);
@@ -129,9 +160,7 @@ export function createDepartmentService(deps: { db: Db }) {
     input: { departmentId: string; name?: string; managerId?: string | null },
   ) {
     return uniqueViolationAs(nameTaken, () =>
-      db.transaction().execute(async (trx) => {
-        await repo.ensureRoot(trx, companyId);
-        await lockCompanyTree(trx, companyId);
+      changeTree(companyId, async (trx) => {
         const current = await repo.lockDepartment(trx, companyId, input.departmentId);
         const before = await answer(trx, companyId, current);
         const set: { name?: string; manager_account_id?: string | null } = {};
@@ -147,28 +176,14 @@ export function createDepartmentService(deps: { db: Db }) {
           set.manager_account_id = input.managerId;
         }
         if (!Object.keys(set).length) return before;
-        await repo.updateDepartmentById(trx, companyId, current.id, set);
-        const after = await answer(trx, companyId, await repo.lockDepartment(trx, companyId, current.id));
-        await insertAuditEvent(trx, {
-          companyId,
-          actorAccountId: actor.accountId,
-          action: 'department.update',
-          targetType: 'department',
-          targetId: current.id,
-          before,
-          after,
-          ip: actor.ip,
-        });
-        return after;
+        return saveAudited(trx, actor, companyId, 'department.update', current, before, set);
       }),
     );
   }
 
   async function move(actor: Actor, companyId: string, input: { departmentId: string; parentId: string }) {
     return uniqueViolationAs(nameTaken, () =>
-      db.transaction().execute(async (trx) => {
-        await repo.ensureRoot(trx, companyId);
-        await lockCompanyTree(trx, companyId);
+      changeTree(companyId, async (trx) => {
         const current = await repo.lockDepartment(trx, companyId, input.departmentId);
         const parent = await repo.findDepartment(trx, companyId, input.parentId);
         if (!parent) throw new AppError('department.not_found');
@@ -180,27 +195,15 @@ export function createDepartmentService(deps: { db: Db }) {
         await assertDepthFits(trx, companyId, parent.id, await repo.heightOf(trx, companyId, current.id));
         if (await repo.siblingNameTaken(trx, companyId, parent.id, current.name, current.id))
           throw new AppError('department.name_taken');
-        await repo.updateDepartmentById(trx, companyId, current.id, { parent_id: parent.id });
-        const after = await answer(trx, companyId, await repo.lockDepartment(trx, companyId, current.id));
-        await insertAuditEvent(trx, {
-          companyId,
-          actorAccountId: actor.accountId,
-          action: 'department.move',
-          targetType: 'department',
-          targetId: current.id,
-          before,
-          after,
-          ip: actor.ip,
+        return saveAudited(trx, actor, companyId, 'department.move', current, before, {
+          parent_id: parent.id,
         });
-        return after;
       }),
     );
   }
 
   async function remove(actor: Actor, companyId: string, departmentId: string) {
-    return db.transaction().execute(async (trx) => {
-      await repo.ensureRoot(trx, companyId);
-      await lockCompanyTree(trx, companyId);
+    return changeTree(companyId, async (trx) => {
       const current = await repo.lockDepartment(trx, companyId, departmentId);
       if (current.parent_id === null) throw new AppError('department.root_protected');
       if (await repo.hasChildren(trx, companyId, current.id)) throw new AppError('department.has_children');

@@ -45,6 +45,10 @@ const create = (owner: Owner, body: Record<string, unknown>, lang?: string) =>
     as(owner, lang),
   );
 
+/** A department call (`/api/v1/manage/department/<action>`) as the owner, in the given language. */
+const departmentCall = (action: string, owner: Owner, body: Record<string, unknown>, lang?: string) =>
+  call(ctx, `/api/v1/manage/department/${action}`, body, as(owner, lang));
+
 const rootOf = async (owner: Owner) => (await tree(owner)).departmentId;
 
 /** A snapshot of what is stored for departments: any refused call must leave it as it was. */
@@ -143,39 +147,26 @@ describe('root department', () => {
     expect((await tree(owner)).name).toBe('After Name');
     const child = await create(owner, { name: 'Child', parentId: rootId });
     const before = await stored();
-    const rename = await call(
-      ctx,
-      '/api/v1/manage/department/update',
-      { departmentId: rootId, name: 'Other' },
-      as(owner),
-    );
+    const rename = await departmentCall('update', owner, { departmentId: rootId, name: 'Other' });
     expect(rename).toMatchObject({
       code: 409,
       msg: 'The root department cannot be changed this way',
       data: { reason: 'department.root_protected' },
     });
-    const move = await call(
-      ctx,
-      '/api/v1/manage/department/move',
-      { departmentId: rootId, parentId: child.data.departmentId },
-      as(owner),
-    );
+    const move = await departmentCall('move', owner, {
+      departmentId: rootId,
+      parentId: child.data.departmentId,
+    });
     expect(move.data).toMatchObject({ reason: 'department.root_protected' });
-    const del = await call(
-      ctx,
-      '/api/v1/manage/department/del',
-      { departmentId: rootId },
-      as(owner, 'zh-CN'),
-    );
+    const del = await departmentCall('del', owner, { departmentId: rootId }, 'zh-CN');
     expect(del).toMatchObject({ code: 409, msg: '根部门不能进行此操作' });
     expect(await stored()).toBe(before);
     // Its manager may change; sending its current name along is no rename.
-    const manager = await call(
-      ctx,
-      '/api/v1/manage/department/update',
-      { departmentId: rootId, name: 'After Name', managerId: owner.account.id },
-      as(owner),
-    );
+    const manager = await departmentCall('update', owner, {
+      departmentId: rootId,
+      name: 'After Name',
+      managerId: owner.account.id,
+    });
     expect(manager.data).toEqual({
       departmentId: rootId,
       name: 'After Name',
@@ -328,24 +319,21 @@ describe('department/update', () => {
   it('renames and changes the manager, auditing before and after', async () => {
     const rootId = await rootOf(acme);
     const dept = (await create(acme, { name: 'Marketing', parentId: rootId })).data;
-    const updated = await call(
-      ctx,
-      '/api/v1/manage/department/update',
-      { departmentId: dept.departmentId, name: 'Brand', managerId: clerkId },
-      as(acme),
-    );
+    const updated = await departmentCall('update', acme, {
+      departmentId: dept.departmentId,
+      name: 'Brand',
+      managerId: clerkId,
+    });
     expect(updated.data).toEqual({
       departmentId: dept.departmentId,
       name: 'Brand',
       parentId: rootId,
       managerId: clerkId,
     });
-    const cleared = await call(
-      ctx,
-      '/api/v1/manage/department/update',
-      { departmentId: dept.departmentId, managerId: null },
-      as(acme),
-    );
+    const cleared = await departmentCall('update', acme, {
+      departmentId: dept.departmentId,
+      managerId: null,
+    });
     expect(cleared.data).toMatchObject({ name: 'Brand', managerId: null });
     const events = await auditOf(dept.departmentId);
     expect(events.map((e) => e.action)).toEqual([
@@ -393,12 +381,10 @@ describe('department/move', () => {
     const a = (await create(acme, { name: 'Move A', parentId: rootId })).data;
     const b = (await create(acme, { name: 'Move B', parentId: rootId })).data;
     const a1 = (await create(acme, { name: 'Move A1', parentId: a.departmentId })).data;
-    const moved = await call(
-      ctx,
-      '/api/v1/manage/department/move',
-      { departmentId: a.departmentId, parentId: b.departmentId },
-      as(acme),
-    );
+    const moved = await departmentCall('move', acme, {
+      departmentId: a.departmentId,
+      parentId: b.departmentId,
+    });
     expect(moved.data).toEqual({
       departmentId: a.departmentId,
       name: 'Move A',
@@ -423,12 +409,7 @@ describe('department/move', () => {
     const low = (await create(acme, { name: 'Cycle Low', parentId: mid.departmentId })).data;
     const before = await stored();
     const move = (parentId: string, lang?: string) =>
-      call(
-        ctx,
-        '/api/v1/manage/department/move',
-        { departmentId: top.departmentId, parentId },
-        as(acme, lang),
-      );
+      departmentCall('move', acme, { departmentId: top.departmentId, parentId }, lang);
     for (const target of [top, mid, low]) {
       expect(await move(target.departmentId)).toMatchObject({
         code: 409,
@@ -476,23 +457,18 @@ describe('department/del', () => {
     const parent = (await create(acme, { name: 'Has Kids', parentId: rootId })).data;
     await create(acme, { name: 'Kid', parentId: parent.departmentId });
     const before = await stored();
-    const en = await call(
-      ctx,
-      '/api/v1/manage/department/del',
-      { departmentId: parent.departmentId },
-      as(acme),
-    );
+    const en = await departmentCall('del', acme, { departmentId: parent.departmentId });
     expect(en).toMatchObject({
       status: 409,
       code: 409,
       msg: 'Please delete all sub departments before proceeding with the delete department operation!',
       data: { reason: 'department.has_children' },
     });
-    const zh = await call(
-      ctx,
-      '/api/v1/manage/department/del',
+    const zh = await departmentCall(
+      'del',
+      acme,
       { departmentId: parent.departmentId },
-      as(acme, 'zh-CN,zh;q=0.9,en;q=0.8'),
+      'zh-CN,zh;q=0.9,en;q=0.8',
     );
     expect(zh.msg).toBe('请先删除所有子部门，再执行删除部门操作！');
     expect(await stored()).toBe(before);
@@ -501,18 +477,11 @@ describe('department/del', () => {
   it('deletes a leaf; its members lose that membership but stay users of the company', async () => {
     const rootId = await rootOf(acme);
     const dept = (await create(acme, { name: 'Doomed', parentId: rootId })).data;
-    await call(
-      ctx,
-      '/api/v1/manage/department/member/add',
-      { departmentId: dept.departmentId, userIds: [staffId, clerkId] },
-      as(acme),
-    );
-    const deleted = await call(
-      ctx,
-      '/api/v1/manage/department/del',
-      { departmentId: dept.departmentId },
-      as(acme),
-    );
+    await departmentCall('member/add', acme, {
+      departmentId: dept.departmentId,
+      userIds: [staffId, clerkId],
+    });
+    const deleted = await departmentCall('del', acme, { departmentId: dept.departmentId });
     expect(deleted).toMatchObject({ code: 200, data: { departmentId: dept.departmentId } });
     expect(find(await tree(acme), 'Doomed')).toBeUndefined();
     const memberships = await ctx.database.db
@@ -534,12 +503,7 @@ describe('department/del', () => {
       before: { name: 'Doomed', parentId: rootId, memberIds: [staffId, clerkId].sort() },
       after: null,
     });
-    const again = await call(
-      ctx,
-      '/api/v1/manage/department/del',
-      { departmentId: dept.departmentId },
-      as(acme),
-    );
+    const again = await departmentCall('del', acme, { departmentId: dept.departmentId });
     expect(again.data).toMatchObject({ reason: 'department.not_found' });
   });
 });
@@ -610,12 +574,7 @@ describe('department members', () => {
 describe('tenant wall', () => {
   it("answers another company's department as not found on every call, changing nothing", async () => {
     const theirs = (await create(other, { name: 'Their Secret Dept', parentId: await rootOf(other) })).data;
-    await call(
-      ctx,
-      '/api/v1/manage/department/member/add',
-      { departmentId: theirs.departmentId, userIds: [outsiderId] },
-      as(other),
-    );
+    await departmentCall('member/add', other, { departmentId: theirs.departmentId, userIds: [outsiderId] });
     const before = await stored();
     const rootId = await rootOf(acme);
     const probes: [string, Record<string, unknown>][] = [

@@ -63,6 +63,22 @@ ${body}
 </body></html>`.value;
 }
 
+/**
+ * A mail in both forms: the greeting and the introduction, the mail's own part (`text` lines,
+ * `html` body) and the footer.
+ */
+function compose(
+  lang: Language,
+  to: string,
+  mail: { subject: string; greeting: string; intro: string; text: string[]; html: SafeHtml },
+): MailMessage {
+  const text = [mail.greeting, '', mail.intro, '', ...mail.text, '', mailPhrases[lang].footer, ''].join('\n');
+  const body = html`<p>${mail.greeting}</p>
+<p>${mail.intro}</p>
+${mail.html}`;
+  return { to, subject: mail.subject, text, html: page(lang, mail.subject, body) };
+}
+
 export interface SignInLinkMail {
   name: string;
   username: string;
@@ -79,27 +95,16 @@ export function signInLinkMail(lang: Language, to: string, input: SignInLinkMail
     company: input.company,
     expires: formatDate(input.expiresAt, lang),
   };
-  const subject = interpolate(t.signInLink.subject, values);
-  const text = [
-    interpolate(t.greeting, values),
-    '',
-    interpolate(t.signInLink.intro, values),
-    '',
-    input.link,
-    '',
-    interpolate(t.signInLink.validity, values),
-    t.signInLink.ignore,
-    '',
-    t.footer,
-    '',
-  ].join('\n');
-  const body = html`<p>${interpolate(t.greeting, values)}</p>
-<p>${interpolate(t.signInLink.intro, values)}</p>
-<p><a href="${input.link}" style="display:inline-block;padding:8px 20px;background:#1664ff;color:#fff;border-radius:4px;text-decoration:none">${t.signInLink.action}</a></p>
+  return compose(lang, to, {
+    subject: interpolate(t.signInLink.subject, values),
+    greeting: interpolate(t.greeting, values),
+    intro: interpolate(t.signInLink.intro, values),
+    text: [input.link, '', interpolate(t.signInLink.validity, values), t.signInLink.ignore],
+    html: html`<p><a href="${input.link}" style="display:inline-block;padding:8px 20px;background:#1664ff;color:#fff;border-radius:4px;text-decoration:none">${t.signInLink.action}</a></p>
 <p style="word-break:break-all;font-size:13px">${input.link}</p>
 <p>${interpolate(t.signInLink.validity, values)}</p>
-<p style="color:#646a73">${t.signInLink.ignore}</p>`;
-  return { to, subject, text, html: page(lang, subject, body) };
+<p style="color:#646a73">${t.signInLink.ignore}</p>`,
+  });
 }
 
 export interface AccountMail {
@@ -112,28 +117,22 @@ export interface AccountMail {
 export function accountMail(lang: Language, to: string, input: AccountMail): MailMessage {
   const t = mailPhrases[lang];
   const values = { name: input.name, company: input.company };
-  const subject = interpolate(t.account.subject, values);
-  const text = [
-    interpolate(t.greeting, values),
-    '',
-    interpolate(t.account.intro, values),
-    '',
-    `${t.account.username}: ${input.username}`,
-    `${t.account.company}: ${input.company}`,
-    `${t.account.address}: ${input.signInUrl}`,
-    '',
-    t.account.password,
-    '',
-    t.footer,
-    '',
-  ].join('\n');
-  const body = html`<p>${interpolate(t.greeting, values)}</p>
-<p>${interpolate(t.account.intro, values)}</p>
-<table style="border-collapse:collapse">
+  return compose(lang, to, {
+    subject: interpolate(t.account.subject, values),
+    greeting: interpolate(t.greeting, values),
+    intro: interpolate(t.account.intro, values),
+    text: [
+      `${t.account.username}: ${input.username}`,
+      `${t.account.company}: ${input.company}`,
+      `${t.account.address}: ${input.signInUrl}`,
+      '',
+      t.account.password,
+    ],
+    html: html`<table style="border-collapse:collapse">
 <tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.username}</td><td><strong>${input.username}</strong></td></tr>
 <tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.company}</td><td>${input.company}</td></tr>
 <tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.address}</td><td><a href="${input.signInUrl}">${input.signInUrl}</a></td></tr>
 </table>
-<p>${t.account.password}</p>`;
-  return { to, subject, text, html: page(lang, subject, body) };
+<p>${t.account.password}</p>`,
+  });
 }

@@ -30,6 +30,20 @@ async function workbook(rows: Cell[][], header: string[] = HEADER): Promise<Buff
   return Buffer.from(await book.xlsx.writeBuffer());
 }
 
+/** Starts the app again on the same database (after `ctx.tessera.close()`), as a server restart does. */
+async function startAgain() {
+  ctx.tessera = await buildApp({
+    config: {
+      publicUrl: 'http://localhost',
+      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      logLevel: 'silent',
+    },
+    database: ctx.database,
+    masterKey: ctx.masterKey,
+    validateResponses: true,
+  });
+}
+
 /** A multipart upload as the console sends it, in the given language. */
 async function send(
   path: string,
@@ -515,16 +529,7 @@ describe('import', () => {
       .where('id', '=', started.data.taskId as string)
       .executeTakeFirst();
     expect(row).toEqual({ status: 'success', created: 2 });
-    ctx.tessera = await buildApp({
-      config: {
-        publicUrl: 'http://localhost',
-        session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
-        logLevel: 'silent',
-      },
-      database: ctx.database,
-      masterKey: ctx.masterKey,
-      validateResponses: true,
-    });
+    await startAgain();
   });
 
   it('fails tasks that a stopped server left importing, at the next start', async () => {
@@ -540,16 +545,7 @@ describe('import', () => {
       })
       .execute();
     await ctx.tessera.close();
-    ctx.tessera = await buildApp({
-      config: {
-        publicUrl: 'http://localhost',
-        session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
-        logLevel: 'silent',
-      },
-      database: ctx.database,
-      masterKey: ctx.masterKey,
-      validateResponses: true,
-    });
+    await startAgain();
     const task = await taskOf(taskId);
     expect(task).toMatchObject({ status: 'failed', created: 0 });
     expect(task.errors[0]?.message).toMatch(/interrupted/);

@@ -264,11 +264,10 @@ export interface NewManagedAccount {
 }
 
 /**
- * Creates an account the company manages and its user record (role member, enabled). No checks:
- * the caller validates, checks uniqueness (the unique indexes are the last word) and holds the
- * user-quantity lock (`lockUserQuantity`). The import helper inserts its rows through this too.
+ * Creates an enabled account, managed by `homeCompanyId` (null: a developer account of no
+ * company), and answers its id. No checks, as for `insertManagedAccount`.
  */
-export async function insertManagedAccount(trx: Db, companyId: string, account: NewManagedAccount) {
+export async function insertAccount(trx: Db, account: NewManagedAccount, homeCompanyId: string | null) {
   const id = newId();
   await trx
     .insertInto('accounts')
@@ -282,9 +281,19 @@ export async function insertManagedAccount(trx: Db, companyId: string, account: 
       password_hash: account.passwordHash,
       status: 'enabled',
       must_change_password: account.mustChangePassword,
-      home_company_id: companyId,
+      home_company_id: homeCompanyId,
     })
     .execute();
+  return id;
+}
+
+/**
+ * Creates an account the company manages and its user record (role member, enabled). No checks:
+ * the caller validates, checks uniqueness (the unique indexes are the last word) and holds the
+ * user-quantity lock (`lockUserQuantity`). The import helper inserts its rows through this too.
+ */
+export async function insertManagedAccount(trx: Db, companyId: string, account: NewManagedAccount) {
+  const id = await insertAccount(trx, account, companyId);
   await trx
     .insertInto('company_members')
     .values({ company_id: companyId, account_id: id, role: 'member' })

@@ -10,7 +10,6 @@ import {
 import type { Db } from '../../db/database.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { newId } from '../../lib/ids.ts';
 import { hashPassword } from '../account/password.ts';
 import { assertPasswordAllowed } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
@@ -81,12 +80,29 @@ function takenError(lang: Language, taken: { username: boolean; email: boolean; 
   return new AppError(reason, {}, [{ field, message }], message);
 }
 
+/** The user record of the company; another company's user is not found. */
+async function findExisting(from: Db, companyId: string, accountId: string) {
+  const row = await users.findUser(from, companyId, accountId);
+  if (!row) throw new AppError('user.not_found');
+  return row;
+}
+
 /** A parallel request that took the same username, email or phone loses on the unique index. */
 const takenByIndex = {
   accounts_username_key: 'user.username_taken',
   accounts_email_key: 'user.email_taken',
   accounts_phone_key: 'user.phone_taken',
 } as const;
+
+/** A new account's identity and password, as the forms send them. */
+interface NewAccountInput {
+  username: string;
+  password: string;
+  name?: string | null;
+  nickname?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
 
 export function createUserService(deps: {
   db: Db;
@@ -95,8 +111,7 @@ export function createUserService(deps: {
   const { db, licenses } = deps;
 
   async function present(from: Db, companyId: string, accountId: string) {
-    const row = await users.findUser(from, companyId, accountId);
-    if (!row) throw new AppError('user.not_found');
+    const row = await findExisting(from, companyId, accountId);
     return toUser(row, companyId, await users.findDepartmentRefs(from, companyId, [row.id]));
   }
 
@@ -105,6 +120,29 @@ export function createUserService(deps: {
     const row = await users.lockUser(trx, companyId, userId);
     if (!row) throw new AppError('user.not_found');
     return { row, departments: await users.findDepartmentRefs(trx, companyId, [row.id]) };
+  }
+
+  /**
+   * Creates an account: the password and the identifiers are checked and the password hashed
+   * (slow) before the transaction that `store` runs in; a parallel request that took the same
+   * username, email or phone meanwhile loses on the unique index.
+   */
+  async function createAccount<T>(
+    lang: Language,
+    input: NewAccountInput,
+    store: (trx: Db, passwordHash: string) => Promise<T>,
+  ) {
+    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
+    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
+    if (taken) throw taken;
+    const passwordHash = await hashPassword(input.password);
+    return uniqueViolationAs(takenByIndex, () => db.transaction().execute((trx) => store(trx, passwordHash)));
+  }
+
+  /** Takes a place in the licence's user quantity; parallel creates wait for each other on the lock. */
+  async function takeUserPlace(trx: Db) {
+    await users.lockUserQuantity(trx);
+    await licenses.assertQuantityAvailable('user', 1, trx);
   }
 
   const assertManaged = (row: users.UserRow, companyId: string) => {
@@ -147,45 +185,27 @@ export function createUserService(deps: {
     actor: UserActor,
     companyId: string,
     lang: Language,
-    input: {
-      username: string;
-      password: string;
-      name?: string | null;
-      nickname?: string | null;
-      email?: string | null;
-      phone?: string | null;
-      departmentIds?: string[];
-      mustChangePassword: boolean;
-    },
+    input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean },
   ) {
-    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
-    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
-    if (taken) throw taken;
-    const passwordHash = await hashPassword(input.password);
-    return uniqueViolationAs(takenByIndex, () =>
-      db.transaction().execute(async (trx) => {
-        if (input.departmentIds?.length)
-          await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-        await users.lockUserQuantity(trx);
-        await licenses.assertQuantityAvailable('user', 1, trx);
-        const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
-        if (input.departmentIds?.length)
-          await users.replaceDepartments(trx, companyId, id, input.departmentIds);
-        const row = await users.findUser(trx, companyId, id);
-        if (!row) throw new AppError('user.not_found');
-        const departments = await users.findDepartmentRefs(trx, companyId, [id]);
-        await insertAuditEvent(trx, {
-          companyId,
-          actorAccountId: actor.accountId,
-          action: 'user.create',
-          targetType: 'user',
-          targetId: id,
-          after: auditView(row, departments),
-          ip: actor.ip,
-        });
-        return toUser(row, companyId, departments);
-      }),
-    );
+    return createAccount(lang, input, async (trx, passwordHash) => {
+      if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
+      await takeUserPlace(trx);
+      const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
+      if (input.departmentIds?.length)
+        await users.replaceDepartments(trx, companyId, id, input.departmentIds);
+      const row = await findExisting(trx, companyId, id);
+      const departments = await users.findDepartmentRefs(trx, companyId, [id]);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'user.create',
+        targetType: 'user',
+        targetId: id,
+        after: auditView(row, departments),
+        ip: actor.ip,
+      });
+      return toUser(row, companyId, departments);
+    });
   }
 
   /**
@@ -195,59 +215,30 @@ export function createUserService(deps: {
   async function createDevUser(
     actor: { accountId: string; ip: string; isPlatformAdmin: boolean },
     lang: Language,
-    input: {
-      username: string;
-      password: string;
-      name?: string | null;
-      nickname?: string | null;
-      email?: string | null;
-      phone?: string | null;
-    },
+    input: NewAccountInput,
   ) {
     if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
-    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
-    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
-    if (taken) throw taken;
-    const passwordHash = await hashPassword(input.password);
-    return uniqueViolationAs(takenByIndex, () =>
-      db.transaction().execute(async (trx) => {
-        await users.lockUserQuantity(trx);
-        await licenses.assertQuantityAvailable('user', 1, trx);
-        const account = await trx
-          .insertInto('accounts')
-          .values({
-            id: newId(),
-            username: input.username,
-            display_name: input.name ?? null,
-            nickname: input.nickname ?? null,
-            email: input.email ?? null,
-            phone: input.phone ?? null,
-            password_hash: passwordHash,
-            status: 'enabled',
-            // The operator chose the password: the developer replaces it at the first sign-in.
-            must_change_password: true,
-            home_company_id: null,
-          })
-          .returning(['id', 'username'])
-          .executeTakeFirstOrThrow();
-        await insertAuditEvent(trx, {
-          companyId: null,
-          actorAccountId: actor.accountId,
-          action: 'user.create',
-          targetType: 'user',
-          targetId: account.id,
-          after: {
-            kind: 'developer',
-            username: input.username,
-            name: input.name ?? null,
-            email: input.email ?? null,
-            phone: input.phone ?? null,
-          },
-          ip: actor.ip,
-        });
-        return { userId: account.id, username: account.username };
-      }),
-    );
+    return createAccount(lang, input, async (trx, passwordHash) => {
+      await takeUserPlace(trx);
+      // The operator chose the password: the developer replaces it at the first sign-in.
+      const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
+      await insertAuditEvent(trx, {
+        companyId: null,
+        actorAccountId: actor.accountId,
+        action: 'user.create',
+        targetType: 'user',
+        targetId: id,
+        after: {
+          kind: 'developer',
+          username: input.username,
+          name: input.name ?? null,
+          email: input.email ?? null,
+          phone: input.phone ?? null,
+        },
+        ip: actor.ip,
+      });
+      return { userId: id, username: input.username };
+    });
   }
 
   async function update(
@@ -288,8 +279,7 @@ export function createUserService(deps: {
           await users.replaceDepartments(trx, companyId, row.id, input.departmentIds);
         }
         await users.touchRecord(trx, companyId, row.id);
-        const after = await users.findUser(trx, companyId, row.id);
-        if (!after) throw new AppError('user.not_found');
+        const after = await findExisting(trx, companyId, row.id);
         const afterDepartments = await users.findDepartmentRefs(trx, companyId, [row.id]);
         await insertAuditEvent(trx, {
           companyId,
@@ -320,8 +310,7 @@ export function createUserService(deps: {
       // Enabling also lifts an automatic lock-out, of the accounts the company manages.
       const clearsLockout = status === 'enabled' && row.home_company_id === companyId;
       if (clearsLockout) await users.clearLockout(trx, row.id);
-      const after = await users.findUser(trx, companyId, row.id);
-      if (!after) throw new AppError('user.not_found');
+      const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,
@@ -348,8 +337,7 @@ export function createUserService(deps: {
     input: { userId: string; password: string; mustChangePassword: boolean },
   ) {
     // Checked before the (slow) hash, and again under the lock below.
-    const existing = await users.findUser(db, companyId, input.userId);
-    if (!existing) throw new AppError('user.not_found');
+    const existing = await findExisting(db, companyId, input.userId);
     assertManaged(existing, companyId);
     assertPasswordAllowed(input.password, { username: existing.username, lang, field: 'password' });
     const passwordHash = await hashPassword(input.password);
@@ -358,8 +346,7 @@ export function createUserService(deps: {
       assertManaged(row, companyId);
       // Raises the credential version: every session of the account ends.
       await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
-      const after = await users.findUser(trx, companyId, row.id);
-      if (!after) throw new AppError('user.not_found');
+      const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,
@@ -390,8 +377,7 @@ export function createUserService(deps: {
       const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
       await users.updateAccountProfile(trx, row.id, { photo_file_id: fileId });
       if (row.photo_file_id) await trx.deleteFrom('files').where('id', '=', row.photo_file_id).execute();
-      const after = await users.findUser(trx, companyId, row.id);
-      if (!after) throw new AppError('user.not_found');
+      const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,
@@ -448,8 +434,7 @@ export function createUserService(deps: {
     lang: Language,
     query: { userId: string; page: number; pageSize: number },
   ) {
-    const row = await users.findUser(db, companyId, query.userId);
-    if (!row) throw new AppError('user.not_found');
+    const row = await findExisting(db, companyId, query.userId);
     const { rows, total } = await users.findLoginEvents(db, companyId, row.id, query.page, query.pageSize);
     const causes = serverPhrases[lang].loginCauses as Record<string, string>;
     return {
