@@ -81,6 +81,51 @@ export type PasswordClass = (typeof passwordClasses)[number];
 
 export const departmentLimits = { nameMax: 64, maxDepth: 15 } as const;
 
+/** Safety (spec §3 Security, §5, §9): how people sign in and what a password must be. */
+export const loginMethods = ['password', 'passkey'] as const;
+export type LoginMethod = (typeof loginMethods)[number];
+export const safetyLimits = {
+  /** Spec §5: the password length setting is between 6 and 30. */
+  passwordMinLength: { min: 6, max: 30 },
+  /** Spec §5: 0 means unlimited, otherwise at least 30 days. */
+  changeCycleDays: { min: 30, max: 3650 },
+  lockoutFailures: { min: 3, max: 20 },
+  lockoutMinutes: { min: 1, max: 1440 },
+} as const;
+/** MFA (spec §3 MFA types). This platform builds fido2, otp and otp_sm3; the UKEY and soft-lock kinds come with the CA. */
+export const mfaTypes = [
+  'fido2',
+  'otp',
+  'otp_sm3',
+  'ukey_keyid',
+  'ukey_pubkey',
+  'ukey_cert',
+  'soft_lock',
+] as const;
+export type MfaType = (typeof mfaTypes)[number];
+export const availableMfaTypes: readonly MfaType[] = ['fido2', 'otp', 'otp_sm3'];
+/** When a second factor is asked for: never, when the person has one, always, or for administrators. */
+export const mfaModes = ['off', 'optional', 'required', 'admins'] as const;
+export type MfaMode = (typeof mfaModes)[number];
+export const defaultSafetySettings = {
+  loginMethods: ['password'] as LoginMethod[],
+  password: {
+    minLength: defaultPasswordPolicy.minLength,
+    classes: [...defaultPasswordPolicy.classes],
+    forbidUsername: true,
+    forbidCommon: true,
+    changeCycleDays: 0,
+  },
+  lockout: { maxFailures: 5, lockMinutes: 15 },
+  mfa: {
+    mode: 'off' as MfaMode,
+    types: ['otp', 'otp_sm3', 'fido2'] as MfaType[],
+    lockout: { maxFailures: 5, lockMinutes: 15 },
+  },
+};
+export type SafetySettings = typeof defaultSafetySettings;
+export const RECOVERY_CODE_COUNT = 10;
+
 /** User import (spec §5): .xlsx only. */
 export const importLimits = {
   fileBytes: 10 * 1024 * 1024,

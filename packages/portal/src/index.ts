@@ -2,6 +2,15 @@ import { fileURLToPath } from 'node:url';
 
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
+  type AccountMfaSection,
+  type BindFactorPageInput,
+  type RecoveryCodesPageInput,
+  renderBindFactorPage,
+  renderRecoveryCodesPage,
+  renderSecondFactorPage,
+  type SecondFactorPageInput,
+} from './mfa-pages.ts';
+export {
   type AccountPageInput,
   type ChangePasswordPageInput,
   type PageContext,

@@ -1,5 +1,6 @@
 import { interpolate, type Language } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
+import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 
 export interface PageContext {
@@ -10,7 +11,12 @@ export interface PageContext {
   assetsBase: string;
 }
 
-function layout(ctx: PageContext, title: string, body: SafeHtml, options: { wide?: boolean } = {}): string {
+export function layout(
+  ctx: PageContext,
+  title: string,
+  body: SafeHtml,
+  options: { wide?: boolean } = {},
+): string {
   const t = portalPhrases[ctx.lang];
   const switchUrl = new URL(ctx.currentUrl, 'http://x');
   switchUrl.searchParams.set('lang', t.language.switchCode);
@@ -96,9 +102,11 @@ export interface ChangePasswordPageInput {
   username: string;
   /** Already localised message shown above the form. */
   error?: string;
+  /** The password is older than the company's change cycle (password_expired step). */
+  expired?: boolean;
 }
 
-/** The forced password change of the sign-in pipeline. */
+/** The forced password change of the sign-in pipeline (and the change of an expired password). */
 export function renderChangePasswordPage(ctx: PageContext, input: ChangePasswordPageInput): string {
   const t = portalPhrases[ctx.lang].changePassword;
   const cancel = portalPhrases[ctx.lang].signIn.cancel;
@@ -106,7 +114,7 @@ export function renderChangePasswordPage(ctx: PageContext, input: ChangePassword
     ctx,
     t.title,
     html`<h1>${t.title}</h1>
-<p class="muted">${interpolate(t.intro, { username: input.username })}</p>
+<p class="muted">${interpolate(input.expired ? t.expiredIntro : t.intro, { username: input.username })}</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -173,6 +181,8 @@ export interface AccountPageInput {
   }[];
   logoutAction: string;
   csrfToken: string;
+  /** Second factors (modules/mfa), when the server offers them. */
+  mfa?: AccountMfaSection;
 }
 
 /** The user centre: the signed-in person's own profile, companies and recent sign-ins. */
@@ -206,6 +216,7 @@ ${
     : html`<p class="muted">${t.noCompanies}</p>`
 }
 </section>
+${input.mfa ? renderAccountMfaSection(ctx, input.mfa) : ''}
 <section>
 <h2>${t.recentSignIns}</h2>
 ${

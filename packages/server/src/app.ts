@@ -26,6 +26,9 @@ import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
+import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.routes.ts';
+import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
+import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
@@ -33,6 +36,8 @@ import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
+import { safetyRoutes } from './modules/safety/safety.routes.ts';
+import { createSafetyService } from './modules/safety/safety.service.ts';
 import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
@@ -175,6 +180,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
   const userService = createUserService({ db, licenses });
   const departmentService = createDepartmentService({ db });
+  const mfaService = createMfaService({ db, sealer });
   const userImport = createUserImportService({ db, licenses, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
@@ -211,7 +217,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       issuer,
       publicUrl: config.publicUrl,
       lifetimes: config.session,
+      mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
     });
+    mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
     signInLinkRoutes(scope, {
       db,
       sealer,
@@ -225,7 +233,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       signIn,
       sealer,
       accounts,
-      steps: createSignInSteps({ db }),
+      steps: createSignInSteps({ db, mfa: mfaService }),
       secureCookies,
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
@@ -255,7 +263,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   mailRoutes(bind, mailService);
   userRoutes(bind, userService);
   departmentRoutes(bind, departmentService);
+  mfaRoutes(bind, mfaService);
   userImportRoutes(bind, userImport);
+  safetyRoutes(bind, createSafetyService({ db }));
   licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 

@@ -2,10 +2,11 @@ import type { CallDef } from '../call.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
+import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { company, department, license, session, user };
+export { company, department, license, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -52,6 +53,12 @@ export const allCalls = [
   department.deleteDepartment,
   department.addDepartmentMembers,
   department.removeDepartmentMembers,
+  safety.getGeneralSafety,
+  safety.updateGeneralSafety,
+  safety.getMfaSafety,
+  safety.updateMfaSafety,
+  safety.userMfaFactors,
+  safety.deleteUserMfaFactor,
 ];
 
 /**

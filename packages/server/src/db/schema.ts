@@ -29,7 +29,54 @@ export interface AccountsTable {
   home_company_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Generated: lowercase username, name, email and phone, what the user list's keyword search reads. */
   search_text: ColumnType<string, never, never>;
+  /** Wrong second-factor codes since the last good one, and the lock they caused. */
+  mfa_failed_count: Generated<number>;
+  mfa_locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
+}
+
+/** A company's safety settings; null parts follow the contract's defaults. */
+export interface CompanySafetyTable {
+  company_id: string;
+  general: ColumnType<unknown | null, string | null | undefined, string | null>;
+  mfa: ColumnType<unknown | null, string | null | undefined, string | null>;
+  updated_at: Generated<Date>;
+}
+
+export interface MfaFactorsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  name: string;
+  status: 'bound' | 'unbound';
+  /** OTP seed, sealed with the master key. */
+  secret_sealed: string | null;
+  /** The last accepted OTP time step: a code of that step or an older one is refused. */
+  last_used_step: ColumnType<number | null, number | null | undefined, number | null>;
+  /** FIDO2: the credential id (base64url), its COSE public key, counter and transports. */
+  credential_id: string | null;
+  public_key: Buffer | null;
+  sign_count: ColumnType<number | null, number | null | undefined, number | null>;
+  transports: ColumnType<unknown | null, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+  bound_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface MfaRecoveryCodesTable {
+  account_id: string;
+  code_hash: string;
+  created_at: Generated<Date>;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** (FIDO2 helper) A WebAuthn challenge, single use (deleted when used). */
+export interface WebauthnChallengesTable {
+  challenge: string;
+  purpose: 'register' | 'second_factor' | 'first_factor';
+  subject: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
 }
 
 export interface CompaniesTable {
@@ -213,6 +260,10 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   schema_migrations: SchemaMigrationsTable;
+  company_safety: CompanySafetyTable;
+  mfa_factors: MfaFactorsTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -1,3 +1,4 @@
+import { defaultSafetySettings } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
@@ -147,6 +148,50 @@ async function downloadAsText(path: string, body: unknown, companyId: string | u
   return { code: response.statusCode, data: cells };
 }
 
+// ---- MFA (modules/mfa): a bound factor of B's user, named by id in A's probes; it must survive.
+let bFactorId: string;
+beforeAll(async () => {
+  bFactorId = newId();
+  await ctx.database.db
+    .insertInto('mfa_factors')
+    .values({
+      id: bFactorId,
+      account_id: bMemberId,
+      type: 'otp',
+      name: 'OTP',
+      status: 'bound',
+      secret_sealed: 'x',
+    })
+    .execute();
+});
+const mfaProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/mfa/admin/user': () => ({ userId: bMemberId }),
+  '/api/v1/manage/mfa/admin/user/del': () => ({ userId: bMemberId, factorId: bFactorId }),
+};
+const factorOfB = async () =>
+  (
+    await ctx.database.db
+      .selectFrom('mfa_factors')
+      .select('id')
+      .where('id', '=', bFactorId)
+      .executeTakeFirst()
+  )?.id;
+
+// ---- safety (modules/safety): A's probes send valid settings; B's must stay unstored (the defaults).
+const safetyProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/safety/general': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/safety/general/update': () => ({
+    companyId: b.companyId,
+    loginMethods: defaultSafetySettings.loginMethods,
+    password: defaultSafetySettings.password,
+    lockout: defaultSafetySettings.lockout,
+  }),
+  '/api/v1/manage/safety/mfa': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/safety/mfa/update': () => ({ companyId: b.companyId, ...defaultSafetySettings.mfa }),
+};
+const safetyOfB = () =>
+  ctx.database.db.selectFrom('company_safety').selectAll().where('company_id', '=', b.companyId).execute();
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
   b.companyId,
@@ -183,6 +228,8 @@ const probes: Record<string, () => unknown> = {
   ...departmentProbes,
   ...userProbes,
   ...importProbes,
+  ...mfaProbes,
+  ...safetyProbes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -257,6 +304,14 @@ describe('tenant wall', () => {
 
   it("leaves B's user as it was", async () => {
     expect(await userOfB()).toBe(bUserBefore);
+  });
+
+  it("leaves B's MFA factor bound", async () => {
+    expect(await factorOfB()).toBe(bFactorId);
+  });
+
+  it("leaves B's safety settings unstored", async () => {
+    expect(await safetyOfB()).toEqual([]);
   });
 
   it("leaves B's department tree as it was", async () => {

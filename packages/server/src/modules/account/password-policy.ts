@@ -1,17 +1,65 @@
-import { defaultPasswordPolicy, type Language, type PasswordClass, userLimits } from '@tessera/contract';
+import { readFileSync } from 'node:fs';
+import { defaultSafetySettings, type Language, type PasswordClass, userLimits } from '@tessera/contract';
+import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
+import { getSafetySettings } from '../safety/safety.repo.ts';
 
 /**
  * The rules a new password must meet. Every place that sets a password (create, reset, the
  * forced change at sign-in, self-service change) calls `assertPasswordAllowed`, so a rule is
- * enforced everywhere or nowhere. Until companies configure their own rules, the built-in
- * policy applies.
+ * enforced everywhere or nowhere. Each company sets its own rules (safety settings, general
+ * part); `passwordPolicyFor` reads them, and accounts without a home company get the defaults.
  */
 export interface PasswordPolicy {
   minLength: number;
   classes: readonly PasswordClass[];
   forbidUsername: boolean;
+  /** Refuse the passwords of the bundled common-password list (case-insensitively). */
+  forbidCommon: boolean;
+}
+
+/** The contract's default rules (a company without stored settings, an account without a company). */
+export const defaultPasswordPolicy: PasswordPolicy = {
+  minLength: defaultSafetySettings.password.minLength,
+  classes: defaultSafetySettings.password.classes,
+  forbidUsername: defaultSafetySettings.password.forbidUsername,
+  forbidCommon: defaultSafetySettings.password.forbidCommon,
+};
+
+/** The password rules of a company (its safety settings), or the defaults when there is none. */
+export async function passwordPolicyFor(
+  db: Db,
+  companyId: string | null | undefined,
+): Promise<PasswordPolicy> {
+  if (!companyId) return defaultPasswordPolicy;
+  const { password } = (await getSafetySettings(db, companyId)).general;
+  return {
+    minLength: password.minLength,
+    classes: password.classes,
+    forbidUsername: password.forbidUsername,
+    forbidCommon: password.forbidCommon,
+  };
+}
+
+let commonPasswords: Set<string> | undefined;
+/** The bundled list (common-passwords.txt, 10 000 most common, lowercase), read once. */
+function commonPasswordSet(): Set<string> {
+  if (!commonPasswords) {
+    const text = readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8');
+    commonPasswords = new Set(
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#')),
+    );
+  }
+  return commonPasswords;
+}
+
+/** Whether the password is one of the most common ones, ignoring case and surrounding spaces. */
+export function isCommonPassword(password: string): boolean {
+  return commonPasswordSet().has(password.trim().toLowerCase());
 }
 
 const classTests: Record<PasswordClass, RegExp> = {
@@ -44,7 +92,8 @@ export type PasswordProblem =
   | { reason: 'password.too_short'; min: number }
   | { reason: 'password.too_long'; max: number }
   | { reason: 'password.missing_classes'; classes: PasswordClass[] }
-  | { reason: 'password.contains_username' };
+  | { reason: 'password.contains_username' }
+  | { reason: 'password.too_common' };
 
 /** The first rule the password breaks, or undefined when it meets them all. */
 export function checkPassword(
@@ -66,14 +115,18 @@ export function checkPassword(
   ) {
     return { reason: 'password.contains_username' };
   }
+  if (policy.forbidCommon && isCommonPassword(password)) return { reason: 'password.too_common' };
   return undefined;
 }
 
-/** Throws the localised error that names the broken rule. `field` is the form field to mark. */
+/**
+ * Throws the localised error that names the broken rule. `field` is the form field to mark;
+ * `policy` is the company's (`passwordPolicyFor`).
+ */
 export function assertPasswordAllowed(
   password: string,
   context: { username?: string | null; lang: Language; field?: string },
-  policy: PasswordPolicy = defaultPasswordPolicy,
+  policy: PasswordPolicy,
 ): void {
   const problem = checkPassword(password, context, policy);
   if (!problem) return;

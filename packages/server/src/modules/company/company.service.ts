@@ -6,7 +6,7 @@ import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { hashPassword } from '../account/password.ts';
-import { assertPasswordAllowed } from '../account/password-policy.ts';
+import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
@@ -203,7 +203,11 @@ export function createCompanyService(deps: {
       throw new AppError('member.external_admin_forbidden');
     }
     if (!input.password) throw new AppError('member.password_required');
-    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
+    assertPasswordAllowed(
+      input.password,
+      { username: input.username, lang, field: 'password' },
+      await passwordPolicyFor(db, companyId),
+    );
     if (await accounts.findAccountByUsername(input.username)) throw new AppError('member.username_taken');
     if (input.email && (await accounts.findAccountByEmail(input.email)))
       throw new AppError('member.email_taken');

@@ -215,6 +215,8 @@ describe('licences', () => {
     const names = response.data.list.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['fastify', 'oidc-provider', 'react', 'antd', 'zod']));
     expect(names).not.toContain('vitest');
+    // Bundled data (the common-password list) is listed with its licence too.
+    expect(names).toContain('@zxcvbn-ts/language-common');
     expect(response.data.list.find((p) => p.name === 'fastify')?.license).toBe('MIT');
   });
 

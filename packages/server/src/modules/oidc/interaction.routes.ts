@@ -9,7 +9,7 @@ import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInService } from '../signin/signin.service.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
-import { pendingSignInResult, readPendingSignIn, type SignInStep } from './sign-in-steps.ts';
+import { pendingSignInResult, readPendingSignIn, type SignInStep, type StepName } from './sign-in-steps.ts';
 
 export interface InteractionDeps {
   provider(): Provider;
@@ -127,9 +127,10 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     login: { accountId: string; amr: string[] },
   ) {
     const account = await deps.accounts.findAccountById(login.accountId);
-    const pending = account
-      ? deps.steps.filter((step) => step.applies(account)).map((step) => step.name)
-      : [];
+    const pending: StepName[] = [];
+    for (const step of account ? deps.steps : []) {
+      if (account && (await step.applies(account))) pending.push(step.name);
+    }
     if (!pending.length) return finish(request, reply, { login }, false);
     interaction.result = pendingSignInResult({ ...login, pending });
     await interaction.persist();
@@ -144,12 +145,12 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     if (!account) return undefined;
     for (const name of state.pending) {
       const step = deps.steps.find((s) => s.name === name);
-      if (step?.applies(account)) return { state, step, account };
+      if (step && (await step.applies(account))) return { state, step, account };
     }
     return { state, step: undefined, account };
   }
 
-  function showStep(
+  async function showStep(
     request: FastifyRequest,
     reply: FastifyReply,
     interaction: Interaction,
@@ -159,7 +160,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     return sendPage(
       reply,
       extra.status ?? 200,
-      current.step.render(pageContext(request), {
+      await current.step.render(pageContext(request), {
         action: `${INTERACTION_PATH}/${interaction.uid}/step/${current.step.name}`,
         abortAction: `${INTERACTION_PATH}/${interaction.uid}/abort`,
         csrfToken: csrfFor(interaction.uid),
@@ -230,6 +231,11 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
               })
             : t.accountLockedByAdmin,
           not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
+          // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
+          mfa_failed: portalPhrases[request.lang].mfa.wrongCode,
+          mfa_locked: portalPhrases[request.lang].mfa.wrongCode,
+          // The password_expired step logs its own refusals; the password form never answers it.
+          password_expired: t.invalidCredentials,
         };
         const status = result.cause === 'throttled' ? 429 : 401;
         return showSignIn(request, reply, interaction.uid, clientId, {
@@ -252,7 +258,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       if (!current?.step || current.step.name !== request.params.step) {
         return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
       }
-      const error = await current.step.submit(
+      const outcome = await current.step.submit(
         {
           account: current.account,
           lang: request.lang,
@@ -262,19 +268,22 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         },
         request.body ?? {},
       );
-      if (error) {
+      if (typeof outcome === 'string') {
         return showStep(
           request,
           reply,
           interaction,
           { ...current, step: current.step },
-          { error, status: 400 },
+          { error: outcome, status: 400 },
         );
       }
       const { accountId, amr, pending } = current.state;
-      const rest = pending.filter((name) => name !== current.step.name);
+      const done = [current.step.name, ...(outcome?.completes ?? [])];
+      const rest = pending.filter((name) => !done.includes(name));
       interaction.result = pendingSignInResult({ accountId, amr, pending: rest });
       await interaction.persist();
+      const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;
+      if (outcome?.page) return sendPage(reply, 200, outcome.page(pageContext(request), { continueAction }));
       return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
     },
   );

@@ -1,13 +1,23 @@
-import type { Language } from '@tessera/contract';
-import { type PageContext, renderChangePasswordPage } from '@tessera/portal';
+import { interpolate, type Language } from '@tessera/contract';
+import {
+  type PageContext,
+  portalPhrases,
+  renderBindFactorPage,
+  renderChangePasswordPage,
+  renderRecoveryCodesPage,
+  renderSecondFactorPage,
+} from '@tessera/portal';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { hashPassword, verifyPassword } from '../account/password.ts';
-import { assertPasswordAllowed } from '../account/password-policy.ts';
+import { hashPassword, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
+import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import type { MfaService } from '../mfa/mfa.service.ts';
+import { getSafetySettings } from '../safety/safety.repo.ts';
+import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
 /**
  * The sign-in pipeline after the first factor (password or sign-in link): an ordered list of
@@ -17,7 +27,7 @@ import { insertAuditEvent } from '../audit/audit.repo.ts';
  * step. To add a step (password expired, second factor...), add its name to `StepName` and an
  * entry to the list returned by `createSignInSteps`, in the position it must run.
  */
-export type StepName = 'change_password';
+export type StepName = 'change_password' | 'password_expired' | 'bind_factor' | 'second_factor';
 
 export interface StepRequest {
   account: Account;
@@ -37,13 +47,27 @@ export interface StepView {
   error?: string;
 }
 
+/**
+ * A step that is done but has something to show once before the sign-in goes on (recovery
+ * codes after binding a factor): `page` is sent instead of the redirect, and its continue link
+ * goes back to the interaction. `completes` names later steps that this one also satisfied
+ * (binding a factor with a code proves the second factor).
+ */
+export interface StepDone {
+  page?: (page: PageContext, view: { continueAction: string }) => string;
+  completes?: StepName[];
+}
+
 export interface SignInStep {
   readonly name: StepName;
   /** Whether the account has to go through the step; checked again on every request, so a step done elsewhere drops out. */
-  applies(account: Account): boolean;
-  render(page: PageContext, view: StepView): string;
-  /** Handles the submitted form: undefined when the step is done, otherwise the localised error for the page. */
-  submit(request: StepRequest, form: Record<string, string | undefined>): Promise<string | undefined>;
+  applies(account: Account): boolean | Promise<boolean>;
+  render(page: PageContext, view: StepView): string | Promise<string>;
+  /** Handles the submitted form: undefined (or a StepDone) when the step is done, otherwise the localised error for the page. */
+  submit(
+    request: StepRequest,
+    form: Record<string, string | undefined>,
+  ): Promise<string | undefined | StepDone>;
 }
 
 /** What the interaction remembers between the first factor and the end of the pipeline. */
@@ -62,11 +86,28 @@ export const readPendingSignIn = (interaction: { result?: Record<string, unknown
 
 export const pendingSignInResult = (pending: PendingSignIn) => ({ [RESULT_KEY]: pending });
 
-/** A password that the person chooses for themselves: required, confirmed, within the rules, new. */
-function changePasswordStep(deps: { db: Db }): SignInStep {
+/** Whether the account's password is older than its home company's change cycle (0: never). */
+export async function passwordExpired(db: Db, account: Account, now = new Date()): Promise<boolean> {
+  if (!account.home_company_id || account.password_hash === UNUSABLE_PASSWORD_HASH) return false;
+  const days = (await getSafetySettings(db, account.home_company_id)).general.password.changeCycleDays;
+  if (!days) return false;
+  const changedAt = account.password_changed_at;
+  return changedAt.getTime() + days * 86_400_000 <= now.getTime();
+}
+
+/**
+ * A password that the person chooses for themselves: required, confirmed, within the rules of
+ * the home company (the defaults without one), new. `change_password` runs when an
+ * administrator asked for it, `password_expired` when the company's change cycle ran out.
+ */
+function changePasswordStep(
+  deps: { db: Db },
+  name: 'change_password' | 'password_expired' = 'change_password',
+): SignInStep {
+  const expired = name === 'password_expired';
   return {
-    name: 'change_password',
-    applies: (account) => account.must_change_password,
+    name,
+    applies: (account) => (expired ? passwordExpired(deps.db, account) : account.must_change_password),
     render: (page, view) =>
       renderChangePasswordPage(page, {
         action: view.action,
@@ -74,50 +115,182 @@ function changePasswordStep(deps: { db: Db }): SignInStep {
         csrfToken: view.csrfToken,
         username: view.account.username,
         error: view.error,
+        expired,
       }),
-    async submit({ account, lang, ip }, form) {
-      const password = String(form.newPassword ?? '').slice(0, 1024);
-      const confirmation = String(form.confirmPassword ?? '').slice(0, 1024);
-      if (!password) return translateError(lang, 'user.password_required');
-      if (password !== confirmation) return translateError(lang, 'user.password_mismatch');
-      try {
-        assertPasswordAllowed(password, { username: account.username, lang, field: 'newPassword' });
-      } catch (error) {
-        if (error instanceof AppError) return error.localisedMessage ?? translateError(lang, error.reason);
-        throw error;
-      }
-      if (await verifyPassword(account.password_hash, password)) {
-        return translateError(lang, 'password.same_as_current');
-      }
-      const passwordHash = await hashPassword(password);
-      await deps.db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('accounts')
-          .set((eb) => ({
-            password_hash: passwordHash,
-            password_changed_at: sql<Date>`now()`,
-            credential_version: eb('credential_version', '+', 1),
-            must_change_password: false,
-          }))
-          .where('id', '=', account.id)
-          .execute();
-        await insertAuditEvent(trx, {
-          companyId: account.home_company_id,
-          actorAccountId: account.id,
-          action: 'user.password_change',
-          targetType: 'user',
-          targetId: account.id,
-          before: { mustChangePassword: true },
-          after: { mustChangePassword: false },
-          ip,
+    async submit(request, form) {
+      const refusal = await submitNewPassword(request, form);
+      if (refusal && expired) {
+        // The sign-in is held until the expired password is replaced: the log says why.
+        await insertLoginEvent(deps.db, {
+          companyId: request.account.home_company_id,
+          accountId: request.account.id,
+          identifier: request.account.username,
+          clientId: request.clientId,
+          ip: request.ip,
+          userAgent: request.userAgent,
+          result: 'failure',
+          failureCause: 'password_expired',
         });
+      }
+      return refusal;
+    },
+  };
+
+  async function submitNewPassword(
+    { account, lang, ip }: StepRequest,
+    form: Record<string, string | undefined>,
+  ) {
+    const password = String(form.newPassword ?? '').slice(0, 1024);
+    const confirmation = String(form.confirmPassword ?? '').slice(0, 1024);
+    if (!password) return translateError(lang, 'user.password_required');
+    if (password !== confirmation) return translateError(lang, 'user.password_mismatch');
+    try {
+      assertPasswordAllowed(
+        password,
+        { username: account.username, lang, field: 'newPassword' },
+        await passwordPolicyFor(deps.db, account.home_company_id),
+      );
+    } catch (error) {
+      if (error instanceof AppError) return error.localisedMessage ?? translateError(lang, error.reason);
+      throw error;
+    }
+    if (await verifyPassword(account.password_hash, password)) {
+      return translateError(lang, 'password.same_as_current');
+    }
+    const passwordHash = await hashPassword(password);
+    await deps.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({
+          password_hash: passwordHash,
+          password_changed_at: sql<Date>`now()`,
+          credential_version: eb('credential_version', '+', 1),
+          must_change_password: false,
+        }))
+        .where('id', '=', account.id)
+        .execute();
+      await insertAuditEvent(trx, {
+        companyId: account.home_company_id,
+        actorAccountId: account.id,
+        action: 'user.password_change',
+        targetType: 'user',
+        targetId: account.id,
+        before: expired ? { passwordExpired: true } : { mustChangePassword: true },
+        after: expired ? { passwordExpired: false } : { mustChangePassword: false },
+        ip,
       });
-      return undefined;
+    });
+    return undefined;
+  }
+}
+
+/**
+ * Binding a first factor when the policy requires one and the person has none of an allowed
+ * kind: QR code and key, a confirming code, the recovery codes once. The confirming code
+ * proves the factor, so the second_factor step is done with it.
+ */
+function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
+  const { mfa } = deps;
+  const needsBinding = async (account: Account) => {
+    const requirement = await mfa.requirementFor(account);
+    if (requirement.mode !== 'required') return false;
+    return (await mfa.boundFactors(account.id, requirement.types)).length === 0;
+  };
+  return {
+    name: 'bind_factor',
+    applies: needsBinding,
+    async render(page, view) {
+      const requirement = await mfa.requirementFor(view.account);
+      const type = requirement.types.includes('otp') ? 'otp' : 'otp_sm3';
+      // A reloaded page shows the same key again, so an app that already scanned it still works.
+      const pending = await mfa.pendingBinding(view.account);
+      const binding = pending?.type === type ? pending : await mfa.startBinding(view.account, type);
+      return renderBindFactorPage(page, {
+        action: view.action,
+        abortAction: view.abortAction,
+        csrfToken: view.csrfToken,
+        username: view.account.username,
+        type: binding.type,
+        factorId: binding.factorId,
+        qrCode: binding.qrCode,
+        secret: binding.secret,
+        error: view.error,
+      });
+    },
+    async submit({ account, lang, ip }, form) {
+      const confirmed = await mfa.confirmBinding(
+        account,
+        String(form.factorId ?? '').slice(0, 64),
+        String(form.code ?? '').slice(0, 16),
+        ip,
+      );
+      if (!confirmed) return portalPhrases[lang].mfa.wrongCode;
+      const codes = confirmed.recoveryCodes;
+      return {
+        completes: ['second_factor'],
+        page: codes?.length
+          ? (page, view) => renderRecoveryCodesPage(page, { codes, continueAction: view.continueAction })
+          : undefined,
+      };
+    },
+  };
+}
+
+/**
+ * The second factor: asked when the policy requires it, or when it is optional and the person
+ * has bound a factor of an allowed kind. A code of one of those factors or a recovery code.
+ */
+function secondFactorStep(deps: { mfa: MfaService }): SignInStep {
+  const { mfa } = deps;
+  return {
+    name: 'second_factor',
+    async applies(account) {
+      const requirement = await mfa.requirementFor(account);
+      if (requirement.mode === 'required') return true;
+      if (requirement.mode === 'off') return false;
+      return (await mfa.boundFactors(account.id, requirement.types)).length > 0;
+    },
+    async render(page, view) {
+      const requirement = await mfa.requirementFor(view.account);
+      const factors = await mfa.boundFactors(view.account.id, requirement.types);
+      return renderSecondFactorPage(page, {
+        action: view.action,
+        abortAction: view.abortAction,
+        csrfToken: view.csrfToken,
+        username: view.account.username,
+        factors: factors.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
+        error: view.error,
+      });
+    },
+    async submit({ account, lang, ip, userAgent, clientId }, form) {
+      const requirement = await mfa.requirementFor(account);
+      const result = await mfa.verifySecondFactor(
+        account,
+        {
+          factorId: form.factorId?.slice(0, 64),
+          code: form.code?.slice(0, 16),
+          recoveryCode: form.recoveryCode?.slice(0, 64),
+        },
+        requirement,
+        { ip, userAgent, clientId },
+      );
+      if (result.ok) return undefined;
+      const t = portalPhrases[lang].mfa;
+      if (result.cause === 'mfa_locked') {
+        const until = (result.lockedUntil ?? new Date()).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');
+        return interpolate(t.locked, { until });
+      }
+      return t.wrongCode;
     },
   };
 }
 
 /** The steps in the order they run. */
-export function createSignInSteps(deps: { db: Db }): SignInStep[] {
-  return [changePasswordStep(deps)];
+export function createSignInSteps(deps: { db: Db; mfa: MfaService }): SignInStep[] {
+  return [
+    changePasswordStep(deps),
+    changePasswordStep(deps, 'password_expired'),
+    bindFactorStep(deps),
+    secondFactorStep(deps),
+  ];
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { renderAccountPage } from '@tessera/portal';
+import { type AccountMfaSection, renderAccountPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
+import type { Account } from '../../db/schema.ts';
 import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
@@ -42,6 +43,8 @@ export interface PortalDeps {
   issuer: string;
   publicUrl: string;
   lifetimes: { idleSeconds: number; absoluteSeconds: number };
+  /** The second-factor section of the account page (modules/mfa). */
+  mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
 }
 
 /**
@@ -184,6 +187,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
         })),
         logoutAction: '/portal/logout',
         csrfToken: deps.sealer.hmac('portal-logout', session.id),
+        mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
       },
     );
     return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
@@ -206,7 +210,14 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
     return reply.redirect(url.toString(), 303);
   });
 
-  return { startSignIn };
+  /** The person signed in to the user centre (for the routes of other modules). */
+  async function signedIn(request: FastifyRequest) {
+    const session = await currentSession(request);
+    const account = session && (await deps.accounts.findAccountById(session.account_id));
+    return session && account ? { sessionId: session.id, account } : undefined;
+  }
+
+  return { startSignIn, signedIn };
 }
 
 export type PortalSignIn = ReturnType<typeof portalRoutes>['startSignIn'];

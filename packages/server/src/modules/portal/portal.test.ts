@@ -62,7 +62,10 @@ describe('user centre', () => {
     next = `${ctx.baseUrl}/portal/account`;
     const again = await browse(jar, next);
     const againHtml = await again.response.text();
-    const freshCsrf = /name="csrf" value="([^"]+)"/.exec(againHtml)?.[1];
+    // The sign-out form's token (the MFA section's forms carry their own).
+    const freshCsrf = /action="\/portal\/logout">\s*<input type="hidden" name="csrf" value="([^"]+)"/.exec(
+      againHtml,
+    )?.[1];
     expect(freshCsrf).toBeTruthy();
     const out = await request(jar, `${ctx.baseUrl}/portal/logout`, {
       method: 'POST',

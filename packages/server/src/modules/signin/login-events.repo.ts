@@ -8,7 +8,12 @@ export type LoginFailureCause =
   | 'account_locked'
   | 'throttled'
   | 'not_platform_admin'
-  | 'missing_credentials';
+  | 'missing_credentials'
+  // Second factor (modules/mfa): a wrong or replayed code, or the MFA lock in force.
+  | 'mfa_failed'
+  | 'mfa_locked'
+  // A refused new password at the password_expired step (sign-in-steps.ts).
+  | 'password_expired';
 
 export interface LoginEvent {
   companyId: string | null;

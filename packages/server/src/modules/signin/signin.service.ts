@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { dummyPasswordHash, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
+import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent, type LoginFailureCause } from './login-events.repo.ts';
 
 export interface SignInAttempt {
@@ -76,7 +77,19 @@ export function createSignInService(deps: {
         and ((scope = 'account' and key = ${accountKey}) or (scope = 'ip' and key = ${ipKey}))`.execute(db);
   }
 
-  async function recordFailure(accountId: string): Promise<{ lockedUntil: Date | null }> {
+  /**
+   * The lock-out of the account's home company (its general safety settings); accounts without
+   * one (developers, platform administrators) get the global policy.
+   */
+  async function lockoutFor(account: Account): Promise<{ threshold: number; minutes: number }> {
+    if (!account.home_company_id)
+      return { threshold: policy.lockoutThreshold, minutes: policy.lockoutMinutes };
+    const { lockout } = (await getSafetySettings(db, account.home_company_id)).general;
+    return { threshold: lockout.maxFailures, minutes: lockout.lockMinutes };
+  }
+
+  async function recordFailure(account: Account): Promise<{ lockedUntil: Date | null }> {
+    const lockout = await lockoutFor(account);
     const result = await sql<{ locked_until: Date | null }>`
       update accounts set
         failed_count = case when locked_until is not null and locked_until <= now() then 1 else failed_count + 1 end,
@@ -84,10 +97,10 @@ export function createSignInService(deps: {
         locked_until = case
           when locked_until is not null and locked_until > now() then locked_until
           when (case when locked_until is not null and locked_until <= now() then 1 else failed_count + 1 end)
-               >= ${policy.lockoutThreshold}
-            then now() + make_interval(mins => ${policy.lockoutMinutes})
+               >= ${lockout.threshold}
+            then now() + make_interval(mins => ${lockout.minutes})
           else null end
-      where id = ${accountId}
+      where id = ${account.id}
       returning locked_until`.execute(db);
     return { lockedUntil: result.rows[0]?.locked_until ?? null };
   }
@@ -158,7 +171,7 @@ export function createSignInService(deps: {
       : (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
 
     if (!account || !passwordOk) {
-      if (account) await recordFailure(account.id);
+      if (account) await recordFailure(account);
       await log('failure', account ? 'wrong_password' : 'unknown_account', account);
       return { ok: false, cause: account ? 'wrong_password' : 'unknown_account', account };
     }

@@ -40,9 +40,16 @@ const licenseOf = (manifest: Manifest) =>
     ? manifest.license
     : (manifest.license?.type ?? manifest.licenses?.map((l) => l.type).join(' OR ') ?? 'UNKNOWN');
 
+/**
+ * Third-party data copied into the source tree rather than installed (each file keeps its
+ * licence notice): the common-password list of modules/account/common-passwords.txt.
+ */
+const bundledData = [{ name: '@zxcvbn-ts/language-common', version: '4.1.3', license: 'MIT' }];
+
 /** Every package reachable through runtime dependencies of the shipped workspaces, once each. */
 export async function listThirdPartyPackages() {
   const found = new Map<string, { name: string; version: string; license: string }>();
+  for (const data of bundledData) found.set(`${data.name}@${data.version}`, data);
   const queue: { name: string; from: string }[] = [];
   for (const workspace of shippedWorkspaces) {
     const manifest = await readManifest(join(repositoryRoot, workspace, 'package.json'));

@@ -16,7 +16,7 @@ import { AppError } from '../../lib/errors.ts';
 import { translateError, translateValidation } from '../../lib/i18n.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashPassword } from '../account/password.ts';
-import { checkPassword, describeClasses } from '../account/password-policy.ts';
+import { checkPassword, describeClasses, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import type { LicenseService } from '../license/license.service.ts';
@@ -268,6 +268,7 @@ export function createUserImportService(deps: {
   async function prepareRows(companyId: string, sheet: Awaited<ReturnType<typeof readImportSheet>>) {
     const errors: StoredRowError[] = [];
     const departments = departmentIndex(await repo.findDepartments(db, companyId));
+    const passwordPolicy = await passwordPolicyFor(db, companyId);
     const firstRowOf = {
       username: new Map<string, number>(),
       email: new Map<string, number>(),
@@ -324,7 +325,7 @@ export function createUserImportService(deps: {
       }
       const password = cellOf(cells, 'password');
       if (password) {
-        const problem = checkPassword(password, { username: values?.username });
+        const problem = checkPassword(password, { username: values?.username }, passwordPolicy);
         if (problem) {
           const { reason, ...rest } = problem;
           errors.push({

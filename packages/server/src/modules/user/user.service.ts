@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
 import { hashPassword } from '../account/password.ts';
-import { assertPasswordAllowed } from '../account/password-policy.ts';
+import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
@@ -129,10 +129,16 @@ export function createUserService(deps: {
    */
   async function createAccount<T>(
     lang: Language,
+    /** The company whose password rules apply (null: the defaults, for developer accounts). */
+    companyId: string | null,
     input: NewAccountInput,
     store: (trx: Db, passwordHash: string) => Promise<T>,
   ) {
-    assertPasswordAllowed(input.password, { username: input.username, lang, field: 'password' });
+    assertPasswordAllowed(
+      input.password,
+      { username: input.username, lang, field: 'password' },
+      await passwordPolicyFor(db, companyId),
+    );
     const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
     if (taken) throw taken;
     const passwordHash = await hashPassword(input.password);
@@ -187,7 +193,7 @@ export function createUserService(deps: {
     lang: Language,
     input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean },
   ) {
-    return createAccount(lang, input, async (trx, passwordHash) => {
+    return createAccount(lang, companyId, input, async (trx, passwordHash) => {
       if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
       await takeUserPlace(trx);
       const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
@@ -218,7 +224,7 @@ export function createUserService(deps: {
     input: NewAccountInput,
   ) {
     if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
-    return createAccount(lang, input, async (trx, passwordHash) => {
+    return createAccount(lang, null, input, async (trx, passwordHash) => {
       await takeUserPlace(trx);
       // The operator chose the password: the developer replaces it at the first sign-in.
       const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
@@ -339,7 +345,11 @@ export function createUserService(deps: {
     // Checked before the (slow) hash, and again under the lock below.
     const existing = await findExisting(db, companyId, input.userId);
     assertManaged(existing, companyId);
-    assertPasswordAllowed(input.password, { username: existing.username, lang, field: 'password' });
+    assertPasswordAllowed(
+      input.password,
+      { username: existing.username, lang, field: 'password' },
+      await passwordPolicyFor(db, companyId),
+    );
     const passwordHash = await hashPassword(input.password);
     return db.transaction().execute(async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, input.userId);

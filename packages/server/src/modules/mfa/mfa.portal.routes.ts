@@ -1,0 +1,183 @@
+import {
+  type AccountMfaSection,
+  type PageContext,
+  portalPhrases,
+  renderBindFactorPage,
+  renderErrorPage,
+  renderRecoveryCodesPage,
+} from '@tessera/portal';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../../db/schema.ts';
+import { type Sealer, safeEqual } from '../../lib/crypto.ts';
+import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { type MfaService, OTP_TYPES, type OtpBinding, type OtpType } from './mfa.service.ts';
+
+const ACCOUNT_PATH = '/portal/account';
+const BIND_PATH = '/portal/account/mfa/bind';
+const CONFIRM_PATH = '/portal/account/mfa/confirm';
+const UNBIND_PATH = '/portal/account/mfa/unbind';
+
+export interface MfaPortalDeps {
+  mfa: MfaService;
+  sealer: Sealer;
+}
+
+const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-mfa', sessionId);
+
+/** Kinds the person may bind: those their companies allow (any OTP kind when MFA is off). */
+async function bindTypesOf(mfa: MfaService, account: Account): Promise<OtpType[]> {
+  const requirement = await mfa.requirementFor(account);
+  return requirement.mode === 'off' || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
+}
+
+/** The MFA section of the user centre's account page. */
+export function accountMfaSection(deps: MfaPortalDeps) {
+  return async (account: Account, sessionId: string): Promise<AccountMfaSection> => {
+    const own = await deps.mfa.listOwn(account.id);
+    return {
+      factors: own.list.map((f) => ({
+        factorId: f.factorId,
+        type: f.type,
+        name: f.name,
+        status: f.status,
+        boundAt: f.boundAt ? new Date(f.boundAt) : null,
+        lastUsedAt: f.lastUsedAt ? new Date(f.lastUsedAt) : null,
+      })),
+      recoveryCodesLeft: own.recoveryCodesLeft,
+      bindTypes: await bindTypesOf(deps.mfa, account),
+      bindAction: BIND_PATH,
+      unbindAction: UNBIND_PATH,
+      csrfToken: csrfOf(deps.sealer, sessionId),
+    };
+  };
+}
+
+const pageHeaders = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * The user centre's own factors: bind (OTP or national-secret OTP, QR code, confirming code,
+ * recovery codes once) and unbind. Forms carry an HMAC of the portal session as CSRF token.
+ */
+export function mfaPortalRoutes(
+  app: FastifyInstance,
+  deps: MfaPortalDeps & {
+    /** The signed-in person of the user centre, or undefined. */
+    signedIn(request: FastifyRequest): Promise<{ sessionId: string; account: Account } | undefined>;
+  },
+) {
+  const csrfFor = (sessionId: string) => csrfOf(deps.sealer, sessionId);
+  const pageContext = (request: FastifyRequest): PageContext => ({
+    lang: request.lang,
+    currentUrl: ACCOUNT_PATH,
+    assetsBase: PORTAL_ASSETS_PATH,
+  });
+  const send = (reply: FastifyReply, status: number, body: string) =>
+    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+
+  /** The signed-in person of a form whose CSRF token checks out; otherwise answers and returns undefined. */
+  async function submitted(
+    request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
+    reply: FastifyReply,
+  ) {
+    const current = await deps.signedIn(request);
+    if (!current) {
+      reply.redirect(ACCOUNT_PATH, 303);
+      return undefined;
+    }
+    const csrf = request.body?.csrf;
+    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfFor(current.sessionId))) {
+      send(
+        reply,
+        403,
+        renderErrorPage(pageContext(request), { message: portalPhrases[request.lang].signIn.sessionExpired }),
+      );
+      return undefined;
+    }
+    return current;
+  }
+
+  const showBinding = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    current: { sessionId: string; account: Account },
+    binding: OtpBinding,
+    error?: string,
+  ) =>
+    send(
+      reply,
+      error ? 400 : 200,
+      renderBindFactorPage(pageContext(request), {
+        action: CONFIRM_PATH,
+        abortAction: ACCOUNT_PATH,
+        csrfToken: csrfFor(current.sessionId),
+        username: current.account.username,
+        type: binding.type,
+        factorId: binding.factorId,
+        qrCode: binding.qrCode,
+        secret: binding.secret,
+        backHref: ACCOUNT_PATH,
+        error,
+      }),
+    );
+
+  app.post<{ Body: Record<string, string | undefined> }>(BIND_PATH, async (request, reply) => {
+    const current = await submitted(request, reply);
+    if (!current) return reply;
+    const allowed = await bindTypesOf(deps.mfa, current.account);
+    const type = allowed.find((t) => t === request.body?.type);
+    if (!type) return reply.redirect(ACCOUNT_PATH, 303);
+    return showBinding(request, reply, current, await deps.mfa.startBinding(current.account, type));
+  });
+
+  app.post<{ Body: Record<string, string | undefined> }>(CONFIRM_PATH, async (request, reply) => {
+    const current = await submitted(request, reply);
+    if (!current) return reply;
+    const confirmed = await deps.mfa.confirmBinding(
+      current.account,
+      String(request.body?.factorId ?? '').slice(0, 64),
+      String(request.body?.code ?? '').slice(0, 16),
+      request.ip,
+    );
+    if (!confirmed) {
+      const pending = await deps.mfa.pendingBinding(current.account);
+      if (!pending) return reply.redirect(ACCOUNT_PATH, 303);
+      return showBinding(request, reply, current, pending, portalPhrases[request.lang].mfa.wrongCode);
+    }
+    if (confirmed.recoveryCodes?.length) {
+      return send(
+        reply,
+        200,
+        renderRecoveryCodesPage(pageContext(request), {
+          codes: confirmed.recoveryCodes,
+          continueAction: ACCOUNT_PATH,
+        }),
+      );
+    }
+    return reply.redirect(ACCOUNT_PATH, 303);
+  });
+
+  app.post<{ Body: Record<string, string | undefined> }>(UNBIND_PATH, async (request, reply) => {
+    const current = await submitted(request, reply);
+    if (!current) return reply;
+    const factorId = String(request.body?.factorId ?? '').slice(0, 64);
+    const own = await deps.mfa.listOwn(current.account.id);
+    if (own.list.some((f) => f.factorId === factorId)) {
+      // The person's own unbinding keeps their sessions (an administrator's ends them).
+      await deps.mfa.unbind(
+        { accountId: current.account.id, ip: request.ip },
+        current.account.home_company_id,
+        current.account.id,
+        factorId,
+        {
+          endSessions: false,
+        },
+      );
+    }
+    return reply.redirect(ACCOUNT_PATH, 303);
+  });
+}

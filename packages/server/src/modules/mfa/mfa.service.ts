@@ -1,0 +1,355 @@
+import { type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
+import QRCode from 'qrcode';
+import type { Db } from '../../db/database.ts';
+import type { Account } from '../../db/schema.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { DEFAULT_SM3_OTP_PERIOD, verifySm3Otp } from '../../lib/otp/sm3-otp.ts';
+import { base32Encode, newTotpSecret, otpauthUri, verifyTotp } from '../../lib/otp/totp.ts';
+import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { getSafetySettings } from '../safety/safety.repo.ts';
+import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import * as repo from './mfa.repo.ts';
+
+/** The kinds this server can bind and check today (FIDO2 joins with its own ceremony). */
+export const OTP_TYPES = ['otp', 'otp_sm3'] as const satisfies readonly MfaType[];
+export type OtpType = (typeof OTP_TYPES)[number];
+const isOtpType = (type: string): type is OtpType => (OTP_TYPES as readonly string[]).includes(type);
+
+const SEED_PURPOSE = 'mfa-otp-seed';
+const RECOVERY_PURPOSE = 'mfa-recovery-code';
+const ISSUER = 'Tessera';
+/** Roles that mode `admins` asks a second factor of. */
+const ADMIN_ROLES = new Set(['owner', 'admin', 'external_admin']);
+
+export interface MfaLockout {
+  maxFailures: number;
+  lockMinutes: number;
+}
+
+/**
+ * What the policies of a person's companies ask of them at sign-in. A session reaches every
+ * company the person belongs to, so the strictest applies: `required` when any company
+ * requires it of them (mode required, or mode admins and they administer that company),
+ * `optional` when any company has MFA on at all (then a person with a bound factor is asked),
+ * else `off`. `types` are the kinds allowed (by every requiring company when they agree, else
+ * by any of them) that this server can check; `lockout` is the strictest of those companies.
+ */
+export interface MfaRequirement {
+  mode: 'required' | 'optional' | 'off';
+  types: OtpType[];
+  lockout: MfaLockout;
+}
+
+export interface OtpBinding {
+  factorId: string;
+  type: OtpType;
+  /** Base32 seed, for typing in by hand. */
+  secret: string;
+  otpauthUri: string;
+  /** The URI as a QR code, an SVG data URI. */
+  qrCode: string;
+}
+
+export type SecondFactorResult =
+  | { ok: true; via: 'otp' | 'recovery_code' }
+  | { ok: false; cause: 'mfa_failed' | 'mfa_locked'; lockedUntil: Date | null };
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** Recovery codes as people copy them: 10 characters in two groups, no look-alike letters. */
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+function newRecoveryCode() {
+  const bytes = newTotpSecret();
+  let code = '';
+  for (let i = 0; i < 10; i++) code += RECOVERY_ALPHABET[bytes[i]! % RECOVERY_ALPHABET.length];
+  return `${code.slice(0, 5)}-${code.slice(5)}`;
+}
+const normaliseRecoveryCode = (code: string) => code.toLowerCase().replace(/[\s-]/g, '').slice(0, 64);
+
+function sm3OtpauthUri(account: string, secret: Buffer) {
+  const label = `${encodeURIComponent(ISSUER)}:${encodeURIComponent(account)}`;
+  return `otpauth://totp/${label}?secret=${base32Encode(secret)}&issuer=${ISSUER}&algorithm=SM3&digits=6&period=${DEFAULT_SM3_OTP_PERIOD}`;
+}
+
+function strictest(lockouts: MfaLockout[]): MfaLockout {
+  return {
+    maxFailures: Math.min(...lockouts.map((l) => l.maxFailures)),
+    lockMinutes: Math.max(...lockouts.map((l) => l.lockMinutes)),
+  };
+}
+
+export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => number }) {
+  const { db, sealer } = deps;
+  const now = deps.now ?? Date.now;
+  const hashRecoveryCode = (code: string) => sealer.hmac(RECOVERY_PURPOSE, normaliseRecoveryCode(code));
+  const seedOf = (factor: repo.FactorRow) =>
+    Buffer.from(sealer.open(factor.secret_sealed ?? '', `${SEED_PURPOSE}:${factor.id}`), 'base64');
+
+  /** The matched time step of `code` for an OTP factor, or null. */
+  function verifyCode(factor: repo.FactorRow, code: string): number | null {
+    if (!factor.secret_sealed || !isOtpType(factor.type)) return null;
+    const seed = seedOf(factor);
+    return factor.type === 'otp' ? verifyTotp(seed, code, now()) : verifySm3Otp(seed, code, now());
+  }
+
+  async function requirementFor(account: Account): Promise<MfaRequirement> {
+    const memberships = await repo.listMemberships(db, account.id);
+    const roles = new Map(memberships.map((m) => [m.company_id, m.role as string]));
+    if (account.home_company_id && !roles.has(account.home_company_id))
+      roles.set(account.home_company_id, 'member');
+    const requiring: { types: MfaType[]; lockout: MfaLockout }[] = [];
+    const enabled: { types: MfaType[]; lockout: MfaLockout }[] = [];
+    for (const [companyId, role] of roles) {
+      const { mfa } = await getSafetySettings(db, companyId);
+      if (mfa.mode === 'off') continue;
+      enabled.push(mfa);
+      if (mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role))) requiring.push(mfa);
+    }
+    const checkable = (types: MfaType[]) => OTP_TYPES.filter((t) => types.includes(t));
+    if (requiring.length) {
+      const agreed = checkable(
+        requiring.reduce<MfaType[]>((acc, p) => acc.filter((t) => p.types.includes(t)), [...OTP_TYPES]),
+      );
+      const any = checkable(requiring.flatMap((p) => p.types));
+      // A policy that allows only kinds not built yet (FIDO2) would lock everyone out: OTP stands in.
+      const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
+      return { mode: 'required', types, lockout: strictest(requiring.map((p) => p.lockout)) };
+    }
+    if (enabled.length) {
+      return {
+        mode: 'optional',
+        types: checkable(enabled.flatMap((p) => p.types)),
+        lockout: strictest(enabled.map((p) => p.lockout)),
+      };
+    }
+    return { mode: 'off', types: [], lockout: { maxFailures: 5, lockMinutes: 15 } };
+  }
+
+  /** The account's bound factors of the given kinds. */
+  async function boundFactors(accountId: string, types: readonly string[]) {
+    const factors = await repo.listFactors(db, accountId);
+    return factors.filter((f) => f.status === 'bound' && types.includes(f.type));
+  }
+
+  /** A new seed, sealed, in an `unbound` factor (replacing a binding begun before and not confirmed). */
+  async function startBinding(account: Pick<Account, 'id' | 'username'>, type: OtpType): Promise<OtpBinding> {
+    const factorId = newId();
+    // 160 bits for both kinds (SM3 OTP wants at least 128).
+    const seed = newTotpSecret();
+    const uri =
+      type === 'otp'
+        ? otpauthUri({ issuer: ISSUER, account: account.username.replace(/:/g, '_'), secret: seed })
+        : sm3OtpauthUri(account.username, seed);
+    await db.transaction().execute(async (trx) => {
+      await repo.deleteUnboundFactors(trx, account.id);
+      await repo.insertFactor(trx, {
+        id: factorId,
+        accountId: account.id,
+        type,
+        name: type === 'otp' ? 'OTP' : 'OTP (SM3)',
+        secretSealed: sealer.seal(seed.toString('base64'), `${SEED_PURPOSE}:${factorId}`),
+      });
+    });
+    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    return {
+      factorId,
+      type,
+      secret: base32Encode(seed),
+      otpauthUri: uri,
+      qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+    };
+  }
+
+  /** The binding begun last and not confirmed yet, with its QR code again (a reloaded page). */
+  async function pendingBinding(account: Pick<Account, 'id' | 'username'>): Promise<OtpBinding | undefined> {
+    const factors = await repo.listFactors(db, account.id);
+    const factor = factors.filter((f) => f.status === 'unbound' && isOtpType(f.type)).at(-1);
+    if (!factor || !isOtpType(factor.type)) return undefined;
+    const seed = seedOf(factor);
+    const uri =
+      factor.type === 'otp'
+        ? otpauthUri({ issuer: ISSUER, account: account.username.replace(/:/g, '_'), secret: seed })
+        : sm3OtpauthUri(account.username, seed);
+    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    return {
+      factorId: factor.id,
+      type: factor.type,
+      secret: base32Encode(seed),
+      otpauthUri: uri,
+      qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+    };
+  }
+
+  /**
+   * Confirms a binding with a code from the new authenticator. The first factor a person binds
+   * comes with RECOVERY_CODE_COUNT recovery codes, returned this once and stored hashed.
+   * Returns null when the code is wrong (or the binding is gone).
+   */
+  async function confirmBinding(
+    account: Pick<Account, 'id' | 'home_company_id'>,
+    factorId: string,
+    code: string,
+    ip: string | null,
+  ): Promise<{ recoveryCodes: string[] | null } | null> {
+    const factor = await repo.findFactor(db, account.id, factorId);
+    if (factor?.status !== 'unbound') return null;
+    const step = verifyCode(factor, code);
+    if (step === null) return null;
+    const recoveryCodes =
+      (await repo.countBoundFactors(db, account.id)) === 0
+        ? Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
+        : null;
+    return db.transaction().execute(async (trx) => {
+      if (!(await repo.markBound(trx, account.id, factorId, step))) return null;
+      if (recoveryCodes)
+        await repo.replaceRecoveryCodes(trx, account.id, recoveryCodes.map(hashRecoveryCode));
+      await insertAuditEvent(trx, {
+        companyId: account.home_company_id,
+        actorAccountId: account.id,
+        action: 'mfa.bind',
+        targetType: 'user',
+        targetId: account.id,
+        after: { factorId, type: factor.type, recoveryCodesIssued: recoveryCodes?.length ?? 0 },
+        ip,
+      });
+      return { recoveryCodes };
+    });
+  }
+
+  /**
+   * The second factor at sign-in: a code of one of the person's bound factors (of an allowed
+   * kind), or a recovery code. A code is accepted once; wrong ones count towards the MFA lock.
+   */
+  async function verifySecondFactor(
+    account: Pick<Account, 'id' | 'username' | 'home_company_id'>,
+    input: { factorId?: string; code?: string; recoveryCode?: string },
+    requirement: Pick<MfaRequirement, 'types' | 'lockout'>,
+    event: { ip: string | null; userAgent: string | null; clientId: string | null },
+  ): Promise<SecondFactorResult> {
+    const log = (cause: 'mfa_failed' | 'mfa_locked') =>
+      insertLoginEvent(db, {
+        companyId: account.home_company_id,
+        accountId: account.id,
+        identifier: account.username,
+        clientId: event.clientId,
+        ip: event.ip,
+        userAgent: event.userAgent,
+        result: 'failure',
+        failureCause: cause,
+      });
+    const locked = async (lockedUntil: Date | null): Promise<SecondFactorResult> => {
+      await log('mfa_locked');
+      return { ok: false, cause: 'mfa_locked', lockedUntil };
+    };
+    const lock = await repo.findMfaLock(db, account.id);
+    if (lock.lockedUntil) return locked(lock.lockedUntil);
+
+    let passed = false;
+    let via: 'otp' | 'recovery_code' = 'otp';
+    if (input.recoveryCode?.trim()) {
+      via = 'recovery_code';
+      passed = await repo.useRecoveryCode(db, account.id, hashRecoveryCode(input.recoveryCode));
+    } else if (input.factorId && input.code) {
+      const factor = await repo.findFactor(db, account.id, input.factorId);
+      if (factor && factor.status === 'bound' && (requirement.types as string[]).includes(factor.type)) {
+        const step = verifyCode(factor, input.code);
+        passed = step !== null && (await repo.claimStep(db, factor.id, step));
+      }
+    }
+    if (passed) {
+      if (await repo.clearMfaFailures(db, account.id)) return { ok: true, via };
+      return locked((await repo.findMfaLock(db, account.id)).lockedUntil);
+    }
+    const counted = await repo.recordMfaFailure(db, account.id, requirement.lockout);
+    if (!counted) return locked((await repo.findMfaLock(db, account.id)).lockedUntil);
+    if (counted.lockedUntil) return locked(counted.lockedUntil);
+    await log('mfa_failed');
+    return { ok: false, cause: 'mfa_failed', lockedUntil: null };
+  }
+
+  function toFactor(row: repo.FactorRow) {
+    return {
+      factorId: row.id,
+      type: row.type as MfaType,
+      name: row.name,
+      status: row.status,
+      boundAt: iso(row.bound_at),
+      lastUsedAt: iso(row.last_used_at),
+    };
+  }
+
+  async function listOwn(accountId: string) {
+    const [factors, recoveryCodesLeft] = await Promise.all([
+      repo.listFactors(db, accountId),
+      repo.countRecoveryCodesLeft(db, accountId),
+    ]);
+    return { list: factors.map(toFactor), recoveryCodesLeft };
+  }
+
+  /** A user's factors, for an administrator of a company the user belongs to. */
+  async function listForUser(companyId: string, userId: string) {
+    if (!(await repo.isMember(db, companyId, userId))) throw new AppError('user.not_found');
+    return listOwn(userId);
+  }
+
+  /**
+   * Unbinds one factor (or all): the person's sessions end (credential version), and when no
+   * bound factor is left the recovery codes go too (the next binding issues new ones).
+   */
+  async function unbind(
+    actor: { accountId: string; ip: string | null },
+    companyId: string | null,
+    userId: string,
+    factorId?: string,
+    options: { endSessions: boolean } = { endSessions: true },
+  ) {
+    return db.transaction().execute(async (trx) => {
+      const before = await repo.listFactors(trx, userId);
+      if (factorId && !before.some((f) => f.id === factorId)) throw new AppError('mfa.factor_not_found');
+      const removed = await repo.deleteFactors(trx, userId, factorId);
+      if ((await repo.countBoundFactors(trx, userId)) === 0) await repo.deleteRecoveryCodes(trx, userId);
+      if (options.endSessions) await repo.raiseCredentialVersion(trx, userId);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'mfa.unbind',
+        targetType: 'user',
+        targetId: userId,
+        before: {
+          factors: before
+            .filter((f) => !factorId || f.id === factorId)
+            .map((f) => ({ factorId: f.id, type: f.type, status: f.status })),
+        },
+        after: { removed, sessionsEnded: options.endSessions },
+        ip: actor.ip,
+      });
+      return { removed };
+    });
+  }
+
+  async function unbindForUser(
+    actor: { accountId: string; ip: string | null },
+    companyId: string,
+    input: { userId: string; factorId?: string },
+  ) {
+    if (!(await repo.isMember(db, companyId, input.userId))) throw new AppError('user.not_found');
+    return unbind(actor, companyId, input.userId, input.factorId);
+  }
+
+  return {
+    requirementFor,
+    boundFactors,
+    startBinding,
+    pendingBinding,
+    confirmBinding,
+    verifySecondFactor,
+    listOwn,
+    listForUser,
+    unbind,
+    unbindForUser,
+  };
+}
+
+export type MfaService = ReturnType<typeof createMfaService>;
