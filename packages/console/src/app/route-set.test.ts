@@ -152,6 +152,8 @@ describe('route table (spec §2)', () => {
       'users',
       'userDetails',
       'department',
+      'generalSafety',
+      'mfa',
       'companySettings',
       'license',
       'about',
@@ -163,6 +165,8 @@ describe('route table (spec §2)', () => {
       'dashboard',
       'users',
       'userDetails',
+      'generalSafety',
+      'mfa',
       'companySettings',
       'createCompany',
       'notFound',
@@ -205,6 +209,11 @@ describe('redirects and unknown paths', () => {
     expect(landing('full', '/org/user-detail')).toBe('userDetails');
     expect(landing('full', '/org/department')).toBe('department');
     expect(landing('reduced', '/org/user')).toBe('users');
+    expect(landing('full', '/safety-management/general')).toBe('generalSafety');
+    expect(landing('full', '/safety-management/mfa')).toBe('mfa');
+    expect(landing('reduced', '/safety-management')).toBe('→ /safety-management/general');
+    expect(landing('reduced', '/safety-management/general')).toBe('generalSafety');
+    expect(landing('reduced', '/safety-management/mfa')).toBe('mfa');
   });
 
   it('sends unknown paths, screens of the other set and screens not built yet to /404', () => {
@@ -215,11 +224,15 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/log')).toBe('→ /404');
     expect(landing('reduced', '/org/department')).toBe('→ /404');
     expect(landing('full', '/application/index')).toBe('→ /404');
+    for (const name of ['radius', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+      expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
+      expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
+    }
   });
 });
 
 describe('menu and breadcrumbs derived from the table', () => {
-  it('shows only built screens: the full set has departments, licence and about, the reduced set does not', () => {
+  it('shows only built screens: the full set has departments, licence and about, the reduced set does not; both have the safety screens', () => {
     expect(menuOf('full')).toEqual([
       { key: '/dashboard', title: 'route.dashboard', icon: 'home' },
       {
@@ -229,6 +242,15 @@ describe('menu and breadcrumbs derived from the table', () => {
         children: [
           { key: '/org/user', title: 'route.users', icon: undefined },
           { key: '/org/department', title: 'route.department', icon: undefined },
+        ],
+      },
+      {
+        key: '/safety-management',
+        title: 'route.safety',
+        icon: 'safety',
+        children: [
+          { key: '/safety-management/general', title: 'route.generalSafety', icon: undefined },
+          { key: '/safety-management/mfa', title: 'route.mfa', icon: undefined },
         ],
       },
       {
@@ -243,7 +265,11 @@ describe('menu and breadcrumbs derived from the table', () => {
       },
     ]);
     expect(menuOf('reduced')[1]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
-    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual([
+      '/safety-management/general',
+      '/safety-management/mfa',
+    ]);
+    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
   });
 
   it('leaves out screens without the permission', () => {

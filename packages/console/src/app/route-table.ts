@@ -229,7 +229,8 @@ export const routeTable: readonly RouteNode[] = [
         access: 'user',
         hidden: true,
         activeMenu: '/org/user',
-        screen: withPhrases('org', () =>
+        // settings: the role names of the account card (pages/settings/member-roles.ts).
+        screen: withPhrases(['org', 'settings'], () =>
           import('../pages/org/user-detail.page.tsx').then((m) => m.UserDetailPage),
         ),
       }),
@@ -281,8 +282,19 @@ export const routeTable: readonly RouteNode[] = [
         path: '/safety-management/general',
         title: 'route.generalSafety',
         access: 'security',
+        screen: withPhrases('safety', () =>
+          import('../pages/safety/general-safety.page.tsx').then((m) => m.GeneralSafetyPage),
+        ),
       }),
-      screen({ name: 'mfa', path: '/safety-management/mfa', title: 'route.mfa', access: 'security' }),
+      screen({
+        name: 'mfa',
+        path: '/safety-management/mfa',
+        title: 'route.mfa',
+        access: 'security',
+        screen: withPhrases('safety', () =>
+          import('../pages/safety/mfa-safety.page.tsx').then((m) => m.MfaSafetyPage),
+        ),
+      }),
       ...(
         [
           ['radius', '/safety-management/radius'],

@@ -54,12 +54,14 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
     about: async () => (await import('./en/about.ts')).about,
     license: async () => (await import('./en/license.ts')).license,
     org: async () => (await import('./en/org.ts')).org,
+    safety: async () => (await import('./en/safety.ts')).safety,
     settings: async () => (await import('./en/settings.ts')).settings,
   },
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
     license: async () => (await import('./zh/license.ts')).license,
     org: async () => (await import('./zh/org.ts')).org,
+    safety: async () => (await import('./zh/safety.ts')).safety,
     settings: async () => (await import('./zh/settings.ts')).settings,
   },
 };

@@ -2,8 +2,9 @@ import type { Phrases } from '../en/index.ts';
 import { about } from './about.ts';
 import { license } from './license.ts';
 import { org } from './org.ts';
+import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
-export const zh = { ...zhShell, about, license, org, settings } satisfies Phrases;
+export const zh = { ...zhShell, about, license, org, safety, settings } satisfies Phrases;

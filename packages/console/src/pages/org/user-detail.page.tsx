@@ -8,6 +8,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { UserAccountCard } from './user-account.card.tsx';
 import { UserDepartmentsCard } from './user-departments.card.tsx';
 import { UserHeaderCard } from './user-header.card.tsx';
+import { UserMfaCard } from './user-mfa.card.tsx';
 import { UserProfileCard } from './user-profile.card.tsx';
 import { UserSignInsCard } from './user-sign-ins.card.tsx';
 
@@ -93,9 +94,7 @@ function UserDetail({ userId }: { userId: string }) {
         <Col xs={24} xl={10}>
           <Flex vertical gap={16}>
             <UserAccountCard user={user} />
-            <Card title={t('org.detail.mfaTitle')} size="small">
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('org.detail.mfaEmpty')} />
-            </Card>
+            <UserMfaCard user={user} />
             <Card title={t('org.detail.devicesTitle')} size="small">
               <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('org.detail.devicesEmpty')} />
             </Card>

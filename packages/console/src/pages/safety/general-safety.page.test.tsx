@@ -1,0 +1,82 @@
+import { defaultSafetySettings } from '@tessera/contract/constants';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../api/http-client.ts';
+import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
+import { renderWithConsole, typeInto } from '../org/test-services.tsx';
+import { GeneralSafetyPage } from './general-safety.page.tsx';
+
+const stored = {
+  loginMethods: [...defaultSafetySettings.loginMethods],
+  password: { ...defaultSafetySettings.password },
+  lockout: { ...defaultSafetySettings.lockout },
+};
+
+async function renderPage(update: (body: unknown) => unknown = (body) => body) {
+  const setup = renderWithConsole(<GeneralSafetyPage />, (path, body) =>
+    path === '/api/v1/manage/safety/general/update' ? update(body) : stored,
+  );
+  render(setup.ui);
+  await screen.findByLabelText('Minimum length');
+  return setup;
+}
+
+// By its text: role queries compute every accessible name, which is slow in jsdom.
+const save = () => fireEvent.click(screen.getByText('Save').closest('button') as HTMLButtonElement);
+const updates = (callApi: { mock: { calls: unknown[][] } }) =>
+  callApi.mock.calls.filter(([path]) => path === '/api/v1/manage/safety/general/update');
+
+describe('<GeneralSafetyPage>', () => {
+  beforeAll(async () => {
+    initI18n('en');
+    await loadPhrases(['safety']);
+  });
+
+  it.each(['5', '31'])(
+    'refuses a minimum length of %s with the server wording, and sends nothing',
+    async (value) => {
+      const { callApi } = await renderPage();
+      typeInto('Minimum length', value);
+      save();
+      await screen.findByText('The minimum password length must be between 6 and 30');
+      expect(updates(callApi)).toEqual([]);
+    },
+  );
+
+  it('refuses a change cycle of 10 days', async () => {
+    const { callApi } = await renderPage();
+    typeInto('Forced change cycle', '10');
+    save();
+    await screen.findByText('The forced change cycle is 0 (unlimited) or at least 30 days');
+    expect(updates(callApi)).toEqual([]);
+  });
+
+  it('saves a change cycle of 30, then of 0 (unlimited)', async () => {
+    const { callApi } = await renderPage();
+    typeInto('Forced change cycle', '30');
+    typeInto('Minimum length', '12');
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.[1]).toEqual({
+      ...stored,
+      password: { ...stored.password, minLength: 12, changeCycleDays: 30 },
+    });
+    typeInto('Forced change cycle', '0');
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(2));
+    expect(updates(callApi)[1]?.[1]).toMatchObject({ password: { changeCycleDays: 0 } });
+  });
+
+  it('keeps password sign-in on and shows the refused fields the server names', async () => {
+    const { callApi } = await renderPage(() => {
+      throw new ApiError('Refused by the server', 400, 'request.invalid', [
+        { field: 'lockout.maxFailures', message: 'Too many for the server' },
+      ]);
+    });
+    expect((screen.getByRole('checkbox', { name: 'Password' }) as HTMLInputElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Passkey (FIDO2, without a password)' }));
+    save();
+    await screen.findByText('Too many for the server');
+    expect(updates(callApi)[0]?.[1]).toMatchObject({ loginMethods: ['password', 'passkey'] });
+  });
+});
