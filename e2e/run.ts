@@ -10,11 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
+import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { openPglite } from '../packages/server/src/db/database.ts';
 import { launchChromium } from './support/browser.ts';
 import { artifactsDir, consolePage } from './support/console.page.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { type RunningServer, startServer } from './support/server.process.ts';
+import { totp } from './support/totp.ts';
 
 const ADMIN_PASSWORD = 'E2e-admin-pass-1';
 const COMPANY_NAME = 'Acme Identity Ltd';
@@ -26,13 +29,17 @@ const SECOND_NAME = 'Initech';
 const NEWCOMER = 'nora.newcomer';
 const NEWCOMER_FIRST_PASSWORD = 'First-pass-2026';
 const NEWCOMER_NEW_PASSWORD = 'Chosen-pass-2027';
+const MFA_USER = 'otto.twostep';
+const MFA_USER_PASSWORD = 'Otto-pass-2026';
+const EXPIRED_USER = 'erin.expired';
+const EXPIRED_USER_PASSWORD = 'Erin-pass-2026';
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
 
-describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
+describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   let server: RunningServer | undefined;
   let browser: Browser | undefined;
   let vendorDir = '';
@@ -179,12 +186,13 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
       assert.ok(server);
       const { page, ui } = await devSession();
       const base = server.baseUrl;
-      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Settings']);
+      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Security', 'Settings']);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Settings' }).click();
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'About' }).waitFor();
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
         'Organization',
+        'Security',
         'Settings',
         'Company settings',
         'Licence',
@@ -218,7 +226,13 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
       await page.goto(`${base}/admin/setting/basic-set`);
       await page.waitForURL(`${base}/admin/setting/basic-set`);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Company settings' }).waitFor();
-      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Settings', 'Company settings']);
+      assert.deepEqual(await ui.menuLabels(), [
+        'Dashboard',
+        'Organization',
+        'Security',
+        'Settings',
+        'Company settings',
+      ]);
       // The reduced set has the users screens but not the departments.
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Organization' }).click();
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Users' }).waitFor();
@@ -599,6 +613,81 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
     assert.match(JSON.stringify(after.data.tree), /Field Support/);
   });
 
+  devFlow(
+    'with MFA optional, a user binds an authenticator in the user centre and is asked for its code',
+    async () => {
+      assert.ok(server);
+      const { page, ui } = await devSession();
+      await page.goto(`${server.baseUrl}/dev/safety-management/mfa`);
+      await page.getByTestId('mfa-safety').getByText('Optional', { exact: true }).click();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await ui.expectMessage('Safety settings saved');
+      await ui.expectNoRawPhraseKeys();
+
+      const companyId =
+        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+      const created = await ui.api(
+        '/api/v1/manage/user/create',
+        {
+          username: MFA_USER,
+          name: 'Otto Twostep',
+          password: MFA_USER_PASSWORD,
+          confirmPassword: MFA_USER_PASSWORD,
+          mustChangePassword: false,
+        },
+        companyId,
+      );
+      assert.equal(created.code, 200, created.msg);
+
+      const { context, page: portal } = await openPage();
+      const signInWithPassword = async () => {
+        await portal.goto(`${server?.baseUrl}/portal/account`);
+        await portal.locator('#identifier').fill(MFA_USER);
+        await portal.locator('#password').fill(MFA_USER_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+      };
+      try {
+        await signInWithPassword();
+        await portal.waitForURL(`${server.baseUrl}/portal/account`);
+        const section = portal.locator('#mfa');
+        await section.getByText('No authenticator is bound.').waitFor();
+        await section.getByLabel('Kind').selectOption('otp');
+        await section.getByRole('button', { name: 'Bind' }).click();
+        const secret = await portal.locator('code[data-secret]').getAttribute('data-secret');
+        assert.ok(secret, 'the bind page shows the key for typing');
+        await portal.getByRole('img', { name: 'QR code of the authenticator key' }).waitFor();
+        await portal.getByLabel('Verification code').fill(totp(secret, Date.now(), 5));
+        await portal.getByRole('button', { name: 'Confirm' }).click();
+        await portal.getByRole('alert').waitFor();
+        await portal.getByLabel('Verification code').fill(totp(secret));
+        await portal.getByRole('button', { name: 'Confirm' }).click();
+        await portal.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+        await portal.getByRole('link', { name: 'I have saved them, continue' }).click();
+        await portal.locator('#mfa').getByText('Recovery codes left: 10').waitFor();
+
+        // A new browser: the password is not enough any more.
+        await context.clearCookies();
+        await signInWithPassword();
+        await portal.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+        // The code of the binding was used once already: a new period's code is needed.
+        await portal.getByLabel('Verification code').fill(totp(secret, Date.now() + 30_000));
+        await portal.getByRole('button', { name: 'Verify' }).click();
+        await portal.waitForURL(`${server.baseUrl}/portal/account`);
+        await portal.getByRole('heading', { name: 'My account' }).waitFor();
+      } finally {
+        await context.close();
+      }
+      // The administrator sees the factor on the user's page.
+      await page.goto(
+        `${server.baseUrl}/dev/org/user-detail?id=${(created.data as { userId: string }).userId}`,
+      );
+      await page.getByText('Recovery codes left: 10 of 10').waitFor();
+      await page.getByText('Bound', { exact: true }).first().waitFor();
+      await ui.expectNoRawPhraseKeys();
+      await ui.screenshot('user-detail-mfa.en', [1280]);
+    },
+  );
+
   for (const lang of ['en', 'zh'] as const) {
     test(`screenshots in ${lang === 'en' ? 'English' : 'Chinese'} at 1280 and 900 px`, async () => {
       assert.ok(server);
@@ -653,6 +742,15 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
         await page.getByRole('tree').waitFor();
         await ui.expectNoRawPhraseKeys();
         await ui.screenshot(`departments.${lang}`);
+
+        await page.goto(`${server.baseUrl}/dev/safety-management/general`);
+        await page.getByTestId('general-safety').waitFor();
+        await ui.expectNoRawPhraseKeys();
+        await ui.screenshot(`safety-general.${lang}`);
+        await page.goto(`${server.baseUrl}/dev/safety-management/mfa`);
+        await page.getByTestId('mfa-safety').waitFor();
+        await ui.expectNoRawPhraseKeys();
+        await ui.screenshot(`safety-mfa.${lang}`);
 
         await page.goto(`${server.baseUrl}/dev/no/such/page`);
         await page.waitForURL(`${server.baseUrl}/dev/404`);
@@ -734,6 +832,72 @@ describe('Tessera console in Chromium', { timeout: 240_000 }, () => {
       assert.equal(await page.evaluate(() => window.localStorage.getItem('asp_admin_token')), null);
     } finally {
       await context.close();
+    }
+  });
+
+  test("a password older than the company's change cycle must be replaced at sign-in", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-expiry-'));
+    let second = await startServer(ADMIN_PASSWORD, {}, { dataDir });
+    try {
+      const { context, page } = await openPage();
+      const ui = consolePage(page, second.baseUrl);
+      try {
+        await ui.signIn('/dev/', ADMIN_PASSWORD, /create-company/);
+        await page.getByLabel('Company name').fill('Expiry Test Co');
+        await page.getByRole('button', { name: 'Create company' }).click();
+        await page.waitForURL(`${second.baseUrl}/dev/dashboard`);
+        const companyId =
+          (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+        // The rule in the console: passwords must be changed every 30 days.
+        await page.goto(`${second.baseUrl}/dev/safety-management/general`);
+        await page.getByLabel('Forced change cycle').fill('30');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await ui.expectMessage('Safety settings saved');
+        const created = await ui.api(
+          '/api/v1/manage/user/create',
+          {
+            username: EXPIRED_USER,
+            password: EXPIRED_USER_PASSWORD,
+            confirmPassword: EXPIRED_USER_PASSWORD,
+            mustChangePassword: false,
+          },
+          companyId,
+        );
+        assert.equal(created.code, 200, created.msg);
+      } finally {
+        await context.close();
+      }
+      // Forty days pass: the password was set longer ago than the cycle.
+      await second.stop();
+      const database = await openPglite({ dataDir });
+      await sql`update accounts set password_changed_at = now() - interval '40 days'
+        where username = ${EXPIRED_USER}`.execute(database.db);
+      await database.close();
+      second = await startServer(ADMIN_PASSWORD, {}, { dataDir });
+
+      const { context: portalContext, page: portal } = await openPage();
+      try {
+        await portal.goto(`${second.baseUrl}/portal/account`);
+        await portal.locator('#identifier').fill(EXPIRED_USER);
+        await portal.locator('#password').fill(EXPIRED_USER_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+        await portal.getByText('has expired').waitFor();
+        await portal.getByLabel('New password', { exact: true }).fill(EXPIRED_USER_PASSWORD);
+        await portal.getByLabel('Confirm the new password').fill(EXPIRED_USER_PASSWORD);
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.getByRole('alert').waitFor();
+        await portal.getByLabel('New password', { exact: true }).fill('Renewed-pass-2027');
+        await portal.getByLabel('Confirm the new password').fill('Renewed-pass-2027');
+        await portal.locator('button.primary[type=submit]').click();
+        await portal.waitForURL(`${second.baseUrl}/portal/account`);
+        await portal.getByRole('heading', { name: 'My account' }).waitFor();
+      } finally {
+        await portalContext.close();
+      }
+    } finally {
+      await second.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -39,18 +39,20 @@ async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /**
- * Starts the Tessera server on a fresh embedded database and waits until it answers.
- * The console must have been built (`npm run build`) beforehand.
+ * Starts the Tessera server on a fresh embedded database (or on `options.dataDir`, which the
+ * caller then owns and removes) and waits until it answers. The console must have been built
+ * (`npm run build`) beforehand.
  */
 export async function startServer(
   adminPassword: string,
   extraEnv: Record<string, string> = {},
+  options: { dataDir?: string } = {},
 ): Promise<RunningServer> {
   if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
   }
   const port = await freePort();
-  const dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tessera-e2e-')));
   const baseUrl = `http://localhost:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
     cwd: repoRoot,
@@ -86,7 +88,7 @@ export async function startServer(
         await waitForExit(child, 5_000);
       }
     }
-    await rm(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + 60_000;
