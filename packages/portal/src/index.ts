@@ -24,6 +24,13 @@ export {
   type SignInLinkPageInput,
   type SignInPageInput,
 } from './pages.ts';
+export {
+  type PasskeyFormInput,
+  type PasskeyRegisterPageInput,
+  passkeyForm,
+  renderPasskeyRegisterPage,
+} from './passkey-pages.ts';
+export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
 
 /** Folder of the portal's static assets (stylesheet). */

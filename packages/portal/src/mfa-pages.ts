@@ -1,6 +1,7 @@
 import { interpolate } from '@tessera/contract';
 import { html } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
+import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 
 /** Second-factor pages of the sign-in pipeline (bind_factor and second_factor steps). */
@@ -132,6 +133,8 @@ export interface SecondFactorPageInput {
   username: string;
   factors: { factorId: string; type: string; name: string }[];
   error?: string;
+  /** The person has a passkey of an allowed kind: assertion options (JSON) for the passkey form. */
+  passkey?: { options: string };
 }
 
 export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPageInput): string {
@@ -141,7 +144,38 @@ export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPage
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" class="link">${cancel}</button>
 </form>`;
-  if (!input.factors.length) {
+  const passkey = input.passkey
+    ? passkeyForm(ctx, {
+        action: input.action,
+        csrfToken: input.csrfToken,
+        mode: 'get',
+        options: input.passkey.options,
+        label: portalPhrases[ctx.lang].passkey.use,
+        buttonClass: 'primary',
+      })
+    : '';
+  const recovery = html`<details>
+<summary>${t.useRecovery}</summary>
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="recovery-code">${t.recoveryCode}</label>
+<input id="recovery-code" name="recoveryCode" autocomplete="off" maxlength="64" required>
+<button type="submit" class="secondary">${t.useRecoverySubmit}</button>
+</form>
+</details>`;
+  const codeFactors = input.factors.filter((f) => f.type !== 'fido2');
+  if (input.passkey && !codeFactors.length) {
+    return layout(
+      ctx,
+      t.challengeTitle,
+      html`<h1>${t.challengeTitle}</h1>
+${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+${passkey}
+${recovery}
+${abort}`,
+    );
+  }
+  if (!codeFactors.length) {
     return layout(
       ctx,
       t.challengeTitle,
@@ -150,36 +184,29 @@ export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPage
 ${abort}`,
     );
   }
-  const [only] = input.factors;
+  const [only] = codeFactors;
   return layout(
     ctx,
     t.challengeTitle,
     html`<h1>${t.challengeTitle}</h1>
-<p class="muted">${interpolate(t.challengeIntro, { username: input.username })}</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+${passkey}
+<p class="muted">${interpolate(t.challengeIntro, { username: input.username })}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${
-  input.factors.length === 1 && only
+  codeFactors.length === 1 && only
     ? html`<input type="hidden" name="factorId" value="${only.factorId}">`
     : html`<label for="factor">${t.factor}</label>
-<select id="factor" name="factorId">${input.factors.map(
+<select id="factor" name="factorId">${codeFactors.map(
         (f) => html`<option value="${f.factorId}">${t.types[f.type] ?? f.name}</option>`,
       )}</select>`
 }
 <label for="code">${t.code}</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
-<button type="submit" class="primary">${t.verify}</button>
+<button type="submit" class="${input.passkey ? 'secondary' : 'primary'}">${t.verify}</button>
 </form>
-<details>
-<summary>${t.useRecovery}</summary>
-<form method="post" action="${input.action}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="recovery-code">${t.recoveryCode}</label>
-<input id="recovery-code" name="recoveryCode" autocomplete="off" maxlength="64" required>
-<button type="submit" class="secondary">${t.useRecoverySubmit}</button>
-</form>
-</details>
+${recovery}
 ${abort}`,
   );
 }

@@ -1,6 +1,7 @@
 import { interpolate, type Language } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
+import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 
 export interface PageContext {
@@ -47,6 +48,8 @@ export interface SignInPageInput {
   identifier?: string;
   /** Already localised message shown above the form. */
   error?: string;
+  /** Sign in with a passkey instead (shown when a company allows it; passkey-pages.ts). */
+  passkey?: { action: string; options: string };
 }
 
 export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
@@ -65,6 +68,18 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" class="primary">${t.submit}</button>
 </form>
+${
+  input.passkey
+    ? html`<p class="muted small">${portalPhrases[ctx.lang].passkey.or}</p>
+${passkeyForm(ctx, {
+  action: input.passkey.action,
+  csrfToken: input.csrfToken,
+  mode: 'get',
+  options: input.passkey.options,
+  label: portalPhrases[ctx.lang].passkey.signIn,
+})}`
+    : ''
+}
 <form method="post" action="${input.abortAction}" class="secondary-form">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" class="link">${t.cancel}</button>
@@ -183,6 +198,10 @@ export interface AccountPageInput {
   csrfToken: string;
   /** Second factors (modules/mfa), when the server offers them. */
   mfa?: AccountMfaSection;
+  /** The own password change page (absent for an account without a password yet). */
+  passwordHref?: string;
+  /** Already localised confirmation shown under the title (for example after a password change). */
+  notice?: string;
 }
 
 /** The user centre: the signed-in person's own profile, companies and recent sign-ins. */
@@ -196,6 +215,7 @@ export function renderAccountPage(ctx: PageContext, input: AccountPageInput): st
     ctx,
     t.title,
     html`<h1>${t.title}</h1>
+${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 <section>
 <h2>${t.profile}</h2>
 <dl class="fields">
@@ -204,6 +224,7 @@ export function renderAccountPage(ctx: PageContext, input: AccountPageInput): st
 <dt>${t.email}</dt><dd>${value(input.account.email)}</dd>
 <dt>${t.phone}</dt><dd>${value(input.account.phone)}</dd>
 </dl>
+${input.passwordHref ? html`<p><a href="${input.passwordHref}">${portalPhrases[ctx.lang].ownPassword.link}</a></p>` : ''}
 </section>
 <section>
 <h2>${t.companies}</h2>

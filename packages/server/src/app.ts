@@ -26,6 +26,8 @@ import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
+import { fido2PortalRoutes } from './modules/mfa/fido2.portal.routes.ts';
+import { createFido2Service } from './modules/mfa/fido2.service.ts';
 import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.routes.ts';
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
@@ -181,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const userService = createUserService({ db, licenses });
   const departmentService = createDepartmentService({ db });
   const mfaService = createMfaService({ db, sealer });
+  const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({ db, licenses, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
@@ -220,6 +223,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
     });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
+    fido2PortalRoutes(scope, { mfa: mfaService, fido2: fido2Service, sealer, signedIn: portal.signedIn });
     signInLinkRoutes(scope, {
       db,
       sealer,
@@ -233,8 +237,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       signIn,
       sealer,
       accounts,
-      steps: createSignInSteps({ db, mfa: mfaService }),
+      steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
       secureCookies,
+      passkey: fido2Service,
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });

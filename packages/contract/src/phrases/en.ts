@@ -102,6 +102,9 @@ export const en = {
     mfa_failed: 'Wrong verification code',
     mfa_locked: 'Verification locked',
     password_expired: 'Password expired',
+    passkey_failed: 'Passkey not accepted',
+    passkey_cloned: 'Passkey counter went back (possible copy)',
+    passkey_not_allowed: 'Passkey sign-in not allowed',
   },
   validation: {
     required: '{field} is required',

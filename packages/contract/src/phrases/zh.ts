@@ -96,6 +96,9 @@ export const zh = {
     mfa_failed: '验证码错误',
     mfa_locked: '二次验证已锁定',
     password_expired: '密码已过期',
+    passkey_failed: '通行密钥未通过',
+    passkey_cloned: '通行密钥计数回退（可能被复制）',
+    passkey_not_allowed: '不允许通行密钥登录',
   },
   validation: {
     required: '{field} 为必填项',

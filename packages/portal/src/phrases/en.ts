@@ -83,6 +83,21 @@ export const en = {
     confirm: 'Confirm the new password',
     submit: 'Save and continue',
   },
+  /** The user centre's own password change (/portal/account/password). */
+  ownPassword: {
+    link: 'Change password',
+    title: 'Change password',
+    intro:
+      'Change the password of {username}. Your other sessions (consoles, other browsers) will be signed out.',
+    current: 'Current password',
+    newPassword: 'New password',
+    confirm: 'Confirm the new password',
+    submit: 'Change password',
+    back: 'Back to my account',
+    wrongCurrent: 'The current password is incorrect',
+    throttled: 'Too many wrong attempts. Please try again later',
+    changed: 'Your password has been changed.',
+  },
   mfa: {
     bindTitle: 'Set up two-step verification',
     bindIntro:
@@ -107,7 +122,11 @@ export const en = {
     recoveryCode: 'Recovery code',
     useRecoverySubmit: 'Sign in with a recovery code',
     noFactor: 'No authenticator is bound to this account any more. Cancel and sign in again to set one up.',
-    types: { otp: 'Authenticator app (OTP)', otp_sm3: 'National-secret OTP (SM3)', fido2: 'Passkey (FIDO2)' } as Record<string, string>,
+    types: {
+      otp: 'Authenticator app (OTP)',
+      otp_sm3: 'National-secret OTP (SM3)',
+      fido2: 'Passkey (FIDO2)',
+    } as Record<string, string>,
     bindIntroSelf: 'Scan this QR code with the app, then enter the 6-digit code it shows.',
     back: 'Back to my account',
     sectionTitle: 'Two-step verification',

@@ -79,6 +79,20 @@ export const zh = {
     confirm: '确认新密码',
     submit: '保存并继续',
   },
+  /** 用户中心自助修改密码（/portal/account/password）。 */
+  ownPassword: {
+    link: '修改密码',
+    title: '修改密码',
+    intro: '修改 {username} 的密码。您在其他地方的登录（控制台、其他浏览器）将被退出。',
+    current: '当前密码',
+    newPassword: '新密码',
+    confirm: '确认新密码',
+    submit: '修改密码',
+    back: '返回我的账号',
+    wrongCurrent: '当前密码不正确',
+    throttled: '错误次数过多，请稍后再试',
+    changed: '密码已修改。',
+  },
   mfa: {
     bindTitle: '设置两步验证',
     bindIntro:
@@ -102,7 +116,11 @@ export const zh = {
     recoveryCode: '恢复码',
     useRecoverySubmit: '使用恢复码登录',
     noFactor: '该账号已没有绑定的身份验证器。请取消并重新登录以进行设置。',
-    types: { otp: '身份验证器应用（OTP）', otp_sm3: '国密动态口令（SM3）', fido2: '通行密钥（FIDO2）' } as Record<string, string>,
+    types: {
+      otp: '身份验证器应用（OTP）',
+      otp_sm3: '国密动态口令（SM3）',
+      fido2: '通行密钥（FIDO2）',
+    } as Record<string, string>,
     bindIntroSelf: '请用应用扫描此二维码，然后输入显示的 6 位验证码。',
     back: '返回个人中心',
     sectionTitle: '两步验证',
@@ -119,7 +137,8 @@ export const zh = {
     signIn: '使用通行密钥登录',
     or: '或',
     registerTitle: '添加通行密钥',
-    registerIntro: '您的设备（指纹、面容、屏幕锁或安全密钥）将为 {username} 创建通行密钥，之后无需验证码即可登录。',
+    registerIntro:
+      '您的设备（指纹、面容、屏幕锁或安全密钥）将为 {username} 创建通行密钥，之后无需验证码即可登录。',
     register: '创建通行密钥',
     use: '使用我的通行密钥',
     failed: '无法使用通行密钥。请重试，或选择其他方式。',

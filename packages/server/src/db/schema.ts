@@ -31,6 +31,8 @@ export interface AccountsTable {
   search_text: ColumnType<string, never, never>;
   /** Wrong second-factor codes since the last good one, and the lock they caused. */
   mfa_failed_count: Generated<number>;
+  /** Set by a trigger whenever credential_version rises: single sign-on sessions from before it end. */
+  credentials_changed_at: ColumnType<Date | null, never, never>;
   mfa_locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
 }

@@ -22,12 +22,15 @@ export interface MfaPortalDeps {
   sealer: Sealer;
 }
 
-const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-mfa', sessionId);
+export const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-mfa', sessionId);
+/** The user centre's passkey registration (fido2.portal.routes.ts). */
+export const PASSKEY_PATH = '/portal/account/mfa/passkey';
 
-/** Kinds the person may bind: those their companies allow (any OTP kind when MFA is off). */
-async function bindTypesOf(mfa: MfaService, account: Account): Promise<OtpType[]> {
+/** Kinds the person may bind: those their companies allow (any kind when MFA is off). */
+export async function bindTypesOf(mfa: MfaService, account: Account): Promise<(OtpType | 'fido2')[]> {
   const requirement = await mfa.requirementFor(account);
-  return requirement.mode === 'off' || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
+  const otp = requirement.mode === 'off' || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
+  return requirement.mode === 'off' || requirement.fido2 ? [...otp, 'fido2'] : otp;
 }
 
 /** The MFA section of the user centre's account page. */
@@ -131,6 +134,7 @@ export function mfaPortalRoutes(
     const allowed = await bindTypesOf(deps.mfa, current.account);
     const type = allowed.find((t) => t === request.body?.type);
     if (!type) return reply.redirect(ACCOUNT_PATH, 303);
+    if (type === 'fido2') return reply.redirect(PASSKEY_PATH, 303);
     return showBinding(request, reply, current, await deps.mfa.startBinding(current.account, type));
   });
 

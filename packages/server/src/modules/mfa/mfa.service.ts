@@ -40,6 +40,8 @@ export interface MfaRequirement {
   mode: 'required' | 'optional' | 'off';
   types: OtpType[];
   lockout: MfaLockout;
+  /** A passkey (FIDO2) is an allowed kind too (fido2.service.ts). */
+  fido2: boolean;
 }
 
 export interface OtpBinding {
@@ -53,7 +55,7 @@ export interface OtpBinding {
 }
 
 export type SecondFactorResult =
-  | { ok: true; via: 'otp' | 'recovery_code' }
+  | { ok: true; via: 'otp' | 'recovery_code' | 'passkey' }
   | { ok: false; cause: 'mfa_failed' | 'mfa_locked'; lockedUntil: Date | null };
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -115,16 +117,25 @@ export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => num
       const any = checkable(requiring.flatMap((p) => p.types));
       // A policy that allows only kinds not built yet (FIDO2) would lock everyone out: OTP stands in.
       const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
-      return { mode: 'required', types, lockout: strictest(requiring.map((p) => p.lockout)) };
+      // FIDO2 by the same rule: allowed by every requiring company, or by any when they agree on no kind.
+      const allAgreed = requiring.reduce<MfaType[]>(
+        (acc, p) => acc.filter((t) => p.types.includes(t)),
+        [...OTP_TYPES, 'fido2'],
+      );
+      const fido2 = allAgreed.length
+        ? allAgreed.includes('fido2')
+        : requiring.some((p) => p.types.includes('fido2'));
+      return { mode: 'required', types, lockout: strictest(requiring.map((p) => p.lockout)), fido2 };
     }
     if (enabled.length) {
       return {
         mode: 'optional',
         types: checkable(enabled.flatMap((p) => p.types)),
         lockout: strictest(enabled.map((p) => p.lockout)),
+        fido2: enabled.some((p) => p.types.includes('fido2')),
       };
     }
-    return { mode: 'off', types: [], lockout: { maxFailures: 5, lockMinutes: 15 } };
+    return { mode: 'off', types: [], lockout: { maxFailures: 5, lockMinutes: 15 }, fido2: false };
   }
 
   /** The account's bound factors of the given kinds. */
@@ -224,7 +235,13 @@ export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => num
    */
   async function verifySecondFactor(
     account: Pick<Account, 'id' | 'username' | 'home_company_id'>,
-    input: { factorId?: string; code?: string; recoveryCode?: string },
+    input: {
+      factorId?: string;
+      code?: string;
+      recoveryCode?: string;
+      /** A passkey assertion, checked by the caller (fido2.service.ts): true when it passed. */
+      passkey?: () => Promise<boolean>;
+    },
     requirement: Pick<MfaRequirement, 'types' | 'lockout'>,
     event: { ip: string | null; userAgent: string | null; clientId: string | null },
   ): Promise<SecondFactorResult> {
@@ -247,8 +264,11 @@ export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => num
     if (lock.lockedUntil) return locked(lock.lockedUntil);
 
     let passed = false;
-    let via: 'otp' | 'recovery_code' = 'otp';
-    if (input.recoveryCode?.trim()) {
+    let via: 'otp' | 'recovery_code' | 'passkey' = 'otp';
+    if (input.passkey) {
+      via = 'passkey';
+      passed = await input.passkey();
+    } else if (input.recoveryCode?.trim()) {
       via = 'recovery_code';
       passed = await repo.useRecoveryCode(db, account.id, hashRecoveryCode(input.recoveryCode));
     } else if (input.factorId && input.code) {
@@ -338,8 +358,19 @@ export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => num
     return unbind(actor, companyId, input.userId, input.factorId);
   }
 
+  /** Recovery codes for a person binding their first factor, or null when one is bound already (FIDO2 binding). */
+  async function recoveryCodesForFirstBinding(accountId: string) {
+    return (await repo.countBoundFactors(db, accountId)) === 0
+      ? Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
+      : null;
+  }
+  const storeRecoveryCodes = (trx: Db, accountId: string, codes: string[]) =>
+    repo.replaceRecoveryCodes(trx, accountId, codes.map(hashRecoveryCode));
+
   return {
     requirementFor,
+    recoveryCodesForFirstBinding,
+    storeRecoveryCodes,
     boundFactors,
     startBinding,
     pendingBinding,

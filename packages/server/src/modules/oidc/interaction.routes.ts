@@ -5,8 +5,9 @@ import type Provider from 'oidc-provider';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
+import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
-import type { SignInService } from '../signin/signin.service.ts';
+import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
 import { pendingSignInResult, readPendingSignIn, type SignInStep, type StepName } from './sign-in-steps.ts';
@@ -21,6 +22,8 @@ export interface InteractionDeps {
   /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */
   steps: SignInStep[];
   secureCookies: boolean;
+  /** Passkeys (modules/mfa/fido2.service.ts): the first factor when a company allows it. */
+  passkey?: Fido2Service;
 }
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -74,6 +77,17 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     clientId: string,
     extra: { error?: string; identifier?: string; status?: number } = {},
   ) {
+    // The shared sign-in page offers a passkey as soon as any company allows passkey sign-in;
+    // whether the person's company does is checked once the passkey says whose it is.
+    const passkey =
+      deps.passkey && (await deps.passkey.passkeyLoginOffered())
+        ? {
+            action: `${INTERACTION_PATH}/${uid}/passkey`,
+            options: JSON.stringify(
+              await deps.passkey.authenticationOptions('first_factor', `interaction:${uid}`),
+            ),
+          }
+        : undefined;
     return sendPage(
       reply,
       extra.status ?? 200,
@@ -84,8 +98,42 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         clientName: await clientName(clientId, request),
         identifier: extra.identifier,
         error: extra.error,
+        passkey,
       }),
     );
+  }
+
+  /** The sign-in page's message for a refused first factor. */
+  async function failureMessage(
+    request: FastifyRequest,
+    clientId: string,
+    result: Extract<SignInResult, { ok: false }>,
+  ) {
+    const t = portalPhrases[request.lang].signIn;
+    const p = portalPhrases[request.lang].passkey;
+    const messages: Record<LoginFailureCause, string> = {
+      missing_credentials: t.missingFields,
+      unknown_account: t.invalidCredentials,
+      wrong_password: t.invalidCredentials,
+      throttled: t.throttled,
+      account_disabled: t.accountDisabled,
+      // An automatic lock-out ends at a known time; a lock set by an administrator does not.
+      account_locked: result.lockedUntil
+        ? interpolate(t.accountLocked, {
+            until: result.lockedUntil.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB'),
+          })
+        : t.accountLockedByAdmin,
+      not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
+      // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
+      mfa_failed: portalPhrases[request.lang].mfa.wrongCode,
+      mfa_locked: portalPhrases[request.lang].mfa.wrongCode,
+      // The password_expired step logs its own refusals; the password form never answers it.
+      password_expired: t.invalidCredentials,
+      passkey_failed: p.rejected,
+      passkey_cloned: p.rejected,
+      passkey_not_allowed: p.notAllowed,
+    };
+    return messages[result.cause];
   }
 
   /** Hands the reply to the provider, which redirects back into the authorization. */
@@ -125,10 +173,13 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     reply: FastifyReply,
     interaction: Interaction,
     login: { accountId: string; amr: string[] },
+    /** Steps the first factor already satisfied (a user-verified passkey is both factors). */
+    skip: StepName[] = [],
   ) {
     const account = await deps.accounts.findAccountById(login.accountId);
     const pending: StepName[] = [];
     for (const step of account ? deps.steps : []) {
+      if (skip.includes(step.name)) continue;
       if (account && (await step.applies(account))) pending.push(step.name);
     }
     if (!pending.length) return finish(request, reply, { login }, false);
@@ -166,6 +217,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         csrfToken: csrfFor(interaction.uid),
         account: current.account,
         error: extra.error,
+        interactionId: interaction.uid,
       }),
     );
   }
@@ -207,7 +259,6 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       const clientId = String(interaction.params.client_id);
       const form = request.body ?? {};
       const identifier = String(form.identifier ?? '').slice(0, 254);
-      const t = portalPhrases[request.lang].signIn;
       const result = await deps.signIn.signInWithPassword({
         identifier,
         password: String(form.password ?? '').slice(0, 1024),
@@ -218,33 +269,67 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {
-        const messages: Record<LoginFailureCause, string> = {
-          missing_credentials: t.missingFields,
-          unknown_account: t.invalidCredentials,
-          wrong_password: t.invalidCredentials,
-          throttled: t.throttled,
-          account_disabled: t.accountDisabled,
-          // An automatic lock-out ends at a known time; a lock set by an administrator does not.
-          account_locked: result.lockedUntil
-            ? interpolate(t.accountLocked, {
-                until: result.lockedUntil.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB'),
-              })
-            : t.accountLockedByAdmin,
-          not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
-          // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
-          mfa_failed: portalPhrases[request.lang].mfa.wrongCode,
-          mfa_locked: portalPhrases[request.lang].mfa.wrongCode,
-          // The password_expired step logs its own refusals; the password form never answers it.
-          password_expired: t.invalidCredentials,
-        };
         const status = result.cause === 'throttled' ? 429 : 401;
         return showSignIn(request, reply, interaction.uid, clientId, {
-          error: messages[result.cause],
+          error: await failureMessage(request, clientId, result),
           identifier,
           status,
         });
       }
       return firstFactorPassed(request, reply, interaction, { accountId: result.account.id, amr: ['pwd'] });
+    },
+  );
+
+  /**
+   * (FIDO2 helper) Passkey as the first factor: the assertion names the account (discoverable
+   * credential), whose company must allow login method `passkey`; then the same checks as after
+   * a right password. A user-verified passkey is both factors: bind_factor and second_factor
+   * are skipped; the other steps (forced password change...) still run.
+   */
+  app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
+    `${INTERACTION_PATH}/:uid/passkey`,
+    async (request, reply) => {
+      const interaction = await submitted(request, reply);
+      if (!interaction) return reply;
+      const clientId = String(interaction.params.client_id);
+      const fido2 = deps.passkey;
+      const event = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, clientId };
+      const refuse = async (result: Extract<SignInResult, { ok: false }>) =>
+        showSignIn(request, reply, interaction.uid, clientId, {
+          error: await failureMessage(request, clientId, result),
+          status: 401,
+        });
+      const credential = parseCredential(request.body?.credential);
+      if (!fido2 || !credential) {
+        await fido2?.logFailure(null, 'passkey_failed', event);
+        return refuse({ ok: false, cause: 'passkey_failed' });
+      }
+      const assertion = await fido2.verifyAssertion(
+        credential,
+        'first_factor',
+        `interaction:${interaction.uid}`,
+      );
+      const account = assertion.accountId
+        ? await deps.accounts.findAccountById(assertion.accountId)
+        : undefined;
+      if (!assertion.ok || !account) {
+        const cause = assertion.ok ? 'passkey_failed' : assertion.cause;
+        await fido2.logFailure(account ?? null, cause, event);
+        return refuse({ ok: false, cause });
+      }
+      if (!(await fido2.passkeyLoginAllowed(account))) {
+        await fido2.logFailure(account, 'passkey_not_allowed', event);
+        return refuse({ ok: false, cause: 'passkey_not_allowed' });
+      }
+      const result = await deps.signIn.signInVerified(account, {
+        ...event,
+        companyId: null,
+        authorize: (a) => (deps.clientAccessDenied(clientId, a) ? 'not_platform_admin' : null),
+      });
+      if (!result.ok) return refuse(result);
+      const amr = assertion.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'];
+      const skip: StepName[] = assertion.userVerified ? ['bind_factor', 'second_factor'] : [];
+      return firstFactorPassed(request, reply, interaction, { accountId: account.id, amr }, skip);
     },
   );
 
@@ -265,6 +350,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           ip: request.ip,
           userAgent: request.headers['user-agent'] ?? null,
           clientId: String(interaction.params.client_id),
+          interactionId: interaction.uid,
         },
         request.body ?? {},
       );

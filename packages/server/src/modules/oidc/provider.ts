@@ -1,6 +1,6 @@
 import { recommendedTokenLifetimes } from '@tessera/contract';
 import { type PageContext, renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import { pickLanguage } from '../../lib/i18n.ts';
 
@@ -23,6 +23,34 @@ export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
   currentUrl: OIDC_MOUNT + ctx.originalUrl,
   assetsBase: PORTAL_ASSETS_PATH,
 });
+
+/**
+ * The provider's prompts with one more reason to sign in again: a single sign-on session ends
+ * when the account is disabled or its credentials changed after the session's sign-in (a
+ * password reset or change, second factors removed).
+ */
+function signInPolicy(findAccount: OidcProviderOptions['findAccount']) {
+  const { Check, base } = interactionPolicy;
+  const policy = base();
+  policy.get('login')?.checks.push(
+    new Check(
+      'credentials_changed',
+      'The credentials changed since the sign-in',
+      'login_required',
+      async (ctx) => {
+        const { session, result } = ctx.oidc;
+        if (!session?.accountId || result?.login) return Check.NO_NEED_TO_PROMPT;
+        const account = await findAccount(session.accountId);
+        if (account?.status !== 'enabled') return Check.REQUEST_PROMPT;
+        const changed = account.credentials_changed_at;
+        // Whole seconds, as the session keeps its sign-in time.
+        const stale = changed !== null && Math.floor(changed.getTime() / 1000) > (session.loginTs ?? 0);
+        return stale ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
+  );
+  return policy;
+}
 
 /** Claims released per scope; the values come from the account in findAccount. */
 const claims = {
@@ -96,6 +124,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: signInPolicy(options.findAccount),
     },
     // An enterprise identity provider: the company decides who may use an app, so there is no
     // per-user consent screen. The grant is created with exactly the scopes that were asked for.

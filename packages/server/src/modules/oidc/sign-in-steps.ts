@@ -15,6 +15,7 @@ import { translateError } from '../../lib/i18n.ts';
 import { hashPassword, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
@@ -35,6 +36,8 @@ export interface StepRequest {
   ip: string | null;
   userAgent: string | null;
   clientId: string;
+  /** The OIDC interaction (a passkey challenge is bound to it). */
+  interactionId?: string;
 }
 
 export interface StepView {
@@ -45,6 +48,8 @@ export interface StepView {
   account: Account;
   /** Localised message of a refused submission. */
   error?: string;
+  /** The OIDC interaction (a passkey challenge is bound to it). */
+  interactionId?: string;
 }
 
 /**
@@ -194,7 +199,9 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
   const needsBinding = async (account: Account) => {
     const requirement = await mfa.requirementFor(account);
     if (requirement.mode !== 'required') return false;
-    return (await mfa.boundFactors(account.id, requirement.types)).length === 0;
+    // A bound passkey of an allowed kind counts (passkeys are bound in the user centre).
+    const kinds = requirement.fido2 ? [...requirement.types, 'fido2'] : requirement.types;
+    return (await mfa.boundFactors(account.id, kinds)).length === 0;
   };
   return {
     name: 'bind_factor',
@@ -240,19 +247,34 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
  * The second factor: asked when the policy requires it, or when it is optional and the person
  * has bound a factor of an allowed kind. A code of one of those factors or a recovery code.
  */
-function secondFactorStep(deps: { mfa: MfaService }): SignInStep {
-  const { mfa } = deps;
+function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): SignInStep {
+  const { mfa, fido2 } = deps;
+  /** The kinds the person may answer with: the allowed OTP kinds, and passkeys when allowed and built. */
+  const kindsOf = (requirement: Awaited<ReturnType<MfaService['requirementFor']>>) =>
+    requirement.fido2 && fido2 ? [...requirement.types, 'fido2'] : requirement.types;
   return {
     name: 'second_factor',
     async applies(account) {
       const requirement = await mfa.requirementFor(account);
       if (requirement.mode === 'required') return true;
       if (requirement.mode === 'off') return false;
-      return (await mfa.boundFactors(account.id, requirement.types)).length > 0;
+      return (await mfa.boundFactors(account.id, kindsOf(requirement))).length > 0;
     },
     async render(page, view) {
       const requirement = await mfa.requirementFor(view.account);
-      const factors = await mfa.boundFactors(view.account.id, requirement.types);
+      const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
+      const hasPasskey = fido2 && view.interactionId && factors.some((f) => f.type === 'fido2');
+      const passkey = hasPasskey
+        ? {
+            options: JSON.stringify(
+              await fido2.authenticationOptions(
+                'second_factor',
+                `interaction:${view.interactionId}`,
+                view.account.id,
+              ),
+            ),
+          }
+        : undefined;
       return renderSecondFactorPage(page, {
         action: view.action,
         abortAction: view.abortAction,
@@ -260,16 +282,34 @@ function secondFactorStep(deps: { mfa: MfaService }): SignInStep {
         username: view.account.username,
         factors: factors.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
         error: view.error,
+        passkey,
       });
     },
-    async submit({ account, lang, ip, userAgent, clientId }, form) {
+    async submit({ account, lang, ip, userAgent, clientId, interactionId }, form) {
       const requirement = await mfa.requirementFor(account);
+      const credential = form.credential !== undefined ? parseCredential(form.credential) : undefined;
+      const passkey =
+        form.credential !== undefined
+          ? async () => {
+              if (!fido2 || !requirement.fido2 || !credential || !interactionId) return false;
+              const assertion = await fido2.verifyAssertion(
+                credential,
+                'second_factor',
+                `interaction:${interactionId}`,
+                account.id,
+              );
+              if (!assertion.ok && assertion.cause === 'passkey_cloned')
+                await fido2.logFailure(account, 'passkey_cloned', { ip, userAgent, clientId });
+              return assertion.ok;
+            }
+          : undefined;
       const result = await mfa.verifySecondFactor(
         account,
         {
           factorId: form.factorId?.slice(0, 64),
           code: form.code?.slice(0, 16),
           recoveryCode: form.recoveryCode?.slice(0, 64),
+          passkey,
         },
         requirement,
         { ip, userAgent, clientId },
@@ -286,7 +326,7 @@ function secondFactorStep(deps: { mfa: MfaService }): SignInStep {
 }
 
 /** The steps in the order they run. */
-export function createSignInSteps(deps: { db: Db; mfa: MfaService }): SignInStep[] {
+export function createSignInSteps(deps: { db: Db; mfa: MfaService; fido2?: Fido2Service }): SignInStep[] {
   return [
     changePasswordStep(deps),
     changePasswordStep(deps, 'password_expired'),

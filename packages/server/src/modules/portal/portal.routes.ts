@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AccountMfaSection, renderAccountPage } from '@tessera/portal';
+import { type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
@@ -11,6 +11,12 @@ import type { AccountsRepo } from '../account/account.repo.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import type { SessionsRepo } from '../session/session.repo.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';
+import {
+  hasOwnPassword,
+  PASSWORD_CHANGED_QUERY,
+  PASSWORD_PATH,
+  passwordChangeRoutes,
+} from './password-change.routes.ts';
 
 export const PORTAL_CLIENT_ID = 'tessera-portal';
 const SESSION_COOKIE = 'tessera_portal';
@@ -146,52 +152,60 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
     },
   );
 
-  app.get<{ Querystring: { company_id?: string } }>('/portal/account', async (request, reply) => {
-    const session = await currentSession(request);
-    if (!session) return startSignIn(request, reply);
-    const account = await deps.accounts.findAccountById(session.account_id);
-    if (!account) return startSignIn(request, reply);
-    const [companies, signIns] = await Promise.all([
-      deps.db
-        .selectFrom('company_members as m')
-        .innerJoin('companies as c', 'c.id', 'm.company_id')
-        .select(['c.id', 'c.name', 'm.role'])
-        .where('m.account_id', '=', account.id)
-        .orderBy('m.created_at')
-        .execute(),
-      deps.db
-        .selectFrom('login_events')
-        .select(['created_at', 'result', 'failure_cause', 'ip', 'client_id'])
-        .where('account_id', '=', account.id)
-        .orderBy('created_at', 'desc')
-        .limit(10)
-        .execute(),
-    ]);
-    const html = renderAccountPage(
-      { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
-      {
-        account: {
-          username: account.username,
-          name: account.display_name,
-          email: account.email,
-          phone: account.phone,
+  app.get<{ Querystring: { company_id?: string; notice?: string } }>(
+    '/portal/account',
+    async (request, reply) => {
+      const session = await currentSession(request);
+      if (!session) return startSignIn(request, reply);
+      const account = await deps.accounts.findAccountById(session.account_id);
+      if (!account) return startSignIn(request, reply);
+      const [companies, signIns] = await Promise.all([
+        deps.db
+          .selectFrom('company_members as m')
+          .innerJoin('companies as c', 'c.id', 'm.company_id')
+          .select(['c.id', 'c.name', 'm.role'])
+          .where('m.account_id', '=', account.id)
+          .orderBy('m.created_at')
+          .execute(),
+        deps.db
+          .selectFrom('login_events')
+          .select(['created_at', 'result', 'failure_cause', 'ip', 'client_id'])
+          .where('account_id', '=', account.id)
+          .orderBy('created_at', 'desc')
+          .limit(10)
+          .execute(),
+      ]);
+      const html = renderAccountPage(
+        { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
+        {
+          account: {
+            username: account.username,
+            name: account.display_name,
+            email: account.email,
+            phone: account.phone,
+          },
+          companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
+          currentCompanyId: request.query.company_id ?? null,
+          signIns: signIns.map((e) => ({
+            at: e.created_at,
+            result: e.result,
+            cause: e.failure_cause,
+            ip: e.ip,
+            application: e.client_id,
+          })),
+          logoutAction: '/portal/logout',
+          csrfToken: deps.sealer.hmac('portal-logout', session.id),
+          mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+          passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
+          notice:
+            request.query.notice === PASSWORD_CHANGED_QUERY
+              ? portalPhrases[request.lang].ownPassword.changed
+              : undefined,
         },
-        companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
-        currentCompanyId: request.query.company_id ?? null,
-        signIns: signIns.map((e) => ({
-          at: e.created_at,
-          result: e.result,
-          cause: e.failure_cause,
-          ip: e.ip,
-          application: e.client_id,
-        })),
-        logoutAction: '/portal/logout',
-        csrfToken: deps.sealer.hmac('portal-logout', session.id),
-        mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
-      },
-    );
-    return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
-  });
+      );
+      return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
+    },
+  );
 
   app.post<{ Body: { csrf?: string } }>('/portal/logout', async (request, reply) => {
     const session = await currentSession(request);
@@ -216,6 +230,17 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
     const account = session && (await deps.accounts.findAccountById(session.account_id));
     return session && account ? { sessionId: session.id, account } : undefined;
   }
+
+  // The own password change (password-change.routes.ts).
+  passwordChangeRoutes(app, {
+    db: deps.db,
+    sealer: deps.sealer,
+    signedIn,
+    startSignIn: (request, reply) => startSignIn(request, reply),
+    setSessionCookie: (reply, token) =>
+      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.lifetimes.absoluteSeconds }),
+    clientId: PORTAL_CLIENT_ID,
+  });
 
   return { startSignIn, signedIn };
 }

@@ -13,7 +13,12 @@ export type LoginFailureCause =
   | 'mfa_failed'
   | 'mfa_locked'
   // A refused new password at the password_expired step (sign-in-steps.ts).
-  | 'password_expired';
+  | 'password_expired'
+  // Passkeys (modules/mfa/fido2.service.ts): an assertion refused, a counter that went back
+  // (a cloned authenticator), or passkey sign-in not allowed by the account's company.
+  | 'passkey_failed'
+  | 'passkey_cloned'
+  | 'passkey_not_allowed';
 
 export interface LoginEvent {
   companyId: string | null;

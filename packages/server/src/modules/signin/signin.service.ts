@@ -207,8 +207,48 @@ export function createSignInService(deps: {
     return { ok: true, account: signedIn };
   }
 
+  /**
+   * (FIDO2 helper) The checks after a first factor other than the password (a passkey): the
+   * same refusals as after a right password (disabled, locked, the company record, the client),
+   * then the success is counted and logged. Hourly budgets do not apply: there is nothing to guess.
+   */
+  async function signInVerified(
+    account: Account,
+    attempt: Omit<SignInAttempt, 'identifier' | 'password'>,
+  ): Promise<SignInResult> {
+    const log = (result: 'success' | 'failure', cause: LoginFailureCause | null) =>
+      insertLoginEvent(db, {
+        companyId: attempt.companyId,
+        accountId: account.id,
+        identifier: account.username,
+        clientId: attempt.clientId,
+        ip: attempt.ip,
+        userAgent: attempt.userAgent,
+        result,
+        failureCause: cause,
+      });
+    const recordStatus = await companyRecordStatus(account, attempt.companyId);
+    let refusal: LoginFailureCause | null = null;
+    if (account.status === 'disabled' || recordStatus === 'disabled') refusal = 'account_disabled';
+    else if ((account.locked_until && account.locked_until > new Date()) || recordStatus === 'locked')
+      refusal = 'account_locked';
+    else refusal = attempt.authorize?.(account) ?? null;
+    if (refusal) {
+      await log('failure', refusal);
+      const lockedUntil =
+        refusal === 'account_locked' && account.locked_until && account.locked_until > new Date()
+          ? account.locked_until
+          : undefined;
+      return { ok: false, cause: refusal, account, lockedUntil };
+    }
+    const signedIn = await recordSuccess(account.id);
+    await log('success', null);
+    return { ok: true, account: signedIn };
+  }
+
   return {
     signInWithPassword,
+    signInVerified,
     recordLoginEvent: (event: Parameters<typeof insertLoginEvent>[1]) => insertLoginEvent(db, event),
     policy,
   };

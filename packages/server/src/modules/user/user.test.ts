@@ -707,6 +707,39 @@ describe('user status', () => {
 });
 
 describe('password reset', () => {
+  it('also ends the single sign-on session of the browser the person signed in with', async () => {
+    const created = await createUser({ username: 'sso-reset', mustChangePassword: false });
+    const jar = new CookieJar();
+    const follow = async (start: string, init?: RequestInit) => {
+      let url = start;
+      let page = await request(jar, url, init);
+      while (page.status >= 300 && page.status < 400) {
+        url = absolute(url, page.headers.get('location'));
+        page = await request(jar, url);
+      }
+      return { url, page };
+    };
+    const account = `${ctx.baseUrl}/portal/account`;
+    const first = await follow(account);
+    const signedIn = await submitSignIn(jar, first.url, 'sso-reset', PASSWORD);
+    expect((await follow(absolute(first.url, signedIn.headers.get('location')))).url).toBe(account);
+    // Without the user centre's own session, the provider's session signs the person in again.
+    jar.cookies.delete('tessera_portal');
+    expect((await follow(account)).url).toBe(account);
+
+    // The session keeps its sign-in time in whole seconds.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const reset = await asAcme('password/reset', {
+      userId: created.data.userId,
+      password: 'Fresh-Pass-2027',
+      confirmPassword: 'Fresh-Pass-2027',
+      mustChangePassword: false,
+    });
+    expect(reset.code).toBe(200);
+    jar.cookies.delete('tessera_portal');
+    expect((await follow(account)).url).toMatch(/\/interaction\//);
+  });
+
   it("sets a managed user's password, can force a change, and ends their sessions", async () => {
     const created = await createUser({ username: 'resettable', mustChangePassword: false });
     const userToken = await sessionFor(ctx, created.data.userId);

@@ -1,0 +1,465 @@
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Account } from '../../db/schema.ts';
+import { createSealer } from '../../lib/crypto.ts';
+import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import { saveSafetyPart } from '../safety/safety.repo.ts';
+import { createFido2Service, type Fido2Service } from './fido2.service.ts';
+import { createMfaService } from './mfa.service.ts';
+
+// ---- a software authenticator: ES256 key, attestation 'none', hand-made CBOR
+
+type Cbor = number | string | Uint8Array | Map<number | string, Cbor> | { [key: string]: Cbor };
+function cbor(value: Cbor): Buffer {
+  const head = (major: number, n: number) => {
+    if (n < 24) return Buffer.from([(major << 5) | n]);
+    if (n < 256) return Buffer.from([(major << 5) | 24, n]);
+    if (n < 65_536) return Buffer.from([(major << 5) | 25, n >> 8, n & 0xff]);
+    const b = Buffer.alloc(5);
+    b[0] = (major << 5) | 26;
+    b.writeUInt32BE(n, 1);
+    return b;
+  };
+  if (typeof value === 'number') return value >= 0 ? head(0, value) : head(1, -1 - value);
+  if (typeof value === 'string') {
+    const bytes = Buffer.from(value, 'utf8');
+    return Buffer.concat([head(3, bytes.length), bytes]);
+  }
+  if (value instanceof Uint8Array) return Buffer.concat([head(2, value.length), value]);
+  const entries = value instanceof Map ? [...value] : Object.entries(value);
+  return Buffer.concat([head(5, entries.length), ...entries.flatMap(([k, v]) => [cbor(k), cbor(v)])]);
+}
+
+const UP = 0x01;
+const UV = 0x04;
+const AT = 0x40;
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
+
+class SoftAuthenticator {
+  readonly credentialId = randomBytes(16);
+  readonly keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  counter = 0;
+  userHandle = '';
+
+  private cosePublicKey() {
+    const jwk = this.keys.publicKey.export({ format: 'jwk' });
+    return cbor(
+      new Map<number, Cbor>([
+        [1, 2], // kty: EC2
+        [3, -7], // alg: ES256
+        [-1, 1], // crv: P-256
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
+  }
+
+  private authData(rpId: string, flags: number, counter: number, attested: boolean) {
+    const count = Buffer.alloc(4);
+    count.writeUInt32BE(counter);
+    const parts: Buffer[] = [sha256(rpId), Buffer.from([flags]), count];
+    if (attested) {
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(this.credentialId.length);
+      parts.push(Buffer.alloc(16), length, this.credentialId, this.cosePublicKey());
+    }
+    return Buffer.concat(parts);
+  }
+
+  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string) {
+    this.userHandle = options.user.id;
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }),
+    );
+    const authData = this.authData(options.rp.id ?? '', UP | UV | AT, this.counter, true);
+    const attestationObject = cbor({ fmt: 'none', attStmt: {}, authData });
+    return {
+      id: b64url(this.credentialId),
+      rawId: b64url(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
+    };
+  }
+
+  get(
+    options: { challenge: string; rpId?: string },
+    origin: string,
+    opts: { counter?: number; flags?: number } = {},
+  ) {
+    this.counter = opts.counter ?? this.counter + 1;
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }),
+    );
+    const authData = this.authData(options.rpId ?? '', opts.flags ?? UP | UV, this.counter, false);
+    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
+    return {
+      id: b64url(this.credentialId),
+      rawId: b64url(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: this.userHandle,
+      },
+    };
+  }
+}
+
+// ---- the app
+
+let ctx: TestContext;
+let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
+let fido2: Fido2Service;
+let origin: string;
+
+beforeAll(async () => {
+  ctx = await startTestApp({ listen: true });
+  owner = await ownerWithCompany(ctx, 'fido2-owner', 'Passkey Works');
+  const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
+  fido2 = createFido2Service({ db: ctx.database.db, mfa, publicUrl: ctx.baseUrl });
+  origin = new URL(ctx.baseUrl).origin;
+});
+afterAll(() => ctx.close());
+
+let serial = 0;
+async function member(companyId = owner.companyId, token = owner.token) {
+  serial += 1;
+  const username = `passkey-user-${serial}`;
+  const created = await call<{ userId: string }>(
+    ctx,
+    '/api/v1/manage/company/user/create',
+    { username, role: 'member', password: 'Sunny-Day-42' },
+    { token, companyId },
+  );
+  if (created.code !== 200) throw new Error(`user not created: ${created.msg}`);
+  return { id: created.data.userId, username, password: 'Sunny-Day-42' };
+}
+const accountOf = (id: string) =>
+  ctx.database.db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow() as Promise<Account>;
+const factorRow = (accountId: string) =>
+  ctx.database.db
+    .selectFrom('mfa_factors')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('type', '=', 'fido2')
+    .executeTakeFirstOrThrow();
+
+/** Registers a passkey through the service; returns the authenticator. */
+async function register(accountId: string, subject = `portal:${accountId}`) {
+  const authenticator = new SoftAuthenticator();
+  const options = await fido2.registrationOptions(await accountOf(accountId), subject);
+  const bound = await fido2.finishRegistration(
+    await accountOf(accountId),
+    subject,
+    authenticator.create(options, origin),
+    null,
+  );
+  return { authenticator, bound, options };
+}
+
+describe('passkey registration', () => {
+  it('binds a passkey (attestation none) with its key and counter, recovery codes with the first factor', async () => {
+    const user = await member();
+    const { bound, options, authenticator } = await register(user.id);
+    expect(options.rp.id).toBe('localhost');
+    expect(options.authenticatorSelection).toMatchObject({
+      residentKey: 'preferred',
+      userVerification: 'preferred',
+    });
+    expect(bound?.recoveryCodes).toHaveLength(10);
+    const row = await factorRow(user.id);
+    expect(row).toMatchObject({
+      status: 'bound',
+      type: 'fido2',
+      credential_id: authenticator.credentialId.toString('base64url'),
+    });
+    expect(Number(row.sign_count)).toBe(0);
+    expect(row.public_key?.length).toBeGreaterThan(60);
+    // The challenge was used up.
+    expect(
+      await ctx.database.db
+        .selectFrom('webauthn_challenges')
+        .where('challenge', '=', options.challenge)
+        .selectAll()
+        .execute(),
+    ).toEqual([]);
+  });
+
+  it('refuses a reused challenge, another origin, another session and an expired challenge', async () => {
+    const user = await member();
+    const account = await accountOf(user.id);
+    const subject = `portal:${user.id}`;
+    const authenticator = new SoftAuthenticator();
+
+    const evil = await fido2.registrationOptions(account, subject);
+    expect(
+      await fido2.finishRegistration(
+        account,
+        subject,
+        authenticator.create(evil, 'https://evil.example'),
+        null,
+      ),
+    ).toBeNull();
+
+    const foreign = await fido2.registrationOptions(account, 'portal:someone-else');
+    expect(
+      await fido2.finishRegistration(account, subject, authenticator.create(foreign, origin), null),
+    ).toBeNull();
+
+    const old = await fido2.registrationOptions(account, subject);
+    await ctx.database.db
+      .updateTable('webauthn_challenges')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('challenge', '=', old.challenge)
+      .execute();
+    expect(
+      await fido2.finishRegistration(account, subject, authenticator.create(old, origin), null),
+    ).toBeNull();
+
+    const good = await fido2.registrationOptions(account, subject);
+    const response = authenticator.create(good, origin);
+    expect(await fido2.finishRegistration(account, subject, response, null)).not.toBeNull();
+    expect(await fido2.finishRegistration(account, subject, response, null)).toBeNull();
+  });
+});
+
+describe('passkey assertion', () => {
+  it('accepts a signed assertion once, raises the counter, and refuses a counter that does not grow', async () => {
+    const user = await member();
+    const { authenticator } = await register(user.id);
+    const subject = 'interaction:test-1';
+
+    const options = await fido2.authenticationOptions('second_factor', subject, user.id);
+    expect(options.allowCredentials?.map((c) => c.id)).toEqual([
+      authenticator.credentialId.toString('base64url'),
+    ]);
+    const response = authenticator.get(options, origin);
+    const passed = await fido2.verifyAssertion(response, 'second_factor', subject, user.id);
+    expect(passed).toMatchObject({ ok: true, accountId: user.id, userVerified: true });
+    expect(Number((await factorRow(user.id)).sign_count)).toBe(1);
+
+    // The same answer again: its challenge is used up.
+    expect(await fido2.verifyAssertion(response, 'second_factor', subject, user.id)).toMatchObject({
+      ok: false,
+      cause: 'passkey_failed',
+    });
+
+    // Another origin.
+    const next = await fido2.authenticationOptions('second_factor', subject, user.id);
+    expect(
+      await fido2.verifyAssertion(
+        authenticator.get(next, 'https://evil.example'),
+        'second_factor',
+        subject,
+        user.id,
+      ),
+    ).toMatchObject({ ok: false, cause: 'passkey_failed' });
+
+    // A challenge of another interaction or purpose.
+    const foreign = await fido2.authenticationOptions('second_factor', 'interaction:other', user.id);
+    expect(
+      await fido2.verifyAssertion(authenticator.get(foreign, origin), 'second_factor', subject, user.id),
+    ).toMatchObject({ ok: false });
+
+    // A counter that went back (a cloned authenticator).
+    const stored = Number((await factorRow(user.id)).sign_count);
+    const cloned = await fido2.authenticationOptions('second_factor', subject, user.id);
+    expect(
+      await fido2.verifyAssertion(
+        authenticator.get(cloned, origin, { counter: stored }),
+        'second_factor',
+        subject,
+        user.id,
+      ),
+    ).toMatchObject({ ok: false, cause: 'passkey_cloned' });
+    expect(Number((await factorRow(user.id)).sign_count)).toBe(stored);
+
+    // Another person's passkey is not theirs to use.
+    const someone = await member();
+    const theirs = await fido2.authenticationOptions('second_factor', subject, someone.id);
+    expect(
+      await fido2.verifyAssertion(authenticator.get(theirs, origin), 'second_factor', subject, someone.id),
+    ).toMatchObject({ ok: false });
+
+    // A tampered signature.
+    const good = await fido2.authenticationOptions('second_factor', subject, user.id);
+    const forged = authenticator.get(good, origin);
+    forged.response.signature = b64url(randomBytes(70));
+    expect(await fido2.verifyAssertion(forged, 'second_factor', subject, user.id)).toMatchObject({
+      ok: false,
+    });
+  });
+});
+
+// ---- through the pages, as a browser
+
+async function browse(jar: CookieJar, url: string, init?: RequestInit) {
+  let response = await request(jar, url, init);
+  let current = url;
+  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
+    current = absolute(current, response.headers.get('location'));
+    response = await request(jar, current);
+  }
+  return { response, url: current, html: await response.text() };
+}
+const post = (jar: CookieJar, url: string, form: Record<string, string>) =>
+  browse(jar, url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+const decodeEntities = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+/** The passkey form of a page: its action, CSRF token and options. */
+function passkeyFormOf(html: string) {
+  const form =
+    /<form method="post" action="([^"]+)" class="passkey-form" data-webauthn="(create|get)" data-options="([^"]+)">([\s\S]*?)<\/form>/.exec(
+      html,
+    );
+  if (!form) throw new Error(`no passkey form in ${html.slice(0, 2000)}`);
+  return {
+    action: decodeEntities(form[1]!),
+    mode: form[2],
+    options: JSON.parse(decodeEntities(form[3]!)),
+    csrf: csrfOf(form[4]!),
+  };
+}
+
+async function signInWithPassword(user: { username: string; password: string }) {
+  const jar = new CookieJar();
+  const first = await browse(jar, `${ctx.baseUrl}/portal/account`);
+  const posted = await submitSignIn(jar, first.url, user.username, user.password);
+  expect(posted.status).toBe(303);
+  const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
+  return { jar, interactionUrl: first.url, page };
+}
+
+describe('passkeys in the portal', () => {
+  it('registers in the user centre, then serves as second factor and (where allowed) as first factor', async () => {
+    const company = await ownerWithCompany(ctx, 'passkey-policy-owner', 'Passkey Policy Works');
+    const user = await member(company.companyId, company.token);
+
+    // User centre: bind → passkey page (CSP allows no inline script: an external one).
+    const signedIn = await signInWithPassword(user);
+    expect(signedIn.page.url).toBe(`${ctx.baseUrl}/portal/account`);
+    const section = /<section id="mfa">[\s\S]*?<\/section>/.exec(signedIn.page.html)![0];
+    expect(section).toContain('<option value="fido2">');
+    const registerPage = await post(signedIn.jar, `${ctx.baseUrl}/portal/account/mfa/bind`, {
+      csrf: csrfOf(section),
+      type: 'fido2',
+    });
+    expect(registerPage.url).toBe(`${ctx.baseUrl}/portal/account/mfa/passkey`);
+    expect(registerPage.response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(registerPage.html).toContain('<script src="/portal/webauthn.js" defer></script>');
+    expect(registerPage.html).not.toMatch(/<script>/);
+    const script = await fetch(`${ctx.baseUrl}/portal/webauthn.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('navigator.credentials.create');
+    const form = passkeyFormOf(registerPage.html);
+    expect(form.mode).toBe('create');
+    const authenticator = new SoftAuthenticator();
+    const forged = await post(signedIn.jar, `${ctx.baseUrl}${form.action}`, {
+      csrf: 'forged',
+      credential: JSON.stringify(authenticator.create(form.options, origin)),
+    });
+    expect(forged.response.status).toBe(403);
+    const again = passkeyFormOf(
+      (await browse(signedIn.jar, `${ctx.baseUrl}/portal/account/mfa/passkey`)).html,
+    );
+    const registered = await post(signedIn.jar, `${ctx.baseUrl}${again.action}`, {
+      csrf: again.csrf,
+      credential: JSON.stringify(authenticator.create(again.options, origin)),
+    });
+    expect(registered.html).toContain('Save your recovery codes');
+    const account = await browse(signedIn.jar, `${ctx.baseUrl}/portal/account`);
+    expect(account.html).toContain('Passkey (FIDO2)');
+
+    // MFA optional: the password sign-in asks for the passkey.
+    await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
+      mode: 'optional',
+      types: ['otp', 'fido2'],
+      lockout: { maxFailures: 5, lockMinutes: 15 },
+    });
+    const second = await signInWithPassword(user);
+    expect(second.page.html).toContain('Two-step verification');
+    const challenge = passkeyFormOf(second.page.html);
+    expect(challenge.action).toBe(`${new URL(second.interactionUrl).pathname}/step/second_factor`);
+    const wrongOrigin = await post(second.jar, `${ctx.baseUrl}${challenge.action}`, {
+      csrf: challenge.csrf,
+      credential: JSON.stringify(authenticator.get(challenge.options, 'https://evil.example')),
+    });
+    expect(wrongOrigin.response.status).toBe(400);
+    const retry = passkeyFormOf(wrongOrigin.html);
+    const passed = await post(second.jar, `${ctx.baseUrl}${retry.action}`, {
+      csrf: retry.csrf,
+      credential: JSON.stringify(authenticator.get(retry.options, origin)),
+    });
+    expect(passed.url).toBe(`${ctx.baseUrl}/portal/account`);
+
+    // First factor: offered once a company allows passkey sign-in, refused for a company that does not.
+    const otherCompany = await ownerWithCompany(ctx, 'passkey-allowing-owner', 'Allowing Works');
+    await saveSafetyPart(ctx.database.db, otherCompany.companyId, 'general', {
+      loginMethods: ['password', 'passkey'],
+    } as never);
+    const refusedJar = new CookieJar();
+    const refusedPage = await browse(refusedJar, `${ctx.baseUrl}/portal/account`);
+    const offered = passkeyFormOf(refusedPage.html);
+    expect(offered.action).toMatch(/\/passkey$/);
+    expect(offered.options.allowCredentials ?? []).toEqual([]);
+    const notAllowed = await post(refusedJar, `${ctx.baseUrl}${offered.action}`, {
+      csrf: offered.csrf,
+      credential: JSON.stringify(authenticator.get(offered.options, origin)),
+    });
+    expect(notAllowed.response.status).toBe(401);
+    expect(notAllowed.html).toContain('not allowed for this account');
+
+    await saveSafetyPart(ctx.database.db, company.companyId, 'general', {
+      loginMethods: ['password', 'passkey'],
+    } as never);
+    const jar = new CookieJar();
+    const page = await browse(jar, `${ctx.baseUrl}/portal/account`);
+    const first = passkeyFormOf(page.html);
+    // A user-verified passkey is both factors: no second-factor page.
+    const landed = await post(jar, `${ctx.baseUrl}${first.action}`, {
+      csrf: first.csrf,
+      credential: JSON.stringify(authenticator.get(first.options, origin)),
+    });
+    expect(landed.url).toBe(`${ctx.baseUrl}/portal/account`);
+    expect(landed.html).toContain(user.username);
+
+    // Without user verification the second factor is still asked.
+    const upOnlyJar = new CookieJar();
+    const upOnly = passkeyFormOf((await browse(upOnlyJar, `${ctx.baseUrl}/portal/account`)).html);
+    const half = await post(upOnlyJar, `${ctx.baseUrl}${upOnly.action}`, {
+      csrf: upOnly.csrf,
+      credential: JSON.stringify(authenticator.get(upOnly.options, origin, { flags: UP })),
+    });
+    expect(half.html).toContain('Two-step verification');
+
+    const events = await ctx.database.db
+      .selectFrom('login_events')
+      .select(['result', 'failure_cause'])
+      .where('account_id', '=', user.id)
+      .execute();
+    expect(events.map((e) => e.failure_cause)).toContain('passkey_not_allowed');
+    expect(events.filter((e) => e.result === 'success').length).toBeGreaterThanOrEqual(4);
+  });
+});
