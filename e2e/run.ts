@@ -16,6 +16,7 @@ import { openPglite } from '../packages/server/src/db/database.ts';
 import { launchChromium } from './support/browser.ts';
 import { artifactsDir, consolePage } from './support/console.page.ts';
 import { licenseVendor } from './support/license.vendor.ts';
+import { passkeyFlow } from './support/passkey.flow.ts';
 import { type RunningServer, startServer } from './support/server.process.ts';
 import { totp } from './support/totp.ts';
 
@@ -32,6 +33,8 @@ const NEWCOMER_NEW_PASSWORD = 'Chosen-pass-2027';
 const MFA_USER = 'otto.twostep';
 const MFA_USER_PASSWORD = 'Otto-pass-2026';
 const EXPIRED_USER = 'erin.expired';
+const PASSKEY_USER = 'paula.passkey';
+const PASSKEY_USER_PASSWORD = 'Paula-pass-2026';
 const EXPIRED_USER_PASSWORD = 'Erin-pass-2026';
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
@@ -685,6 +688,40 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       await page.getByText('Bound', { exact: true }).first().waitFor();
       await ui.expectNoRawPhraseKeys();
       await ui.screenshot('user-detail-mfa.en', [1280]);
+    },
+  );
+
+  devFlow(
+    'passkeys: allowed in the console, added in the user centre, then enough alone to sign in',
+    async () => {
+      assert.ok(server);
+      const { page, ui } = await devSession();
+      await page.goto(`${server.baseUrl}/dev/safety-management/general`);
+      await page.getByTestId('general-safety').getByText('Passkey (FIDO2, without a password)').click();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await ui.expectMessage('Safety settings saved');
+      const companyId =
+        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+      const created = await ui.api(
+        '/api/v1/manage/user/create',
+        {
+          username: PASSKEY_USER,
+          password: PASSKEY_USER_PASSWORD,
+          confirmPassword: PASSKEY_USER_PASSWORD,
+          mustChangePassword: false,
+        },
+        companyId,
+      );
+      assert.equal(created.code, 200, created.msg);
+      const { context, page: portal } = await openPage();
+      try {
+        await passkeyFlow(portal, context, server.baseUrl, {
+          username: PASSKEY_USER,
+          password: PASSKEY_USER_PASSWORD,
+        });
+      } finally {
+        await context.close();
+      }
     },
   );
 
