@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { openPglite } from '../packages/server/src/db/database.ts';
 import { launchChromium } from './support/browser.ts';
-import { artifactsDir, consolePage } from './support/console.page.ts';
+import { artifactsDir, consolePage, signInToPortal } from './support/console.page.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { passkeyFlow } from './support/passkey.flow.ts';
 import { type RunningServer, startServer } from './support/server.process.ts';
@@ -509,18 +509,10 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       // The new user, in a browser of their own, opens their user centre.
       const { context, page: portal } = await openPage();
       try {
-        await portal.goto(`${server.baseUrl}/portal/account`);
-        await portal.locator('#identifier').waitFor();
-        await portal.locator('#identifier').fill(NEWCOMER);
-        await portal.locator('#password').fill(NEWCOMER_FIRST_PASSWORD);
-        await portal.locator('button.primary[type=submit]').click();
+        await signInToPortal(portal, server.baseUrl, NEWCOMER, NEWCOMER_FIRST_PASSWORD);
         await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
         // Going around the step does not reach the user centre.
-        await portal.goto(`${server.baseUrl}/portal/account`);
-        await portal.locator('#identifier').waitFor();
-        await portal.locator('#identifier').fill(NEWCOMER);
-        await portal.locator('#password').fill(NEWCOMER_FIRST_PASSWORD);
-        await portal.locator('button.primary[type=submit]').click();
+        await signInToPortal(portal, server.baseUrl, NEWCOMER, NEWCOMER_FIRST_PASSWORD);
         await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
         await portal.getByLabel('New password', { exact: true }).fill('Short-1');
         await portal.getByLabel('Confirm the new password').fill('Short-2');
@@ -643,12 +635,8 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       assert.equal(created.code, 200, created.msg);
 
       const { context, page: portal } = await openPage();
-      const signInWithPassword = async () => {
-        await portal.goto(`${server?.baseUrl}/portal/account`);
-        await portal.locator('#identifier').fill(MFA_USER);
-        await portal.locator('#password').fill(MFA_USER_PASSWORD);
-        await portal.locator('button.primary[type=submit]').click();
-      };
+      const baseUrl = server.baseUrl;
+      const signInWithPassword = () => signInToPortal(portal, baseUrl, MFA_USER, MFA_USER_PASSWORD);
       try {
         await signInWithPassword();
         await portal.waitForURL(`${server.baseUrl}/portal/account`);
@@ -914,10 +902,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
 
       const { context: portalContext, page: portal } = await openPage();
       try {
-        await portal.goto(`${second.baseUrl}/portal/account`);
-        await portal.locator('#identifier').fill(EXPIRED_USER);
-        await portal.locator('#password').fill(EXPIRED_USER_PASSWORD);
-        await portal.locator('button.primary[type=submit]').click();
+        await signInToPortal(portal, second.baseUrl, EXPIRED_USER, EXPIRED_USER_PASSWORD);
         await portal.getByRole('heading', { name: 'Choose a new password' }).waitFor();
         await portal.getByText('has expired').waitFor();
         await portal.getByLabel('New password', { exact: true }).fill(EXPIRED_USER_PASSWORD);

@@ -6,6 +6,19 @@ import type { Page } from 'playwright-core';
 export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const TOKEN_KEY = 'asp_admin_token';
 
+/**
+ * Opens the user centre (`/portal/account`) and submits the password on the provider's sign-in
+ * page it leads to. The page is left where the submission lands: the account page, or a step
+ * such as "Choose a new password" or the second factor.
+ */
+export async function signInToPortal(page: Page, baseUrl: string, username: string, password: string) {
+  await page.goto(`${baseUrl}/portal/account`);
+  await page.locator('#identifier').waitFor();
+  await page.locator('#identifier').fill(username);
+  await page.locator('#password').fill(password);
+  await page.locator('button.primary[type=submit]').click();
+}
+
 /** Page helpers for the server's sign-in pages and the console (Keycloak admin-ui style). */
 export function consolePage(page: Page, baseUrl: string) {
   return {

@@ -15,6 +15,17 @@
   };
   const withIds = (list) => (list || []).map((c) => ({ ...c, id: toBytes(c.id) }));
 
+  // What the server reads of a credential (PublicKeyCredential.toJSON, which not every browser
+  // has); `response` holds the fields of the ceremony (attestation or assertion).
+  const asJson = (credential, response) => ({
+    id: credential.id,
+    rawId: toText(credential.rawId),
+    type: credential.type,
+    authenticatorAttachment: credential.authenticatorAttachment || undefined,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    response,
+  });
+
   async function create(options) {
     const credential = await navigator.credentials.create({
       publicKey: {
@@ -25,18 +36,11 @@
       },
     });
     const response = credential.response;
-    return {
-      id: credential.id,
-      rawId: toText(credential.rawId),
-      type: credential.type,
-      authenticatorAttachment: credential.authenticatorAttachment || undefined,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        clientDataJSON: toText(response.clientDataJSON),
-        attestationObject: toText(response.attestationObject),
-        transports: response.getTransports ? response.getTransports() : [],
-      },
-    };
+    return asJson(credential, {
+      clientDataJSON: toText(response.clientDataJSON),
+      attestationObject: toText(response.attestationObject),
+      transports: response.getTransports ? response.getTransports() : [],
+    });
   }
 
   async function get(options) {
@@ -48,19 +52,12 @@
       },
     });
     const response = credential.response;
-    return {
-      id: credential.id,
-      rawId: toText(credential.rawId),
-      type: credential.type,
-      authenticatorAttachment: credential.authenticatorAttachment || undefined,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        clientDataJSON: toText(response.clientDataJSON),
-        authenticatorData: toText(response.authenticatorData),
-        signature: toText(response.signature),
-        userHandle: toText(response.userHandle),
-      },
-    };
+    return asJson(credential, {
+      clientDataJSON: toText(response.clientDataJSON),
+      authenticatorData: toText(response.authenticatorData),
+      signature: toText(response.signature),
+      userHandle: toText(response.userHandle),
+    });
   }
 
   for (const form of document.querySelectorAll('form[data-webauthn]')) {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 
 /** A minimal cookie jar for driving the sign-in pages like a browser would. */
 export class CookieJar {
@@ -119,4 +120,41 @@ export async function signInForCode(
   const code = final.searchParams.get('code');
   if (!code) throw new Error(`no code in ${final}`);
   return { code, verifier: start.verifier, state: start.state, jar: start.jar, callbackUrl: final };
+}
+
+/**
+ * Follows redirects like a browser (at most 10 hops) until a page answers; returns that response,
+ * where it is and its body.
+ */
+export async function browse(jar: CookieJar, url: string, init?: RequestInit) {
+  let response = await request(jar, url, init);
+  let current = url;
+  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
+    current = absolute(current, response.headers.get('location'));
+    response = await request(jar, current);
+  }
+  return { response, url: current, html: await response.text() };
+}
+
+/** Posts a form (urlencoded) like a browser and follows the redirects that answer it (see `browse`). */
+export const postForm = (jar: CookieJar, url: string, form: Record<string, string>) =>
+  browse(jar, url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+
+/**
+ * Signs in to the user centre through the provider with a fresh jar: opens `/portal/account`
+ * (with `?lang=` when a language is given), submits the password on the sign-in page it lands on
+ * (expecting the 303 of an accepted password) and follows the redirects. Returns the jar, the
+ * sign-in (interaction) page's address and the page shown after the password.
+ */
+export async function signInToPortal(baseUrl: string, username: string, password: string, lang?: string) {
+  const jar = new CookieJar();
+  const first = await browse(jar, `${baseUrl}/portal/account${lang ? `?lang=${lang}` : ''}`);
+  const posted = await submitSignIn(jar, first.url, username, password);
+  expect(posted.status).toBe(303);
+  const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
+  return { jar, interactionUrl: first.url, page };
 }

@@ -2,7 +2,15 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../lib/crypto.ts';
-import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import {
+  absolute,
+  browse,
+  CookieJar,
+  csrfOf,
+  postForm,
+  request,
+  submitSignIn,
+} from '../../test/browser-flow.ts';
 import { call, createAccount, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 
 /** A real SMTP server on 127.0.0.1 that keeps what it receives; `bounce@` addresses are refused. */
@@ -92,29 +100,11 @@ const sendLink = (userId: string, lang = 'en', companyId = owner.companyId, toke
     { token, companyId, lang },
   );
 
-/** Follows redirects like a browser until a page answers. */
-async function browse(jar: CookieJar, url: string, init?: RequestInit) {
-  let response = await request(jar, url, init);
-  let current = url;
-  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
-    current = absolute(current, response.headers.get('location'));
-    response = await request(jar, current);
-  }
-  return { response, url: current, html: await response.text() };
-}
-
-const post = (jar: CookieJar, url: string, form: Record<string, string>) =>
-  browse(jar, url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-
 /** Opens a link's page and confirms it; returns where the browser lands. */
 async function useLink(jar: CookieJar, link: string) {
   const page = await browse(jar, link);
   if (page.response.status !== 200) return page;
-  return post(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) });
+  return postForm(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) });
 }
 
 const countLinks = async () =>
@@ -176,7 +166,7 @@ describe('send-login-url', () => {
       body: new URLSearchParams({ csrf: csrfOf(page.html) }).toString(),
     });
     expect(forged.status).toBe(303);
-    const landed = await post(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) });
+    const landed = await postForm(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) });
     expect(landed.url).toBe(`${ctx.baseUrl}/portal/account`);
     expect(landed.html).toContain('link-user');
     expect(jar.cookies.get('tessera_portal')).toBeTruthy();
@@ -191,9 +181,9 @@ describe('send-login-url', () => {
     const again = await useLink(new CookieJar(), link);
     expect(again.response.status).toBe(410);
     expect(again.html).toContain('already used or has expired');
-    expect((await post(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) })).response.status).toBe(
-      410,
-    );
+    expect(
+      (await postForm(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) })).response.status,
+    ).toBe(410);
   });
 
   it('writes the mail and the link page in Chinese for a Chinese caller', async () => {
@@ -232,9 +222,9 @@ describe('send-login-url', () => {
       .set({ expires_at: new Date(Date.now() - 60_000) })
       .where('account_id', '=', user.id)
       .execute();
-    expect((await post(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) })).response.status).toBe(
-      410,
-    );
+    expect(
+      (await postForm(jar, link.replace(/\?.*$/, ''), { csrf: csrfOf(page.html) })).response.status,
+    ).toBe(410);
     expect((await browse(new CookieJar(), link)).response.status).toBe(410);
     expect((await browse(new CookieJar(), `${ctx.baseUrl}/portal/link/unknown-token`)).response.status).toBe(
       410,
@@ -394,7 +384,7 @@ describe('forced password change at sign-in', () => {
     const csrf = csrfOf(page.html);
 
     const attempt = async (newPassword: string, confirmPassword = newPassword) => {
-      const answer = await post(jar, action, { csrf, newPassword, confirmPassword });
+      const answer = await postForm(jar, action, { csrf, newPassword, confirmPassword });
       return { status: answer.response.status, html: answer.html, url: answer.url };
     };
     expect(await attempt('Brand-New-Pass-2', 'Brand-New-Pass-3')).toMatchObject({ status: 400 });
@@ -405,7 +395,7 @@ describe('forced password change at sign-in', () => {
     expect((await attempt('Initial-Pass-1')).html).toContain('must differ from the current one');
     expect((await attempt('first-timer-Pass-9')).html).toContain('must not contain the username');
     // A forged step name goes back to the step that is due.
-    expect((await post(jar, `${first.url}/step/second_factor`, { csrf })).html).toContain(
+    expect((await postForm(jar, `${first.url}/step/second_factor`, { csrf })).html).toContain(
       'Choose a new password',
     );
     const stored = await ctx.database.db
@@ -449,7 +439,7 @@ describe('forced password change at sign-in', () => {
     const step = await useLink(jar, link);
     expect(step.url).toContain('/interaction/');
     expect(step.html).toContain('设置新密码');
-    const done = await post(jar, `${step.url}/step/change_password`, {
+    const done = await postForm(jar, `${step.url}/step/change_password`, {
       csrf: csrfOf(step.html),
       newPassword: 'Chosen-Pass-77',
       confirmPassword: 'Chosen-Pass-77',

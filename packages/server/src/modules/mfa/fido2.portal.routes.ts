@@ -1,27 +1,20 @@
-import {
-  type PageContext,
-  portalPhrases,
-  renderErrorPage,
-  renderPasskeyRegisterPage,
-  renderRecoveryCodesPage,
-} from '@tessera/portal';
+import { type PageContext, portalPhrases, renderPasskeyRegisterPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
-import { type Sealer, safeEqual } from '../../lib/crypto.ts';
+import type { Sealer } from '../../lib/crypto.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import { type Fido2Service, parseCredential } from './fido2.service.ts';
-import { bindTypesOf, csrfOf, PASSKEY_PATH } from './mfa.portal.routes.ts';
+import {
+  afterBinding,
+  bindTypesOf,
+  csrfOf,
+  mfaFormSender,
+  PASSKEY_PATH,
+  sendMfaPage,
+} from './mfa.portal.routes.ts';
 import type { MfaService } from './mfa.service.ts';
 
 const ACCOUNT_PATH = '/portal/account';
-
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  // webauthn.js is served from 'self'; no inline script is needed.
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
 
 /**
  * The user centre's "add a passkey": GET shows the page with fresh options (the challenge bound
@@ -41,8 +34,7 @@ export function fido2PortalRoutes(
     currentUrl: PASSKEY_PATH,
     assetsBase: PORTAL_ASSETS_PATH,
   });
-  const send = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+  const send = sendMfaPage;
   const subjectOf = (sessionId: string) => `portal:${sessionId}`;
 
   async function showPage(
@@ -80,16 +72,12 @@ export function fido2PortalRoutes(
   });
 
   app.post<{ Body: Record<string, string | undefined> }>(PASSKEY_PATH, async (request, reply) => {
-    const current = await allowed(request);
-    if (!current) return reply.redirect(ACCOUNT_PATH, 303);
-    const csrf = request.body?.csrf;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfOf(deps.sealer, current.sessionId))) {
-      return send(
-        reply,
-        403,
-        renderErrorPage(pageContext(request), { message: portalPhrases[request.lang].signIn.sessionExpired }),
-      );
-    }
+    const current = await mfaFormSender(request, reply, {
+      sealer: deps.sealer,
+      signedIn: allowed,
+      pageContext: pageContext(request),
+    });
+    if (!current) return reply;
     const credential = parseCredential(request.body?.credential);
     const bound =
       credential &&
@@ -100,16 +88,6 @@ export function fido2PortalRoutes(
         request.ip,
       ));
     if (!bound) return showPage(request, reply, current, portalPhrases[request.lang].passkey.rejected);
-    if (bound.recoveryCodes?.length) {
-      return send(
-        reply,
-        200,
-        renderRecoveryCodesPage(pageContext(request), {
-          codes: bound.recoveryCodes,
-          continueAction: ACCOUNT_PATH,
-        }),
-      );
-    }
-    return reply.redirect(ACCOUNT_PATH, 303);
+    return afterBinding(reply, pageContext(request), bound.recoveryCodes);
   });
 }

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../db/schema.ts';
 import { createSealer } from '../../lib/crypto.ts';
-import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import { browse, CookieJar, csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { createFido2Service, type Fido2Service } from './fido2.service.ts';
@@ -305,22 +305,6 @@ describe('passkey assertion', () => {
 });
 
 // ---- through the pages, as a browser
-
-async function browse(jar: CookieJar, url: string, init?: RequestInit) {
-  let response = await request(jar, url, init);
-  let current = url;
-  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
-    current = absolute(current, response.headers.get('location'));
-    response = await request(jar, current);
-  }
-  return { response, url: current, html: await response.text() };
-}
-const post = (jar: CookieJar, url: string, form: Record<string, string>) =>
-  browse(jar, url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
 const decodeEntities = (text: string) =>
   text
     .replace(/&quot;/g, '"')
@@ -343,26 +327,17 @@ function passkeyFormOf(html: string) {
   };
 }
 
-async function signInWithPassword(user: { username: string; password: string }) {
-  const jar = new CookieJar();
-  const first = await browse(jar, `${ctx.baseUrl}/portal/account`);
-  const posted = await submitSignIn(jar, first.url, user.username, user.password);
-  expect(posted.status).toBe(303);
-  const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
-  return { jar, interactionUrl: first.url, page };
-}
-
 describe('passkeys in the portal', () => {
   it('registers in the user centre, then serves as second factor and (where allowed) as first factor', async () => {
     const company = await ownerWithCompany(ctx, 'passkey-policy-owner', 'Passkey Policy Works');
     const user = await member(company.companyId, company.token);
 
     // User centre: bind → passkey page (CSP allows no inline script: an external one).
-    const signedIn = await signInWithPassword(user);
+    const signedIn = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(signedIn.page.url).toBe(`${ctx.baseUrl}/portal/account`);
     const section = /<section id="mfa">[\s\S]*?<\/section>/.exec(signedIn.page.html)![0];
     expect(section).toContain('<option value="fido2">');
-    const registerPage = await post(signedIn.jar, `${ctx.baseUrl}/portal/account/mfa/bind`, {
+    const registerPage = await postForm(signedIn.jar, `${ctx.baseUrl}/portal/account/mfa/bind`, {
       csrf: csrfOf(section),
       type: 'fido2',
     });
@@ -376,7 +351,7 @@ describe('passkeys in the portal', () => {
     const form = passkeyFormOf(registerPage.html);
     expect(form.mode).toBe('create');
     const authenticator = new SoftAuthenticator();
-    const forged = await post(signedIn.jar, `${ctx.baseUrl}${form.action}`, {
+    const forged = await postForm(signedIn.jar, `${ctx.baseUrl}${form.action}`, {
       csrf: 'forged',
       credential: JSON.stringify(authenticator.create(form.options, origin)),
     });
@@ -384,7 +359,7 @@ describe('passkeys in the portal', () => {
     const again = passkeyFormOf(
       (await browse(signedIn.jar, `${ctx.baseUrl}/portal/account/mfa/passkey`)).html,
     );
-    const registered = await post(signedIn.jar, `${ctx.baseUrl}${again.action}`, {
+    const registered = await postForm(signedIn.jar, `${ctx.baseUrl}${again.action}`, {
       csrf: again.csrf,
       credential: JSON.stringify(authenticator.create(again.options, origin)),
     });
@@ -398,17 +373,17 @@ describe('passkeys in the portal', () => {
       types: ['otp', 'fido2'],
       lockout: { maxFailures: 5, lockMinutes: 15 },
     });
-    const second = await signInWithPassword(user);
+    const second = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(second.page.html).toContain('Two-step verification');
     const challenge = passkeyFormOf(second.page.html);
     expect(challenge.action).toBe(`${new URL(second.interactionUrl).pathname}/step/second_factor`);
-    const wrongOrigin = await post(second.jar, `${ctx.baseUrl}${challenge.action}`, {
+    const wrongOrigin = await postForm(second.jar, `${ctx.baseUrl}${challenge.action}`, {
       csrf: challenge.csrf,
       credential: JSON.stringify(authenticator.get(challenge.options, 'https://evil.example')),
     });
     expect(wrongOrigin.response.status).toBe(400);
     const retry = passkeyFormOf(wrongOrigin.html);
-    const passed = await post(second.jar, `${ctx.baseUrl}${retry.action}`, {
+    const passed = await postForm(second.jar, `${ctx.baseUrl}${retry.action}`, {
       csrf: retry.csrf,
       credential: JSON.stringify(authenticator.get(retry.options, origin)),
     });
@@ -424,7 +399,7 @@ describe('passkeys in the portal', () => {
     const offered = passkeyFormOf(refusedPage.html);
     expect(offered.action).toMatch(/\/passkey$/);
     expect(offered.options.allowCredentials ?? []).toEqual([]);
-    const notAllowed = await post(refusedJar, `${ctx.baseUrl}${offered.action}`, {
+    const notAllowed = await postForm(refusedJar, `${ctx.baseUrl}${offered.action}`, {
       csrf: offered.csrf,
       credential: JSON.stringify(authenticator.get(offered.options, origin)),
     });
@@ -438,7 +413,7 @@ describe('passkeys in the portal', () => {
     const page = await browse(jar, `${ctx.baseUrl}/portal/account`);
     const first = passkeyFormOf(page.html);
     // A user-verified passkey is both factors: no second-factor page.
-    const landed = await post(jar, `${ctx.baseUrl}${first.action}`, {
+    const landed = await postForm(jar, `${ctx.baseUrl}${first.action}`, {
       csrf: first.csrf,
       credential: JSON.stringify(authenticator.get(first.options, origin)),
     });
@@ -448,7 +423,7 @@ describe('passkeys in the portal', () => {
     // Without user verification the second factor is still asked.
     const upOnlyJar = new CookieJar();
     const upOnly = passkeyFormOf((await browse(upOnlyJar, `${ctx.baseUrl}/portal/account`)).html);
-    const half = await post(upOnlyJar, `${ctx.baseUrl}${upOnly.action}`, {
+    const half = await postForm(upOnlyJar, `${ctx.baseUrl}${upOnly.action}`, {
       csrf: upOnly.csrf,
       credential: JSON.stringify(authenticator.get(upOnly.options, origin, { flags: UP })),
     });

@@ -26,6 +26,65 @@ export const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal
 /** The user centre's passkey registration (fido2.portal.routes.ts). */
 export const PASSKEY_PATH = '/portal/account/mfa/passkey';
 
+const pageHeaders = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  // webauthn.js (the passkey page) is served from 'self'; no inline script is needed.
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+/** Sends a page of the user centre's MFA screens (no caching, no framing). */
+export const sendMfaPage = (reply: FastifyReply, status: number, body: string) =>
+  reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+
+/**
+ * The person who submitted a user-centre MFA form: the one `signedIn` gives, when the form's CSRF
+ * token is that of their session. Otherwise answers (back to the account page when there is no
+ * such person, the 403 "session expired" page when the token is wrong) and returns undefined.
+ */
+export async function mfaFormSender(
+  request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
+  reply: FastifyReply,
+  options: {
+    sealer: Sealer;
+    signedIn(request: FastifyRequest): Promise<{ sessionId: string; account: Account } | undefined>;
+    pageContext: PageContext;
+  },
+) {
+  const current = await options.signedIn(request);
+  if (!current) {
+    reply.redirect(ACCOUNT_PATH, 303);
+    return undefined;
+  }
+  const csrf = request.body?.csrf;
+  if (typeof csrf !== 'string' || !safeEqual(csrf, csrfOf(options.sealer, current.sessionId))) {
+    sendMfaPage(
+      reply,
+      403,
+      renderErrorPage(options.pageContext, { message: portalPhrases[request.lang].signIn.sessionExpired }),
+    );
+    return undefined;
+  }
+  return current;
+}
+
+/** After a factor is bound: its recovery codes, shown once when it made some; else back to the account page. */
+export function afterBinding(
+  reply: FastifyReply,
+  context: PageContext,
+  recoveryCodes: string[] | null | undefined,
+) {
+  if (recoveryCodes?.length) {
+    return sendMfaPage(
+      reply,
+      200,
+      renderRecoveryCodesPage(context, { codes: recoveryCodes, continueAction: ACCOUNT_PATH }),
+    );
+  }
+  return reply.redirect(ACCOUNT_PATH, 303);
+}
+
 /** Kinds the person may bind: those their companies allow (any kind when MFA is off). */
 export async function bindTypesOf(mfa: MfaService, account: Account): Promise<(OtpType | 'fido2')[]> {
   const requirement = await mfa.requirementFor(account);
@@ -55,13 +114,6 @@ export function accountMfaSection(deps: MfaPortalDeps) {
   };
 }
 
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
  * The user centre's own factors: bind (OTP or national-secret OTP, QR code, confirming code,
  * recovery codes once) and unbind. Forms carry an HMAC of the portal session as CSRF token.
@@ -79,30 +131,18 @@ export function mfaPortalRoutes(
     currentUrl: ACCOUNT_PATH,
     assetsBase: PORTAL_ASSETS_PATH,
   });
-  const send = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+  const send = sendMfaPage;
 
   /** The signed-in person of a form whose CSRF token checks out; otherwise answers and returns undefined. */
-  async function submitted(
+  const submitted = (
     request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
     reply: FastifyReply,
-  ) {
-    const current = await deps.signedIn(request);
-    if (!current) {
-      reply.redirect(ACCOUNT_PATH, 303);
-      return undefined;
-    }
-    const csrf = request.body?.csrf;
-    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfFor(current.sessionId))) {
-      send(
-        reply,
-        403,
-        renderErrorPage(pageContext(request), { message: portalPhrases[request.lang].signIn.sessionExpired }),
-      );
-      return undefined;
-    }
-    return current;
-  }
+  ) =>
+    mfaFormSender(request, reply, {
+      sealer: deps.sealer,
+      signedIn: deps.signedIn,
+      pageContext: pageContext(request),
+    });
 
   const showBinding = (
     request: FastifyRequest,
@@ -152,17 +192,7 @@ export function mfaPortalRoutes(
       if (!pending) return reply.redirect(ACCOUNT_PATH, 303);
       return showBinding(request, reply, current, pending, portalPhrases[request.lang].mfa.wrongCode);
     }
-    if (confirmed.recoveryCodes?.length) {
-      return send(
-        reply,
-        200,
-        renderRecoveryCodesPage(pageContext(request), {
-          codes: confirmed.recoveryCodes,
-          continueAction: ACCOUNT_PATH,
-        }),
-      );
-    }
-    return reply.redirect(ACCOUNT_PATH, 303);
+    return afterBinding(reply, pageContext(request), confirmed.recoveryCodes);
   });
 
   app.post<{ Body: Record<string, string | undefined> }>(UNBIND_PATH, async (request, reply) => {

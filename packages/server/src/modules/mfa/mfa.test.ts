@@ -3,7 +3,7 @@ import type { Account } from '../../db/schema.ts';
 import { createSealer } from '../../lib/crypto.ts';
 import { generateSm3Otp } from '../../lib/otp/sm3-otp.ts';
 import { base32Decode, generateTotp } from '../../lib/otp/totp.ts';
-import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import { absolute, browse, csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
 import { call, ownerWithCompany, sessionFor, startTestApp, type TestContext } from '../../test/harness.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { createMfaService, type MfaService } from './mfa.service.ts';
@@ -301,33 +301,6 @@ describe('admin calls', () => {
   });
 });
 
-/** Follows redirects as a browser does; returns the last page and where it is. */
-async function browse(jar: CookieJar, url: string, init?: RequestInit) {
-  let response = await request(jar, url, init);
-  let current = url;
-  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
-    current = absolute(current, response.headers.get('location'));
-    response = await request(jar, current);
-  }
-  return { response, url: current, html: await response.text() };
-}
-const post = (jar: CookieJar, url: string, form: Record<string, string>) =>
-  browse(jar, url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-
-/** Opens the user centre and signs in with the password; returns the page that follows. */
-async function signIn(user: { username: string; password: string }) {
-  const jar = new CookieJar();
-  const first = await browse(jar, `${ctx.baseUrl}/portal/account`);
-  const posted = await submitSignIn(jar, first.url, user.username, user.password);
-  expect(posted.status).toBe(303);
-  const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
-  return { jar, interactionUrl: first.url, page };
-}
-
 describe('sign-in with MFA required', () => {
   it('binds a factor at the first sign-in and asks for a code at the next', async () => {
     const policyOwner = await ownerWithCompany(ctx, 'strict-owner', 'Strict Works');
@@ -339,7 +312,7 @@ describe('sign-in with MFA required', () => {
     const user = await member(policyOwner.companyId, policyOwner.token);
 
     // First sign-in: the binding page, with the QR code and the key.
-    const first = await signIn(user);
+    const first = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(first.page.html).toContain('Set up two-step verification');
     expect(first.page.html).toContain('src="data:image/svg+xml;base64,');
     const secret = /data-secret="([A-Z2-7]+)"/.exec(first.page.html)![1]!;
@@ -353,11 +326,11 @@ describe('sign-in with MFA required', () => {
     // The reloaded page shows the same key.
     expect(around.html).toContain(`data-secret="${secret}"`);
 
-    const wrong = await post(first.jar, action, { csrf, factorId, code: '000000' });
+    const wrong = await postForm(first.jar, action, { csrf, factorId, code: '000000' });
     expect(wrong.response.status).toBe(400);
     expect(wrong.html).toContain('incorrect');
     const seed = base32Decode(secret);
-    const bound = await post(first.jar, action, { csrf, factorId, code: generateTotp(seed, Date.now()) });
+    const bound = await postForm(first.jar, action, { csrf, factorId, code: generateTotp(seed, Date.now()) });
     expect(bound.response.status).toBe(200);
     expect(bound.html).toContain('Save your recovery codes');
     const codes = [...bound.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]);
@@ -368,21 +341,21 @@ describe('sign-in with MFA required', () => {
 
     // Next sign-in: the code page; a wrong code is refused, a new one lets the person in.
     // Resuming the authorization without the code does not reach the application.
-    const sneaky = await signIn(user);
+    const sneaky = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(sneaky.page.html).toContain('Two-step verification');
     const uid = /\/interaction\/([^/?]+)/.exec(sneaky.interactionUrl)![1]!;
     const resumed = await browse(sneaky.jar, `${ctx.baseUrl}/oidc/auth/${uid}`);
     expect(resumed.url).not.toContain('/portal/callback');
     expect(resumed.html).not.toContain('My account');
 
-    const next = await signIn(user);
+    const next = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(next.page.html).toContain('Two-step verification');
     const nextCsrf = csrfOf(next.page.html);
     const nextAction = `${next.interactionUrl}/step/second_factor`;
-    const refused = await post(next.jar, nextAction, { csrf: nextCsrf, factorId, code: '000000' });
+    const refused = await postForm(next.jar, nextAction, { csrf: nextCsrf, factorId, code: '000000' });
     expect(refused.response.status).toBe(400);
     expect(refused.html).toContain('incorrect');
-    const passed = await post(next.jar, nextAction, {
+    const passed = await postForm(next.jar, nextAction, {
       csrf: nextCsrf,
       factorId,
       code: generateTotp(seed, Date.now() + 30_000),
@@ -390,8 +363,8 @@ describe('sign-in with MFA required', () => {
     expect(passed.url).toBe(`${ctx.baseUrl}/portal/account`);
 
     // A recovery code works once as well.
-    const third = await signIn(user);
-    const withRecovery = await post(third.jar, `${third.interactionUrl}/step/second_factor`, {
+    const third = await signInToPortal(ctx.baseUrl, user.username, user.password);
+    const withRecovery = await postForm(third.jar, `${third.interactionUrl}/step/second_factor`, {
       csrf: csrfOf(third.page.html),
       recoveryCode: codes[0]!,
     });
@@ -400,7 +373,7 @@ describe('sign-in with MFA required', () => {
 
   it('does not ask when MFA is off, and asks a person who bound a factor when it is optional', async () => {
     const user = await member();
-    const plain = await signIn(user);
+    const plain = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(plain.page.url).toBe(`${ctx.baseUrl}/portal/account`);
     await bindOtp(user.id);
     await saveSafetyPart(ctx.database.db, owner.companyId, 'mfa', {
@@ -408,10 +381,12 @@ describe('sign-in with MFA required', () => {
       types: ['otp'],
       lockout,
     });
-    const asked = await signIn(user);
+    const asked = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(asked.page.html).toContain('Two-step verification');
     const bare = await member();
-    expect((await signIn(bare)).page.url).toBe(`${ctx.baseUrl}/portal/account`);
+    expect((await signInToPortal(ctx.baseUrl, bare.username, bare.password)).page.url).toBe(
+      `${ctx.baseUrl}/portal/account`,
+    );
   });
 
   it('with mode admins, takes an administrator through binding and lets a member in', async () => {
@@ -422,41 +397,48 @@ describe('sign-in with MFA required', () => {
       lockout,
     });
     const plain = await member(adminsOwner.companyId, adminsOwner.token);
-    expect((await signIn(plain)).page.url).toBe(`${ctx.baseUrl}/portal/account`);
+    expect((await signInToPortal(ctx.baseUrl, plain.username, plain.password)).page.url).toBe(
+      `${ctx.baseUrl}/portal/account`,
+    );
     const admin = await member(adminsOwner.companyId, adminsOwner.token);
     await ctx.database.db
       .updateTable('company_members')
       .set({ role: 'admin' })
       .where('account_id', '=', admin.id)
       .execute();
-    expect((await signIn(admin)).page.html).toContain('Set up two-step verification');
+    expect((await signInToPortal(ctx.baseUrl, admin.username, admin.password)).page.html).toContain(
+      'Set up two-step verification',
+    );
   });
 });
 
 describe('user centre', () => {
   it('binds and unbinds my own authenticator', async () => {
     const user = await member(other.companyId, other.token);
-    const { jar, page } = await signIn(user);
+    const { jar, page } = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(page.url).toBe(`${ctx.baseUrl}/portal/account`);
     const sectionOf = (html: string) => /<section id="mfa">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
     expect(sectionOf(page.html)).toContain('No authenticator is bound.');
     const csrf = csrfOf(sectionOf(page.html));
 
-    const forged = await post(jar, `${ctx.baseUrl}/portal/account/mfa/bind`, { csrf: 'forged', type: 'otp' });
+    const forged = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/bind`, {
+      csrf: 'forged',
+      type: 'otp',
+    });
     expect(forged.response.status).toBe(403);
 
-    const bindPage = await post(jar, `${ctx.baseUrl}/portal/account/mfa/bind`, { csrf, type: 'otp' });
+    const bindPage = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/bind`, { csrf, type: 'otp' });
     expect(bindPage.html).toContain('src="data:image/svg+xml;base64,');
     const secret = /data-secret="([A-Z2-7]+)"/.exec(bindPage.html)![1]!;
     const factorId = /name="factorId" value="([^"]+)"/.exec(bindPage.html)![1]!;
-    const wrong = await post(jar, `${ctx.baseUrl}/portal/account/mfa/confirm`, {
+    const wrong = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/confirm`, {
       csrf,
       factorId,
       code: '000000',
     });
     expect(wrong.response.status).toBe(400);
     expect(wrong.html).toContain(`data-secret="${secret}"`);
-    const done = await post(jar, `${ctx.baseUrl}/portal/account/mfa/confirm`, {
+    const done = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/confirm`, {
       csrf,
       factorId,
       code: generateTotp(base32Decode(secret), Date.now()),
@@ -466,7 +448,7 @@ describe('user centre', () => {
     expect(sectionOf(account.html)).toContain('Authenticator app (OTP)');
     expect(sectionOf(account.html)).toContain('Recovery codes left: 10');
 
-    const unbound = await post(jar, `${ctx.baseUrl}/portal/account/mfa/unbind`, { csrf, factorId });
+    const unbound = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/unbind`, { csrf, factorId });
     expect(unbound.url).toBe(`${ctx.baseUrl}/portal/account`);
     expect(sectionOf(unbound.html)).toContain('No authenticator is bound.');
     expect(await mfa.listOwn(user.id)).toEqual({ list: [], recoveryCodesLeft: 0 });

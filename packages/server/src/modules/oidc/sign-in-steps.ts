@@ -7,14 +7,13 @@ import {
   renderRecoveryCodesPage,
   renderSecondFactorPage,
 } from '@tessera/portal';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { hashPassword, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
+import { changeOwnPassword } from '../account/own-password.ts';
+import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
-import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
@@ -162,28 +161,14 @@ function changePasswordStep(
     if (await verifyPassword(account.password_hash, password)) {
       return translateError(lang, 'password.same_as_current');
     }
-    const passwordHash = await hashPassword(password);
-    await deps.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('accounts')
-        .set((eb) => ({
-          password_hash: passwordHash,
-          password_changed_at: sql<Date>`now()`,
-          credential_version: eb('credential_version', '+', 1),
-          must_change_password: false,
-        }))
-        .where('id', '=', account.id)
-        .execute();
-      await insertAuditEvent(trx, {
-        companyId: account.home_company_id,
-        actorAccountId: account.id,
-        action: 'user.password_change',
-        targetType: 'user',
-        targetId: account.id,
+    await changeOwnPassword(deps.db, {
+      account,
+      newPassword: password,
+      audit: {
         before: expired ? { passwordExpired: true } : { mustChangePassword: true },
         after: expired ? { passwordExpired: false } : { mustChangePassword: false },
         ip,
-      });
+      },
     });
     return undefined;
   }

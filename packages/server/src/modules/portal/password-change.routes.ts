@@ -6,9 +6,9 @@ import type { Account } from '../../db/schema.ts';
 import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { hashPassword, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
+import { changeOwnPassword } from '../account/own-password.ts';
+import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
-import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
@@ -167,42 +167,27 @@ export function passwordChangeRoutes(app: FastifyInstance, deps: PasswordChangeD
       throw error;
     }
 
-    const passwordHash = await hashPassword(newPassword);
     const token = randomToken();
-    const changed = await deps.db.transaction().execute(async (trx) => {
+    const changed = await changeOwnPassword(deps.db, {
+      account,
+      newPassword,
       // Only over the password that was checked: a change meanwhile (an administrator's reset) wins.
-      const updated = await trx
-        .updateTable('accounts')
-        .set((eb) => ({
-          password_hash: passwordHash,
-          password_changed_at: sql<Date>`now()`,
-          must_change_password: false,
-          credential_version: eb('credential_version', '+', 1),
-        }))
-        .where('id', '=', account.id)
-        .where('password_hash', '=', account.password_hash)
-        .returning('credential_version')
-        .executeTakeFirst();
-      if (!updated) return false;
-      // Every other session ends with the new credential version; this one is carried over under
-      // a fresh token.
-      await trx
-        .updateTable('console_sessions')
-        .set({ credential_version: updated.credential_version, token_hash: sha256(token) })
-        .where('id', '=', current.sessionId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await insertAuditEvent(trx, {
-        companyId: account.home_company_id,
-        actorAccountId: account.id,
-        action: 'user.password_change',
-        targetType: 'user',
-        targetId: account.id,
+      onlyIfUnchanged: true,
+      audit: {
         before: { mustChangePassword: account.must_change_password },
         after: { mustChangePassword: false, sessionsEnded: true, selfService: true },
         ip: request.ip,
-      });
-      return true;
+      },
+      // Every other session ends with the new credential version; this one is carried over under
+      // a fresh token.
+      alsoInTransaction: async (trx, credentialVersion) => {
+        await trx
+          .updateTable('console_sessions')
+          .set({ credential_version: credentialVersion, token_hash: sha256(token) })
+          .where('id', '=', current.sessionId)
+          .where('revoked_at', 'is', null)
+          .execute();
+      },
     });
     if (!changed) return reply.redirect(ACCOUNT_PATH, 303);
     deps.setSessionCookie(reply, token);

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import {
+  browse,
+  CookieJar,
+  csrfOf,
+  request,
+  signInToPortal as signInThroughProvider,
+  submitSignIn,
+} from '../../test/browser-flow.ts';
 import {
   call,
   createAccount,
@@ -42,27 +49,12 @@ async function managedUser(username: string, password: string) {
   return account;
 }
 
-/** Follows redirects like a browser until a page answers. */
-async function browse(jar: CookieJar, url: string, init?: RequestInit) {
-  let response = await request(jar, url, init);
-  let current = url;
-  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
-    current = absolute(current, response.headers.get('location'));
-    response = await request(jar, current);
-  }
-  return { response, url: current, html: await response.text() };
-}
-
 /** Signs in to the user centre through the provider; returns the jar and the account page. */
 async function signInToPortal(username: string, password: string) {
-  const jar = new CookieJar();
-  const first = await browse(jar, `${ctx.baseUrl}/portal/account`);
-  expect(first.url).toContain('/interaction/');
-  const posted = await submitSignIn(jar, first.url, username, password);
-  expect(posted.status).toBe(303);
-  const landed = await browse(jar, absolute(first.url, posted.headers.get('location')));
-  expect(landed.url).toBe(`${ctx.baseUrl}/portal/account`);
-  return { jar, page: landed.html };
+  const { jar, interactionUrl, page } = await signInThroughProvider(ctx.baseUrl, username, password);
+  expect(interactionUrl).toContain('/interaction/');
+  expect(page.url).toBe(`${ctx.baseUrl}/portal/account`);
+  return { jar, page: page.html };
 }
 
 /** Whether the password signs in (the provider's sign-in form answers 303 on success). */

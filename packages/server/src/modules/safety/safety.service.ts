@@ -2,7 +2,13 @@ import { availableMfaTypes, type MemberRole } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { type GeneralSafety, getSafetySettings, type MfaSafety, saveSafetyPart } from './safety.repo.ts';
+import {
+  type CompanySafetySettings,
+  type GeneralSafety,
+  getSafetySettings,
+  type MfaSafety,
+  saveSafetyPart,
+} from './safety.repo.ts';
 
 export interface SafetyActor {
   accountId: string;
@@ -21,21 +27,26 @@ export function createSafetyService(deps: { db: Db }) {
   const general = async (companyId: string) => (await getSafetySettings(db, companyId)).general;
   const mfa = async (companyId: string) => (await getSafetySettings(db, companyId)).mfa;
 
-  /** The request is already checked against the contract (ranges, password method). */
-  async function updateGeneral(actor: SafetyActor, companyId: string, input: GeneralSafety) {
+  /**
+   * The sequence of both updates: only the owner and administrators, the part as `prepare` makes it
+   * (after the role check, so a refused person learns nothing about their input), then saved with
+   * its audit event (`safety.<part>_update`, the stored part before, the new one after).
+   */
+  async function updatePart<P extends 'general' | 'mfa'>(
+    actor: SafetyActor,
+    companyId: string,
+    part: P,
+    prepare: () => CompanySafetySettings[P],
+  ): Promise<CompanySafetySettings[P]> {
     if (!mayUpdate(actor.role)) throw new AppError('auth.forbidden');
-    const next: GeneralSafety = {
-      loginMethods: unique(input.loginMethods),
-      password: { ...input.password, classes: unique(input.password.classes) },
-      lockout: { ...input.lockout },
-    };
+    const next = prepare();
     return db.transaction().execute(async (trx) => {
-      const before = (await getSafetySettings(trx, companyId)).general;
-      await saveSafetyPart(trx, companyId, 'general', next);
+      const before = (await getSafetySettings(trx, companyId))[part];
+      await saveSafetyPart(trx, companyId, part, next);
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,
-        action: 'safety.general_update',
+        action: `safety.${part}_update`,
         targetType: 'company',
         targetId: companyId,
         before,
@@ -46,29 +57,22 @@ export function createSafetyService(deps: { db: Db }) {
     });
   }
 
-  async function updateMfa(actor: SafetyActor, companyId: string, input: MfaSafety) {
-    if (!mayUpdate(actor.role)) throw new AppError('auth.forbidden');
-    const types = unique(input.types);
-    const unavailable = types.filter((type) => !availableMfaTypes.includes(type));
-    if (unavailable.length)
-      throw new AppError('safety.mfa_type_unavailable', { type: unavailable.join(', ') });
-    const next: MfaSafety = { mode: input.mode, types, lockout: { ...input.lockout } };
-    return db.transaction().execute(async (trx) => {
-      const before = (await getSafetySettings(trx, companyId)).mfa;
-      await saveSafetyPart(trx, companyId, 'mfa', next);
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
-        action: 'safety.mfa_update',
-        targetType: 'company',
-        targetId: companyId,
-        before,
-        after: next,
-        ip: actor.ip,
-      });
-      return next;
+  /** The request is already checked against the contract (ranges, password method). */
+  const updateGeneral = (actor: SafetyActor, companyId: string, input: GeneralSafety) =>
+    updatePart(actor, companyId, 'general', () => ({
+      loginMethods: unique(input.loginMethods),
+      password: { ...input.password, classes: unique(input.password.classes) },
+      lockout: { ...input.lockout },
+    }));
+
+  const updateMfa = (actor: SafetyActor, companyId: string, input: MfaSafety) =>
+    updatePart(actor, companyId, 'mfa', () => {
+      const types = unique(input.types);
+      const unavailable = types.filter((type) => !availableMfaTypes.includes(type));
+      if (unavailable.length)
+        throw new AppError('safety.mfa_type_unavailable', { type: unavailable.join(', ') });
+      return { mode: input.mode, types, lockout: { ...input.lockout } };
     });
-  }
 
   return { general, mfa, updateGeneral, updateMfa };
 }

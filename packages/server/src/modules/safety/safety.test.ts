@@ -1,7 +1,7 @@
-import { defaultSafetySettings, type Language } from '@tessera/contract';
+import { defaultSafetySettings } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolute, CookieJar, csrfOf, request, submitSignIn } from '../../test/browser-flow.ts';
+import { csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
 import {
   call,
   createAccount,
@@ -81,33 +81,6 @@ async function managedUser(
     .values({ company_id: companyId, account_id: account.id, role: 'member', updated_at: new Date() })
     .execute();
   return account;
-}
-
-async function browse(jar: CookieJar, url: string, init?: RequestInit) {
-  let response = await request(jar, url, init);
-  let current = url;
-  for (let hop = 0; hop < 10 && response.status >= 300 && response.status < 400; hop++) {
-    current = absolute(current, response.headers.get('location'));
-    response = await request(jar, current);
-  }
-  return { response, url: current, html: await response.text() };
-}
-
-const post = (jar: CookieJar, url: string, form: Record<string, string>) =>
-  browse(jar, url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-
-/** Signs in to the user centre through the pages; returns the page shown after the password. */
-async function signInToPortal(username: string, password: string, lang: Language = 'en') {
-  const jar = new CookieJar();
-  const first = await browse(jar, `${ctx.baseUrl}/portal/account?lang=${lang}`);
-  const posted = await submitSignIn(jar, first.url, username, password);
-  expect(posted.status).toBe(303);
-  const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
-  return { jar, interactionUrl: first.url, page };
 }
 
 describe('general and MFA safety calls', () => {
@@ -477,11 +450,16 @@ describe('the sign-in steps that set a password', () => {
   it('applies the home company rules at the forced change, in English and Chinese', async () => {
     const user = await managedUser('rule-forced', rules.companyId, { mustChange: true });
     for (const lang of langs) {
-      const { jar, interactionUrl, page } = await signInToPortal(user.username, user.password, lang);
+      const { jar, interactionUrl, page } = await signInToPortal(
+        ctx.baseUrl,
+        user.username,
+        user.password,
+        lang,
+      );
       expect(page.html).toContain(lang === 'en' ? 'Choose a new password' : '设置新密码');
       const csrf = csrfOf(page.html);
       for (const c of ruleCases('rule-forced')) {
-        const answer = await post(jar, `${interactionUrl}/step/change_password`, {
+        const answer = await postForm(jar, `${interactionUrl}/step/change_password`, {
           csrf,
           newPassword: c.password,
           confirmPassword: c.password,
@@ -497,11 +475,16 @@ describe('the sign-in steps that set a password', () => {
     const user = await managedUser('rule-expired', rules.companyId, { passwordAgeDays: 31 });
 
     // A password younger than the cycle goes straight to the application.
-    const straight = await signInToPortal(fresh.username, fresh.password);
+    const straight = await signInToPortal(ctx.baseUrl, fresh.username, fresh.password, 'en');
     expect(new URL(straight.page.url).pathname).toBe('/portal/account');
 
     for (const lang of langs) {
-      const { jar, interactionUrl, page } = await signInToPortal(user.username, user.password, lang);
+      const { jar, interactionUrl, page } = await signInToPortal(
+        ctx.baseUrl,
+        user.username,
+        user.password,
+        lang,
+      );
       expect(page.url).toBe(interactionUrl);
       expect(page.html).toContain(
         lang === 'en'
@@ -510,7 +493,7 @@ describe('the sign-in steps that set a password', () => {
       );
       const csrf = csrfOf(page.html);
       for (const c of ruleCases('rule-expired')) {
-        const answer = await post(jar, `${interactionUrl}/step/password_expired`, {
+        const answer = await postForm(jar, `${interactionUrl}/step/password_expired`, {
           csrf,
           newPassword: c.password,
           confirmPassword: c.password,
@@ -525,7 +508,7 @@ describe('the sign-in steps that set a password', () => {
           shown: true,
         });
       }
-      const same = await post(jar, `${interactionUrl}/step/password_expired`, {
+      const same = await postForm(jar, `${interactionUrl}/step/password_expired`, {
         csrf,
         newPassword: user.password,
         confirmPassword: user.password,
@@ -548,8 +531,13 @@ describe('the sign-in steps that set a password', () => {
     });
 
     // The right new password finishes the sign-in and restarts the cycle.
-    const { jar, interactionUrl, page } = await signInToPortal(user.username, user.password);
-    const done = await post(jar, `${interactionUrl}/step/password_expired`, {
+    const { jar, interactionUrl, page } = await signInToPortal(
+      ctx.baseUrl,
+      user.username,
+      user.password,
+      'en',
+    );
+    const done = await postForm(jar, `${interactionUrl}/step/password_expired`, {
       csrf: csrfOf(page.html),
       newPassword: GOOD,
       confirmPassword: GOOD,
@@ -575,13 +563,15 @@ describe('the sign-in steps that set a password', () => {
       },
     ]);
     // Next time the new password goes straight through; the old one no longer works.
-    expect(new URL((await signInToPortal(user.username, GOOD)).page.url).pathname).toBe('/portal/account');
+    expect(new URL((await signInToPortal(ctx.baseUrl, user.username, GOOD, 'en')).page.url).pathname).toBe(
+      '/portal/account',
+    );
     await setGeneral(rules, (g) => (g.password.changeCycleDays = 0));
     // With the cycle off, even a very old password is not asked to change.
     const old = await managedUser('rule-old', rules.companyId, { passwordAgeDays: 4000 });
-    expect(new URL((await signInToPortal(old.username, old.password)).page.url).pathname).toBe(
-      '/portal/account',
-    );
+    expect(
+      new URL((await signInToPortal(ctx.baseUrl, old.username, old.password, 'en')).page.url).pathname,
+    ).toBe('/portal/account');
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
-import { absolute, CookieJar, request, submitSignIn } from '../../test/browser-flow.ts';
+import { browse, CookieJar, signInToPortal, submitSignIn } from '../../test/browser-flow.ts';
 import {
   call,
   createAccount,
@@ -681,12 +681,7 @@ describe('user status', () => {
     expect(await attempt('signs-in')).toMatchObject({ ok: false, cause: 'account_locked' });
     // The sign-in page says who can lift a lock an administrator set (it has no end time).
     const jar = new CookieJar();
-    let url = `${ctx.baseUrl}/portal/account`;
-    let page = await request(jar, url);
-    while (page.status >= 300 && page.status < 400) {
-      url = absolute(url, page.headers.get('location'));
-      page = await request(jar, url);
-    }
+    const { url } = await browse(jar, `${ctx.baseUrl}/portal/account`);
     const refused = await submitSignIn(jar, url, 'signs-in', PASSWORD);
     expect(refused.status).toBe(401);
     expect(await refused.text()).toContain('This account has been locked. Please contact your administrator');
@@ -709,23 +704,12 @@ describe('user status', () => {
 describe('password reset', () => {
   it('also ends the single sign-on session of the browser the person signed in with', async () => {
     const created = await createUser({ username: 'sso-reset', mustChangePassword: false });
-    const jar = new CookieJar();
-    const follow = async (start: string, init?: RequestInit) => {
-      let url = start;
-      let page = await request(jar, url, init);
-      while (page.status >= 300 && page.status < 400) {
-        url = absolute(url, page.headers.get('location'));
-        page = await request(jar, url);
-      }
-      return { url, page };
-    };
     const account = `${ctx.baseUrl}/portal/account`;
-    const first = await follow(account);
-    const signedIn = await submitSignIn(jar, first.url, 'sso-reset', PASSWORD);
-    expect((await follow(absolute(first.url, signedIn.headers.get('location')))).url).toBe(account);
+    const { jar, page } = await signInToPortal(ctx.baseUrl, 'sso-reset', PASSWORD);
+    expect(page.url).toBe(account);
     // Without the user centre's own session, the provider's session signs the person in again.
     jar.cookies.delete('tessera_portal');
-    expect((await follow(account)).url).toBe(account);
+    expect((await browse(jar, account)).url).toBe(account);
 
     // The session keeps its sign-in time in whole seconds.
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -737,7 +721,7 @@ describe('password reset', () => {
     });
     expect(reset.code).toBe(200);
     jar.cookies.delete('tessera_portal');
-    expect((await follow(account)).url).toMatch(/\/interaction\//);
+    expect((await browse(jar, account)).url).toMatch(/\/interaction\//);
   });
 
   it("sets a managed user's password, can force a change, and ends their sessions", async () => {
