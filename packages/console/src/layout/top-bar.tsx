@@ -26,29 +26,61 @@ import type { LicenceSummary, SystemInfo } from './top-bar-popups.tsx';
 
 type Popups = typeof import('./top-bar-popups.tsx');
 let popupsModule: Popups | undefined;
-const loadPopups = async (): Promise<Popups> => {
-  popupsModule ??= await import('./top-bar-popups.tsx');
-  return popupsModule;
+let popupsLoading: Promise<Popups> | undefined;
+/** Buttons waiting for the popups chunk; each wraps itself in its popup once it arrives. */
+const waitingForPopups = new Set<(module: Popups) => void>();
+const loadPopups = (): Promise<Popups> => {
+  popupsLoading ??= import('./top-bar-popups.tsx').then((module) => {
+    popupsModule = module;
+    for (const ready of waitingForPopups) ready(module);
+    waitingForPopups.clear();
+    return module;
+  });
+  return popupsLoading;
 };
 
+/** Loads the popups once the browser is idle after the first screen, so a first press finds them. */
+function usePreloadPopups() {
+  useEffect(() => {
+    const preload = () => void loadPopups().catch(() => undefined);
+    if ('requestIdleCallback' in window) {
+      const id = window.requestIdleCallback(preload, { timeout: 3000 });
+      return () => window.cancelIdleCallback(id);
+    }
+    const timer = setTimeout(preload, 1500);
+    return () => clearTimeout(timer);
+  }, []);
+}
+
 /**
- * A top-bar button with a popup. Until the popups chunk is loaded the button stands alone and
- * loads it when pointed at or focused; a click before then opens the popup once it arrives.
+ * A top-bar button with a popup. Until the popups chunk is loaded the button stands alone; it
+ * is wrapped in its popup when the chunk arrives (preloaded when idle, or fetched when the
+ * button is pointed at or focused). A press before then opens the popup once it arrives: the
+ * press itself does, because the button is re-created inside the popup and a click landing
+ * during that swap would be lost.
  */
 function usePopup() {
   const [popups, setPopups] = useState(popupsModule);
   const [open, setOpen] = useState(false);
-  const load = () => void loadPopups().then(setPopups);
+  useEffect(() => {
+    if (popups) return;
+    const ready = (module: Popups) => setPopups(module);
+    waitingForPopups.add(ready);
+    return () => {
+      waitingForPopups.delete(ready);
+    };
+  }, [popups]);
+  const openWhenLoaded = () => void loadPopups().then(() => setOpen(true));
   const trigger = popups
     ? {}
     : {
-        onPointerEnter: load,
-        onFocus: load,
-        onClick: () =>
-          void loadPopups().then((module) => {
-            setPopups(module);
-            setOpen(true);
-          }),
+        onPointerEnter: () => void loadPopups(),
+        onFocus: () => void loadPopups(),
+        onPointerDown: openWhenLoaded,
+        // A click from the keyboard (Enter, Space) has no press before it.
+        onClick: (event: { detail: number }) => {
+          if (event.detail === 0) openWhenLoaded();
+        },
       };
   return { popups, open, setOpen, trigger };
 }
@@ -79,6 +111,7 @@ export interface TopBarProps {
  * the user menu.
  */
 export function TopBar({ menu }: TopBarProps) {
+  usePreloadPopups();
   const { t } = useTranslation();
   const { variant } = useConsole();
   const { token } = theme.useToken();
