@@ -7,6 +7,7 @@ import { buildApp, type TesseraApp } from '../app.ts';
 import type { MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
+import type { Account } from '../db/schema.ts';
 import { createSealer, sha256 } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import { hashPassword } from '../modules/account/password.ts';
@@ -219,6 +220,27 @@ export async function ownerWithCompany(ctx: TestContext, username: string, compa
   if (created.code !== 200) throw new Error(`company not created: ${created.msg}`);
   return { account, token, companyId: created.data.companyId };
 }
+
+/** A member of a company, created through company/user/create with a password of the default rules. */
+export async function companyMember(
+  ctx: TestContext,
+  company: { token: string; companyId: string },
+  username: string,
+  password = 'Sunny-Day-42',
+) {
+  const created = await call<{ userId: string }>(
+    ctx,
+    '/api/v1/manage/company/user/create',
+    { username, role: 'member', password },
+    { token: company.token, companyId: company.companyId },
+  );
+  if (created.code !== 200) throw new Error(`user not created: ${created.msg}`);
+  return { id: created.data.userId, username, password };
+}
+
+/** The stored account row. */
+export const accountRow = (ctx: TestContext, id: string): Promise<Account> =>
+  ctx.database.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 /** Sends a multipart upload the way the console does: text `fields` first, then the file. */
 export async function upload(

@@ -3,7 +3,7 @@ import { defaultSafetySettings, type Language, type PasswordClass, userLimits } 
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { getSafetySettings } from '../safety/safety.repo.ts';
+import { type GeneralSafety, getSafetySettings } from '../safety/safety.repo.ts';
 
 /**
  * The rules a new password must meet. Every place that sets a password (create, reset, the
@@ -11,13 +11,8 @@ import { getSafetySettings } from '../safety/safety.repo.ts';
  * enforced everywhere or nowhere. Each company sets its own rules (safety settings, general
  * part); `passwordPolicyFor` reads them, and accounts without a home company get the defaults.
  */
-export interface PasswordPolicy {
-  minLength: number;
-  classes: readonly PasswordClass[];
-  forbidUsername: boolean;
-  /** Refuse the passwords of the bundled common-password list (case-insensitively). */
-  forbidCommon: boolean;
-}
+/** The password part of a company's general safety (contract `passwordRules`), without the change cycle. */
+export type PasswordPolicy = Omit<GeneralSafety['password'], 'changeCycleDays'>;
 
 /** The contract's default rules (a company without stored settings, an account without a company). */
 export const defaultPasswordPolicy: PasswordPolicy = {

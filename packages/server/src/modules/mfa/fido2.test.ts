@@ -1,9 +1,14 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Account } from '../../db/schema.ts';
 import { createSealer } from '../../lib/crypto.ts';
 import { browse, CookieJar, csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
-import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  accountRow,
+  companyMember,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { createFido2Service, type Fido2Service } from './fido2.service.ts';
 import { createMfaService } from './mfa.service.ts';
@@ -131,24 +136,12 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 let serial = 0;
-async function member(companyId = owner.companyId, token = owner.token) {
+/** A user of the owner's company, with a password. */
+const member = (company = owner) => {
   serial += 1;
-  const username = `passkey-user-${serial}`;
-  const created = await call<{ userId: string }>(
-    ctx,
-    '/api/v1/manage/company/user/create',
-    { username, role: 'member', password: 'Sunny-Day-42' },
-    { token, companyId },
-  );
-  if (created.code !== 200) throw new Error(`user not created: ${created.msg}`);
-  return { id: created.data.userId, username, password: 'Sunny-Day-42' };
-}
-const accountOf = (id: string) =>
-  ctx.database.db
-    .selectFrom('accounts')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow() as Promise<Account>;
+  return companyMember(ctx, company, `passkey-user-${serial}`);
+};
+const accountOf = (id: string) => accountRow(ctx, id);
 const factorRow = (accountId: string) =>
   ctx.database.db
     .selectFrom('mfa_factors')
@@ -330,7 +323,7 @@ function passkeyFormOf(html: string) {
 describe('passkeys in the portal', () => {
   it('registers in the user centre, then serves as second factor and (where allowed) as first factor', async () => {
     const company = await ownerWithCompany(ctx, 'passkey-policy-owner', 'Passkey Policy Works');
-    const user = await member(company.companyId, company.token);
+    const user = await member(company);
 
     // User centre: bind → passkey page (CSP allows no inline script: an external one).
     const signedIn = await signInToPortal(ctx.baseUrl, user.username, user.password);

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Account } from '../../db/schema.ts';
 import { createSealer } from '../../lib/crypto.ts';
 import { generateSm3Otp } from '../../lib/otp/sm3-otp.ts';
 import { base32Decode, generateTotp } from '../../lib/otp/totp.ts';
 import { absolute, browse, csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
-import { call, ownerWithCompany, sessionFor, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  accountRow,
+  call,
+  companyMember,
+  ownerWithCompany,
+  sessionFor,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { createMfaService, type MfaService } from './mfa.service.ts';
 
@@ -28,24 +35,11 @@ afterAll(() => ctx.close());
 
 let serial = 0;
 /** A user of the owner's company, with a password. */
-async function member(companyId = owner.companyId, token = owner.token) {
+const member = (company = owner) => {
   serial += 1;
-  const username = `mfa-user-${serial}`;
-  const created = await call<{ userId: string }>(
-    ctx,
-    '/api/v1/manage/company/user/create',
-    { username, role: 'member', password: 'Sunny-Day-42' },
-    { token, companyId },
-  );
-  if (created.code !== 200) throw new Error(`user not created: ${created.msg}`);
-  return { id: created.data.userId, username, password: 'Sunny-Day-42' };
-}
-const accountOf = (id: string) =>
-  ctx.database.db
-    .selectFrom('accounts')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow() as Promise<Account>;
+  return companyMember(ctx, company, `mfa-user-${serial}`);
+};
+const accountOf = (id: string) => accountRow(ctx, id);
 
 /** Binds an OTP factor at the test clock; returns its seed and recovery codes. */
 async function bindOtp(accountId: string, type: 'otp' | 'otp_sm3' = 'otp') {
@@ -309,7 +303,7 @@ describe('sign-in with MFA required', () => {
       types: ['otp', 'otp_sm3'],
       lockout: { maxFailures: 5, lockMinutes: 15 },
     });
-    const user = await member(policyOwner.companyId, policyOwner.token);
+    const user = await member(policyOwner);
 
     // First sign-in: the binding page, with the QR code and the key.
     const first = await signInToPortal(ctx.baseUrl, user.username, user.password);
@@ -396,11 +390,11 @@ describe('sign-in with MFA required', () => {
       types: ['otp'],
       lockout,
     });
-    const plain = await member(adminsOwner.companyId, adminsOwner.token);
+    const plain = await member(adminsOwner);
     expect((await signInToPortal(ctx.baseUrl, plain.username, plain.password)).page.url).toBe(
       `${ctx.baseUrl}/portal/account`,
     );
-    const admin = await member(adminsOwner.companyId, adminsOwner.token);
+    const admin = await member(adminsOwner);
     await ctx.database.db
       .updateTable('company_members')
       .set({ role: 'admin' })
@@ -414,7 +408,7 @@ describe('sign-in with MFA required', () => {
 
 describe('user centre', () => {
   it('binds and unbinds my own authenticator', async () => {
-    const user = await member(other.companyId, other.token);
+    const user = await member(other);
     const { jar, page } = await signInToPortal(ctx.baseUrl, user.username, user.password);
     expect(page.url).toBe(`${ctx.baseUrl}/portal/account`);
     const sectionOf = (html: string) => /<section id="mfa">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
