@@ -27,37 +27,62 @@ import type { LicenceSummary, SystemInfo } from './top-bar-popups.tsx';
 type Popups = typeof import('./top-bar-popups.tsx');
 let popupsModule: Popups | undefined;
 let popupsLoading: Promise<Popups> | undefined;
-/** Buttons waiting for the popups chunk; each wraps itself in its popup once it arrives. */
-const waitingForPopups = new Set<(module: Popups) => void>();
+/** Fetches the popups chunk (once); nothing on screen changes. */
 const loadPopups = (): Promise<Popups> => {
   popupsLoading ??= import('./top-bar-popups.tsx').then((module) => {
     popupsModule = module;
-    for (const ready of waitingForPopups) ready(module);
-    waitingForPopups.clear();
     return module;
   });
   return popupsLoading;
 };
+/** Buttons still standing alone; each wraps itself in its popup when told the chunk is there. */
+const waitingForPopups = new Set<(module: Popups) => void>();
 
-/** Loads the popups once the browser is idle after the first screen, so a first press finds them. */
+/**
+ * Once the browser is idle after the first screen: loads the popups and wraps every top-bar
+ * button in its popup, but never in the middle of a press (the button is re-created inside the
+ * popup, which would swallow the click).
+ */
 function usePreloadPopups() {
   useEffect(() => {
-    const preload = () => void loadPopups().catch(() => undefined);
-    if ('requestIdleCallback' in window) {
-      const id = window.requestIdleCallback(preload, { timeout: 3000 });
-      return () => window.cancelIdleCallback(id);
-    }
-    const timer = setTimeout(preload, 1500);
-    return () => clearTimeout(timer);
+    let pressing = false;
+    let loaded: Popups | undefined;
+    const wrapAll = () => {
+      if (!loaded || pressing) return;
+      for (const ready of waitingForPopups) ready(loaded);
+      waitingForPopups.clear();
+    };
+    const down = () => {
+      pressing = true;
+    };
+    const up = () => {
+      pressing = false;
+      setTimeout(wrapAll);
+    };
+    document.addEventListener('pointerdown', down, true);
+    document.addEventListener('pointerup', up, true);
+    const preload = () =>
+      void loadPopups()
+        .then((module) => {
+          loaded = module;
+          wrapAll();
+        })
+        .catch(() => undefined);
+    const idle = 'requestIdleCallback' in window;
+    const handle = idle ? window.requestIdleCallback(preload, { timeout: 3000 }) : setTimeout(preload, 1500);
+    return () => {
+      if (idle) window.cancelIdleCallback(handle as number);
+      else clearTimeout(handle);
+      document.removeEventListener('pointerdown', down, true);
+      document.removeEventListener('pointerup', up, true);
+    };
   }, []);
 }
 
 /**
- * A top-bar button with a popup. Until the popups chunk is loaded the button stands alone; it
- * is wrapped in its popup when the chunk arrives (preloaded when idle, or fetched when the
- * button is pointed at or focused). A press before then opens the popup once it arrives: the
- * press itself does, because the button is re-created inside the popup and a click landing
- * during that swap would be lost.
+ * A top-bar button with a popup. Until the popups chunk is there the button stands alone:
+ * pointing at or focusing it fetches the chunk, and a click wraps it in its popup, already open
+ * (the click is over by then, so nothing is lost or toggled back).
  */
 function usePopup() {
   const [popups, setPopups] = useState(popupsModule);
@@ -70,17 +95,16 @@ function usePopup() {
       waitingForPopups.delete(ready);
     };
   }, [popups]);
-  const openWhenLoaded = () => void loadPopups().then(() => setOpen(true));
   const trigger = popups
     ? {}
     : {
         onPointerEnter: () => void loadPopups(),
         onFocus: () => void loadPopups(),
-        onPointerDown: openWhenLoaded,
-        // A click from the keyboard (Enter, Space) has no press before it.
-        onClick: (event: { detail: number }) => {
-          if (event.detail === 0) openWhenLoaded();
-        },
+        onClick: () =>
+          void loadPopups().then((module) => {
+            setPopups(module);
+            setOpen(true);
+          }),
       };
   return { popups, open, setOpen, trigger };
 }
