@@ -26,6 +26,11 @@ export interface CallDef<
   auth: 'public' | 'session';
   /** When true, the `company_id` header is required and checked against the caller's memberships. */
   tenant: boolean;
+  /**
+   * When true, a programmatic access account may also make this call, with a bearer token from
+   * the client credentials grant, in its own company (the documented API subset).
+   */
+  apiAccess?: boolean;
   request: Req;
   response: Res;
   /** multipart/form-data upload instead of JSON (the request schema then describes the text fields). */

@@ -153,3 +153,169 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
 /** The multipart field an upload call reads its file from. */
 export const UPLOAD_FILE_FIELD = 'file';
+
+/** Applications (spec §3 Application, §4 states). */
+export const appTypes = ['self_built', 'third_party'] as const;
+export type AppType = (typeof appTypes)[number];
+/** How an application is signed in to: as an OIDC client, or by filling its login form. */
+export const appProtocols = ['oidc', 'form'] as const;
+export type AppProtocol = (typeof appProtocols)[number];
+/** to_be_configured → opened ↔ disabled (spec §4). */
+export const appStatuses = ['to_be_configured', 'opened', 'disabled'] as const;
+export type AppStatus = (typeof appStatuses)[number];
+export const appDefaultAccess = ['allow_all', 'prohibit_all'] as const;
+export type AppDefaultAccess = (typeof appDefaultAccess)[number];
+export const appSigningAlgorithms = ['ES256', 'RS256'] as const;
+export type AppSigningAlgorithm = (typeof appSigningAlgorithms)[number];
+export const appTokenAuthMethods = ['client_secret_basic', 'client_secret_post'] as const;
+export type AppTokenAuthMethod = (typeof appTokenAuthMethods)[number];
+/** Who stores the credentials a form-fill app is signed in with. */
+export const formCredentialModes = ['user', 'shared'] as const;
+export type FormCredentialMode = (typeof formCredentialModes)[number];
+
+export const appLimits = {
+  nameMax: 50,
+  descriptionMax: 200,
+  urlMax: 2000,
+  urisMax: 20,
+  /** Token lifetimes, seconds: at least 1 s; at most a year (refresh) or 30 days (the rest). */
+  lifetimeMin: 1,
+  authorizationCodeMax: 600,
+  tokenMax: 30 * 86_400,
+  refreshTokenMax: 365 * 86_400,
+  apiAccountNameMax: 50,
+  apiAccountsPerApp: 20,
+  fieldNameMax: 100,
+  extraFieldsMax: 10,
+  credentialMax: 256,
+  logoBytes: 512 * 1024,
+} as const;
+
+/** Scopes an application may ask for; `openid` is always granted. */
+export const appScopes = ['openid', 'profile', 'email', 'phone', 'offline_access'] as const;
+
+/**
+ * Why a redirect or logout URI is refused, or null when it is acceptable. Exact-match URIs
+ * only: absolute, no wildcard, no fragment, no user info; https, or http on the loopback host
+ * only, or a private-use scheme of a native app (reverse domain name, RFC 8252 §7.1).
+ */
+export type RedirectUriProblem = 'invalid' | 'wildcard' | 'scheme' | 'http' | 'fragment' | 'userinfo';
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+const forbiddenSchemes = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ftp:']);
+
+export function redirectUriProblem(value: string): RedirectUriProblem | null {
+  if (value.includes('*')) return 'wildcard';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'invalid';
+  }
+  if (value !== value.trim() || /\s/.test(value)) return 'invalid';
+  const scheme = url.protocol.toLowerCase();
+  if (forbiddenSchemes.has(scheme)) return 'scheme';
+  if (scheme === 'http:') {
+    if (!loopbackHosts.has(url.hostname.toLowerCase())) return 'http';
+  } else if (scheme !== 'https:' && !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(scheme)) {
+    return 'scheme';
+  }
+  if ((scheme === 'http:' || scheme === 'https:') && !url.hostname) return 'invalid';
+  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return 'userinfo';
+  if (value.includes('#')) return 'fragment';
+  return null;
+}
+
+/** A third-party application template of the catalogue at /application/select-app. */
+export interface AppTemplate {
+  key: string;
+  name: string;
+  protocol: AppProtocol;
+  /** The redirect URI with `{baseUrl}` where the app's own address goes. */
+  redirectPath: string;
+  /** The app's post-logout return path, likewise. */
+  logoutPath: string | null;
+  /** Where the app starts a sign-in itself (OIDC third-party initiated login), if it can. */
+  initiateLoginPath: string | null;
+  tokenAuthMethod: AppTokenAuthMethod;
+  signingAlg: AppSigningAlgorithm;
+  scopes: readonly string[];
+  /** Documentation of the app's OIDC settings. */
+  docsUrl: string;
+}
+
+export const appTemplates: readonly AppTemplate[] = [
+  {
+    key: 'gitlab',
+    name: 'GitLab',
+    protocol: 'oidc',
+    redirectPath: '/users/auth/openid_connect/callback',
+    logoutPath: null,
+    initiateLoginPath: '/users/auth/openid_connect',
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'RS256',
+    scopes: ['openid', 'profile', 'email'],
+    docsUrl: 'https://docs.gitlab.com/administration/auth/oidc/',
+  },
+  {
+    key: 'grafana',
+    name: 'Grafana',
+    protocol: 'oidc',
+    redirectPath: '/login/generic_oauth',
+    logoutPath: '/login',
+    initiateLoginPath: '/login/generic_oauth',
+    tokenAuthMethod: 'client_secret_post',
+    signingAlg: 'RS256',
+    scopes: ['openid', 'profile', 'email', 'offline_access'],
+    docsUrl:
+      'https://grafana.com/docs/grafana/latest/setup-grafana/configure-security/configure-authentication/generic-oauth/',
+  },
+  {
+    key: 'jenkins',
+    name: 'Jenkins',
+    protocol: 'oidc',
+    redirectPath: '/securityRealm/finishLogin',
+    logoutPath: '/OicLogout',
+    initiateLoginPath: '/securityRealm/commenceLogin',
+    tokenAuthMethod: 'client_secret_post',
+    signingAlg: 'RS256',
+    scopes: ['openid', 'profile', 'email'],
+    docsUrl: 'https://plugins.jenkins.io/oic-auth/',
+  },
+  {
+    key: 'nextcloud',
+    name: 'Nextcloud',
+    protocol: 'oidc',
+    redirectPath: '/apps/user_oidc/code',
+    logoutPath: '/',
+    initiateLoginPath: '/apps/user_oidc/login/1',
+    tokenAuthMethod: 'client_secret_post',
+    signingAlg: 'RS256',
+    scopes: ['openid', 'profile', 'email'],
+    docsUrl: 'https://github.com/nextcloud/user_oidc',
+  },
+  {
+    key: 'harbor',
+    name: 'Harbor',
+    protocol: 'oidc',
+    redirectPath: '/c/oidc/callback',
+    logoutPath: null,
+    initiateLoginPath: '/c/oidc/login',
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'RS256',
+    scopes: ['openid', 'profile', 'email', 'offline_access'],
+    docsUrl: 'https://goharbor.io/docs/main/administration/configure-authentication/oidc-auth/',
+  },
+  {
+    key: 'legacy_form',
+    name: 'Web form login',
+    protocol: 'form',
+    redirectPath: '',
+    logoutPath: null,
+    initiateLoginPath: null,
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'ES256',
+    scopes: [],
+    docsUrl: '',
+  },
+];

@@ -29,12 +29,14 @@ export function buildOpenApiDocument(
           },
         }
       : { required: false, content: { 'application/json': { schema: jsonSchema(call.request, 'input') } } };
+    // A call open to programmatic access accounts also takes their bearer token instead of the
+    // console's access_token header; the company is then the account's own.
     const parameters = [
       ...(call.auth === 'session'
-        ? [{ name: 'access_token', in: 'header', required: true, schema: { type: 'string' } }]
+        ? [{ name: 'access_token', in: 'header', required: !call.apiAccess, schema: { type: 'string' } }]
         : []),
       ...(call.tenant
-        ? [{ name: 'company_id', in: 'header', required: true, schema: { type: 'string' } }]
+        ? [{ name: 'company_id', in: 'header', required: !call.apiAccess, schema: { type: 'string' } }]
         : []),
     ];
     paths[call.path] = {
@@ -42,6 +44,12 @@ export function buildOpenApiDocument(
         summary: call.summary,
         tags: [call.tag],
         parameters,
+        ...(call.apiAccess
+          ? {
+              'x-api-access': true,
+              security: [{ consoleToken: [] }, { apiAccountToken: [] }],
+            }
+          : {}),
         requestBody,
         responses: {
           '200': {
@@ -64,9 +72,18 @@ export function buildOpenApiDocument(
       title: 'Tessera API',
       version: info.version,
       description:
-        'Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id.',
+        "Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id. Calls marked x-api-access are also open to programmatic access accounts of an application: get a token with the client credentials grant at /oidc/token (HTTP Basic client id and secret) and send it as Authorization: Bearer; the company is the account's own.",
     },
     servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: {
+        consoleToken: { type: 'apiKey', in: 'header', name: 'access_token' },
+        apiAccountToken: {
+          type: 'oauth2',
+          flows: { clientCredentials: { tokenUrl: `${info.serverUrl}/oidc/token`, scopes: {} } },
+        },
+      },
+    },
     paths,
   };
 }

@@ -1,5 +1,16 @@
 import { fileURLToPath } from 'node:url';
 
+export {
+  type AppCredentialsPageInput,
+  type AppOpenPageInput,
+  type FormLaunchPageInput,
+  type MyAppsPageInput,
+  renderAppCredentialsPage,
+  renderAppOpenPage,
+  renderAppProblemPage,
+  renderFormLaunchPage,
+  renderMyAppsPage,
+} from './app-pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
   type AccountMfaSection,
@@ -10,6 +21,7 @@ export {
   renderSecondFactorPage,
   type SecondFactorPageInput,
 } from './mfa-pages.ts';
+export { type PortalNavInput, portalNav } from './nav.ts';
 export {
   type AccountPageInput,
   type ChangePasswordPageInput,
@@ -19,6 +31,7 @@ export {
   renderErrorPage,
   renderLoggedOutPage,
   renderLogoutPage,
+  renderNoAccessPage,
   renderSignInLinkPage,
   renderSignInPage,
   type SignInLinkPageInput,

@@ -1,6 +1,7 @@
 import { interpolate, type Language } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
+import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 
@@ -159,6 +160,19 @@ ${input.details ? html`<p class="muted small">${input.details}</p>` : ''}
   );
 }
 
+/** An application refused at sign-in: why, and the way to the apps the person may open. */
+export function renderNoAccessPage(ctx: PageContext, input: { appName: string; message: string }): string {
+  const t = portalPhrases[ctx.lang].apps;
+  return layout(
+    ctx,
+    t.refusedTitle,
+    html`<h1>${t.refusedTitle}</h1>
+<p class="muted">${input.appName}</p>
+<p class="alert" role="alert">${input.message}</p>
+<p><a href="/portal/apps">${t.back}</a></p>`,
+  );
+}
+
 /** `form` is oidc-provider's hidden logout form (it carries its own CSRF token). */
 export function renderLogoutPage(ctx: PageContext, input: { form: string }): string {
   const t = portalPhrases[ctx.lang].logout;
@@ -202,6 +216,8 @@ export interface AccountPageInput {
   passwordHref?: string;
   /** Already localised confirmation shown under the title (for example after a password change). */
   notice?: string;
+  /** The user centre's navigation (my account, my apps). */
+  nav?: Omit<PortalNavInput, 'current'>;
 }
 
 /** The user centre: the signed-in person's own profile, companies and recent sign-ins. */
@@ -214,7 +230,8 @@ export function renderAccountPage(ctx: PageContext, input: AccountPageInput): st
   return layout(
     ctx,
     t.title,
-    html`<h1>${t.title}</h1>
+    html`${input.nav ? portalNav(ctx, { ...input.nav, current: 'account' }) : ''}
+<h1>${t.title}</h1>
 ${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 <section>
 <h2>${t.profile}</h2>

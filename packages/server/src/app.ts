@@ -14,6 +14,12 @@ import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
+import { createApiCallerAuthenticator } from './modules/app/api-caller.ts';
+import { appRoutes } from './modules/app/app.routes.ts';
+import { createAppService } from './modules/app/app.service.ts';
+import { appAccessById, appAccessRefusal } from './modules/app/app-access.ts';
+import { findClientMetadata } from './modules/app/app-clients.ts';
+import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
@@ -44,6 +50,7 @@ import { consoleClientId, consoleClientMetadata, consoleClients } from './module
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
+import { insertLoginEvent } from './modules/signin/login-events.repo.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
@@ -121,7 +128,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
-  const Adapter = createOidcAdapter(db);
+  const Adapter = createOidcAdapter(db, (clientId) => findClientMetadata(db, sealer, clientId));
+  const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
   const buildProvider = async () => {
@@ -136,6 +144,20 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       ],
       findAccount: accounts.findAccountById,
       secureCookies,
+      appAccess,
+      async appRefused({ app, clientId, accountId, cause, ip }) {
+        const account = await accounts.findAccountById(accountId);
+        await insertLoginEvent(db, {
+          companyId: app.companyId,
+          accountId,
+          identifier: account?.username ?? accountId,
+          clientId,
+          ip,
+          userAgent: null,
+          result: 'failure',
+          failureCause: cause,
+        });
+      },
     });
     return { provider, callback: provider.callback() };
   };
@@ -223,6 +245,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
     });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
+    myAppsPortalRoutes(scope, {
+      db,
+      sealer,
+      issuer,
+      signedIn: portal.signedIn,
+      startSignIn: portal.startSignIn,
+    });
     fido2PortalRoutes(scope, { mfa: mfaService, fido2: fido2Service, sealer, signedIn: portal.signedIn });
     signInLinkRoutes(scope, {
       db,
@@ -240,6 +269,27 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
       secureCookies,
       passkey: fido2Service,
+      async appRefusal({ clientId, accountId, ip, userAgent }) {
+        const app = await db
+          .selectFrom('apps')
+          .select(['id', 'company_id', 'status', 'default_access'])
+          .where('client_id', '=', clientId)
+          .executeTakeFirst();
+        const cause = app ? await appAccessRefusal(db, app, accountId) : null;
+        if (!app || !cause) return undefined;
+        const account = await accounts.findAccountById(accountId);
+        await insertLoginEvent(db, {
+          companyId: app.company_id,
+          accountId,
+          identifier: account?.username ?? accountId,
+          clientId,
+          ip,
+          userAgent,
+          result: 'failure',
+          failureCause: cause,
+        });
+        return cause;
+      },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });
@@ -248,6 +298,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const bind = createBinder(app, {
     authenticate: sessionService.authenticate,
     adminRoleIn: companies.findAdminRole,
+    authenticateApiToken: createApiCallerAuthenticator({ db, provider: () => current.provider }),
     validateResponses: options.validateResponses ?? false,
   });
   await app.register(fastifyMultipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 10 } });
@@ -271,6 +322,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   mfaRoutes(bind, mfaService);
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
+  appRoutes(bind, createAppService({ db, sealer, issuer }));
   licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 

@@ -44,6 +44,7 @@ export const departmentTree = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: emptyRequest,
   response: z.object({ tree: departmentNode }),
 });
@@ -61,6 +62,7 @@ export const createDepartment = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({
     name: departmentName,
     parentId: z
@@ -79,6 +81,7 @@ export const updateDepartment = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({
     departmentId: id,
     name: departmentName.optional(),
@@ -103,6 +106,7 @@ export const deleteDepartment = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({ departmentId: id }),
   response: z.object({ departmentId: z.string() }),
 });
@@ -118,6 +122,7 @@ export const addDepartmentMembers = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: memberChange,
   response: z.object({ added: z.number().int() }),
 });
@@ -128,6 +133,7 @@ export const removeDepartmentMembers = defineCall({
   tag: 'Department',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: memberChange,
   response: z.object({ removed: z.number().int() }),
 });

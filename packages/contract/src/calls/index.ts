@@ -1,4 +1,5 @@
 import type { CallDef } from '../call.ts';
+import * as app from './app.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
@@ -6,7 +7,7 @@ import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { company, department, license, safety, session, user };
+export { app, company, department, license, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -59,6 +60,24 @@ export const allCalls = [
   safety.updateMfaSafety,
   safety.userMfaFactors,
   safety.deleteUserMfaFactor,
+  app.listApps,
+  app.createApp,
+  app.appDetailCall,
+  app.updateApp,
+  app.setAppStatus,
+  app.deleteApp,
+  app.resetAppSecret,
+  app.uploadAppLogo,
+  app.listAppAssignments,
+  app.addAppAssignments,
+  app.removeAppAssignments,
+  app.listApiAccounts,
+  app.createApiAccount,
+  app.updateApiAccount,
+  app.resetApiAccountSecret,
+  app.deleteApiAccount,
+  app.appFormConfig,
+  app.updateAppFormConfig,
 ];
 
 /**

@@ -111,6 +111,7 @@ export const listUsers = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: userFilter
     .extend({
       ...paging,
@@ -134,6 +135,7 @@ export const createUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: withConfirmation({
     username,
     ...profile,
@@ -161,6 +163,7 @@ export const updateUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({
     userId: id,
     ...profile,
@@ -176,6 +179,7 @@ export const deleteUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({ userId: id }),
   response: z.object({ userId: z.string() }),
 });
@@ -186,6 +190,7 @@ export const userDetail = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({ userId: id }),
   response: user,
 });
@@ -196,6 +201,7 @@ export const setUserStatus = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  apiAccess: true,
   request: z.object({ userId: id, status: z.enum(userStatuses) }),
   response: user,
 });

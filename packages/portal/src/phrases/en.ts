@@ -164,6 +164,49 @@ export const en = {
     done: 'You have signed out.',
     doneWithClient: 'You have signed out of {client}.',
   },
+  /** The user centre's applications: "my apps", launching one, form-fill sign-in details. */
+  apps: {
+    navAccount: 'My account',
+    navApps: 'My apps',
+    title: 'My apps',
+    intro: 'Applications you can open with your Tessera account.',
+    none: 'No applications are available to you yet.',
+    open: 'Open',
+    details: 'Sign-in details',
+    openTitle: 'Open {app}',
+    openIntro: 'Tessera fills in the sign-in form of {app} for you.',
+    launchTitle: 'Signing in to {app}',
+    launchIntro: 'Signing you in to {app}. If nothing happens, select Continue.',
+    continue: 'Continue',
+    back: 'Back to my apps',
+    credentialsTitle: 'Sign-in details for {app}',
+    credentialsIntro:
+      '{app} has its own sign-in form. Save your user name and password for it once: Tessera fills them in each time you open it. The password is stored encrypted and never shown again.',
+    username: 'User name',
+    password: 'Password',
+    passwordKept: 'A password is saved. Leave this empty to keep it.',
+    save: 'Save',
+    saveAndOpen: 'Save and open',
+    remove: 'Remove saved details',
+    saved: 'Your sign-in details are saved.',
+    removed: 'Your sign-in details have been removed.',
+    usernameRequired: 'Please enter your user name',
+    passwordRequired: 'Please enter your password',
+    tooLong: 'At most {max} characters',
+    sharedAccount:
+      'This application signs you in with an account your administrator set up: there is nothing to save.',
+    refusedTitle: 'No access',
+    refused: {
+      app_disabled: 'This application is not open or has been disabled. Please contact your administrator',
+      app_not_assigned:
+        'You have not been given access to this application. Please contact your administrator',
+      app_assignment_expired:
+        'Your access to this application has expired. Please contact your administrator',
+    },
+    notFound: 'This application does not exist or is not available to you.',
+    notConfigured:
+      'This application cannot be opened yet: its sign-in is not set up. Please contact your administrator',
+  },
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

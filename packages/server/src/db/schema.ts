@@ -244,6 +244,74 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
+export interface AppsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: string | null;
+  type: 'self_built' | 'third_party';
+  protocol: 'oidc' | 'form';
+  template: string | null;
+  status: Generated<'to_be_configured' | 'opened' | 'disabled'>;
+  logo_file_id: string | null;
+  client_id: string;
+  client_secret_sealed: string;
+  /** JSON arrays of strings (written as JSON text). */
+  redirect_uris: ColumnType<string[], string | undefined, string>;
+  post_logout_redirect_uris: ColumnType<string[], string | undefined, string>;
+  initiate_login_uri: string | null;
+  home_url: string | null;
+  scopes: ColumnType<string[], string | undefined, string>;
+  signing_alg: Generated<'ES256' | 'RS256'>;
+  token_auth_method: Generated<'client_secret_basic' | 'client_secret_post'>;
+  authorization_code_ttl: Generated<number>;
+  id_token_ttl: Generated<number>;
+  access_token_ttl: Generated<number>;
+  refresh_token_ttl: Generated<number>;
+  default_access: Generated<'allow_all' | 'prohibit_all'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppAssignmentsTable {
+  app_id: string;
+  account_id: string;
+  expires_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface AppApiAccountsTable {
+  id: string;
+  app_id: string;
+  company_id: string;
+  name: string;
+  client_id: string;
+  secret_sealed: string;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface AppFormConfigsTable {
+  app_id: string;
+  login_url: string;
+  username_field: string;
+  password_field: string;
+  extra_fields: ColumnType<{ name: string; value: string }[], string | undefined, string>;
+  credential_mode: 'user' | 'shared';
+  shared_username: string | null;
+  shared_password_sealed: string | null;
+  updated_at: Timestamp;
+}
+
+export interface AppFormCredentialsTable {
+  app_id: string;
+  account_id: string;
+  username: string;
+  password_sealed: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -266,10 +334,18 @@ export interface Database {
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
+  apps: AppsTable;
+  app_assignments: AppAssignmentsTable;
+  app_api_accounts: AppApiAccountsTable;
+  app_form_configs: AppFormConfigsTable;
+  app_form_credentials: AppFormCredentialsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type Company = Selectable<CompaniesTable>;
+export type App = Selectable<AppsTable>;
+export type AppApiAccount = Selectable<AppApiAccountsTable>;
+export type AppFormConfig = Selectable<AppFormConfigsTable>;
 export type ConsoleSession = Selectable<ConsoleSessionsTable>;

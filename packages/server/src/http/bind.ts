@@ -34,8 +34,16 @@ export interface CallContext<Body> {
   file: UploadedFile | undefined;
 }
 
+/** A programmatic access account calling with a client credentials token. */
+export interface ApiCaller {
+  apiAccountId: string;
+  companyId: string;
+}
+
 export interface BinderDeps {
   authenticate(token: string): Promise<AuthSession | null>;
+  /** The programmatic access account a bearer token belongs to (calls with `apiAccess`). */
+  authenticateApiToken?(token: string): Promise<ApiCaller | null>;
   /** The caller's administrative role in the company, or undefined when not an administrator. */
   adminRoleIn(companyId: string, accountId: string): Promise<MemberRole | undefined>;
   validateResponses: boolean;
@@ -100,12 +108,32 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
       const lang = request.lang;
       let session: AuthSession | undefined;
       const token = tokenOf(request);
+      let apiCaller: ApiCaller | null = null;
       if (call.auth === 'session') {
         session = token ? ((await deps.authenticate(token)) ?? undefined) : undefined;
+        if (!session && token && deps.authenticateApiToken) {
+          apiCaller = await deps.authenticateApiToken(token);
+          if (apiCaller && !call.apiAccess) throw new AppError('api_account.call_not_allowed');
+          // Audit events name the access account as the actor.
+          if (apiCaller)
+            session = {
+              sessionId: '',
+              accountId: `api:${apiCaller.apiAccountId}`,
+              username: `api:${apiCaller.apiAccountId}`,
+              variant: 'dev',
+              isPlatformAdmin: false,
+            };
+        }
         if (!session) throw new AppError('auth.login_required');
       }
       let tenant: CallContext<unknown>['tenant'] | undefined;
-      if (call.tenant && session) {
+      if (call.tenant && apiCaller) {
+        // An access account acts in its own company only; naming another one finds nothing.
+        const named = request.headers.company_id;
+        if (typeof named === 'string' && named && named !== apiCaller.companyId)
+          throw new AppError('company.not_found');
+        tenant = { companyId: apiCaller.companyId, role: 'admin' };
+      } else if (call.tenant && session) {
         const companyId = request.headers.company_id;
         if (typeof companyId !== 'string' || !companyId) {
           const message = translateValidation(lang, 'required', { field: 'company_id' });

@@ -192,6 +192,78 @@ const safetyProbes: Record<string, () => unknown> = {
 const safetyOfB = () =>
   ctx.database.db.selectFrom('company_safety').selectAll().where('company_id', '=', b.companyId).execute();
 
+// ---- applications (modules/app): an app of B with an API account and an assignment, named by id
+// in A's probes; B's view of it must come out unchanged.
+let bAppId: string;
+let bApiAccountId: string;
+let bAppBefore: string;
+const appOfB = async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const detail = await call(ctx, '/api/v1/manage/app/detail', { appId: bAppId }, asB);
+  const accounts = await call(ctx, '/api/v1/manage/app/api-account/list', { appId: bAppId }, asB);
+  const assigned = await call(ctx, '/api/v1/manage/app/assignment/list', { appId: bAppId }, asB);
+  const form = await call(ctx, '/api/v1/manage/app/form/detail', { appId: bAppId }, asB);
+  return JSON.stringify([detail.data, accounts.data, assigned.data, form.data]);
+};
+beforeAll(async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const created = await call<{ app: { appId: string } }>(
+    ctx,
+    '/api/v1/manage/app/create',
+    { name: 'Beta Secret App', protocol: 'form' },
+    asB,
+  );
+  bAppId = created.data.app.appId;
+  await call(
+    ctx,
+    '/api/v1/manage/app/form/update',
+    {
+      appId: bAppId,
+      loginUrl: 'https://beta.example/login',
+      usernameField: 'u',
+      passwordField: 'p',
+      credentialMode: 'user',
+    },
+    asB,
+  );
+  const account = await call<{ account: { accountId: string } }>(
+    ctx,
+    '/api/v1/manage/app/api-account/create',
+    { appId: bAppId, name: 'Beta robot' },
+    asB,
+  );
+  bApiAccountId = account.data.account.accountId;
+  await call(ctx, '/api/v1/manage/app/assignment/add', { appId: bAppId, userIds: [bMemberId] }, asB);
+  bAppBefore = await appOfB();
+});
+const appProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/app/list': () => ({ keyword: 'Beta' }),
+  '/api/v1/manage/app/create': () => ({ name: 'Planted by A' }),
+  '/api/v1/manage/app/detail': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/update': () => ({ appId: bAppId, name: 'Renamed by A', defaultAccess: 'prohibit_all' }),
+  '/api/v1/manage/app/status': () => ({ appId: bAppId, status: 'opened' }),
+  '/api/v1/manage/app/del': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/secret/reset': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/logo': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/assignment/list': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/assignment/add': () => ({ appId: bAppId, userIds: [bMemberId] }),
+  '/api/v1/manage/app/assignment/del': () => ({ appId: bAppId, userIds: [bMemberId] }),
+  '/api/v1/manage/app/api-account/list': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/api-account/create': () => ({ appId: bAppId, name: 'Planted by A' }),
+  '/api/v1/manage/app/api-account/update': () => ({ appId: bAppId, accountId: bApiAccountId, name: 'By A' }),
+  '/api/v1/manage/app/api-account/secret/reset': () => ({ appId: bAppId, accountId: bApiAccountId }),
+  '/api/v1/manage/app/api-account/del': () => ({ appId: bAppId, accountId: bApiAccountId }),
+  '/api/v1/manage/app/form/detail': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/form/update': () => ({
+    appId: bAppId,
+    loginUrl: 'https://a.example/login',
+    usernameField: 'x',
+    passwordField: 'y',
+    credentialMode: 'shared',
+    sharedPassword: 'planted',
+  }),
+};
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
   b.companyId,
@@ -202,6 +274,8 @@ const secretsOfB = () => [
   'Beta Secret Lab',
   bDepartmentId,
   bImportTaskId,
+  'Beta Secret App',
+  'Beta robot',
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -230,6 +304,7 @@ const probes: Record<string, () => unknown> = {
   ...importProbes,
   ...mfaProbes,
   ...safetyProbes,
+  ...appProbes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -312,6 +387,10 @@ describe('tenant wall', () => {
 
   it("leaves B's safety settings unstored", async () => {
     expect(await safetyOfB()).toEqual([]);
+  });
+
+  it("leaves B's application, its access accounts, assignments and form settings as they were", async () => {
+    expect(await appOfB()).toBe(bAppBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -22,7 +22,11 @@ const consumable = new Set([
  * `consume` is one conditional UPDATE: of many parallel redemptions exactly one wins, and the
  * others get invalid_grant and revoke the grant, as a replayed code must.
  */
-export function createOidcAdapter(db: Db) {
+export function createOidcAdapter(
+  db: Db,
+  /** Clients that are not configured statically: applications and access accounts. */
+  findClient: (clientId: string) => Promise<Payload | undefined> = async () => undefined,
+) {
   return class DatabaseAdapter {
     constructor(readonly model: string) {}
 
@@ -67,6 +71,7 @@ export function createOidcAdapter(db: Db) {
     }
 
     find(id: string) {
+      if (this.model === 'Client') return findClient(id);
       return this.#findWhere('id', id);
     }
 

@@ -1,15 +1,22 @@
 import { interpolate } from '@tessera/contract';
-import { type PageContext, portalPhrases, renderErrorPage, renderSignInPage } from '@tessera/portal';
+import {
+  type PageContext,
+  portalPhrases,
+  renderErrorPage,
+  renderNoAccessPage,
+  renderSignInPage,
+} from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
+import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
-import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
 import { pendingSignInResult, readPendingSignIn, type SignInStep, type StepName } from './sign-in-steps.ts';
 
 export interface InteractionDeps {
@@ -24,6 +31,16 @@ export interface InteractionDeps {
   secureCookies: boolean;
   /** Passkeys (modules/mfa/fido2.service.ts): the first factor when a company allows it. */
   passkey?: Fido2Service;
+  /**
+   * Why a signed-in person may not use an application (modules/app/app-access.ts), recorded as
+   * a login event; undefined when they may (or the client is no application).
+   */
+  appRefusal(input: {
+    clientId: string;
+    accountId: string;
+    ip: string;
+    userAgent: string | null;
+  }): Promise<AppAccessRefusal | undefined>;
 }
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -132,6 +149,10 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       passkey_failed: p.rejected,
       passkey_cloned: p.rejected,
       passkey_not_allowed: p.notAllowed,
+      // Refused applications have their own page (the app_access prompt); never the password form's answer.
+      app_disabled: portalPhrases[request.lang].apps.refused.app_disabled,
+      app_not_assigned: portalPhrases[request.lang].apps.refused.app_not_assigned,
+      app_assignment_expired: portalPhrases[request.lang].apps.refused.app_assignment_expired,
     };
     return messages[result.cause];
   }
@@ -246,6 +267,25 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         });
       }
       return showSignIn(request, reply, interaction.uid, String(interaction.params.client_id));
+    }
+    if (interaction.prompt.name === APP_ACCESS_PROMPT) {
+      const clientId = String(interaction.params.client_id);
+      const cause =
+        interaction.session?.accountId &&
+        (await deps.appRefusal({
+          clientId,
+          accountId: interaction.session.accountId,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        }));
+      // Access came back since the prompt was asked for (an administrator was quick): go on.
+      if (!cause) return finish(request, reply, {}, true);
+      const message = portalPhrases[request.lang].apps.refused[cause];
+      return sendPage(
+        reply,
+        403,
+        renderNoAccessPage(pageContext(request), { appName: await clientName(clientId, request), message }),
+      );
     }
     // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
     return finish(request, reply, {}, true);

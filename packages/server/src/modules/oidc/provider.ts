@@ -3,6 +3,8 @@ import { type PageContext, renderErrorPage, renderLoggedOutPage, renderLogoutPag
 import Provider, { type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import { pickLanguage } from '../../lib/i18n.ts';
+import type { AppAccessRefusal } from '../app/app-access.ts';
+import { extraClientProperties, type TesseraAppClient } from '../app/app-clients.ts';
 
 export const OIDC_MOUNT = '/oidc';
 export const INTERACTION_PATH = '/interaction';
@@ -16,7 +18,24 @@ export interface OidcProviderOptions {
   clients: Configuration['clients'];
   findAccount(id: string): Promise<Account | undefined>;
   secureCookies: boolean;
+  /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
+  appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
+  /** Records a refused token request or userinfo call as a login event. */
+  appRefused(event: {
+    app: TesseraAppClient;
+    clientId: string;
+    accountId: string;
+    cause: AppAccessRefusal;
+    ip: string;
+  }): Promise<void>;
 }
+
+/** Tessera's settings of an application's client, when the client is an application. */
+export const appOf = (client: { [key: string]: unknown } | undefined): TesseraAppClient | undefined =>
+  client?.tessera_app as TesseraAppClient | undefined;
+
+/** The interaction prompt that refuses a person an application (see signInPolicy). */
+export const APP_ACCESS_PROMPT = 'app_access';
 
 export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
   lang: pickLanguage(ctx.cookies.get('lang', { signed: false }), ctx.get('accept-language')),
@@ -29,9 +48,32 @@ export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
  * when the account is disabled or its credentials changed after the session's sign-in (a
  * password reset or change, second factors removed).
  */
-function signInPolicy(findAccount: OidcProviderOptions['findAccount']) {
-  const { Check, base } = interactionPolicy;
+function signInPolicy(
+  findAccount: OidcProviderOptions['findAccount'],
+  appAccess: OidcProviderOptions['appAccess'],
+) {
+  const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
+  // After the sign-in, before anything else: may this person use this application at all?
+  // The interaction then shows why not (interaction.routes.ts). This runs on every
+  // authorization request, also when a single sign-on session skips the sign-in page.
+  policy.add(
+    new Prompt(
+      { name: APP_ACCESS_PROMPT, requestable: false },
+      new Check(
+        'app_access_denied',
+        'The account may not use this application',
+        'access_denied',
+        async (ctx) => {
+          const app = appOf(ctx.oidc.client as never);
+          const accountId = ctx.oidc.session?.accountId;
+          if (!app || !accountId) return Check.NO_NEED_TO_PROMPT;
+          return (await appAccess(app, accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+        },
+      ),
+    ),
+    1,
+  );
   policy.get('login')?.checks.push(
     new Check(
       'credentials_changed',
@@ -64,6 +106,8 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
   const configuration: Configuration = {
     adapter: options.adapter,
     clients: options.clients,
+    // Applications are clients read by the adapter (modules/app/app-clients.ts) with these extras.
+    extraClientMetadata: { properties: [...extraClientProperties] },
     jwks: options.jwks as Configuration['jwks'],
     cookies: {
       keys: options.cookieKeys,
@@ -77,6 +121,8 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       introspection: { enabled: true },
+      // Programmatic access accounts (modules/app) get tokens for the management API.
+      clientCredentials: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -104,15 +150,24 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       id_token_signed_response_alg: 'ES256',
       token_endpoint_auth_method: 'client_secret_basic',
     },
+    // Lifetimes as each application sets them (spec §9 defaults for anything else).
     ttl: {
-      AuthorizationCode: recommendedTokenLifetimes.authorizationCode,
+      AuthorizationCode: (_ctx, _token, client) =>
+        appOf(client as never)?.ttl.authorizationCode ?? recommendedTokenLifetimes.authorizationCode,
       // Tessera's own clients (console, user centre) never use their access tokens: keep them
       // short-lived, so they leave the storage soon.
       AccessToken: (_ctx, _token, client) =>
-        client.clientId.startsWith('tessera-') ? 300 : recommendedTokenLifetimes.accessToken,
-      IdToken: recommendedTokenLifetimes.idToken,
-      RefreshToken: recommendedTokenLifetimes.refreshToken,
-      Grant: recommendedTokenLifetimes.refreshToken,
+        appOf(client as never)?.ttl.accessToken ??
+        (client.clientId.startsWith('tessera-') ? 300 : recommendedTokenLifetimes.accessToken),
+      IdToken: (_ctx, _token, client) =>
+        appOf(client as never)?.ttl.idToken ?? recommendedTokenLifetimes.idToken,
+      RefreshToken: (_ctx, _token, client) =>
+        appOf(client as never)?.ttl.refreshToken ?? recommendedTokenLifetimes.refreshToken,
+      Grant: (ctx) =>
+        Math.max(
+          appOf(ctx.oidc?.client as never)?.ttl.refreshToken ?? 0,
+          recommendedTokenLifetimes.refreshToken,
+        ),
       Interaction: 600,
       Session: 12 * 3600,
       ClientCredentials: 3600,
@@ -124,7 +179,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: signInPolicy(options.findAccount),
+      policy: signInPolicy(options.findAccount, options.appAccess),
     },
     // An enterprise identity provider: the company decides who may use an app, so there is no
     // per-user consent screen. The grant is created with exactly the scopes that were asked for.
@@ -144,10 +199,26 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       await grant.save();
       return grant;
     },
-    async findAccount(_ctx, id) {
+    async findAccount(ctx, id) {
       const account = await options.findAccount(id);
       // A disabled account has no claims and cannot refresh tokens.
       if (account?.status !== 'enabled') return undefined;
+      // Whether the person may still use the application: checked again on every code
+      // exchange, refresh and userinfo call (the authorization has its own prompt).
+      const app = appOf(ctx.oidc?.client as never);
+      if (app && (ctx.oidc.route === 'token' || ctx.oidc.route === 'userinfo')) {
+        const cause = await options.appAccess(app, account.id);
+        if (cause) {
+          await options.appRefused({
+            app,
+            clientId: ctx.oidc.client!.clientId,
+            accountId: account.id,
+            cause,
+            ip: ctx.ip,
+          });
+          return undefined;
+        }
+      }
       return {
         accountId: account.id,
         async claims() {

@@ -168,10 +168,19 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           .orderBy('m.created_at')
           .execute(),
         deps.db
-          .selectFrom('login_events')
-          .select(['created_at', 'result', 'failure_cause', 'ip', 'client_id'])
-          .where('account_id', '=', account.id)
-          .orderBy('created_at', 'desc')
+          .selectFrom('login_events as e')
+          // An application's sign-ins show its name; Tessera's own clients are named by the page.
+          .leftJoin('apps as p', 'p.client_id', 'e.client_id')
+          .select([
+            'e.created_at',
+            'e.result',
+            'e.failure_cause',
+            'e.ip',
+            'e.client_id',
+            'p.name as app_name',
+          ])
+          .where('e.account_id', '=', account.id)
+          .orderBy('e.created_at', 'desc')
           .limit(10)
           .execute(),
       ]);
@@ -191,12 +200,13 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
             result: e.result,
             cause: e.failure_cause,
             ip: e.ip,
-            application: e.client_id,
+            application: e.app_name ?? e.client_id,
           })),
           logoutAction: '/portal/logout',
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
+          nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
           notice:
             request.query.notice === PASSWORD_CHANGED_QUERY
               ? portalPhrases[request.lang].ownPassword.changed

@@ -18,7 +18,12 @@ export type LoginFailureCause =
   // (a cloned authenticator), or passkey sign-in not allowed by the account's company.
   | 'passkey_failed'
   | 'passkey_cloned'
-  | 'passkey_not_allowed';
+  | 'passkey_not_allowed'
+  // Applications (modules/app/app-access.ts): the app is not opened, the person is not assigned
+  // to it (or not a user of its company), or the assignment has expired.
+  | 'app_disabled'
+  | 'app_not_assigned'
+  | 'app_assignment_expired';
 
 export interface LoginEvent {
   companyId: string | null;

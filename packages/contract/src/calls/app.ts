@@ -1,0 +1,450 @@
+import { z } from 'zod';
+import { defineCall, paging } from '../call.ts';
+import {
+  appDefaultAccess,
+  appLimits,
+  appProtocols,
+  appScopes,
+  appSigningAlgorithms,
+  appStatuses,
+  appTemplates,
+  appTokenAuthMethods,
+  appTypes,
+  formCredentialModes,
+  recommendedTokenLifetimes,
+  redirectUriProblem,
+} from '../constants.ts';
+
+/**
+ * Applications (spec §3 Application): each one is an OIDC client of the provider at /oidc, or a
+ * form-fill app, with who may use it, its programmatic access accounts and its form settings.
+ */
+
+const id = z.string().trim().min(1).max(64);
+const appId = z.string({ error: 'app.not_found' }).trim().min(1, { error: 'app.not_found' }).max(64);
+
+const appName = z
+  .string({ error: 'app.name_required' })
+  .trim()
+  .min(1, { error: 'app.name_required' })
+  .max(appLimits.nameMax, { error: 'app.name_too_long' });
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
+/** An exact-match redirect (or logout) URI; see `redirectUriProblem`. */
+export const redirectUri = z
+  .string()
+  .max(appLimits.urlMax)
+  .superRefine((value, ctx) => {
+    const problem = redirectUriProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `app.redirect_uri_${problem}`, input: value });
+  });
+
+const redirectUris = z
+  .array(redirectUri)
+  .max(appLimits.urisMax)
+  .transform((uris) => [...new Set(uris)]);
+
+/** An http(s) address (a home page, a form's login page). */
+const webUrl = z
+  .string()
+  .trim()
+  .max(appLimits.urlMax)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'app.url_invalid' },
+  );
+
+const optionalWebUrl = z
+  .union([z.literal('').transform(() => null), webUrl])
+  .nullable()
+  .optional();
+
+const lifetime = (max: number) =>
+  z
+    .number({ error: 'app.lifetime_required' })
+    .int({ error: 'app.lifetime_range' })
+    .min(appLimits.lifetimeMin, { error: 'app.lifetime_range' })
+    .max(max, { error: 'app.lifetime_range' });
+
+export const tokenLifetimes = z.object({
+  authorizationCode: lifetime(appLimits.authorizationCodeMax).default(
+    recommendedTokenLifetimes.authorizationCode,
+  ),
+  idToken: lifetime(appLimits.tokenMax).default(recommendedTokenLifetimes.idToken),
+  /** Required by spec §5: the form cannot be saved without it. */
+  accessToken: lifetime(appLimits.tokenMax),
+  refreshToken: lifetime(appLimits.refreshTokenMax).default(recommendedTokenLifetimes.refreshToken),
+});
+
+const templateKey = z.enum(appTemplates.map((t) => t.key) as [string, ...string[]], {
+  error: 'app.template_unknown',
+});
+
+export const appSummary = z.object({
+  appId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(appTypes),
+  protocol: z.enum(appProtocols),
+  template: z.string().nullable(),
+  status: z.enum(appStatuses),
+  logo: z.string().nullable(),
+  clientId: z.string(),
+  createdAt: z.number().int(),
+});
+
+/** An app's OIDC settings (spec §3: login callback URL, protocol settings, token expiries). */
+export const appOidcSettings = z.object({
+  redirectUris: z.array(z.string()),
+  postLogoutRedirectUris: z.array(z.string()),
+  /** Where the app starts a sign-in itself (OIDC third-party initiated login); the portal launches it there. */
+  initiateLoginUri: z.string().nullable(),
+  homeUrl: z.string().nullable(),
+  scopes: z.array(z.string()),
+  signingAlg: z.enum(appSigningAlgorithms),
+  tokenAuthMethod: z.enum(appTokenAuthMethods),
+  lifetimes: z.object({
+    authorizationCode: z.number().int(),
+    idToken: z.number().int(),
+    accessToken: z.number().int(),
+    refreshToken: z.number().int(),
+  }),
+});
+
+export const appDetail = appSummary.extend({
+  oidc: appOidcSettings,
+  defaultAccess: z.enum(appDefaultAccess),
+  /** The metadata document (spec §3): what a relying party is configured with. */
+  metadata: z.object({
+    issuer: z.string(),
+    discoveryUrl: z.string(),
+    jwksUri: z.string(),
+    authorizationEndpoint: z.string(),
+    tokenEndpoint: z.string(),
+    userinfoEndpoint: z.string(),
+    endSessionEndpoint: z.string(),
+  }),
+  updatedAt: z.number().int(),
+});
+export type AppDetail = z.output<typeof appDetail>;
+
+export const listApps = defineCall({
+  path: '/api/v1/manage/app/list',
+  summary: 'Applications of the current company, paged, by name',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  apiAccess: true,
+  request: z
+    .object({
+      ...paging,
+      keyword: z.string().trim().max(100).optional(),
+      status: z.enum(appStatuses).optional(),
+    })
+    .default({ page: 1, pageSize: 20 }),
+  response: z.object({ list: z.array(appSummary), total: z.number().int() }),
+});
+
+export const createApp = defineCall({
+  path: '/api/v1/manage/app/create',
+  summary:
+    'Add an application (self-built, or third-party from a catalogue template); the client secret is answered once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z
+    .object({
+      name: appName,
+      description: optionalText(appLimits.descriptionMax),
+      type: z.enum(appTypes).default('self_built'),
+      protocol: z.enum(appProtocols).default('oidc'),
+      /** A catalogue template (third-party apps): its settings are pre-filled. */
+      template: templateKey.optional(),
+      /** The app's own address; a template's callback paths are put under it. */
+      baseUrl: optionalWebUrl,
+    })
+    .superRefine((value, ctx) => {
+      if (value.type === 'third_party' && !value.template)
+        ctx.addIssue({ code: 'custom', path: ['template'], message: 'app.template_required' });
+    }),
+  response: z.object({ app: appDetail, clientSecret: z.string() }),
+});
+
+export const appDetailCall = defineCall({
+  path: '/api/v1/manage/app/detail',
+  summary: 'One application with its OIDC settings and metadata document',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  apiAccess: true,
+  request: z.object({ appId }),
+  response: appDetail,
+});
+
+export const updateApp = defineCall({
+  path: '/api/v1/manage/app/update',
+  summary: 'Change an application; takes effect on the next request on every server instance',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    appId,
+    name: appName.optional(),
+    description: optionalText(appLimits.descriptionMax),
+    redirectUris: redirectUris.optional(),
+    postLogoutRedirectUris: redirectUris.optional(),
+    initiateLoginUri: optionalWebUrl,
+    homeUrl: optionalWebUrl,
+    scopes: z
+      .array(z.enum(appScopes))
+      .max(appScopes.length)
+      .transform((scopes) => [...new Set(['openid', ...scopes])])
+      .optional(),
+    signingAlg: z.enum(appSigningAlgorithms).optional(),
+    tokenAuthMethod: z.enum(appTokenAuthMethods).optional(),
+    lifetimes: tokenLifetimes.optional(),
+    defaultAccess: z.enum(appDefaultAccess).optional(),
+  }),
+  response: appDetail,
+});
+
+export const setAppStatus = defineCall({
+  path: '/api/v1/manage/app/status',
+  summary: 'Open or disable an application (an app with nothing to sign in to cannot be opened)',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId, status: z.enum(['opened', 'disabled']) }),
+  response: appSummary,
+});
+
+export const deleteApp = defineCall({
+  path: '/api/v1/manage/app/del',
+  summary: 'Delete an application; its tokens stop working at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId }),
+  response: z.object({ appId: z.string() }),
+});
+
+export const resetAppSecret = defineCall({
+  path: '/api/v1/manage/app/secret/reset',
+  summary: 'Rotate the client secret; the new one is answered once and the old one stops working',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId }),
+  response: z.object({ clientSecret: z.string() }),
+});
+
+export const uploadAppLogo = defineCall({
+  path: '/api/v1/manage/app/logo',
+  summary: 'Upload the application logo (multipart: field "appId", then the file; png, jpeg, svg or webp)',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId }),
+  response: z.object({ logo: z.string() }),
+  upload: {
+    field: 'file',
+    maxBytes: appLimits.logoBytes,
+    types: ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'],
+  },
+});
+
+// ---- Access: default access and assigned users
+
+const epochSeconds = z.number().int().min(0);
+
+export const appAssignment = z.object({
+  userId: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  /** Seconds since the epoch; null: no expiry. */
+  expiresAt: z.number().int().nullable(),
+  expired: z.boolean(),
+  createdAt: z.number().int(),
+});
+
+export const listAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/list',
+  summary: 'Users assigned to an application, with their expiry',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  apiAccess: true,
+  request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
+  response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
+});
+
+export const addAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/add',
+  summary:
+    'Assign users to an application, optionally until a time (an existing assignment gets the new expiry)',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  apiAccess: true,
+  request: z.object({
+    appId,
+    userIds: z.array(id).min(1).max(100),
+    expiresAt: epochSeconds.nullable().default(null),
+  }),
+  response: z.object({ assigned: z.number().int() }),
+});
+
+export const removeAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/del',
+  summary: 'Take users off an application; their tokens for it stop working at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  apiAccess: true,
+  request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
+  response: z.object({ removed: z.number().int() }),
+});
+
+// ---- Programmatic access accounts
+
+export const apiAccount = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  /** The client id to send with the client credentials grant. */
+  clientId: z.string(),
+  /** Seconds since the epoch; null: permanent. */
+  expiresAt: z.number().int().nullable(),
+  expired: z.boolean(),
+  lastUsedAt: z.number().int().nullable(),
+  createdAt: z.number().int(),
+});
+
+const apiAccountName = z
+  .string({ error: 'api_account.name_required' })
+  .trim()
+  .min(1, { error: 'api_account.name_required' })
+  .max(appLimits.apiAccountNameMax);
+
+export const listApiAccounts = defineCall({
+  path: '/api/v1/manage/app/api-account/list',
+  summary: 'Programmatic access accounts of an application',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId }),
+  response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
+});
+
+export const createApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/create',
+  summary: 'Create a programmatic access account; its secret is answered once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
+  response: z.object({ account: apiAccount, secret: z.string() }),
+});
+
+export const updateApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/update',
+  summary: 'Rename a programmatic access account or change its expiry',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    appId,
+    accountId: id,
+    name: apiAccountName.optional(),
+    expiresAt: epochSeconds.nullable().optional(),
+  }),
+  response: apiAccount,
+});
+
+export const resetApiAccountSecret = defineCall({
+  path: '/api/v1/manage/app/api-account/secret/reset',
+  summary: 'Give a programmatic access account a new secret (answered once); its tokens stop working',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId, accountId: id }),
+  response: z.object({ secret: z.string() }),
+});
+
+export const deleteApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/del',
+  summary: 'Delete a programmatic access account; its tokens stop working at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId, accountId: id }),
+  response: z.object({ accountId: z.string() }),
+});
+
+// ---- Form-fill (spec §3: form configuration)
+
+const fieldName = z
+  .string({ error: 'form.field_required' })
+  .trim()
+  .min(1, { error: 'form.field_required' })
+  .max(appLimits.fieldNameMax)
+  .regex(/^[^\s"'<>&]+$/, { error: 'form.field_invalid' });
+
+export const formConfig = z.object({
+  loginUrl: z.string().nullable(),
+  usernameField: z.string(),
+  passwordField: z.string(),
+  /** Further fixed fields the form posts (a hidden "tenant" field, a "remember" box). */
+  extraFields: z.array(z.object({ name: z.string(), value: z.string() })),
+  credentialMode: z.enum(formCredentialModes),
+  /** The shared account's user name (mode shared); its password is never answered. */
+  sharedUsername: z.string().nullable(),
+  sharedPasswordSet: z.boolean(),
+});
+
+export const appFormConfig = defineCall({
+  path: '/api/v1/manage/app/form/detail',
+  summary: 'The form-fill settings of an application',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({ appId }),
+  response: formConfig,
+});
+
+export const updateAppFormConfig = defineCall({
+  path: '/api/v1/manage/app/form/update',
+  summary: 'Change the form-fill settings; a shared password given here is stored encrypted',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  request: z.object({
+    appId,
+    loginUrl: webUrl,
+    usernameField: fieldName,
+    passwordField: fieldName,
+    extraFields: z
+      .array(z.object({ name: fieldName, value: z.string().max(appLimits.credentialMax) }))
+      .max(appLimits.extraFieldsMax)
+      .default([]),
+    credentialMode: z.enum(formCredentialModes),
+    sharedUsername: optionalText(appLimits.credentialMax),
+    /** Left out: the stored one stays. */
+    sharedPassword: z.string().max(appLimits.credentialMax).optional(),
+  }),
+  response: formConfig,
+});

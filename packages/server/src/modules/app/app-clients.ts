@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { App } from '../../db/schema.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+
+export const CLIENT_SECRET_PURPOSE = 'client-secret';
+export const API_ACCOUNT_SECRET_PURPOSE = 'api-account-secret';
+
+/** What the provider knows of an application's client beyond the standard metadata. */
+export interface TesseraAppClient {
+  appId: string;
+  companyId: string;
+  ttl: { authorizationCode: number; idToken: number; accessToken: number; refreshToken: number };
+}
+
+/** What the provider knows of a programmatic access account's client. */
+export interface TesseraApiClient {
+  accountId: string;
+  appId: string;
+  companyId: string;
+}
+
+/** Extra client metadata the provider accepts (only ever set by Tessera itself, from the database). */
+export const extraClientProperties = ['tessera_app', 'tessera_api_account'] as const;
+
+const isWebScheme = (uri: string) => uri.startsWith('https:') || uri.startsWith('http:');
+
+/** The client metadata of an application as oidc-provider reads it. */
+export function appClientMetadata(app: App, clientSecret: string) {
+  const tessera: TesseraAppClient = {
+    appId: app.id,
+    companyId: app.company_id,
+    ttl: {
+      authorizationCode: app.authorization_code_ttl,
+      idToken: app.id_token_ttl,
+      accessToken: app.access_token_ttl,
+      refreshToken: app.refresh_token_ttl,
+    },
+  };
+  return {
+    client_id: app.client_id,
+    client_secret: clientSecret,
+    client_name: app.name,
+    // A native app's private-use scheme callback (RFC 8252) makes it a native client.
+    application_type: app.redirect_uris.every(isWebScheme) ? 'web' : 'native',
+    redirect_uris: app.redirect_uris,
+    post_logout_redirect_uris: app.post_logout_redirect_uris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    scope: app.scopes.join(' '),
+    id_token_signed_response_alg: app.signing_alg,
+    token_endpoint_auth_method: app.token_auth_method,
+    tessera_app: tessera,
+  };
+}
+
+/**
+ * Client metadata by client id, read from the database on every request: a changed, disabled
+ * or deleted application or access account takes effect on the next request on every server
+ * instance. An application without a callback URL (or a form-fill one) is no OIDC client; a
+ * disabled one still is, so that its users see why they cannot sign in. An expired access
+ * account is no client at all: its next token request is refused.
+ */
+export async function findClientMetadata(db: Db, sealer: Sealer, clientId: string) {
+  if (clientId.startsWith('api_')) {
+    const account = await db
+      .selectFrom('app_api_accounts')
+      .select(['id', 'app_id', 'company_id', 'client_id', 'secret_sealed'])
+      .where('client_id', '=', clientId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+      .executeTakeFirst();
+    if (!account) return undefined;
+    const tessera: TesseraApiClient = {
+      accountId: account.id,
+      appId: account.app_id,
+      companyId: account.company_id,
+    };
+    return {
+      client_id: account.client_id,
+      client_secret: sealer.open(account.secret_sealed, API_ACCOUNT_SECRET_PURPOSE),
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      tessera_api_account: tessera,
+    };
+  }
+  const app = await db
+    .selectFrom('apps')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('protocol', '=', 'oidc')
+    .executeTakeFirst();
+  if (!app || app.redirect_uris.length === 0) return undefined;
+  return appClientMetadata(app, sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE));
+}
