@@ -149,6 +149,9 @@ describe('route table (spec §2)', () => {
   it('routes only the screens that are built', () => {
     expect(routedScreens('full').map(({ route }) => route.name)).toEqual([
       'dashboard',
+      'app',
+      'appDetails',
+      'selectApp',
       'users',
       'userDetails',
       'department',
@@ -163,6 +166,8 @@ describe('route table (spec §2)', () => {
     ]);
     expect(routedScreens('reduced').map(({ route }) => route.name)).toEqual([
       'dashboard',
+      'app',
+      'appDetails',
       'users',
       'userDetails',
       'generalSafety',
@@ -214,6 +219,11 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/safety-management')).toBe('→ /safety-management/general');
     expect(landing('reduced', '/safety-management/general')).toBe('generalSafety');
     expect(landing('reduced', '/safety-management/mfa')).toBe('mfa');
+    expect(landing('full', '/application/index')).toBe('app');
+    expect(landing('full', '/application/detail')).toBe('appDetails');
+    expect(landing('full', '/application/select-app')).toBe('selectApp');
+    expect(landing('reduced', '/application/index')).toBe('app');
+    expect(landing('reduced', '/application/detail')).toBe('appDetails');
   });
 
   it('sends unknown paths, screens of the other set and screens not built yet to /404', () => {
@@ -223,7 +233,7 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/permission')).toBe('→ /404');
     expect(landing('reduced', '/log')).toBe('→ /404');
     expect(landing('reduced', '/org/department')).toBe('→ /404');
-    expect(landing('full', '/application/index')).toBe('→ /404');
+    expect(landing('reduced', '/application/select-app')).toBe('→ /404');
     for (const name of ['radius', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
       expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
@@ -235,6 +245,7 @@ describe('menu and breadcrumbs derived from the table', () => {
   it('shows only built screens: the full set has departments, licence and about, the reduced set does not; both have the safety screens', () => {
     expect(menuOf('full')).toEqual([
       { key: '/dashboard', title: 'route.dashboard', icon: 'home' },
+      { key: '/application/index', title: 'route.app', icon: 'app' },
       {
         key: '/org',
         title: 'route.organization',
@@ -264,12 +275,13 @@ describe('menu and breadcrumbs derived from the table', () => {
         ],
       },
     ]);
-    expect(menuOf('reduced')[1]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
-    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual([
+    expect(menuOf('reduced')[1]?.key).toBe('/application/index');
+    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
+    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual([
       '/safety-management/general',
       '/safety-management/mfa',
     ]);
-    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(menuOf('reduced')[4]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
   });
 
   it('leaves out screens without the permission', () => {

@@ -147,7 +147,15 @@ export const routeTable: readonly RouteNode[] = [
     title: 'route.app',
     icon: 'app',
     children: [
-      screen({ name: 'app', path: '/application/index', title: 'route.app', access: 'app' }),
+      screen({
+        name: 'app',
+        path: '/application/index',
+        title: 'route.app',
+        access: 'app',
+        screen: withPhrases('apps', () =>
+          import('../pages/application/apps.page.tsx').then((m) => m.AppsPage),
+        ),
+      }),
       screen({
         name: 'appDetails',
         path: '/application/detail',
@@ -155,6 +163,9 @@ export const routeTable: readonly RouteNode[] = [
         access: 'app',
         hidden: true,
         activeMenu: '/application/index',
+        screen: withPhrases('apps', () =>
+          import('../pages/application/app-detail.page.tsx').then((m) => m.AppDetailPage),
+        ),
       }),
       screen({
         name: 'selectApp',
@@ -164,6 +175,9 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         fullOnly: true,
         activeMenu: '/application/index',
+        screen: withPhrases('apps', () =>
+          import('../pages/application/select-app.page.tsx').then((m) => m.SelectAppPage),
+        ),
       }),
     ],
   }),

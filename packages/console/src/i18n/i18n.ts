@@ -52,6 +52,7 @@ export type ScreenNamespace = Exclude<keyof Phrases, keyof ShellPhrases>;
 const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promise<Phrases[N]> } } = {
   en: {
     about: async () => (await import('./en/about.ts')).about,
+    apps: async () => (await import('./en/apps.ts')).apps,
     license: async () => (await import('./en/license.ts')).license,
     org: async () => (await import('./en/org.ts')).org,
     safety: async () => (await import('./en/safety.ts')).safety,
@@ -59,6 +60,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   },
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
+    apps: async () => (await import('./zh/apps.ts')).apps,
     license: async () => (await import('./zh/license.ts')).license,
     org: async () => (await import('./zh/org.ts')).org,
     safety: async () => (await import('./zh/safety.ts')).safety,

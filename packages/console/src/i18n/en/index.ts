@@ -1,4 +1,5 @@
 import { about } from './about.ts';
+import { apps } from './apps.ts';
 import { license } from './license.ts';
 import { org } from './org.ts';
 import { safety } from './safety.ts';
@@ -9,5 +10,5 @@ import { enShell } from './shell.ts';
  * English phrases: the source type that every other language satisfies. The app imports only
  * the type (the shell is in ./shell.ts, the rest is loaded with its screen); tests use the value.
  */
-export const en = { ...enShell, about, license, org, safety, settings };
+export const en = { ...enShell, about, apps, license, org, safety, settings };
 export type Phrases = typeof en;

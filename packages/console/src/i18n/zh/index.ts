@@ -1,5 +1,6 @@
 import type { Phrases } from '../en/index.ts';
 import { about } from './about.ts';
+import { apps } from './apps.ts';
 import { license } from './license.ts';
 import { org } from './org.ts';
 import { safety } from './safety.ts';
@@ -7,4 +8,4 @@ import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
-export const zh = { ...zhShell, about, license, org, safety, settings } satisfies Phrases;
+export const zh = { ...zhShell, about, apps, license, org, safety, settings } satisfies Phrases;

@@ -1,0 +1,40 @@
+import { type AppStatus, type AppTemplate, appTemplates } from '@tessera/contract/constants';
+import type { TFunction } from 'i18next';
+import type { ApiResponse } from '../../api/http-client.ts';
+
+/** An application as the list answers it. */
+export type AppSummary = ApiResponse<'/api/v1/manage/app/list'>['list'][number];
+/** An application with its OIDC settings and metadata document. */
+export type AppDetail = ApiResponse<'/api/v1/manage/app/detail'>;
+
+export const APP_LIST_PATH = '/application/index';
+export const SELECT_APP_PATH = '/application/select-app';
+export const appDetailPath = (appId: string) => `/application/detail?appId=${encodeURIComponent(appId)}`;
+
+/** The colour of each status tag (spec §4: to be configured → opened ↔ disabled). */
+export const statusColor: Record<AppStatus, string> = {
+  to_be_configured: 'gold',
+  opened: 'green',
+  disabled: 'default',
+};
+
+/** What the enable/disable action of an app sets, or undefined when none applies. */
+export const toggledStatus = (status: AppStatus): 'opened' | 'disabled' =>
+  status === 'opened' ? 'disabled' : 'opened';
+
+export const templateOf = (key: string | null | undefined): AppTemplate | undefined =>
+  key ? appTemplates.find((template) => template.key === key) : undefined;
+
+/** What adding an application answers: the app and its client secret, shown once. */
+export type CreatedApp = ApiResponse<'/api/v1/manage/app/create'>;
+
+/** A catalogue application's name in the shown language (product names stay as they are). */
+export const templateName = (t: TFunction, template: AppTemplate): string =>
+  template.key === 'legacy_form' ? t('apps.templateName.legacyForm') : template.name;
+
+/** A snake_case value as its phrase key (phrase keys are camelCase identifiers). */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+export const camel = <S extends string>(value: S): Camel<S> =>
+  value.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()) as Camel<S>;
