@@ -338,11 +338,26 @@ async function getWithJar(server: BenchServer, jar: CookieJar, url: string): Pro
   return response;
 }
 
-export function authorizationUrl(server: BenchServer, challenge: string): string {
+/** The relying party an authorization flow is for: the developer console unless told otherwise. */
+export interface RelyingParty {
+  clientId: string;
+  redirectUri: string;
+}
+
+const consoleParty = (server: BenchServer): RelyingParty => ({
+  clientId: CLIENT_ID,
+  redirectUri: server.redirectUri,
+});
+
+export function authorizationUrl(
+  server: BenchServer,
+  challenge: string,
+  party: RelyingParty = consoleParty(server),
+): string {
   const query = new URLSearchParams({
     response_type: 'code',
-    client_id: CLIENT_ID,
-    redirect_uri: server.redirectUri,
+    client_id: party.clientId,
+    redirect_uri: party.redirectUri,
     scope: 'openid',
     state: randomBytes(8).toString('base64url'),
     code_challenge: challenge,
@@ -356,10 +371,11 @@ export interface PendingInteraction {
   csrf: string;
   jar: CookieJar;
   pkce: Pkce;
+  party: RelyingParty;
 }
 
-const codeFrom = (server: BenchServer, location: string): string | undefined => {
-  if (!location.startsWith(server.redirectUri)) return undefined;
+const codeFrom = (redirectUri: string, location: string): string | undefined => {
+  if (!location.startsWith(redirectUri)) return undefined;
   const url = new URL(location);
   const error = url.searchParams.get('error');
   if (error) throw new Error(`authorization failed: ${error} ${url.searchParams.get('error_description')}`);
@@ -374,6 +390,7 @@ async function follow(
   server: BenchServer,
   jar: CookieJar,
   url: string,
+  redirectUri = server.redirectUri,
 ): Promise<{ code: string } | { page: Response; url: string }> {
   let current = url;
   for (let hop = 0; hop < 8; hop++) {
@@ -381,7 +398,7 @@ async function follow(
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
       await response.arrayBuffer();
-      const code = codeFrom(server, location);
+      const code = codeFrom(redirectUri, location);
       if (code) return { code };
       current = location;
       continue;
@@ -392,10 +409,18 @@ async function follow(
 }
 
 /** Starts an authorization request in a new browser and loads the sign-in form. */
-export async function beginInteraction(server: BenchServer): Promise<PendingInteraction> {
+export async function beginInteraction(
+  server: BenchServer,
+  party: RelyingParty = consoleParty(server),
+): Promise<PendingInteraction> {
   const jar = new CookieJar();
   const codes = pkce();
-  const result = await follow(server, jar, authorizationUrl(server, codes.challenge));
+  const result = await follow(
+    server,
+    jar,
+    authorizationUrl(server, codes.challenge, party),
+    party.redirectUri,
+  );
   if ('code' in result) throw new Error('a new browser got a code without signing in');
   const html = await result.page.text();
   const uid = /\/interaction\/([^/?#]+)/.exec(result.url)?.[1];
@@ -403,7 +428,7 @@ export async function beginInteraction(server: BenchServer): Promise<PendingInte
   if (result.page.status !== 200 || !uid || !csrf) {
     throw new Error(`no sign-in form (status ${result.page.status} at ${result.url})`);
   }
-  return { uid, csrf, jar, pkce: codes };
+  return { uid, csrf, jar, pkce: codes, party };
 }
 
 /** POSTs the sign-in form; a right password answers 303 to /oidc/auth/<uid>. */
@@ -440,7 +465,7 @@ export async function finishAuthorization(
   if (loginResponse.status !== 303 || !location) {
     throw new Error(`sign-in was refused (status ${loginResponse.status})`);
   }
-  const result = await follow(server, interaction.jar, location);
+  const result = await follow(server, interaction.jar, location, interaction.party.redirectUri);
   if (!('code' in result)) throw new Error(`no code after sign-in (status ${result.page.status})`);
   return result.code;
 }
@@ -456,8 +481,9 @@ export interface SignedIn {
 export async function signIn(
   server: BenchServer,
   credentials: { username: string; password: string } = ADMIN,
+  party: RelyingParty = consoleParty(server),
 ): Promise<SignedIn> {
-  const interaction = await beginInteraction(server);
+  const interaction = await beginInteraction(server, party);
   const response = await submitLogin(server, interaction, credentials);
   await response.arrayBuffer();
   const code = await finishAuthorization(server, interaction, response);
@@ -468,9 +494,15 @@ export async function signIn(
 export async function authorizeSilently(
   server: BenchServer,
   jar: CookieJar,
+  party: RelyingParty = consoleParty(server),
 ): Promise<{ code: string; verifier: string }> {
   const codes = pkce();
-  const result = await follow(server, jar, authorizationUrl(server, codes.challenge));
+  const result = await follow(
+    server,
+    jar,
+    authorizationUrl(server, codes.challenge, party),
+    party.redirectUri,
+  );
   if (!('code' in result)) throw new Error(`the session did not give a code (status ${result.page.status})`);
   return { code: result.code, verifier: codes.verifier };
 }

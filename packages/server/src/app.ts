@@ -14,7 +14,11 @@ import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
-import { createApiCallerAuthenticator } from './modules/app/api-caller.ts';
+import {
+  API_TOKEN_TTL,
+  createApiCallerAuthenticator,
+  managementApiAudience,
+} from './modules/app/api-caller.ts';
 import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
 import { appAccessById, appAccessRefusal } from './modules/app/app-access.ts';
@@ -132,11 +136,14 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
+  const managementApi = { audience: managementApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
   const buildProvider = async () => {
+    const jwks = await loadJwks(db, sealer);
     const provider = createOidcProvider({
       issuer,
       adapter: Adapter,
-      jwks: await loadJwks(db, sealer),
+      jwks,
+      managementApi,
       cookieKeys,
       clients: [
         ...clients.map(consoleClientMetadata),
@@ -159,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         });
       },
     });
-    return { provider, callback: provider.callback() };
+    return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
   const reloadKeys = async () => {
@@ -298,7 +305,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const bind = createBinder(app, {
     authenticate: sessionService.authenticate,
     adminRoleIn: companies.findAdminRole,
-    authenticateApiToken: createApiCallerAuthenticator({ db, provider: () => current.provider }),
+    authenticateApiToken: createApiCallerAuthenticator({
+      db,
+      issuer,
+      audience: managementApi.audience,
+      jwks: () => current.jwks,
+    }),
     validateResponses: options.validateResponses ?? false,
   });
   await app.register(fastifyMultipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 10 } });

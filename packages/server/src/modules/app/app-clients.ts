@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
@@ -18,7 +19,16 @@ export interface TesseraApiClient {
   accountId: string;
   appId: string;
   companyId: string;
+  /** Which secret the account has (apiSecretVersion): its tokens end when the secret is reset. */
+  secretVersion: string;
 }
+
+/**
+ * A short fingerprint of an access account's sealed secret (sealing is randomised, so every
+ * reset gives a new one). Access tokens carry it; a token of an older secret is refused.
+ */
+export const apiSecretVersion = (secretSealed: string): string =>
+  createHash('sha256').update(secretSealed).digest('base64url').slice(0, 22);
 
 /** Extra client metadata the provider accepts (only ever set by Tessera itself, from the database). */
 export const extraClientProperties = ['tessera_app', 'tessera_api_account'] as const;
@@ -74,6 +84,7 @@ export async function findClientMetadata(db: Db, sealer: Sealer, clientId: strin
       accountId: account.id,
       appId: account.app_id,
       companyId: account.company_id,
+      secretVersion: apiSecretVersion(account.secret_sealed),
     };
     return {
       client_id: account.client_id,

@@ -227,10 +227,9 @@ export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string 
   async function remove(actor: Actor, companyId: string, appId: string) {
     return db.transaction().execute(async (trx) => {
       const app = await appOf(trx, companyId, appId, true);
-      const apiClients = await repo.listApiAccounts(trx, app.id);
+      // Its access accounts go with it (cascade), which ends their tokens at once.
       await trx.deleteFrom('apps').where('id', '=', app.id).execute();
       await repo.revokeClientTokens(trx, app.client_id);
-      for (const account of apiClients) await repo.revokeClientTokens(trx, account.client_id);
       if (app.logo_file_id) await trx.deleteFrom('files').where('id', '=', app.logo_file_id).execute();
       await audit(trx, actor, companyId, 'app.delete', app.id, audited(app));
       return { appId: app.id };
@@ -412,9 +411,8 @@ export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string 
         })
         .where('id', '=', account.id)
         .execute();
+      // An expired account's tokens are refused by the row check on every call (api-caller.ts).
       const after = (await repo.findApiAccount(trx, body.appId, account.id))!;
-      // An account that has just expired keeps no token.
-      if (after.expired) await repo.revokeClientTokens(trx, after.client_id);
       await audit(
         trx,
         actor,
@@ -441,7 +439,7 @@ export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string 
         .set({ secret_sealed: sealer.seal(secret, API_ACCOUNT_SECRET_PURPOSE) })
         .where('id', '=', account.id)
         .execute();
-      await repo.revokeClientTokens(trx, account.client_id);
+      // Tokens name the secret they were issued for: those of the old one are refused from now on.
       await audit(trx, actor, companyId, 'app.api_account.reset_secret', body.appId, {
         accountId: account.id,
       });
@@ -456,8 +454,8 @@ export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string 
   ) {
     return db.transaction().execute(async (trx) => {
       const { account } = await apiAccountIn(trx, companyId, body.appId, body.accountId);
+      // Its tokens are refused at once: every call reads the account (api-caller.ts).
       await trx.deleteFrom('app_api_accounts').where('id', '=', account.id).execute();
-      await repo.revokeClientTokens(trx, account.client_id);
       await audit(trx, actor, companyId, 'app.api_account.delete', body.appId, apiAccountOf(account));
       return { accountId: account.id };
     });

@@ -1,10 +1,15 @@
 import { recommendedTokenLifetimes } from '@tessera/contract';
 import { type PageContext, renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
-import Provider, { type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, {
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import { pickLanguage } from '../../lib/i18n.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
-import { extraClientProperties, type TesseraAppClient } from '../app/app-clients.ts';
+import { extraClientProperties, type TesseraApiClient, type TesseraAppClient } from '../app/app-clients.ts';
 
 export const OIDC_MOUNT = '/oidc';
 export const INTERACTION_PATH = '/interaction';
@@ -17,6 +22,11 @@ export interface OidcProviderOptions {
   cookieKeys: string[];
   clients: Configuration['clients'];
   findAccount(id: string): Promise<Account | undefined>;
+  /**
+   * The management API as a resource server: programmatic access accounts' client credentials
+   * tokens are JWTs for this audience (verified by modules/app/api-caller.ts, nothing stored).
+   */
+  managementApi: { audience: string; tokenTtl: number };
   secureCookies: boolean;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
@@ -123,6 +133,24 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       introspection: { enabled: true },
       // Programmatic access accounts (modules/app) get tokens for the management API.
       clientCredentials: { enabled: true },
+      // Their tokens are signed JWTs for the management API (no database write per grant); any
+      // other client asking for a resource is refused, as before.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, client, oneOf) =>
+          client.clientId.startsWith('api_') ? options.managementApi.audience : oneOf,
+        getResourceServerInfo(_ctx, resource, client) {
+          if (resource !== options.managementApi.audience || !client.clientId.startsWith('api_'))
+            throw new errors.InvalidTarget();
+          return {
+            scope: '',
+            audience: options.managementApi.audience,
+            accessTokenTTL: options.managementApi.tokenTtl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -135,6 +163,15 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
           ctx.body = renderLoggedOutPage(pageContextOf(ctx), {
             clientName: ctx.oidc.client?.clientName ?? undefined,
           });
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        // An access account's token names the secret it was issued for: a secret reset ends it.
+        jwt(_ctx, token, jwt) {
+          const api = token.client?.tessera_api_account as TesseraApiClient | undefined;
+          if (api) jwt.payload.sv = api.secretVersion;
         },
       },
     },
@@ -170,7 +207,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         ),
       Interaction: 600,
       Session: 12 * 3600,
-      ClientCredentials: 3600,
+      ClientCredentials: options.managementApi.tokenTtl,
     },
     // Refresh tokens rotate on every use; a replayed one revokes the whole grant (see the adapter).
     rotateRefreshToken: true,
