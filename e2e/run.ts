@@ -17,6 +17,7 @@ import { launchChromium } from './support/browser.ts';
 import { artifactsDir, consolePage, signInToPortal } from './support/console.page.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { passkeyFlow } from './support/passkey.flow.ts';
+import { startRelyingParty } from './support/relying-party.ts';
 import { type RunningServer, startServer } from './support/server.process.ts';
 import { totp } from './support/totp.ts';
 
@@ -36,6 +37,8 @@ const EXPIRED_USER = 'erin.expired';
 const PASSKEY_USER = 'paula.passkey';
 const PASSKEY_USER_PASSWORD = 'Paula-pass-2026';
 const EXPIRED_USER_PASSWORD = 'Erin-pass-2026';
+const APP_USER = 'wendy.wiki';
+const APP_USER_PASSWORD = 'Wendy-pass-2026';
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -189,11 +192,18 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       assert.ok(server);
       const { page, ui } = await devSession();
       const base = server.baseUrl;
-      assert.deepEqual(await ui.menuLabels(), ['Dashboard', 'Organization', 'Security', 'Settings']);
+      assert.deepEqual(await ui.menuLabels(), [
+        'Dashboard',
+        'Applications',
+        'Organization',
+        'Security',
+        'Settings',
+      ]);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Settings' }).click();
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'About' }).waitFor();
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
+        'Applications',
         'Organization',
         'Security',
         'Settings',
@@ -217,7 +227,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       await page.getByTestId('tab').nth(1).getByRole('button', { name: 'Close Licence' }).click();
       await page.waitForURL(`${base}/dev/dashboard`);
 
-      for (const path of ['/no/such/page', '/permission/index', '/application/index', '/setting']) {
+      for (const path of ['/no/such/page', '/permission/index', '/setting']) {
         await page.goto(`${base}/dev${path}`);
         await page.waitForURL(`${base}/dev/404`);
       }
@@ -231,6 +241,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Company settings' }).waitFor();
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
+        'Applications',
         'Organization',
         'Security',
         'Settings',
@@ -243,7 +254,13 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
         await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Departments' }).count(),
         0,
       );
-      for (const path of ['/setting/license', '/setting/about', '/permission', '/org/department']) {
+      for (const path of [
+        '/setting/license',
+        '/setting/about',
+        '/permission',
+        '/org/department',
+        '/application/select-app',
+      ]) {
         await page.goto(`${base}/admin${path}`);
         await page.waitForURL(`${base}/admin/404`);
       }
@@ -709,6 +726,100 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
         });
       } finally {
         await context.close();
+      }
+    },
+  );
+
+  devFlow(
+    'an application added in the console signs its user in from My apps, until the user is taken off it',
+    async () => {
+      assert.ok(server);
+      const { page, ui } = await devSession();
+      const base = server.baseUrl;
+      const companyId =
+        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+      const created = await ui.api(
+        '/api/v1/manage/user/create',
+        {
+          username: APP_USER,
+          password: APP_USER_PASSWORD,
+          confirmPassword: APP_USER_PASSWORD,
+          mustChangePassword: false,
+        },
+        companyId,
+      );
+      assert.equal(created.code, 200, created.msg);
+      const rp = await startRelyingParty(`${base}/oidc`);
+      try {
+        // The administrator adds the app; its secret is shown once.
+        await page.goto(`${base}/dev/application/index`);
+        await page.getByRole('button', { name: 'Add application' }).click();
+        const dialog = page.getByRole('dialog');
+        await dialog.getByLabel('Name', { exact: true }).fill('Team wiki');
+        await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+        const secret = (await page.getByTestId('secret-once').innerText()).trim();
+        assert.ok(secret.length >= 40, 'the client secret is shown');
+        await page.getByRole('button', { name: 'I have saved it' }).click();
+        await page.waitForURL(/\/dev\/application\/detail\?/);
+
+        await page.getByRole('tab', { name: 'Protocol', exact: true }).click();
+        const clientId = (await page.getByTestId('client-id').innerText()).trim();
+        const form = page.getByTestId('protocol-form');
+        await form.getByRole('button', { name: 'Add address' }).first().click();
+        await form.getByLabel('Login callback URLs 1').fill(rp.redirectUri);
+        await form.getByLabel('Initiate login URI').fill(rp.loginUrl);
+        await form.getByRole('button', { name: 'Save' }).click();
+        await ui.expectMessage('Saved');
+        await page.getByRole('button', { name: 'Enable', exact: true }).click();
+        await page.getByText('Opened', { exact: true }).first().waitFor();
+
+        // Only assigned users, and the user is assigned.
+        await page.getByRole('tab', { name: 'Access', exact: true }).click();
+        await page.getByRole('radio', { name: /Only assigned users/ }).click();
+        await ui.expectMessage('Saved');
+        await page.getByRole('button', { name: 'Assign users' }).click();
+        const assign = page.getByRole('dialog');
+        await assign.getByRole('combobox').fill(APP_USER);
+        await page.locator('.ant-select-item-option', { hasText: APP_USER }).first().click();
+        await assign.getByRole('button', { name: 'Assign', exact: true }).click();
+        await page.getByTestId('assignments').getByText(APP_USER).first().waitFor();
+        await ui.expectNoRawPhraseKeys();
+        rp.configure(clientId, secret);
+
+        // The user opens it from My apps: the app starts the sign-in, the session is reused.
+        const { context, page: portal } = await openPage();
+        try {
+          await signInToPortal(portal, base, APP_USER, APP_USER_PASSWORD);
+          await portal.waitForURL(`${base}/portal/account`);
+          await portal.goto(`${base}/portal/apps`);
+          const shots = consolePage(portal, base);
+          await shots.screenshot('my-apps.en');
+          await portal.goto(`${base}/portal/apps?lang=zh`);
+          await portal.getByRole('heading', { name: '我的应用' }).waitFor();
+          await shots.screenshot('my-apps.zh');
+          await portal.goto(`${base}/portal/apps?lang=en`);
+          await portal.getByText('Open', { exact: true }).first().click();
+          await portal.locator('#greeting').waitFor();
+          assert.equal(await portal.locator('#greeting').innerText(), `Signed in as ${APP_USER}`);
+
+          // Taken off the app in the console...
+          const row = page.getByTestId('assignments').locator('tr', { hasText: APP_USER });
+          await row.getByRole('button', { name: 'Remove' }).click();
+          await page.locator('.ant-modal-confirm-btns .ant-btn-primary').click();
+          await ui.expectMessage(`${APP_USER} is taken off the application`);
+
+          // ...the app is gone from My apps, and signing in to it is refused.
+          await portal.goto(`${base}/portal/apps`);
+          await portal.getByText('No applications are available to you yet.').waitFor();
+          await portal.goto(rp.loginUrl);
+          await portal.getByRole('heading', { name: 'No access' }).waitFor();
+          await portal.getByText('You have not been given access to this application').waitFor();
+          assert.ok(!portal.url().startsWith(rp.baseUrl), 'the relying party never got a code');
+        } finally {
+          await context.close();
+        }
+      } finally {
+        await rp.stop();
       }
     },
   );
