@@ -8,11 +8,10 @@
  *   BENCH_CODES=1000 BENCH_CONNECTIONS=8 BENCH_CHAINS=4,16,64 BENCH_REFRESH_SECONDS=15 \
  *     BENCH_DATABASE_URL=postgres://... node --import tsx bench/grants.ts
  */
-import autocannon, { type Request } from 'autocannon';
-import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { describeLoad, runLoad } from './lib/load.ts';
+import { saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import {
   authorizeSilently,
-  type BenchServer,
   type CookieJar,
   envInt,
   fmt,
@@ -35,80 +34,6 @@ const REFRESH_GOAL = 800;
 /** Authorization codes live 60 s: preparing and redeeming them must fit in that. */
 const CODE_TTL_BUDGET_MS = 45_000;
 
-interface Phase {
-  ok: number;
-  failed: number;
-  seconds: number;
-  perSecond: number;
-  latencyMs: { p50: number; p99: number; max: number };
-  cpu: CpuSplit;
-  firstError?: string;
-}
-
-function runAutocannon(
-  server: BenchServer,
-  options: { connections: number; amount?: number; duration?: number; maxOverallRequests?: number },
-  request: {
-    path: string;
-    setup(req: Request): Request;
-    onResponse(status: number, body: string): boolean;
-  },
-): Promise<Phase> {
-  let ok = 0;
-  let failed = 0;
-  let firstError: string | undefined;
-  const meter = cpuMeter(server.pid);
-  // autocannon reports (and ends an `amount` run) on a one-second tick: time from the start to
-  // the last response here instead.
-  const started = performance.now();
-  let lastResponseAt = started;
-  return new Promise((done, fail) => {
-    const instance = autocannon(
-      {
-        url: server.base,
-        connections: options.connections,
-        ...(options.amount ? { amount: options.amount } : {}),
-        ...(options.duration ? { duration: options.duration } : {}),
-        ...(options.maxOverallRequests ? { maxOverallRequests: options.maxOverallRequests } : {}),
-        timeout: 30,
-        requests: [
-          {
-            method: 'POST',
-            path: request.path,
-            headers: { 'content-type': 'application/json' },
-            setupRequest: request.setup,
-            onResponse: (status: number, body: string) => {
-              lastResponseAt = performance.now();
-              if (request.onResponse(status, body)) ok++;
-              else {
-                failed++;
-                firstError ??= `${status} ${body.slice(0, 200)}`;
-              }
-            },
-          },
-        ],
-      },
-      (error, result) => {
-        const seconds = (lastResponseAt - started) / 1000;
-        const cpu = meter.stop();
-        if (error) return fail(error);
-        done({
-          ok,
-          failed: failed + result.errors + result.timeouts,
-          seconds,
-          perSecond: ok / seconds,
-          latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
-          cpu,
-          firstError,
-        });
-      },
-    );
-    // A hard stop in case the server stalls.
-    const guard = setTimeout(() => instance.stop(), ((options.duration ?? 120) + 30) * 1000);
-    instance.on('done', () => clearTimeout(guard));
-  });
-}
-
 const tokenOf = (status: number, body: string): string | undefined => {
   if (status !== 200) return undefined;
   try {
@@ -118,10 +43,6 @@ const tokenOf = (status: number, body: string): string | undefined => {
     return undefined;
   }
 };
-
-const describePhase = (label: string, phase: Phase) =>
-  `${label}: ${phase.ok} in ${fmt(phase.seconds, 2)} s = ${fmt(phase.perSecond)}/s` +
-  `${phase.failed ? ` (${phase.failed} FAILED, first: ${phase.firstError})` : ''}; latency p50 ${phase.latencyMs.p50} ms, p99 ${phase.latencyMs.p99} ms\n  ${describeCpu(phase.cpu)}`;
 
 async function main() {
   const server = await startServer();
@@ -157,11 +78,12 @@ async function main() {
     );
     const queue = [...codes];
     const tokens: string[] = [];
-    const codePhase = await runAutocannon(
+    const codePhase = await runLoad(
       server,
       { connections: CONNECTIONS, amount: codes.length },
       {
         path: TOKEN_PATH,
+        headers: { 'content-type': 'application/json' },
         setup(req) {
           // Past the prepared codes (never sent: `amount` stops first) a used one would just fail.
           const next = queue.shift() ?? codes[0]!;
@@ -174,7 +96,7 @@ async function main() {
         },
       },
     );
-    console.log(describePhase('authorization code grants', codePhase));
+    console.log(describeLoad('authorization code grants', codePhase));
     result.codes = {
       ...codePhase,
       connections: CONNECTIONS,
@@ -192,11 +114,12 @@ async function main() {
       await waitForQuiet();
       const live = spare.slice(0, chains);
       spare = spare.slice(chains);
-      const phase = await runAutocannon(
+      const phase = await runLoad(
         server,
         { connections: chains, duration: REFRESH_SECONDS, maxOverallRequests: REFRESH_MAX },
         {
           path: REFRESH_PATH,
+          headers: { 'content-type': 'application/json' },
           setup(req) {
             // One request in flight per connection and as many chains as connections: never empty.
             const token = live.shift() ?? 'no-token-left';
@@ -211,7 +134,7 @@ async function main() {
       );
       const met = phase.perSecond >= REFRESH_GOAL && phase.failed === 0;
       console.log(
-        `${describePhase(`refresh grants, ${chains} chains`, phase)}\n  goal >= ${REFRESH_GOAL}/s${server.storage === 'postgres' ? '' : ' (set for PostgreSQL)'}: ${verdict(met)}`,
+        `${describeLoad(`refresh grants, ${chains} chains`, phase)}\n  goal >= ${REFRESH_GOAL}/s${server.storage === 'postgres' ? '' : ' (set for PostgreSQL)'}: ${verdict(met)}`,
       );
       refreshRuns.push({ chains, ...phase, goal: REFRESH_GOAL, met });
     }

@@ -483,7 +483,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
     async () => {
       assert.ok(server);
       const { page, context, ui } = await devSession();
-      const companyId = await page.evaluate(() => localStorage.getItem('asp_admin_company_id'));
+      const companyId = await ui.companyId();
       await page.getByRole('button', { name: 'Account menu' }).click();
       const [popup] = await Promise.all([
         context.waitForEvent('page'),
@@ -594,7 +594,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   devFlow('a department with sub departments cannot be deleted', async () => {
     assert.ok(server);
     const { page, ui } = await devSession();
-    const companyId = (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+    const companyId = await ui.companyId();
     const tree = await ui.api<{ tree: { departmentId: string } }>(
       '/api/v1/manage/department/tree',
       {},
@@ -636,20 +636,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       await ui.expectMessage('Safety settings saved');
       await ui.expectNoRawPhraseKeys();
 
-      const companyId =
-        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
-      const created = await ui.api(
-        '/api/v1/manage/user/create',
-        {
-          username: MFA_USER,
-          name: 'Otto Twostep',
-          password: MFA_USER_PASSWORD,
-          confirmPassword: MFA_USER_PASSWORD,
-          mustChangePassword: false,
-        },
-        companyId,
-      );
-      assert.equal(created.code, 200, created.msg);
+      const userId = await ui.createUser(MFA_USER, MFA_USER_PASSWORD, { name: 'Otto Twostep' });
 
       const { context, page: portal } = await openPage();
       const baseUrl = server.baseUrl;
@@ -686,9 +673,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
         await context.close();
       }
       // The administrator sees the factor on the user's page.
-      await page.goto(
-        `${server.baseUrl}/dev/org/user-detail?id=${(created.data as { userId: string }).userId}`,
-      );
+      await page.goto(`${server.baseUrl}/dev/org/user-detail?id=${userId}`);
       await page.getByText('Recovery codes left: 10 of 10').waitFor();
       await page.getByText('Bound', { exact: true }).first().waitFor();
       await ui.expectNoRawPhraseKeys();
@@ -705,19 +690,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       await page.getByTestId('general-safety').getByText('Passkey (FIDO2, without a password)').click();
       await page.getByRole('button', { name: 'Save' }).click();
       await ui.expectMessage('Safety settings saved');
-      const companyId =
-        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
-      const created = await ui.api(
-        '/api/v1/manage/user/create',
-        {
-          username: PASSKEY_USER,
-          password: PASSKEY_USER_PASSWORD,
-          confirmPassword: PASSKEY_USER_PASSWORD,
-          mustChangePassword: false,
-        },
-        companyId,
-      );
-      assert.equal(created.code, 200, created.msg);
+      await ui.createUser(PASSKEY_USER, PASSKEY_USER_PASSWORD);
       const { context, page: portal } = await openPage();
       try {
         await passkeyFlow(portal, context, server.baseUrl, {
@@ -736,19 +709,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       assert.ok(server);
       const { page, ui } = await devSession();
       const base = server.baseUrl;
-      const companyId =
-        (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
-      const created = await ui.api(
-        '/api/v1/manage/user/create',
-        {
-          username: APP_USER,
-          password: APP_USER_PASSWORD,
-          confirmPassword: APP_USER_PASSWORD,
-          mustChangePassword: false,
-        },
-        companyId,
-      );
-      assert.equal(created.code, 200, created.msg);
+      await ui.createUser(APP_USER, APP_USER_PASSWORD);
       const rp = await startRelyingParty(`${base}/oidc`);
       try {
         // The administrator adds the app; its secret is shown once.
@@ -982,24 +943,12 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
         await page.getByLabel('Company name').fill('Expiry Test Co');
         await page.getByRole('button', { name: 'Create company' }).click();
         await page.waitForURL(`${second.baseUrl}/dev/dashboard`);
-        const companyId =
-          (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
         // The rule in the console: passwords must be changed every 30 days.
         await page.goto(`${second.baseUrl}/dev/safety-management/general`);
         await page.getByLabel('Forced change cycle').fill('30');
         await page.getByRole('button', { name: 'Save' }).click();
         await ui.expectMessage('Safety settings saved');
-        const created = await ui.api(
-          '/api/v1/manage/user/create',
-          {
-            username: EXPIRED_USER,
-            password: EXPIRED_USER_PASSWORD,
-            confirmPassword: EXPIRED_USER_PASSWORD,
-            mustChangePassword: false,
-          },
-          companyId,
-        );
-        assert.equal(created.code, 200, created.msg);
+        await ui.createUser(EXPIRED_USER, EXPIRED_USER_PASSWORD);
       } finally {
         await context.close();
       }

@@ -124,6 +124,20 @@ export function consolePage(page: Page, baseUrl: string) {
       });
       return (await response.json()) as { code: number; msg: string; data: T };
     },
+    /** The id of the company the console acts in. */
+    async companyId(): Promise<string | undefined> {
+      return (await page.evaluate(() => localStorage.getItem('asp_admin_company_id'))) ?? undefined;
+    },
+    /** Creates a user of the current company who signs in with `password` (no forced change); answers the user id. */
+    async createUser(username: string, password: string, extra: Record<string, unknown> = {}) {
+      const created = await this.api<{ userId: string }>(
+        '/api/v1/manage/user/create',
+        { username, password, confirmPassword: password, mustChangePassword: false, ...extra },
+        await this.companyId(),
+      );
+      assert.equal(created.code, 200, created.msg);
+      return created.data.userId;
+    },
     /** Waits for an antd message (toast) with this text. */
     async expectMessage(text: string | RegExp) {
       await page.locator('.ant-message-notice').filter({ hasText: text }).first().waitFor();

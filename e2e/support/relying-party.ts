@@ -83,7 +83,9 @@ export async function startRelyingParty(issuer: string): Promise<RelyingParty> {
         return answer(200, page('Team wiki', `<p id="greeting">Signed in as ${escapeHtml(name)}</p>`));
       }
       return answer(404, page('Not found', ''));
-    })().catch((error: unknown) => answer(500, page('Error', `<p id="error">${escapeHtml(String(error))}</p>`)));
+    })().catch((error: unknown) =>
+      answer(500, page('Error', `<p id="error">${escapeHtml(String(error))}</p>`)),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

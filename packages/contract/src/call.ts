@@ -71,6 +71,19 @@ export const downloadFile = z.object({
   bytes: z.instanceof(Uint8Array),
 });
 
+/** An id named in a request (a user, a department, an application...). */
+export const entityId = z.string().trim().min(1).max(64);
+
+/** Optional text: trimmed, and an empty string means "not set". */
+export const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
 export const paging = {
   page: z.number().int().min(1).default(1),
   pageSize: z.number().int().min(1).max(100).default(20),

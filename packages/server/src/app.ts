@@ -21,7 +21,7 @@ import {
 } from './modules/app/api-caller.ts';
 import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
-import { appAccessById, appAccessRefusal } from './modules/app/app-access.ts';
+import { appAccessById, appRefusalForClient, logAppRefusal } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
@@ -152,19 +152,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       findAccount: accounts.findAccountById,
       secureCookies,
       appAccess,
-      async appRefused({ app, clientId, accountId, cause, ip }) {
-        const account = await accounts.findAccountById(accountId);
-        await insertLoginEvent(db, {
-          companyId: app.companyId,
-          accountId,
-          identifier: account?.username ?? accountId,
-          clientId,
-          ip,
-          userAgent: null,
-          result: 'failure',
-          failureCause: cause,
-        });
-      },
+      appRefused: ({ app, ...event }) =>
+        logAppRefusal(db, { ...event, companyId: app.companyId, userAgent: null }),
     });
     return { provider, callback: provider.callback(), jwks };
   };
@@ -276,27 +265,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
       secureCookies,
       passkey: fido2Service,
-      async appRefusal({ clientId, accountId, ip, userAgent }) {
-        const app = await db
-          .selectFrom('apps')
-          .select(['id', 'company_id', 'status', 'default_access'])
-          .where('client_id', '=', clientId)
-          .executeTakeFirst();
-        const cause = app ? await appAccessRefusal(db, app, accountId) : null;
-        if (!app || !cause) return undefined;
-        const account = await accounts.findAccountById(accountId);
-        await insertLoginEvent(db, {
-          companyId: app.company_id,
-          accountId,
-          identifier: account?.username ?? accountId,
-          clientId,
-          ip,
-          userAgent,
-          result: 'failure',
-          failureCause: cause,
-        });
-        return cause;
-      },
+      appRefusal: (input) => appRefusalForClient(db, input),
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });

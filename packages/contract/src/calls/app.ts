@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, paging } from '../call.ts';
+import { defineCall, entityId, optionalText, paging } from '../call.ts';
 import {
   appDefaultAccess,
   appLimits,
@@ -20,7 +20,7 @@ import {
  * form-fill app, with who may use it, its programmatic access accounts and its form settings.
  */
 
-const id = z.string().trim().min(1).max(64);
+const id = entityId;
 const appId = z.string({ error: 'app.not_found' }).trim().min(1, { error: 'app.not_found' }).max(64);
 
 const appName = z
@@ -28,15 +28,6 @@ const appName = z
   .trim()
   .min(1, { error: 'app.name_required' })
   .max(appLimits.nameMax, { error: 'app.name_too_long' });
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((value) => (value === '' ? null : value))
-    .nullable()
-    .optional();
 
 /** An exact-match redirect (or logout) URI; see `redirectUriProblem`. */
 export const redirectUri = z

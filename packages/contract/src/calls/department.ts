@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, emptyRequest } from '../call.ts';
+import { defineCall, emptyRequest, entityId } from '../call.ts';
 import { departmentLimits, userLimits } from '../constants.ts';
 
 /**
@@ -7,7 +7,7 @@ import { departmentLimits, userLimits } from '../constants.ts';
  * one root department, named after the company, which cannot be renamed, moved or deleted.
  */
 
-const id = z.string().trim().min(1).max(64);
+const id = entityId;
 
 const departmentName = z
   .string({ error: 'department.name_required' })

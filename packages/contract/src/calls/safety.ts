@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, emptyRequest } from '../call.ts';
+import { defineCall, emptyRequest, entityId } from '../call.ts';
 import { loginMethods, mfaModes, mfaTypes, passwordClasses, safetyLimits } from '../constants.ts';
 
 /**
@@ -8,7 +8,7 @@ import { loginMethods, mfaModes, mfaTypes, passwordClasses, safetyLimits } from 
  * second factor is asked for and which kinds are allowed; and each person's bound factors.
  */
 
-const id = z.string().trim().min(1).max(64);
+const id = entityId;
 const int = (range: { min: number; max: number }, reason: string) =>
   z
     .number({ error: reason })

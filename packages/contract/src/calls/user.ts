@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, downloadFile, emptyRequest, paging } from '../call.ts';
+import { defineCall, downloadFile, emptyRequest, entityId, optionalText, paging } from '../call.ts';
 import {
   importLimits,
   importTaskStatuses,
@@ -21,17 +21,7 @@ import { username } from './company.ts';
  * departments, removal.
  */
 
-const id = z.string().trim().min(1).max(64);
-
-/** Optional text: trimmed, and an empty string means "not set". */
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((value) => (value === '' ? null : value))
-    .nullable()
-    .optional();
+const id = entityId;
 
 export const email = z
   .string()

@@ -158,3 +158,37 @@ export async function signInToPortal(baseUrl: string, username: string, password
   const page = await browse(jar, absolute(first.url, posted.headers.get('location')));
   return { jar, interactionUrl: first.url, page };
 }
+
+/** Turns the entities the portal's pages escape back into text. */
+export const decodeEntities = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** A request to the provider's token endpoint with HTTP Basic client authentication: its status and JSON answer. */
+export async function tokenRequest(
+  baseUrl: string,
+  client: { clientId: string; secret: string },
+  params: Record<string, string>,
+) {
+  const response = await fetch(`${baseUrl}/oidc/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams(params).toString(),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      access_token?: string;
+      refresh_token?: string;
+      expires_in?: number;
+      error?: string;
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
+import { tokenRequest } from '../../test/browser-flow.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { KEYS_CHANNEL, loadJwks, rotateSigningKeys } from '../oidc/keys.ts';
 import { managementApiAudience } from './api-caller.ts';
@@ -19,16 +20,12 @@ const admin = <T = Record<string, unknown>>(path: string, body: unknown = {}) =>
   call<T>(ctx, path, body, { token: owner.token, companyId: owner.companyId });
 
 async function tokenFor(clientId: string, secret: string) {
-  const response = await fetch(`${ctx.baseUrl}/oidc/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-    },
-    body: 'grant_type=client_credentials',
-  });
-  const body = (await response.json()) as { access_token?: string; expires_in?: number; error?: string };
-  expect(response.status, JSON.stringify(body)).toBe(200);
+  const { status, body } = await tokenRequest(
+    ctx.baseUrl,
+    { clientId, secret },
+    { grant_type: 'client_credentials' },
+  );
+  expect(status, JSON.stringify(body)).toBe(200);
   return body as { access_token: string; expires_in: number };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
+import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
 /** Why a person may not use an application (login failure causes of the same names). */
 export type AppAccessRefusal = 'app_disabled' | 'app_not_assigned' | 'app_assignment_expired';
@@ -75,4 +76,52 @@ export async function appAccessById(
     .where('id', '=', appId)
     .executeTakeFirst();
   return app ? appAccessRefusal(db, app, accountId) : 'app_disabled';
+}
+
+/** Writes a refused use of an application into the sign-in log of the application's company. */
+export async function logAppRefusal(
+  db: Db,
+  event: {
+    companyId: string;
+    clientId: string;
+    accountId: string;
+    cause: AppAccessRefusal;
+    ip: string | null;
+    userAgent: string | null;
+  },
+): Promise<void> {
+  const account = await db
+    .selectFrom('accounts')
+    .select('username')
+    .where('id', '=', event.accountId)
+    .executeTakeFirst();
+  await insertLoginEvent(db, {
+    companyId: event.companyId,
+    accountId: event.accountId,
+    identifier: account?.username ?? event.accountId,
+    clientId: event.clientId,
+    ip: event.ip,
+    userAgent: event.userAgent,
+    result: 'failure',
+    failureCause: event.cause,
+  });
+}
+
+/**
+ * Why a person may not use the application behind a client id, logged as a refusal; undefined
+ * when they may, or when the client is no application.
+ */
+export async function appRefusalForClient(
+  db: Db,
+  input: { clientId: string; accountId: string; ip: string | null; userAgent: string | null },
+): Promise<AppAccessRefusal | undefined> {
+  const app = await db
+    .selectFrom('apps')
+    .select(['id', 'company_id', 'status', 'default_access'])
+    .where('client_id', '=', input.clientId)
+    .executeTakeFirst();
+  const cause = app ? await appAccessRefusal(db, app, input.accountId) : null;
+  if (!app || !cause) return undefined;
+  await logAppRefusal(db, { ...input, companyId: app.company_id, cause });
+  return cause;
 }

@@ -9,6 +9,7 @@ import {
   signInForCode,
   startAuthorization,
   submitSignIn,
+  tokenRequest,
 } from '../../test/browser-flow.ts';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 
@@ -153,20 +154,15 @@ describe('an application as an OIDC client', () => {
   it('gives exactly one token for 50 parallel redemptions of one code', async () => {
     const app = await createOpenedApp();
     const flow = await signIn(app);
-    const body = new URLSearchParams({
+    const params = {
       grant_type: 'authorization_code',
       code: flow.code,
       redirect_uri: redirectUri,
       code_verifier: flow.verifier,
-    }).toString();
-    const authorization = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+    };
     const answers = await Promise.all(
       Array.from({ length: 50 }, () =>
-        fetch(`${ctx.baseUrl}/oidc/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-          body,
-        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> })),
+        tokenRequest(ctx.baseUrl, { clientId: app.clientId, secret: app.clientSecret }, params),
       ),
     );
     const issued = answers.filter((a) => a.status === 200);

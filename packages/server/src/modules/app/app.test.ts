@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
-import { startAuthorization } from '../../test/browser-flow.ts';
+import { startAuthorization, tokenRequest } from '../../test/browser-flow.ts';
 import {
   call,
   companyMember,
@@ -183,15 +183,14 @@ describe('application settings', () => {
       appId: app.appId,
     });
     expect(rotated.data.clientSecret).not.toBe(clientSecret);
-    const tokenWith = (secret: string) =>
-      fetch(`${ctx.baseUrl}/oidc/token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${app.clientId}:${secret}`).toString('base64')}`,
-        },
-        body: 'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fok.example.com%2Fcb',
-      }).then(async (r) => ((await r.json()) as { error: string }).error);
+    const tokenWith = async (secret: string) =>
+      (
+        await tokenRequest(
+          ctx.baseUrl,
+          { clientId: app.clientId, secret },
+          { grant_type: 'authorization_code', code: 'nothing', redirect_uri: 'https://ok.example.com/cb' },
+        )
+      ).body.error;
     expect(await tokenWith(clientSecret)).toBe('invalid_client');
     expect(await tokenWith(rotated.data.clientSecret)).toBe('invalid_grant');
   });
@@ -313,20 +312,8 @@ describe('redirect URIs match exactly', () => {
 });
 
 describe('programmatic access accounts', () => {
-  const tokenFor = async (clientId: string, secret: string) => {
-    const response = await fetch(`${ctx.baseUrl}/oidc/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-      },
-      body: 'grant_type=client_credentials',
-    });
-    return {
-      status: response.status,
-      body: (await response.json()) as { access_token?: string; error?: string },
-    };
-  };
+  const tokenFor = (clientId: string, secret: string) =>
+    tokenRequest(ctx.baseUrl, { clientId, secret }, { grant_type: 'client_credentials' });
   const asRobot = (token: string, path: string, body: unknown = {}, companyId?: string) =>
     ctx.tessera.app
       .inject({

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
-import { browse, CookieJar, csrfOf, postForm, request, signInToPortal } from '../../test/browser-flow.ts';
+import {
+  browse,
+  CookieJar,
+  csrfOf,
+  decodeEntities,
+  postForm,
+  request,
+  signInToPortal,
+} from '../../test/browser-flow.ts';
 import {
   call,
   companyMember,
@@ -18,6 +26,10 @@ let legacy: LegacyFormApp;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 
 const LEGACY_USERS = { 'alice-legacy': 'Legacy-Pass-1 & <"q">', 'shared-bot': 'Shared-Pass-2' };
+
+/** The form credentials stored for an app, of anyone. */
+const storedCredentials = (appId: string) =>
+  ctx.database.db.selectFrom('app_form_credentials').selectAll().where('app_id', '=', appId).execute();
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true });
@@ -84,22 +96,14 @@ async function oidcApp(
   return appId;
 }
 
-const decode = (text: string) =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
 /** The auto-submitting form of a launch page: where it posts and its fields, as a browser would send them. */
 function autoPostForm(html: string) {
   const form = /<form method="post" action="([^"]*)"[^>]*data-auto-submit>([\s\S]*?)<\/form>/.exec(html);
   if (!form) throw new Error(`no auto-submit form in ${html.slice(0, 400)}`);
   const fields: [string, string][] = [];
   for (const input of (form[2] ?? '').matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
-    fields.push([decode(input[1] ?? ''), decode(input[2] ?? '')]);
-  return { action: decode(form[1] ?? ''), fields };
+    fields.push([decodeEntities(input[1] ?? ''), decodeEntities(input[2] ?? '')]);
+  return { action: decodeEntities(form[1] ?? ''), fields };
 }
 
 /** The launch form of one app on the "my apps" page. */
@@ -151,13 +155,7 @@ describe('my apps: form-fill single sign-on', () => {
     });
     expect(missing.response.status).toBe(400);
     expect(missing.html).toContain('Please enter your password');
-    expect(
-      await ctx.database.db
-        .selectFrom('app_form_credentials')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .execute(),
-    ).toHaveLength(0);
+    expect(await storedCredentials(appId)).toHaveLength(0);
 
     // Save and open: the answer is the page that posts the app's login form.
     const password = LEGACY_USERS['alice-legacy'];
@@ -260,13 +258,7 @@ describe('my apps: form-fill single sign-on', () => {
     const removed = await postForm(jar, `${ctx.baseUrl}/portal/apps/${appId}/credentials/delete`, { csrf });
     expect(removed.url).toBe(`${ctx.baseUrl}/portal/apps?notice=removed`);
     expect(removed.html).toContain('Your sign-in details have been removed.');
-    expect(
-      await ctx.database.db
-        .selectFrom('app_form_credentials')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .execute(),
-    ).toHaveLength(0);
+    expect(await storedCredentials(appId)).toHaveLength(0);
   });
 
   it('serves the launch script from the portal assets', async () => {
@@ -376,13 +368,7 @@ describe('my apps: form-fill single sign-on', () => {
       password: 'y',
     });
     expect(saved.response.status).toBe(404);
-    expect(
-      await ctx.database.db
-        .selectFrom('app_form_credentials')
-        .selectAll()
-        .where('app_id', '=', theirs)
-        .execute(),
-    ).toHaveLength(0);
+    expect(await storedCredentials(theirs)).toHaveLength(0);
     expect((await browse(jar, `${ctx.baseUrl}/portal/apps/no-such-app/launch`)).response.status).toBe(404);
   });
 

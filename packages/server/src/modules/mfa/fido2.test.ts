@@ -1,7 +1,14 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
-import { browse, CookieJar, csrfOf, postForm, signInToPortal } from '../../test/browser-flow.ts';
+import {
+  browse,
+  CookieJar,
+  csrfOf,
+  decodeEntities,
+  postForm,
+  signInToPortal,
+} from '../../test/browser-flow.ts';
 import {
   accountRow,
   companyMember,
@@ -298,13 +305,6 @@ describe('passkey assertion', () => {
 });
 
 // ---- through the pages, as a browser
-const decodeEntities = (text: string) =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 /** The passkey form of a page: its action, CSRF token and options. */
 function passkeyFormOf(html: string) {
   const form =
