@@ -19,6 +19,7 @@ import {
   createApiCallerAuthenticator,
   managementApiAudience,
 } from './modules/app/api-caller.ts';
+import { countApps } from './modules/app/app.repo.ts';
 import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
 import { appAccessById, appRefusalForClient, logAppRefusal } from './modules/app/app-access.ts';
@@ -192,7 +193,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const licenses = createLicenseService({
     db,
     trustedKey: parseLicensePublicKey(config.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY),
-    counters: { user: accounts.countLicensedAccounts },
+    counters: { user: accounts.countLicensedAccounts, app: countApps },
   });
   const companyService = createCompanyService({ db, companies, accounts, licenses });
   const mailer = createMailer(config.mail, app.log);
@@ -303,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   mfaRoutes(bind, mfaService);
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
-  appRoutes(bind, createAppService({ db, sealer, issuer }));
+  appRoutes(bind, createAppService({ db, sealer, issuer, licenses }));
   licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 

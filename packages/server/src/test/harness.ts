@@ -272,3 +272,35 @@ export async function upload(
   });
   return { status: response.statusCode, ...(response.json() as Envelope<Record<string, unknown>>) };
 }
+
+/**
+ * Stores an active licence with these quantities straight in the database, as an imported one
+ * is kept (the file's signature is checked at import, tested in license.test.ts).
+ */
+export async function grantLicense(
+  ctx: { database: DatabaseHandle },
+  quantities: { user?: number; app?: number },
+) {
+  const expiresAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
+  const payload = {
+    format: 1,
+    licenseId: `test-${newId()}`,
+    applicationCode: 'TEST',
+    customer: 'Test customer',
+    issuedAt: new Date().toISOString(),
+    modules: Object.entries(quantities).map(([module, total]) => ({ module, total, expiresAt })),
+  };
+  await ctx.database.db.updateTable('licenses').set({ active: false }).execute();
+  await ctx.database.db
+    .insertInto('licenses')
+    .values({
+      id: newId(),
+      license_id: payload.licenseId,
+      customer: payload.customer,
+      payload: JSON.stringify(payload),
+      raw: '',
+      active: true,
+      imported_by: null,
+    })
+    .execute();
+}

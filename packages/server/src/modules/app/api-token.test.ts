@@ -2,7 +2,7 @@ import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
 import { tokenRequest } from '../../test/browser-flow.ts';
-import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import { call, grantLicense, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { KEYS_CHANNEL, loadJwks, rotateSigningKeys } from '../oidc/keys.ts';
 import { managementApiAudience } from './api-caller.ts';
 
@@ -51,6 +51,7 @@ async function providerKey(): Promise<{ key: CryptoKey | Uint8Array; kid: string
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true });
+  await grantLicense(ctx, { app: 1000 });
   owner = await ownerWithCompany(ctx, 'jwt-owner');
   const created = await admin<{ app: { appId: string } }>('/api/v1/manage/app/create', { name: 'Robots' });
   const account = await admin<{ account: { clientId: string }; secret: string }>(

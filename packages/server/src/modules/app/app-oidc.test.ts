@@ -11,7 +11,14 @@ import {
   submitSignIn,
   tokenRequest,
 } from '../../test/browser-flow.ts';
-import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  call,
+  companyMember,
+  grantLicense,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 
 /**
  * Applications as OIDC clients, seen from an independent relying party (openid-client): the
@@ -91,6 +98,7 @@ const loginEvents = (accountId: string) =>
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true });
+  await grantLicense(ctx, { app: 1000 });
   owner = await ownerWithCompany(ctx, 'appowner');
   alice = await companyMember(ctx, owner, 'alice');
 });

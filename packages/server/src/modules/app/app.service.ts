@@ -8,6 +8,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import type { LicenseService } from '../license/license.service.ts';
 import * as repo from './app.repo.ts';
 import { API_ACCOUNT_SECRET_PURPOSE, CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 
@@ -30,8 +31,13 @@ const dateOf = (epoch: number | null) => (epoch === null ? null : new Date(epoch
  * audit event; the provider reads clients from the database on each request (app-clients.ts),
  * so nothing else needs to be told. Secrets are stored sealed and answered once.
  */
-export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string }) {
-  const { db, sealer, issuer } = deps;
+export function createAppService(deps: {
+  db: Db;
+  sealer: Sealer;
+  issuer: string;
+  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+}) {
+  const { db, sealer, issuer, licenses } = deps;
 
   const metadata = {
     issuer,
@@ -154,6 +160,9 @@ export function createAppService(deps: { db: Db; sealer: Sealer; issuer: string 
       ...(template ? fromTemplate(template, body.baseUrl) : {}),
     };
     return db.transaction().execute(async (trx) => {
+      // A place in the licence's application quantity; parallel creates wait for each other.
+      await repo.lockAppQuantity(trx);
+      await licenses.assertQuantityAvailable('app', 1, trx);
       const app = await trx.insertInto('apps').values(row).returningAll().executeTakeFirstOrThrow();
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
       return { app: detailOf(app), clientSecret };

@@ -5,6 +5,7 @@ import { startAuthorization, tokenRequest } from '../../test/browser-flow.ts';
 import {
   call,
   companyMember,
+  grantLicense,
   ownerWithCompany,
   startTestApp,
   type TestContext,
@@ -35,6 +36,7 @@ const appRow = (appId: string) =>
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true });
+  await grantLicense(ctx, { app: 1000 });
   owner = await ownerWithCompany(ctx, 'apps-admin');
 });
 afterAll(() => ctx.close());
@@ -140,6 +142,32 @@ describe('application settings', () => {
       accessToken: 3600,
       refreshToken: 2_592_000,
     });
+  });
+
+  it("refuses an app beyond the licence's application quantity, storing nothing", async () => {
+    const total = Number(
+      (
+        await ctx.database.db
+          .selectFrom('apps')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    await grantLicense(ctx, { app: total + 1 });
+    try {
+      await createApp({ name: 'Last one' });
+      const refused = await admin('/api/v1/manage/app/create', { name: 'One too many' });
+      expect(refused.code).toBe(403);
+      expect(refused.msg).toContain(`The licence allows ${total + 1} for app`);
+      const stored = await ctx.database.db
+        .selectFrom('apps')
+        .select('name')
+        .where('name', '=', 'One too many')
+        .execute();
+      expect(stored).toEqual([]);
+    } finally {
+      await grantLicense(ctx, { app: 1000 });
+    }
   });
 
   it('opens only a configured app, and disables and re-opens it', async () => {

@@ -12,6 +12,7 @@ import {
 import {
   call,
   companyMember,
+  grantLicense,
   ownerWithCompany,
   startTestApp,
   type TestContext,
@@ -33,6 +34,7 @@ const storedCredentials = (appId: string) =>
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true });
+  await grantLicense(ctx, { app: 1000 });
   legacy = await startLegacyFormApp({ users: LEGACY_USERS, tenant: 'acme' });
   owner = await ownerWithCompany(ctx, 'apps-owner', 'Apps Co');
 });
