@@ -22,7 +22,12 @@ import {
 import { countApps } from './modules/app/app.repo.ts';
 import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
-import { appAccessById, appRefusalForClient, logAppRefusal } from './modules/app/app-access.ts';
+import {
+  appAccessById,
+  appRefusalForClient,
+  companyOfClient,
+  logAppSignIn,
+} from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
@@ -154,7 +159,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       appAccess,
       appRefused: ({ app, ...event }) =>
-        logAppRefusal(db, { ...event, companyId: app.companyId, userAgent: null }),
+        logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
+      appSignedIn: ({ app, ...event }) =>
+        logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
     });
     return { provider, callback: provider.callback(), jwks };
   };
@@ -267,6 +274,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
+      clientCompany: (clientId) => companyOfClient(db, clientId),
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });

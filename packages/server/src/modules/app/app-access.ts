@@ -78,14 +78,17 @@ export async function appAccessById(
   return app ? appAccessRefusal(db, app, accountId) : 'app_disabled';
 }
 
-/** Writes a refused use of an application into the sign-in log of the application's company. */
-export async function logAppRefusal(
+/**
+ * Writes a use of an application into the sign-in log of the application's company: a sign-in
+ * (cause null) or a refusal with its cause.
+ */
+export async function logAppSignIn(
   db: Db,
   event: {
     companyId: string;
     clientId: string;
     accountId: string;
-    cause: AppAccessRefusal;
+    cause: AppAccessRefusal | null;
     ip: string | null;
     userAgent: string | null;
   },
@@ -102,7 +105,7 @@ export async function logAppRefusal(
     clientId: event.clientId,
     ip: event.ip,
     userAgent: event.userAgent,
-    result: 'failure',
+    result: event.cause ? 'failure' : 'success',
     failureCause: event.cause,
   });
 }
@@ -122,6 +125,16 @@ export async function appRefusalForClient(
     .executeTakeFirst();
   const cause = app ? await appAccessRefusal(db, app, input.accountId) : null;
   if (!app || !cause) return undefined;
-  await logAppRefusal(db, { ...input, companyId: app.company_id, cause });
+  await logAppSignIn(db, { ...input, companyId: app.company_id, cause });
   return cause;
+}
+
+/** The company of the application behind a client id; null for any other client. */
+export async function companyOfClient(db: Db, clientId: string): Promise<string | null> {
+  const app = await db
+    .selectFrom('apps')
+    .select('company_id')
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return app?.company_id ?? null;
 }

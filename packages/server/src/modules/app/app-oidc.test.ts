@@ -210,6 +210,29 @@ describe('an application as an OIDC client', () => {
   });
 });
 
+describe('the sign-in log', () => {
+  it('records each sign-in to an app once, through the sign-in page or single sign-on', async () => {
+    const first = await createOpenedApp();
+    const second = await createOpenedApp();
+    const dave = await companyMember(ctx, owner, 'dave');
+    const flow = await signIn(first, dave);
+    await signIn(second, dave, flow.jar);
+    const successes = await ctx.database.db
+      .selectFrom('login_events')
+      .select(['client_id', 'company_id'])
+      .where('account_id', '=', dave.id)
+      .where('result', '=', 'success')
+      .execute();
+    expect(successes).toHaveLength(2);
+    expect(successes).toEqual(
+      expect.arrayContaining([
+        { client_id: first.clientId, company_id: owner.companyId },
+        { client_id: second.clientId, company_id: owner.companyId },
+      ]),
+    );
+  });
+});
+
 describe('who may use an application', () => {
   it('refuses an unassigned user under prohibit-all with a no-access page and a login event', async () => {
     const app = await createOpenedApp({ defaultAccess: 'prohibit_all' });

@@ -3,10 +3,9 @@ import type { Db } from '../../db/database.ts';
 import type { App, AppFormConfig } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { insertLoginEvent } from '../signin/login-events.repo.ts';
 import { findFormConfig } from './app.repo.ts';
 import { FORM_PASSWORD_PURPOSE } from './app.service.ts';
-import { type AppAccessRefusal, appAccessRefusal, appsOpenTo } from './app-access.ts';
+import { type AppAccessRefusal, appAccessRefusal, appsOpenTo, logAppSignIn } from './app-access.ts';
 import {
   companyNames,
   deleteFormCredential,
@@ -241,24 +240,21 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
    * A launch in the sign-in log of the app's company: a refusal with its cause, or a form-fill
    * sign-in posted for the person (an OIDC app logs its own sign-in at the provider).
    */
-  async function recordLaunch(event: {
+  const recordLaunch = (event: {
     app: App;
     account: { id: string; username: string };
     ip: string | null;
     userAgent: string | null;
     cause: AppAccessRefusal | null;
-  }) {
-    await insertLoginEvent(db, {
+  }) =>
+    logAppSignIn(db, {
       companyId: event.app.company_id,
-      accountId: event.account.id,
-      identifier: event.account.username,
       clientId: event.app.client_id,
+      accountId: event.account.id,
+      cause: event.cause,
       ip: event.ip,
       userAgent: event.userAgent,
-      result: event.cause ? 'failure' : 'success',
-      failureCause: event.cause,
     });
-  }
 
   return {
     list,

@@ -35,6 +35,8 @@ export interface InteractionDeps {
    * Why a signed-in person may not use an application (modules/app/app-access.ts), recorded as
    * a login event; undefined when they may (or the client is no application).
    */
+  /** The company a client belongs to (an application's), for the sign-in log; null for Tessera's own. */
+  clientCompany(clientId: string): Promise<string | null>;
   appRefusal(input: {
     clientId: string;
     accountId: string;
@@ -305,7 +307,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? null,
         clientId,
-        companyId: null,
+        companyId: await deps.clientCompany(clientId),
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {
@@ -363,7 +365,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       }
       const result = await deps.signIn.signInVerified(account, {
         ...event,
-        companyId: null,
+        companyId: await deps.clientCompany(clientId),
         authorize: (a) => (deps.clientAccessDenied(clientId, a) ? 'not_platform_admin' : null),
       });
       if (!result.ok) return refuse(result);

@@ -30,6 +30,17 @@ export interface OidcProviderOptions {
   secureCookies: boolean;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
+  /**
+   * Records a sign-in to an application through an existing single sign-on session (no sign-in
+   * page: the sign-ins that went through the page are recorded there).
+   */
+  appSignedIn(event: {
+    app: TesseraAppClient;
+    clientId: string;
+    accountId: string;
+    ip: string;
+    userAgent: string | null;
+  }): Promise<void>;
   /** Records a refused token request or userinfo call as a login event. */
   appRefused(event: {
     app: TesseraAppClient;
@@ -285,5 +296,20 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   // Behind a TLS-terminating proxy the public URL is https while the socket is not.
   provider.proxy = options.secureCookies;
+  provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
+    const app = appOf(ctx.oidc.client as never);
+    const accountId = ctx.oidc.session?.accountId;
+    // An interaction result means the sign-in page ran in this authorization and logged it.
+    if (!app || !accountId || ctx.oidc.result) return;
+    options
+      .appSignedIn({
+        app,
+        clientId: ctx.oidc.client!.clientId,
+        accountId,
+        ip: ctx.ip,
+        userAgent: ctx.get('user-agent') || null,
+      })
+      .catch((error: unknown) => provider.emit('server_error', ctx, error));
+  });
   return provider;
 }
