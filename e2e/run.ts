@@ -766,7 +766,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
           // Taken off the app in the console...
           const row = page.getByTestId('assignments').locator('tr', { hasText: APP_USER });
           await row.getByRole('button', { name: 'Remove' }).click();
-          await page.locator('.ant-modal-confirm-btns .ant-btn-primary').click();
+          await page.locator('.ant-modal-confirm-btns .ant-btn-dangerous').click();
           await ui.expectMessage(`${APP_USER} is taken off the application`);
 
           // ...the app is gone from My apps, and signing in to it is refused.

@@ -60,7 +60,6 @@ import { consoleClientId, consoleClientMetadata, consoleClients } from './module
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
-import { insertLoginEvent } from './modules/signin/login-events.repo.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';

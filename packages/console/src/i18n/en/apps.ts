@@ -241,8 +241,6 @@ export const apps = {
       actions: 'Actions',
     },
     never: 'Never',
-    permanent: 'Permanent',
-    expired: 'Expired',
     edit: 'Edit',
     resetSecret: 'Reset secret',
     resetTitle: 'Reset the secret of {{name}}?',

@@ -238,8 +238,6 @@ export const apps = {
       actions: '操作',
     },
     never: '从未使用',
-    permanent: '永久',
-    expired: '已过期',
     edit: '编辑',
     resetSecret: '重置密钥',
     resetTitle: '重置 {{name}} 的密钥？',

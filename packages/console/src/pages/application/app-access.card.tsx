@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import type { AppDefaultAccess } from '@tessera/contract/constants';
-import { Button, Card, Flex, Form, Input, Modal, Radio, Tag, Typography } from 'antd';
+import { Button, Card, Flex, Form, Input, Modal, Radio, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -8,12 +8,13 @@ import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { UserPicker } from '../org/user-picker.tsx';
 import { showAppFieldErrors } from './app-field-errors.ts';
 import type { AppDetail } from './app-view.ts';
-import { ExpiryInput, expiryRule } from './expiry-input.tsx';
+import { ExpiryField, expiryColumn } from './expiry-input.tsx';
 
 type Assignment = ApiResponse<'/api/v1/manage/app/assignment/list'>['list'][number];
 
@@ -69,7 +70,8 @@ export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app:
 function Assignments({ app }: { app: AppDetail }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message, modal } = useFeedback();
+  const { message } = useFeedback();
+  const confirm = useDangerConfirm();
   const [query, setQuery] = useState({ page: 1, pageSize: 10, keyword: '' });
   const [assigning, setAssigning] = useState(false);
   const load = useCallback(
@@ -86,21 +88,15 @@ function Assignments({ app }: { app: AppDetail }) {
 
   const remove = (row: Assignment) => {
     const name = row.name ?? row.username;
-    modal.confirm({
+    void confirm({
       title: t('apps.access.removeTitle', { name }),
       content: t('apps.access.removeContent'),
       okText: t('apps.access.remove'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          await callApi('/api/v1/manage/app/assignment/del', { appId: app.appId, userIds: [row.userId] });
-          void message.success(t('apps.access.removed', { name }));
-          if (data?.list.length === 1 && query.page > 1) setQuery({ ...query, page: query.page - 1 });
-          else reload();
-        } catch {
-          // Shown by the HTTP client.
-        }
+        await callApi('/api/v1/manage/app/assignment/del', { appId: app.appId, userIds: [row.userId] });
+        void message.success(t('apps.access.removed', { name }));
+        if (data?.list.length === 1 && query.page > 1) setQuery({ ...query, page: query.page - 1 });
+        else reload();
       },
     });
   };
@@ -116,24 +112,7 @@ function Assignments({ app }: { app: AppDetail }) {
         </Flex>
       ),
     },
-    {
-      key: 'expiresAt',
-      title: t('apps.access.column.expiresAt'),
-      render: (row) => (
-        <Flex gap={6} align="center" wrap>
-          <span style={{ whiteSpace: 'nowrap' }}>
-            {row.expiresAt === null
-              ? t('apps.access.permanent')
-              : formatDate(row.expiresAt, 'YYYY-MM-DD HH:mm')}
-          </span>
-          {row.expired ? (
-            <Tag color="red" bordered={false}>
-              {t('apps.access.expired')}
-            </Tag>
-          ) : null}
-        </Flex>
-      ),
-    },
+    expiryColumn(t('apps.access.column.expiresAt')),
     {
       key: 'createdAt',
       title: t('apps.access.column.createdAt'),
@@ -243,9 +222,7 @@ function AssignModal({ app, onClose, onDone }: { app: AppDetail; onClose(): void
         >
           <UserPicker multiple placeholder={t('apps.access.searchPlaceholder')} />
         </Form.Item>
-        <Form.Item name="expiresAt" label={t('apps.access.expiry')} rules={[expiryRule(t)]}>
-          <ExpiryInput />
-        </Form.Item>
+        <ExpiryField />
       </Form>
     </Modal>
   );

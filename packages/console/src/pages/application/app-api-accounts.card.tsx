@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { appLimits } from '@tessera/contract/constants';
-import { Button, Card, Flex, Form, Input, Modal, Space, Tag, Typography } from 'antd';
+import { Button, Card, Flex, Form, Input, Modal, Space, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -8,11 +8,12 @@ import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { formatDate } from '../../lib/format/date.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { showAppFieldErrors } from './app-field-errors.ts';
 import type { AppDetail } from './app-view.ts';
-import { ExpiryInput, expiryRule } from './expiry-input.tsx';
+import { ExpiryField, expiryColumn } from './expiry-input.tsx';
 import { SecretOnceModal } from './secret-once.modal.tsx';
 
 type ApiAccount = ApiResponse<'/api/v1/manage/app/api-account/list'>['list'][number];
@@ -29,7 +30,8 @@ export const curlExample = (tokenEndpoint: string, clientId: string) =>
 export function AppApiAccountsCard({ app }: { app: AppDetail }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message, modal } = useFeedback();
+  const { message } = useFeedback();
+  const confirm = useDangerConfirm();
   const load = useCallback(
     () => callApi('/api/v1/manage/app/api-account/list', { appId: app.appId }),
     [callApi, app.appId],
@@ -39,43 +41,31 @@ export function AppApiAccountsCard({ app }: { app: AppDetail }) {
   const [secret, setSecret] = useState<{ clientId: string; secret: string }>();
 
   const resetSecret = (account: ApiAccount) =>
-    modal.confirm({
+    void confirm({
       title: t('apps.api.resetTitle', { name: account.name }),
       content: t('apps.api.resetContent'),
       okText: t('apps.api.resetSecret'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          const answer = await callApi('/api/v1/manage/app/api-account/secret/reset', {
-            appId: app.appId,
-            accountId: account.accountId,
-          });
-          setSecret({ clientId: account.clientId, secret: answer.secret });
-        } catch {
-          // Shown by the HTTP client.
-        }
+        const answer = await callApi('/api/v1/manage/app/api-account/secret/reset', {
+          appId: app.appId,
+          accountId: account.accountId,
+        });
+        setSecret({ clientId: account.clientId, secret: answer.secret });
       },
     });
 
   const remove = (account: ApiAccount) =>
-    modal.confirm({
+    void confirm({
       title: t('apps.api.deleteTitle', { name: account.name }),
       content: t('apps.api.deleteContent'),
       okText: t('apps.api.delete'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          await callApi('/api/v1/manage/app/api-account/del', {
-            appId: app.appId,
-            accountId: account.accountId,
-          });
-          void message.success(t('apps.api.deleted', { name: account.name }));
-          reload();
-        } catch {
-          // Shown by the HTTP client.
-        }
+        await callApi('/api/v1/manage/app/api-account/del', {
+          appId: app.appId,
+          accountId: account.accountId,
+        });
+        void message.success(t('apps.api.deleted', { name: account.name }));
+        reload();
       },
     });
 
@@ -90,22 +80,7 @@ export function AppApiAccountsCard({ app }: { app: AppDetail }) {
         </Typography.Text>
       ),
     },
-    {
-      key: 'expiresAt',
-      title: t('apps.api.column.expiresAt'),
-      render: (row) => (
-        <Flex gap={6} align="center" wrap>
-          <span style={{ whiteSpace: 'nowrap' }}>
-            {row.expiresAt === null ? t('apps.api.permanent') : formatDate(row.expiresAt, 'YYYY-MM-DD HH:mm')}
-          </span>
-          {row.expired ? (
-            <Tag color="red" bordered={false}>
-              {t('apps.api.expired')}
-            </Tag>
-          ) : null}
-        </Flex>
-      ),
-    },
+    expiryColumn(t('apps.api.column.expiresAt')),
     {
       key: 'lastUsedAt',
       title: t('apps.api.column.lastUsedAt'),
@@ -280,9 +255,7 @@ function ApiAccountModal({
         >
           <Input autoFocus count={{ show: true, max: appLimits.apiAccountNameMax }} />
         </Form.Item>
-        <Form.Item name="expiresAt" label={t('apps.access.expiry')} rules={[expiryRule(t)]}>
-          <ExpiryInput />
-        </Form.Item>
+        <ExpiryField />
       </Form>
     </Modal>
   );

@@ -1,13 +1,13 @@
 import { appLimits } from '@tessera/contract/constants';
 import { Button, Card, Descriptions, Form, Grid, Input, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
-import { useFeedback } from '../../app/feedback.ts';
 import { formatDate } from '../../lib/format/date.ts';
-import { showAppFieldErrors } from './app-field-errors.ts';
+import { appNameRules } from './app-rules.ts';
 import { type AppDetail, camel, templateName, templateOf } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
+import { useDetailSave } from './use-detail-save.ts';
 
 interface Values {
   name: string;
@@ -18,9 +18,7 @@ interface Values {
 export function AppBasicsCard({ app, onChange }: { app: AppDetail; onChange(app: AppDetail): void }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message } = useFeedback();
   const [form] = Form.useForm<Values>();
-  const [saving, setSaving] = useState(false);
   const narrow = !(Grid.useBreakpoint().md ?? true);
   const template = templateOf(app.template);
 
@@ -28,22 +26,15 @@ export function AppBasicsCard({ app, onChange }: { app: AppDetail; onChange(app:
     form.setFieldsValue({ name: app.name, description: app.description ?? '' });
   }, [form, app.name, app.description]);
 
-  const onFinish = async (values: Values) => {
-    setSaving(true);
-    try {
-      const updated = await callApi('/api/v1/manage/app/update', {
+  const { saving, submit } = useDetailSave(form, ['name', 'description'], async (values) => {
+    onChange(
+      await callApi('/api/v1/manage/app/update', {
         appId: app.appId,
         name: values.name.trim(),
         description: values.description?.trim() || null,
-      });
-      onChange(updated);
-      void message.success(t('apps.detail.saved'));
-    } catch (error) {
-      showAppFieldErrors(form, error, ['name', 'description']);
-    } finally {
-      setSaving(false);
-    }
-  };
+      }),
+    );
+  });
 
   return (
     <Card size="small" title={t('apps.detail.tab.basics')}>
@@ -52,18 +43,10 @@ export function AppBasicsCard({ app, onChange }: { app: AppDetail; onChange(app:
         {...detailFormLayout(narrow, 160)}
         style={{ maxWidth: 760 }}
         initialValues={{ name: app.name, description: app.description ?? '' }}
-        onFinish={onFinish}
+        onFinish={submit}
         disabled={saving}
       >
-        <Form.Item
-          name="name"
-          label={t('apps.basics.name')}
-          validateFirst
-          rules={[
-            { required: true, whitespace: true, message: t('apps.create.nameRequired') },
-            { max: appLimits.nameMax, message: t('apps.create.nameTooLong', { max: appLimits.nameMax }) },
-          ]}
-        >
+        <Form.Item name="name" label={t('apps.basics.name')} validateFirst rules={appNameRules(t)}>
           <Input count={{ show: true, max: appLimits.nameMax }} />
         </Form.Item>
         <Form.Item

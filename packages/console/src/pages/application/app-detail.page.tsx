@@ -1,11 +1,10 @@
-import { ArrowLeftOutlined, UploadOutlined } from '@ant-design/icons';
-import { appLimits, companyIconTypes } from '@tessera/contract/constants';
-import { Alert, Button, Card, Flex, Result, Skeleton, Space, Tabs, Typography, Upload } from 'antd';
+import { Alert, Button, Card, Flex, Space, Tabs, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
-import { useFeedback } from '../../app/feedback.ts';
+import { BackButton, DetailMissing } from '../../components/detail-nav.tsx';
+import { ImageUpload } from '../../components/image-upload.tsx';
 import { useLoad } from '../../lib/use-load.ts';
 import { AppAccessCard } from './app-access.card.tsx';
 import { AppApiAccountsCard } from './app-api-accounts.card.tsx';
@@ -13,6 +12,7 @@ import { AppBasicsCard } from './app-basics.card.tsx';
 import { AppFormFillCard } from './app-form-fill.card.tsx';
 import { AppLogo } from './app-logo.tsx';
 import { AppProtocolCard } from './app-protocol.card.tsx';
+import { logoAccept, logoProblem } from './app-rules.ts';
 import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
@@ -28,17 +28,15 @@ export function AppDetailPage() {
   return <AppDetailView key={appId} appId={appId} />;
 }
 
-function AppMissing({ status }: { status: 'info' | '404' }) {
+function AppMissing({ status, loading }: { status: 'info' | '404'; loading?: boolean }) {
   const { t } = useTranslation();
   return (
-    <Result
+    <DetailMissing
+      loading={loading}
       status={status}
       title={t('apps.detail.missing')}
-      extra={
-        <Link to={APP_LIST_PATH}>
-          <Button type="primary">{t('apps.detail.backToList')}</Button>
-        </Link>
-      }
+      backTo={APP_LIST_PATH}
+      backLabel={t('apps.detail.backToList')}
     />
   );
 }
@@ -51,15 +49,7 @@ function AppDetailView({ appId }: { appId: string }) {
   const load = useCallback(() => callApi('/api/v1/manage/app/detail', { appId }), [callApi, appId]);
   const { data: app, setData: setApp, loading } = useLoad(load);
 
-  if (!app) {
-    return loading ? (
-      <Card>
-        <Skeleton active avatar paragraph={{ rows: 6 }} />
-      </Card>
-    ) : (
-      <AppMissing status="404" />
-    );
-  }
+  if (!app) return <AppMissing status="404" loading={loading} />;
 
   const shown: TabKey[] = tabKeys.filter((key) =>
     key === 'protocol' ? app.protocol === 'oidc' : key === 'form' ? app.protocol === 'form' : true,
@@ -76,16 +66,7 @@ function AppDetailView({ appId }: { appId: string }) {
 
   return (
     <Flex vertical gap={16} style={{ maxWidth: 1400 }}>
-      <div>
-        <Button
-          type="link"
-          icon={<ArrowLeftOutlined />}
-          style={{ paddingInline: 0 }}
-          onClick={() => navigate(APP_LIST_PATH)}
-        >
-          {t('apps.detail.backToList')}
-        </Button>
-      </div>
+      <BackButton to={APP_LIST_PATH}>{t('apps.detail.backToList')}</BackButton>
       <AppHeader app={app} onChange={setApp} onDeleted={() => navigate(APP_LIST_PATH, { replace: true })} />
       <Card styles={{ body: { paddingTop: 4 } }}>
         <Tabs
@@ -103,9 +84,6 @@ function AppDetailView({ appId }: { appId: string }) {
   );
 }
 
-const logoTypes: readonly string[] = companyIconTypes;
-const logoAccept = ['.png', '.jpg', '.jpeg', '.svg', '.webp', ...logoTypes].join(',');
-
 function AppHeader({
   app,
   onChange,
@@ -117,10 +95,8 @@ function AppHeader({
 }) {
   const { t } = useTranslation();
   const { uploadFile } = useConsole();
-  const { message } = useFeedback();
   const actions = useAppActions();
   const [busy, setBusy] = useState(false);
-  const [uploading, setUploading] = useState(false);
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
     try {
@@ -137,43 +113,20 @@ function AppHeader({
         <Flex gap={16} align="center" style={{ minWidth: 0 }}>
           <Flex vertical align="center" gap={4}>
             <AppLogo app={app} size={64} />
-            <Upload
+            <ImageUpload
               accept={logoAccept}
-              showUploadList={false}
-              maxCount={1}
-              beforeUpload={(file) => {
-                if (!logoTypes.includes(file.type)) {
-                  void message.error(t('apps.detail.logoWrongType'));
-                  return Upload.LIST_IGNORE;
-                }
-                if (file.size > appLimits.logoBytes) {
-                  void message.error(t('apps.detail.logoTooLarge'));
-                  return Upload.LIST_IGNORE;
-                }
-                return true;
+              problemOf={logoProblem}
+              send={async (file) => {
+                const { logo } = await uploadFile('/api/v1/manage/app/logo', file, {
+                  fields: { appId: app.appId },
+                });
+                onChange({ ...app, logo });
               }}
-              customRequest={({ file, onSuccess, onError }) => {
-                setUploading(true);
-                uploadFile('/api/v1/manage/app/logo', file as Blob, { fields: { appId: app.appId } })
-                  .then(({ logo }) => {
-                    onChange({ ...app, logo });
-                    void message.success(t('apps.detail.logoUpdated'));
-                    onSuccess?.(logo);
-                  })
-                  .catch((error: Error) => onError?.(error))
-                  .finally(() => setUploading(false));
-              }}
+              uploaded="apps.detail.logoUpdated"
+              button={{ size: 'small', type: 'link', title: t('apps.detail.logoHint') }}
             >
-              <Button
-                size="small"
-                type="link"
-                icon={<UploadOutlined />}
-                loading={uploading}
-                title={t('apps.detail.logoHint')}
-              >
-                {t('apps.detail.uploadLogo')}
-              </Button>
-            </Upload>
+              {t('apps.detail.uploadLogo')}
+            </ImageUpload>
           </Flex>
           <Flex vertical gap={4} style={{ minWidth: 0 }}>
             <Typography.Title level={4} style={{ margin: 0, overflowWrap: 'anywhere' }}>

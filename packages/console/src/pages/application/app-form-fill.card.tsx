@@ -2,16 +2,15 @@ import { MinusCircleOutlined, PlusOutlined } from '@ant-design/icons';
 import { appLimits, type FormCredentialMode } from '@tessera/contract/constants';
 import { Button, Card, Flex, Form, Grid, Input, Radio, Skeleton, Typography } from 'antd';
 import type { TFunction } from 'i18next';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
-import { useFeedback } from '../../app/feedback.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { showAppFieldErrors } from './app-field-errors.ts';
 import { isWebUrl } from './app-rules.ts';
 import type { AppDetail } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
+import { useDetailSave } from './use-detail-save.ts';
 
 type FormConfig = ApiResponse<'/api/v1/manage/app/form/detail'>;
 
@@ -75,9 +74,7 @@ function FormFillForm({
 }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message } = useFeedback();
   const [form] = Form.useForm<Values>();
-  const [saving, setSaving] = useState(false);
   const narrow = !(Grid.useBreakpoint().md ?? true);
   const mode = Form.useWatch('credentialMode', form) ?? config.credentialMode;
 
@@ -85,41 +82,38 @@ function FormFillForm({
     form.setFieldsValue(valuesOf(config));
   }, [form, config]);
 
-  const onFinish = async (values: Values) => {
-    setSaving(true);
-    try {
-      const updated = await callApi('/api/v1/manage/app/form/update', {
-        appId: app.appId,
-        loginUrl: values.loginUrl.trim(),
-        usernameField: values.usernameField.trim(),
-        passwordField: values.passwordField.trim(),
-        extraFields: (values.extraFields ?? []).map((field) => ({
-          name: field.name.trim(),
-          value: field.value ?? '',
-        })),
-        credentialMode: values.credentialMode,
-        sharedUsername:
-          values.credentialMode === 'shared' ? values.sharedUsername?.trim() || null : undefined,
-        // Left out: the stored password stays.
-        sharedPassword:
-          values.credentialMode === 'shared' && values.sharedPassword ? values.sharedPassword : undefined,
-      });
-      onChange(updated);
-      void message.success(t('apps.detail.saved'));
-    } catch (error) {
-      showAppFieldErrors(form, error, [
-        'loginUrl',
-        'usernameField',
-        'passwordField',
-        'extraFields',
-        'credentialMode',
-        'sharedUsername',
-        'sharedPassword',
-      ]);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, submit } = useDetailSave(
+    form,
+    [
+      'loginUrl',
+      'usernameField',
+      'passwordField',
+      'extraFields',
+      'credentialMode',
+      'sharedUsername',
+      'sharedPassword',
+    ],
+    async (values) => {
+      onChange(
+        await callApi('/api/v1/manage/app/form/update', {
+          appId: app.appId,
+          loginUrl: values.loginUrl.trim(),
+          usernameField: values.usernameField.trim(),
+          passwordField: values.passwordField.trim(),
+          extraFields: (values.extraFields ?? []).map((field) => ({
+            name: field.name.trim(),
+            value: field.value ?? '',
+          })),
+          credentialMode: values.credentialMode,
+          sharedUsername:
+            values.credentialMode === 'shared' ? values.sharedUsername?.trim() || null : undefined,
+          // Left out: the stored password stays.
+          sharedPassword:
+            values.credentialMode === 'shared' && values.sharedPassword ? values.sharedPassword : undefined,
+        }),
+      );
+    },
+  );
 
   return (
     <Form<Values>
@@ -127,7 +121,7 @@ function FormFillForm({
       {...detailFormLayout(narrow, 180)}
       style={{ maxWidth: 860 }}
       initialValues={valuesOf(config)}
-      onFinish={onFinish}
+      onFinish={submit}
       disabled={saving}
       data-testid="form-fill"
     >

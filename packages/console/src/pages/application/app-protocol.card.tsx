@@ -26,12 +26,13 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { formatThousands } from '../../lib/format/number.ts';
-import { showAppFieldErrors } from './app-field-errors.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import { isWebUrl, type LifetimeKey, lifetimeKeys, lifetimeRule, recommendedLifetimes } from './app-rules.ts';
 import { type AppDetail, camel } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
 import { SecretOnceModal } from './secret-once.modal.tsx';
 import { UriList } from './uri-list.tsx';
+import { useDetailSave } from './use-detail-save.ts';
 
 export interface ProtocolValues {
   redirectUris: string[];
@@ -86,23 +87,18 @@ export function AppProtocolCard({ app, onChange }: { app: AppDetail; onChange(ap
 function ClientCredentials({ app }: { app: AppDetail }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { modal } = useFeedback();
+  const confirm = useDangerConfirm();
   const [secret, setSecret] = useState<string>();
 
+  // A refused reset keeps the old secret.
   const reset = () =>
-    modal.confirm({
+    confirm({
       title: t('apps.protocol.resetTitle'),
       content: t('apps.protocol.resetContent'),
       okText: t('apps.protocol.resetSecret'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          const { clientSecret } = await callApi('/api/v1/manage/app/secret/reset', { appId: app.appId });
-          setSecret(clientSecret);
-        } catch {
-          // Shown by the HTTP client; the old secret stays.
-        }
+        const { clientSecret } = await callApi('/api/v1/manage/app/secret/reset', { appId: app.appId });
+        setSecret(clientSecret);
       },
     });
 
@@ -140,17 +136,15 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
   const { callApi } = useConsole();
   const { message } = useFeedback();
   const [form] = Form.useForm<ProtocolValues>();
-  const [saving, setSaving] = useState(false);
   const narrow = !(Grid.useBreakpoint().md ?? true);
 
   useEffect(() => {
     form.setFieldsValue(protocolValuesOf(app));
   }, [form, app]);
 
-  const onFinish = async (values: ProtocolValues) => {
-    setSaving(true);
-    try {
-      const updated = await callApi('/api/v1/manage/app/update', {
+  const { saving, submit } = useDetailSave(form, formFields, async (values) => {
+    onChange(
+      await callApi('/api/v1/manage/app/update', {
         appId: app.appId,
         redirectUris: values.redirectUris.map((uri) => uri.trim()),
         postLogoutRedirectUris: values.postLogoutRedirectUris.map((uri) => uri.trim()),
@@ -160,15 +154,9 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
         signingAlg: values.signingAlg,
         tokenAuthMethod: values.tokenAuthMethod,
         lifetimes: values.lifetimes as Record<LifetimeKey, number>,
-      });
-      onChange(updated);
-      void message.success(t('apps.detail.saved'));
-    } catch (error) {
-      showAppFieldErrors(form, error, formFields);
-    } finally {
-      setSaving(false);
-    }
-  };
+      }),
+    );
+  });
 
   const useRecommended = () => {
     form.setFieldsValue({ lifetimes: { ...recommendedLifetimes } });
@@ -183,7 +171,7 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
         {...detailFormLayout(narrow, 200)}
         style={{ maxWidth: 900 }}
         initialValues={protocolValuesOf(app)}
-        onFinish={onFinish}
+        onFinish={submit}
         disabled={saving}
         data-testid="protocol-form"
       >

@@ -1,4 +1,9 @@
-import { appLimits, recommendedTokenLifetimes, redirectUriProblem } from '@tessera/contract/constants';
+import {
+  appLimits,
+  companyIconTypes,
+  recommendedTokenLifetimes,
+  redirectUriProblem,
+} from '@tessera/contract/constants';
 import type { FormRule } from 'antd';
 import type { TFunction } from 'i18next';
 
@@ -6,6 +11,22 @@ import type { TFunction } from 'i18next';
  * The rules of the application calls (contract calls/app.ts, spec §5 and §9), checked in the
  * forms before a call with the same limits and wording as the server; the server checks again.
  */
+
+/** The name of an application: given, and at most `appLimits.nameMax` characters. */
+export const appNameRules = (t: TFunction): FormRule[] => [
+  { required: true, whitespace: true, message: t('apps.create.nameRequired') },
+  { max: appLimits.nameMax, message: t('apps.create.nameTooLong', { max: appLimits.nameMax }) },
+];
+
+const logoTypes: readonly string[] = companyIconTypes;
+export const logoAccept = ['.png', '.jpg', '.jpeg', '.svg', '.webp', ...logoTypes].join(',');
+
+/** Why a chosen logo cannot be sent (a phrase key), checked before the upload. */
+export function logoProblem(file: { type: string; size: number }) {
+  if (!logoTypes.includes(file.type)) return 'apps.detail.logoWrongType';
+  if (file.size > appLimits.logoBytes) return 'apps.detail.logoTooLarge';
+  return undefined;
+}
 
 /** A complete http(s) address without user info (a home page, a form's login page, an app's base). */
 export function isWebUrl(value: string): boolean {

@@ -6,6 +6,7 @@ import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { renderWithConsole, typeInto } from '../org/test-services.tsx';
 import type { AppSummary } from './app-view.ts';
 import { AppsPage } from './apps.page.tsx';
+import { calls, click, confirmWith } from './test-actions.ts';
 import { appDetail, appSummary } from './test-fixtures.ts';
 
 const rows: AppSummary[] = [
@@ -31,15 +32,7 @@ async function renderPage(answer: (path: string, body: unknown) => unknown = () 
   return setup;
 }
 
-const calls = (callApi: { mock: { calls: unknown[][] } }, path: string) =>
-  callApi.mock.calls.filter(([called]) => called === path).map(([, body]) => body);
 const actionsOf = (appId: string) => within(screen.getByTestId(`app-actions-${appId}`));
-const click = (element: HTMLElement) => fireEvent.click(element.closest('button') as HTMLButtonElement);
-/** The confirmation dialog's button (antd's confirm, loaded on first use). */
-const confirmWith = async (name: string) => {
-  const dialog = (await screen.findAllByRole('dialog')).at(-1) as HTMLElement;
-  click(within(dialog).getByText(name));
-};
 
 describe('<AppsPage>', () => {
   beforeAll(async () => {

@@ -7,6 +7,7 @@ import { useConsole } from '../../app/console-context.ts';
 import { useRouteSet } from '../../layout/use-route-set.ts';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
+import { appNameRules } from './app-rules.ts';
 import { type CreatedApp, SELECT_APP_PATH } from './app-view.ts';
 
 interface Values {
@@ -83,15 +84,7 @@ export function CreateAppModal({
         <Typography.Title level={5} style={{ marginTop: 0 }}>
           {t('apps.create.selfBuilt')}
         </Typography.Title>
-        <Form.Item
-          name="name"
-          label={t('apps.create.name')}
-          validateFirst
-          rules={[
-            { required: true, whitespace: true, message: t('apps.create.nameRequired') },
-            { max: appLimits.nameMax, message: t('apps.create.nameTooLong', { max: appLimits.nameMax }) },
-          ]}
-        >
+        <Form.Item name="name" label={t('apps.create.name')} validateFirst rules={appNameRules(t)}>
           <Input
             autoFocus
             placeholder={t('apps.create.namePlaceholder')}

@@ -1,5 +1,7 @@
-import { Flex, Input, Radio } from 'antd';
+import { Flex, Form, Input, Radio, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
+import type { DataColumn } from '../../components/data-table.tsx';
+import { formatDate } from '../../lib/format/date.ts';
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
@@ -59,10 +61,45 @@ export function ExpiryInput({
 }
 
 /** The form rule of an expiry: a chosen time in the future, or permanent. */
-export const expiryRule = (t: (key: 'apps.access.expiryRequired' | 'apps.access.expiryPast') => string) => ({
+const expiryRule = (t: (key: 'apps.access.expiryRequired' | 'apps.access.expiryPast') => string) => ({
   validator: async (_rule: unknown, value: number | null | undefined) => {
     if (value === null || value === undefined) return;
     if (Number.isNaN(value)) throw new Error(t('apps.access.expiryRequired'));
     if (value <= Date.now() / 1000) throw new Error(t('apps.access.expiryPast'));
   },
 });
+
+/** The `expiresAt` field of a form: permanent or a time in the future. */
+export function ExpiryField() {
+  const { t } = useTranslation();
+  return (
+    <Form.Item name="expiresAt" label={t('apps.access.expiry')} rules={[expiryRule(t)]}>
+      <ExpiryInput />
+    </Form.Item>
+  );
+}
+
+/** The expiry column of a table: permanent or the time, with a red tag once it has passed. */
+export const expiryColumn = <Row extends { expiresAt: number | null; expired: boolean }>(
+  title: string,
+): DataColumn<Row> => ({
+  key: 'expiresAt',
+  title,
+  render: (row) => <ExpiryCell expiresAt={row.expiresAt} expired={row.expired} />,
+});
+
+function ExpiryCell({ expiresAt, expired }: { expiresAt: number | null; expired: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <Flex gap={6} align="center" wrap>
+      <span style={{ whiteSpace: 'nowrap' }}>
+        {expiresAt === null ? t('apps.access.permanent') : formatDate(expiresAt, 'YYYY-MM-DD HH:mm')}
+      </span>
+      {expired ? (
+        <Tag color="red" bordered={false}>
+          {t('apps.access.expired')}
+        </Tag>
+      ) : null}
+    </Flex>
+  );
+}

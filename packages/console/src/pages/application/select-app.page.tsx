@@ -1,13 +1,13 @@
-import { ArrowLeftOutlined, CodeOutlined, ExportOutlined } from '@ant-design/icons';
+import { CodeOutlined, ExportOutlined } from '@ant-design/icons';
 import { type AppTemplate, appLimits, appTemplates } from '@tessera/contract/constants';
-import { Button, Card, Col, Flex, Form, Input, Modal, Row, Typography } from 'antd';
+import { Card, Col, Flex, Form, Input, Modal, Row, Typography } from 'antd';
 import { Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
+import { BackButton } from '../../components/detail-nav.tsx';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
-import { isWebUrl } from './app-rules.ts';
+import { appNameRules, isWebUrl } from './app-rules.ts';
 import { APP_LIST_PATH, templateName } from './app-view.ts';
 import { templateIcons } from './icons/template-icons.ts';
 import { CreateAppModal } from './lazy-parts.ts';
@@ -16,23 +16,13 @@ import { useAppCreated } from './use-app-created.tsx';
 /** /application/select-app (full set; hidden, highlights the list): the third-party catalogue. */
 export function SelectAppPage() {
   const { t } = useTranslation();
-  const navigate = useNavigate();
   const [chosen, setChosen] = useState<AppTemplate>();
   const [selfBuilt, setSelfBuilt] = useState(false);
   const { onCreated, secretModal } = useAppCreated();
 
   return (
     <Flex vertical gap={16} style={{ maxWidth: 1400 }}>
-      <div>
-        <Button
-          type="link"
-          icon={<ArrowLeftOutlined />}
-          style={{ paddingInline: 0 }}
-          onClick={() => navigate(APP_LIST_PATH)}
-        >
-          {t('apps.catalogue.back')}
-        </Button>
-      </div>
+      <BackButton to={APP_LIST_PATH}>{t('apps.catalogue.back')}</BackButton>
       <Card title={t('apps.catalogue.title')}>
         <Typography.Paragraph type="secondary">{t('apps.catalogue.intro')}</Typography.Paragraph>
         <Row gutter={[16, 16]} data-testid="catalogue">
@@ -189,15 +179,7 @@ function TemplateModal({
         initialValues={{ name: templateName(t, template), baseUrl: '' }}
         onFinish={submit}
       >
-        <Form.Item
-          name="name"
-          label={t('apps.catalogue.name')}
-          validateFirst
-          rules={[
-            { required: true, whitespace: true, message: t('apps.create.nameRequired') },
-            { max: appLimits.nameMax, message: t('apps.create.nameTooLong', { max: appLimits.nameMax }) },
-          ]}
-        >
+        <Form.Item name="name" label={t('apps.catalogue.name')} validateFirst rules={appNameRules(t)}>
           <Input count={{ show: true, max: appLimits.nameMax }} />
         </Form.Item>
         <Form.Item

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import type { AppSummary } from './app-view.ts';
 
 /**
@@ -11,20 +12,9 @@ import type { AppSummary } from './app-view.ts';
 export function useAppActions() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message, modal } = useFeedback();
-
-  const confirm = (title: string, content: string, okText: string) =>
-    new Promise<boolean>((resolve) => {
-      modal.confirm({
-        title,
-        content,
-        okText,
-        okButtonProps: { danger: true },
-        cancelText: t('common.cancel'),
-        onOk: () => resolve(true),
-        onCancel: () => resolve(false),
-      });
-    });
+  const { message } = useFeedback();
+  const ask = useDangerConfirm();
+  const confirm = (title: string, content: string, okText: string) => ask({ title, content, okText });
 
   async function setStatus(app: Pick<AppSummary, 'appId' | 'name'>, status: 'opened' | 'disabled') {
     if (

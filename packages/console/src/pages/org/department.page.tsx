@@ -23,6 +23,7 @@ import { Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import type { DepartmentFormTarget } from './department-form.modal.tsx';
 import { DepartmentMembersCard } from './department-members.card.tsx';
 import { filterDepartments, findDepartment, flattenDepartments, pathTo } from './department-tree.ts';
@@ -51,7 +52,8 @@ const treeNodesOf = (node: Department): TreeNode => ({
 export function DepartmentPage() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const { message, modal } = useFeedback();
+  const { message } = useFeedback();
+  const confirm = useDangerConfirm();
   const { tree, loading, reload } = useDepartmentTree();
   const [selectedId, setSelectedId] = useState<string>();
   const [keyword, setKeyword] = useState('');
@@ -75,21 +77,16 @@ export function DepartmentPage() {
   }, [tree, expanded]);
 
   const remove = (department: Department) =>
-    modal.confirm({
+    // A refusal is shown by the HTTP client (spec §8: sub departments must be deleted first).
+    void confirm({
       title: t('org.department.deleteTitle', { name: department.name }),
       content: t('org.department.deleteContent'),
       okText: t('org.department.delete'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          await callApi('/api/v1/manage/department/del', { departmentId: department.departmentId });
-          void message.success(t('org.department.deleted', { name: department.name }));
-          setSelectedId(department.parentId ?? undefined);
-          reload();
-        } catch {
-          // Shown by the HTTP client (spec §8: sub departments must be deleted first).
-        }
+        await callApi('/api/v1/manage/department/del', { departmentId: department.departmentId });
+        void message.success(t('org.department.deleted', { name: department.name }));
+        setSelectedId(department.parentId ?? undefined);
+        reload();
       },
     });
 

@@ -1,9 +1,9 @@
-import { ArrowLeftOutlined } from '@ant-design/icons';
-import { Button, Card, Col, Empty, Flex, Result, Row, Skeleton } from 'antd';
+import { Card, Col, Empty, Flex, Row } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
+import { BackButton, DetailMissing } from '../../components/detail-nav.tsx';
 import { useLoad } from '../../lib/use-load.ts';
 import { UserAccountCard } from './user-account.card.tsx';
 import { UserDepartmentsCard } from './user-departments.card.tsx';
@@ -23,17 +23,15 @@ export function UserDetailPage() {
 }
 
 /** No such user (no id, or none the company has), with the way back to the list. */
-function UserMissing({ status }: { status: 'info' | '404' }) {
+function UserMissing({ status, loading }: { status: 'info' | '404'; loading?: boolean }) {
   const { t } = useTranslation();
   return (
-    <Result
+    <DetailMissing
+      loading={loading}
       status={status}
       title={t('org.detail.missing')}
-      extra={
-        <Link to="/org/user">
-          <Button type="primary">{t('org.detail.backToList')}</Button>
-        </Link>
-      }
+      backTo="/org/user"
+      backLabel={t('org.detail.backToList')}
     />
   );
 }
@@ -54,28 +52,11 @@ function UserDetail({ userId }: { userId: string }) {
   // A change that can come back in the sign-in list (status) reloads it.
   const [signInsVersion, setSignInsVersion] = useState(0);
 
-  if (!user) {
-    return loading ? (
-      <Card>
-        <Skeleton active avatar paragraph={{ rows: 6 }} />
-      </Card>
-    ) : (
-      <UserMissing status="404" />
-    );
-  }
+  if (!user) return <UserMissing status="404" loading={loading} />;
 
   return (
     <Flex vertical gap={16} style={{ maxWidth: 1400 }}>
-      <div>
-        <Button
-          type="link"
-          icon={<ArrowLeftOutlined />}
-          style={{ paddingInline: 0 }}
-          onClick={() => navigate(listPath)}
-        >
-          {t('org.detail.backToList')}
-        </Button>
-      </div>
+      <BackButton to={listPath}>{t('org.detail.backToList')}</BackButton>
       <UserHeaderCard
         user={user}
         onChange={(changed) => {

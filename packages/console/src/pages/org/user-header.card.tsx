@@ -1,9 +1,8 @@
-import { UploadOutlined } from '@ant-design/icons';
-import { Avatar, Button, Card, Flex, Space, Tag, Typography, Upload } from 'antd';
+import { Avatar, Button, Card, Flex, Space, Tag, Typography } from 'antd';
 import { Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole, useSession } from '../../app/console-context.ts';
-import { useFeedback } from '../../app/feedback.ts';
+import { ImageUpload } from '../../components/image-upload.tsx';
 import { ResetPasswordModal } from './lazy-parts.ts';
 import type { OrgUser } from './org-types.ts';
 import { photoAccept, photoProblem } from './photo-file.ts';
@@ -126,9 +125,7 @@ export function UserHeaderCard({
 /** The photo; a managed user's can be replaced (PNG, JPEG or WebP, at most 2 MiB). */
 function UserPhoto({ user, onChange }: { user: OrgUser; onChange(user: OrgUser): void }) {
   const { t } = useTranslation();
-  const { message } = useFeedback();
   const { uploadFile } = useConsole();
-  const [uploading, setUploading] = useState(false);
   const avatar = (
     <Avatar size={64} src={user.photo ?? undefined} alt={displayName(user)}>
       {displayName(user).slice(0, 1).toUpperCase()}
@@ -138,38 +135,17 @@ function UserPhoto({ user, onChange }: { user: OrgUser; onChange(user: OrgUser):
   return (
     <Flex vertical align="center" gap={4}>
       {avatar}
-      <Upload
+      <ImageUpload
         accept={photoAccept}
-        showUploadList={false}
-        maxCount={1}
-        beforeUpload={(file) => {
-          const problem = photoProblem(file);
-          if (!problem) return true;
-          void message.error(t(problem));
-          return Upload.LIST_IGNORE;
-        }}
-        customRequest={({ file, onSuccess, onError }) => {
-          setUploading(true);
-          uploadFile('/api/v1/manage/user/photo', file as Blob, { fields: { userId: user.userId } })
-            .then((changed) => {
-              onChange(changed);
-              void message.success(t('org.detail.photoUpdated'));
-              onSuccess?.(changed.photo);
-            })
-            .catch((error: Error) => onError?.(error))
-            .finally(() => setUploading(false));
-        }}
+        problemOf={photoProblem}
+        send={async (file) =>
+          onChange(await uploadFile('/api/v1/manage/user/photo', file, { fields: { userId: user.userId } }))
+        }
+        uploaded="org.detail.photoUpdated"
+        button={{ size: 'small', type: 'link', title: t('org.detail.photoHint') }}
       >
-        <Button
-          size="small"
-          type="link"
-          icon={<UploadOutlined />}
-          loading={uploading}
-          title={t('org.detail.photoHint')}
-        >
-          {t('org.detail.uploadPhoto')}
-        </Button>
-      </Upload>
+        {t('org.detail.uploadPhoto')}
+      </ImageUpload>
     </Flex>
   );
 }

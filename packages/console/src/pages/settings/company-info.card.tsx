@@ -1,25 +1,14 @@
-import { EyeInvisibleOutlined, EyeOutlined, ReloadOutlined, UploadOutlined } from '@ant-design/icons';
+import { EyeInvisibleOutlined, EyeOutlined, ReloadOutlined } from '@ant-design/icons';
 import { COMPANY_NAME_MAX_LENGTH, type Language, languages } from '@tessera/contract/constants';
-import {
-  Avatar,
-  Button,
-  Card,
-  Flex,
-  Form,
-  Grid,
-  Input,
-  Radio,
-  Skeleton,
-  Space,
-  Typography,
-  Upload,
-} from 'antd';
+import { Avatar, Button, Card, Flex, Form, Grid, Input, Radio, Skeleton, Space, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { ImageUpload } from '../../components/image-upload.tsx';
 import { companyNameRules } from '../../lib/company-name-rules.ts';
+import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { logoAccept, logoProblem } from './logo-file.ts';
 
@@ -128,24 +117,20 @@ function CompanyInfoForm({
 
 function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
   const { t } = useTranslation();
-  const { message, modal } = useFeedback();
+  const { message } = useFeedback();
+  const confirm = useDangerConfirm();
   const { callApi } = useConsole();
   const [shown, setShown] = useState(false);
 
   const regenerate = () =>
-    modal.confirm({
+    // A refusal is shown by the HTTP client; the old key stays.
+    void confirm({
       title: t('settings.regenerateTitle'),
       content: t('settings.regenerateContent'),
       okText: t('settings.regenerateKey'),
-      okButtonProps: { danger: true },
-      cancelText: t('common.cancel'),
       onOk: async () => {
-        try {
-          onChange(await callApi('/api/v1/manage/company/key/reset'));
-          void message.success(t('settings.regenerated'));
-        } catch {
-          // The HTTP client has shown the error; the old key stays.
-        }
+        onChange(await callApi('/api/v1/manage/company/key/reset'));
+        void message.success(t('settings.regenerated'));
       },
     });
 
@@ -178,10 +163,8 @@ function CompanyKey({ detail, onChange }: { detail: CompanyDetail; onChange(deta
 
 function Logo({ detail, onChange }: { detail: CompanyDetail; onChange(detail: CompanyDetail): void }) {
   const { t } = useTranslation();
-  const { message } = useFeedback();
   const { uploadFile, store } = useConsole();
   const { company } = useSession();
-  const [uploading, setUploading] = useState(false);
   return (
     <Flex align="center" gap={16}>
       <Avatar
@@ -193,33 +176,18 @@ function Logo({ detail, onChange }: { detail: CompanyDetail; onChange(detail: Co
       >
         {detail.name.slice(0, 1).toUpperCase()}
       </Avatar>
-      <Upload
+      <ImageUpload
         accept={logoAccept}
-        showUploadList={false}
-        maxCount={1}
-        beforeUpload={(file) => {
-          const problem = logoProblem(file);
-          if (!problem) return true;
-          void message.error(t(problem));
-          return Upload.LIST_IGNORE;
+        problemOf={logoProblem}
+        send={async (file) => {
+          const { icon } = await uploadFile('/api/v1/manage/company/update/icon', file);
+          onChange({ ...detail, icon });
+          store.companyChanged(detail.companyId, { icon });
         }}
-        customRequest={({ file, onSuccess, onError }) => {
-          setUploading(true);
-          uploadFile('/api/v1/manage/company/update/icon', file as Blob)
-            .then(({ icon }) => {
-              onChange({ ...detail, icon });
-              store.companyChanged(detail.companyId, { icon });
-              void message.success(t('settings.logoUpdated'));
-              onSuccess?.(icon);
-            })
-            .catch((error: Error) => onError?.(error))
-            .finally(() => setUploading(false));
-        }}
+        uploaded="settings.logoUpdated"
       >
-        <Button icon={<UploadOutlined />} loading={uploading}>
-          {t('settings.uploadLogo')}
-        </Button>
-      </Upload>
+        {t('settings.uploadLogo')}
+      </ImageUpload>
     </Flex>
   );
 }
