@@ -239,6 +239,8 @@ export interface AppTemplate {
   initiateLoginPath: string | null;
   tokenAuthMethod: AppTokenAuthMethod;
   signingAlg: AppSigningAlgorithm;
+  /** Whether the app sends PKCE (RFC 7636) with its authorization requests. */
+  pkce: boolean;
   scopes: readonly string[];
   /** Documentation of the app's OIDC settings. */
   docsUrl: string;
@@ -254,6 +256,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: '/users/auth/openid_connect',
     tokenAuthMethod: 'client_secret_basic',
     signingAlg: 'RS256',
+    pkce: false,
     scopes: ['openid', 'profile', 'email'],
     docsUrl: 'https://docs.gitlab.com/administration/auth/oidc/',
   },
@@ -266,6 +269,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: '/login/generic_oauth',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
+    pkce: true,
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     docsUrl:
       'https://grafana.com/docs/grafana/latest/setup-grafana/configure-security/configure-authentication/generic-oauth/',
@@ -279,6 +283,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: '/securityRealm/commenceLogin',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
+    pkce: true,
     scopes: ['openid', 'profile', 'email'],
     docsUrl: 'https://plugins.jenkins.io/oic-auth/',
   },
@@ -291,6 +296,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: '/apps/user_oidc/login/1',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
+    pkce: true,
     scopes: ['openid', 'profile', 'email'],
     docsUrl: 'https://github.com/nextcloud/user_oidc',
   },
@@ -303,6 +309,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: '/c/oidc/login',
     tokenAuthMethod: 'client_secret_basic',
     signingAlg: 'RS256',
+    pkce: false,
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     docsUrl: 'https://goharbor.io/docs/main/administration/configure-authentication/oidc-auth/',
   },
@@ -315,6 +322,7 @@ export const appTemplates: readonly AppTemplate[] = [
     initiateLoginPath: null,
     tokenAuthMethod: 'client_secret_basic',
     signingAlg: 'ES256',
+    pkce: false,
     scopes: [],
     docsUrl: '',
   },

@@ -109,6 +109,8 @@ export const appOidcSettings = z.object({
   scopes: z.array(z.string()),
   signingAlg: z.enum(appSigningAlgorithms),
   tokenAuthMethod: z.enum(appTokenAuthMethods),
+  /** PKCE required on authorization requests (recommended; off only for apps that cannot send it). */
+  requirePkce: z.boolean(),
   lifetimes: z.object({
     authorizationCode: z.number().int(),
     idToken: z.number().int(),
@@ -208,6 +210,7 @@ export const updateApp = defineCall({
       .optional(),
     signingAlg: z.enum(appSigningAlgorithms).optional(),
     tokenAuthMethod: z.enum(appTokenAuthMethods).optional(),
+    requirePkce: z.boolean().optional(),
     lifetimes: tokenLifetimes.optional(),
     defaultAccess: z.enum(appDefaultAccess).optional(),
   }),

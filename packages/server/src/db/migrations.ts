@@ -367,6 +367,7 @@ create table apps (
   scopes jsonb not null default '["openid","profile","email","phone","offline_access"]',
   signing_alg text not null default 'ES256' check (signing_alg in ('ES256', 'RS256')),
   token_auth_method text not null default 'client_secret_basic',
+  require_pkce boolean not null default true,
   authorization_code_ttl integer not null default 60,
   id_token_ttl integer not null default 1209600,
   access_token_ttl integer not null default 1209600,

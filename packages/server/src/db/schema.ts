@@ -264,6 +264,8 @@ export interface AppsTable {
   scopes: ColumnType<string[], string | undefined, string>;
   signing_alg: Generated<'ES256' | 'RS256'>;
   token_auth_method: Generated<'client_secret_basic' | 'client_secret_post'>;
+  /** Whether the authorization code flow must use PKCE (some third-party apps cannot). */
+  require_pkce: Generated<boolean>;
   authorization_code_ttl: Generated<number>;
   id_token_ttl: Generated<number>;
   access_token_ttl: Generated<number>;

@@ -159,6 +159,9 @@ export const apps = {
       clientSecretBasic: 'client_secret_basic (HTTP Basic)',
       clientSecretPost: 'client_secret_post (in the request body)',
     },
+    requirePkce: 'Require PKCE',
+    requirePkceHint:
+      'Recommended. Turn off only for an application that cannot send a PKCE code challenge (some older third-party apps).',
     lifetimes: 'Token lifetimes',
     lifetimesHint:
       'In seconds. Recommended: authorization code 60, ID token and access token 1209600 (14 days), refresh token 2592000 (30 days).',

@@ -157,6 +157,8 @@ export const apps = {
       clientSecretBasic: 'client_secret_basic（HTTP Basic）',
       clientSecretPost: 'client_secret_post（请求体中）',
     },
+    requirePkce: '要求 PKCE',
+    requirePkceHint: '建议开启。仅当应用无法发送 PKCE 授权码挑战时关闭（部分较旧的第三方应用）。',
     lifetimes: '令牌有效期',
     lifetimesHint:
       '单位为秒。推荐值：授权码 60，ID Token 和 Access Token 1209600（14 天），Refresh Token 2592000（30 天）。',

@@ -74,8 +74,17 @@ describe('<AppProtocolCard> login callback URLs', () => {
       initiateLoginUri: null,
       scopes: ['openid', 'profile'],
       signingAlg: 'ES256',
+      requirePkce: true,
       lifetimes: { authorizationCode: 120, idToken: 3600, accessToken: 3600, refreshToken: 86_400 },
     });
+  });
+
+  it('turns PKCE off for an app that cannot send it', async () => {
+    const { callApi } = await renderCard();
+    fireEvent.click(screen.getByRole('switch', { name: 'Require PKCE' }));
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.[1]).toMatchObject({ requirePkce: false });
   });
 
   it('shows the field the server refuses on that field', async () => {

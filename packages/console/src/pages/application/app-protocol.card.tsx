@@ -19,6 +19,7 @@ import {
   InputNumber,
   Radio,
   Row,
+  Switch,
   Typography,
 } from 'antd';
 import { useEffect, useState } from 'react';
@@ -42,6 +43,7 @@ export interface ProtocolValues {
   scopes: string[];
   signingAlg: AppSigningAlgorithm;
   tokenAuthMethod: AppTokenAuthMethod;
+  requirePkce: boolean;
   lifetimes: Partial<Record<LifetimeKey, number | null>>;
 }
 
@@ -53,6 +55,7 @@ const formFields = [
   'scopes',
   'signingAlg',
   'tokenAuthMethod',
+  'requirePkce',
   'lifetimes',
 ];
 
@@ -64,6 +67,7 @@ export const protocolValuesOf = (app: AppDetail): ProtocolValues => ({
   scopes: [...new Set(['openid', ...app.oidc.scopes])],
   signingAlg: app.oidc.signingAlg,
   tokenAuthMethod: app.oidc.tokenAuthMethod,
+  requirePkce: app.oidc.requirePkce,
   lifetimes: { ...app.oidc.lifetimes },
 });
 
@@ -153,6 +157,7 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
         scopes: values.scopes as never,
         signingAlg: values.signingAlg,
         tokenAuthMethod: values.tokenAuthMethod,
+        requirePkce: values.requirePkce,
         lifetimes: values.lifetimes as Record<LifetimeKey, number>,
       }),
     );
@@ -229,6 +234,14 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
               ))}
             </Flex>
           </Radio.Group>
+        </Form.Item>
+        <Form.Item
+          name="requirePkce"
+          label={t('apps.protocol.requirePkce')}
+          extra={t('apps.protocol.requirePkceHint')}
+          valuePropName="checked"
+        >
+          <Switch />
         </Form.Item>
         <Form.Item label={t('apps.protocol.lifetimes')} extra={t('apps.protocol.lifetimesHint')}>
           <Row gutter={[16, 0]} data-testid="lifetimes">

@@ -29,6 +29,7 @@ export function appDetail(overrides: Partial<AppDetail> = {}): AppDetail {
       scopes: ['openid', 'profile'],
       signingAlg: 'ES256',
       tokenAuthMethod: 'client_secret_basic',
+      requirePkce: true,
       lifetimes: { authorizationCode: 120, idToken: 3600, accessToken: 3600, refreshToken: 86_400 },
     },
     defaultAccess: 'allow_all',

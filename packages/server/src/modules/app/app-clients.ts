@@ -11,6 +11,7 @@ export const API_ACCOUNT_SECRET_PURPOSE = 'api-account-secret';
 export interface TesseraAppClient {
   appId: string;
   companyId: string;
+  requirePkce: boolean;
   ttl: { authorizationCode: number; idToken: number; accessToken: number; refreshToken: number };
 }
 
@@ -40,6 +41,7 @@ export function appClientMetadata(app: App, clientSecret: string) {
   const tessera: TesseraAppClient = {
     appId: app.id,
     companyId: app.company_id,
+    requirePkce: app.require_pkce,
     ttl: {
       authorizationCode: app.authorization_code_ttl,
       idToken: app.id_token_ttl,

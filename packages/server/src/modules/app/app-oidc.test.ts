@@ -159,6 +159,28 @@ describe('an application as an OIDC client', () => {
     });
   });
 
+  it('requires PKCE unless the administrator turned it off for an app that cannot send it', async () => {
+    const withoutPkce = (app: CreatedApp) => {
+      const url = new URL(`${ctx.baseUrl}/oidc/auth`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: app.clientId,
+        redirect_uri: redirectUri,
+        scope: 'openid',
+        state: 'plain',
+      }).toString();
+      return fetch(url, { redirect: 'manual' });
+    };
+    const strict = await createOpenedApp();
+    const refused = await withoutPkce(strict);
+    expect(new URL(refused.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+
+    const legacy = await createOpenedApp({ requirePkce: false });
+    const accepted = await withoutPkce(legacy);
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('location')).toContain('/interaction/');
+  });
+
   it('gives exactly one token for 50 parallel redemptions of one code', async () => {
     const app = await createOpenedApp();
     const flow = await signIn(app);

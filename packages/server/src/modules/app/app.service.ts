@@ -72,6 +72,7 @@ export function createAppService(deps: {
       scopes: app.scopes,
       signingAlg: app.signing_alg,
       tokenAuthMethod: app.token_auth_method,
+      requirePkce: app.require_pkce,
       lifetimes: {
         authorizationCode: app.authorization_code_ttl,
         idToken: app.id_token_ttl,
@@ -140,6 +141,7 @@ export function createAppService(deps: {
       scopes: template.scopes.length ? JSON.stringify(template.scopes) : undefined,
       signing_alg: template.signingAlg,
       token_auth_method: template.tokenAuthMethod,
+      require_pkce: template.pkce,
     };
   };
 
@@ -183,6 +185,7 @@ export function createAppService(deps: {
       if (body.scopes !== undefined) set.scopes = JSON.stringify(body.scopes);
       if (body.signingAlg !== undefined) set.signing_alg = body.signingAlg;
       if (body.tokenAuthMethod !== undefined) set.token_auth_method = body.tokenAuthMethod;
+      if (body.requirePkce !== undefined) set.require_pkce = body.requirePkce;
       if (body.defaultAccess !== undefined) set.default_access = body.defaultAccess;
       if (body.lifetimes !== undefined) {
         set.authorization_code_ttl = body.lifetimes.authorizationCode;

@@ -79,6 +79,8 @@ describe('application settings', () => {
       initiateLoginUri: 'https://gitlab.example.com/users/auth/openid_connect',
       homeUrl: 'https://gitlab.example.com',
       signingAlg: 'RS256',
+      // GitLab's OpenID Connect sign-in does not send PKCE unless told to.
+      requirePkce: false,
     });
     const missing = await admin('/api/v1/manage/app/create', { name: 'X', type: 'third_party' });
     expect(missing.code).toBe(400);

@@ -137,7 +137,9 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     claims,
     scopes: ['openid', 'offline_access', 'profile', 'email', 'phone'],
-    pkce: { required: () => true },
+    // PKCE always, except for an application whose administrator turned it off (a third-party app
+    // that cannot send it; such an app is always a confidential client with a secret).
+    pkce: { required: (_ctx, client) => appOf(client as never)?.requirePkce ?? true },
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
