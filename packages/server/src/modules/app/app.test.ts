@@ -12,6 +12,7 @@ import {
   TINY_PNG,
   upload,
 } from '../../test/harness.ts';
+import { deleteRecord } from '../user/user.repo.ts';
 
 /** The application calls of the console: settings, validation, secrets, access accounts. */
 
@@ -259,6 +260,42 @@ describe('application settings', () => {
     expect(list.data.list).toEqual([
       expect.objectContaining({ userId: member.id, expiresAt, expired: false }),
     ]);
+  });
+
+  it("drops a person's assignments and form credentials with their record in the company", async () => {
+    const { app } = await createApp({ name: 'Leaving' });
+    const leaver = await companyMember(ctx, owner, 'apps-leaver');
+    await admin('/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [leaver.id] });
+    await ctx.database.db
+      .insertInto('app_form_credentials')
+      .values({ app_id: app.appId, account_id: leaver.id, username: 'x', password_sealed: 'y' })
+      .execute();
+    const other = await ownerWithCompany(ctx, 'apps-elsewhere');
+    const otherApp = await call<{ app: { appId: string } }>(
+      ctx,
+      '/api/v1/manage/app/create',
+      { name: 'Elsewhere' },
+      { token: other.token, companyId: other.companyId },
+    );
+    await ctx.database.db
+      .insertInto('app_assignments')
+      .values({ app_id: otherApp.data.app.appId, account_id: leaver.id, expires_at: null })
+      .execute();
+
+    await ctx.database.db.transaction().execute((trx) => deleteRecord(trx, owner.companyId, leaver.id));
+    const left = await ctx.database.db
+      .selectFrom('app_assignments')
+      .select('app_id')
+      .where('account_id', '=', leaver.id)
+      .execute();
+    // Only the other company's assignment stays.
+    expect(left).toEqual([{ app_id: otherApp.data.app.appId }]);
+    const credentials = await ctx.database.db
+      .selectFrom('app_form_credentials')
+      .select('app_id')
+      .where('account_id', '=', leaver.id)
+      .execute();
+    expect(credentials).toEqual([]);
   });
 
   it('keeps the form settings of a form-fill app, with the shared password sealed', async () => {

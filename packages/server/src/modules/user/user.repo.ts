@@ -373,8 +373,23 @@ export async function countOtherMemberships(trx: Db, companyId: string, accountI
   return Number(row.n);
 }
 
-/** Removes the person's record; they stop managing the company's departments too. */
+/**
+ * Removes the person's record; they stop managing the company's departments too, and lose their
+ * assignments to the company's applications and their stored form-fill credentials for them
+ * (joining again starts afresh).
+ */
 export async function deleteRecord(trx: Db, companyId: string, accountId: string) {
+  const companyApps = trx.selectFrom('apps').select('id').where('company_id', '=', companyId);
+  await trx
+    .deleteFrom('app_assignments')
+    .where('account_id', '=', accountId)
+    .where('app_id', 'in', companyApps)
+    .execute();
+  await trx
+    .deleteFrom('app_form_credentials')
+    .where('account_id', '=', accountId)
+    .where('app_id', 'in', companyApps)
+    .execute();
   await trx
     .updateTable('departments')
     .set({ manager_account_id: null })
