@@ -181,6 +181,34 @@ describe('an application as an OIDC client', () => {
     expect(accepted.headers.get('location')).toContain('/interaction/');
   });
 
+  it("introspects a client's own tokens only, and inactive once the person lost access", async () => {
+    const app = await createOpenedApp({ defaultAccess: 'prohibit_all' });
+    const other = await createOpenedApp();
+    const erin = await companyMember(ctx, owner, 'erin');
+    await admin('/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [erin.id] });
+    const { tokens } = await tokensFor(app, erin);
+    const introspect = async (by: CreatedApp) => {
+      const response = await fetch(`${ctx.baseUrl}/oidc/token/introspection`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${by.clientId}:${by.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ token: tokens.access_token }).toString(),
+      });
+      return (await response.json()) as { active: boolean; sub?: string };
+    };
+    expect(await introspect(app)).toMatchObject({ active: true, sub: erin.id });
+    expect(await introspect(other)).toEqual({ active: false });
+    // The assignment runs out (nothing is revoked): the token is still stored, but inactive.
+    await ctx.database.db
+      .updateTable('app_assignments')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('app_id', '=', app.appId)
+      .execute();
+    expect(await introspect(app)).toEqual({ active: false });
+  });
+
   it('gives exactly one token for 50 parallel redemptions of one code', async () => {
     const app = await createOpenedApp();
     const flow = await signIn(app);

@@ -143,7 +143,17 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
-      introspection: { enabled: true },
+      introspection: {
+        enabled: true,
+        // A client learns about its own tokens only (never another application's, or another
+        // company's), and a token of a person who may no longer use the application is inactive.
+        async allowedPolicy(_ctx, client, token) {
+          if (token.clientId !== client.clientId) return false;
+          const app = appOf(client as never);
+          const accountId = (token as { accountId?: string }).accountId;
+          return !(app && accountId && (await options.appAccess(app, accountId)));
+        },
+      },
       // Programmatic access accounts (modules/app) get tokens for the management API.
       clientCredentials: { enabled: true },
       // Their tokens are signed JWTs for the management API (no database write per grant); any
