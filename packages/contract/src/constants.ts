@@ -191,8 +191,11 @@ export const appLimits = {
   logoBytes: 512 * 1024,
 } as const;
 
-/** Scopes an application may ask for; `openid` is always granted. */
-export const appScopes = ['openid', 'profile', 'email', 'phone', 'offline_access'] as const;
+/**
+ * Scopes an application may ask for; `openid` is always granted. `groups`: the person's
+ * departments in the application's company, as paths (`Sales/East`).
+ */
+export const appScopes = ['openid', 'profile', 'email', 'phone', 'groups', 'offline_access'] as const;
 
 /**
  * Why a redirect or logout URI is refused, or null when it is acceptable. Exact-match URIs

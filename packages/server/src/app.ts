@@ -33,6 +33,7 @@ import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
@@ -157,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       findAccount: accounts.findAccountById,
       secureCookies,
       appAccess,
+      departmentPaths: (companyId, accountId) => departmentPathsOf(db, companyId, accountId),
       appRefused: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>

@@ -150,6 +150,7 @@ export const apps = {
       profile: 'profile (name, nickname, photo)',
       email: 'email',
       phone: 'phone',
+      groups: 'groups (departments, as Sales/East)',
       offlineAccess: 'offline_access (refresh tokens)',
     },
     signingAlg: 'ID token signing algorithm',

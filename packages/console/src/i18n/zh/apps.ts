@@ -148,6 +148,7 @@ export const apps = {
       profile: 'profile（姓名、昵称、头像）',
       email: 'email（邮箱）',
       phone: 'phone（手机号）',
+      groups: 'groups（所在部门，如 销售部/华东）',
       offlineAccess: 'offline_access（刷新令牌）',
     },
     signingAlg: 'ID Token 签名算法',

@@ -118,6 +118,52 @@ describe('an application as an OIDC client', () => {
     expect(info.preferred_username).toBe('alice');
   });
 
+  it("carries the person's departments in the app's company as groups, for an app allowed that scope", async () => {
+    const tree = await admin<{ tree: { departmentId: string } }>('/api/v1/manage/department/tree');
+    const sales = await admin<{ departmentId: string }>('/api/v1/manage/department/create', {
+      name: 'Sales',
+      parentId: tree.data.tree.departmentId,
+    });
+    const east = await admin<{ departmentId: string }>('/api/v1/manage/department/create', {
+      name: 'East',
+      parentId: sales.data.departmentId,
+    });
+    const frank = await companyMember(ctx, owner, 'frank');
+    for (const departmentId of [east.data.departmentId, tree.data.tree.departmentId])
+      await admin('/api/v1/manage/department/member/add', { departmentId, userIds: [frank.id] });
+
+    const scope = 'openid profile groups';
+    const withGroups = await createOpenedApp({ scopes: ['profile', 'groups'] });
+    const config = await relyingParty(withGroups);
+    const flow = await signInForCode({
+      baseUrl: ctx.baseUrl,
+      clientId: withGroups.clientId,
+      redirectUri,
+      identifier: frank.username,
+      password: frank.password,
+      scope,
+    });
+    const tokens = await client.authorizationCodeGrant(config, flow.callbackUrl, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+    });
+    expect(tokens.claims()?.groups).toEqual(['Sales/East']);
+    expect((await client.fetchUserInfo(config, tokens.access_token, frank.id)).groups).toEqual([
+      'Sales/East',
+    ]);
+
+    // An app not allowed the scope cannot ask for it.
+    const without = await createOpenedApp({ scopes: ['profile'] });
+    const refused = await startAuthorization({
+      baseUrl: ctx.baseUrl,
+      clientId: without.clientId,
+      redirectUri,
+      scope,
+      jar: flow.jar,
+    });
+    expect(new URL(refused.location).searchParams.get('error')).toBe('invalid_scope');
+  });
+
   it('issues tokens with exactly the configured lifetimes and signing algorithm', async () => {
     const lifetimes = { authorizationCode: 30, idToken: 700, accessToken: 900, refreshToken: 5000 };
     const app = await createOpenedApp({ lifetimes, signingAlg: 'RS256' });

@@ -323,3 +323,25 @@ export async function deleteDepartmentMembers(
       .execute(),
   );
 }
+
+/**
+ * The departments a person is in, in one company, as paths below the root (`Sales/East`): what
+ * the `groups` claim of the company's applications carries.
+ */
+export async function departmentPathsOf(db: Db, companyId: string, accountId: string): Promise<string[]> {
+  const { rows } = await sql<{ path: string }>`
+    with recursive up (parent_id, path) as (
+      select d.parent_id, d.name::text
+      from department_members m
+      join departments d on d.id = m.department_id
+      where m.account_id = ${accountId} and m.company_id = ${companyId} and d.parent_id is not null
+      union all
+      select p.parent_id, p.name || '/' || up.path
+      from up join departments p on p.id = up.parent_id
+      where p.parent_id is not null
+    )
+    select up.path from up
+    join departments root on root.id = up.parent_id and root.parent_id is null
+    order by up.path`.execute(db);
+  return rows.map((row) => row.path);
+}

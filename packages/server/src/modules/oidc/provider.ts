@@ -28,6 +28,8 @@ export interface OidcProviderOptions {
    */
   managementApi: { audience: string; tokenTtl: number };
   secureCookies: boolean;
+  /** A person's departments in a company as paths (`Sales/East`): the `groups` claim. */
+  departmentPaths(companyId: string, accountId: string): Promise<string[]>;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
   /**
@@ -121,6 +123,8 @@ const claims = {
   profile: ['name', 'preferred_username', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
+  // An application's people: their departments in the application's company (see findAccount).
+  groups: ['groups'],
 };
 
 export function createOidcProvider(options: OidcProviderOptions): Provider {
@@ -136,7 +140,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
     },
     claims,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone'],
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups'],
     // PKCE always, except for an application whose administrator turned it off (a third-party app
     // that cannot send it; such an app is always a confidential client with a secret).
     pkce: { required: (_ctx, client) => appOf(client as never)?.requirePkce ?? true },
@@ -281,8 +285,14 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       }
       return {
         accountId: account.id,
-        async claims() {
+        async claims(_use, scope) {
+          // Departments only for an application that asked for them, from its own company.
+          const groups =
+            app && scope.split(' ').includes('groups')
+              ? await options.departmentPaths(app.companyId, account.id)
+              : undefined;
           return {
+            groups,
             sub: account.id,
             preferred_username: account.username,
             name: account.display_name ?? account.username,
