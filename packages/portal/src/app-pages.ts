@@ -181,13 +181,14 @@ ${
 /** A refusal or problem with an app (no access, not found, not set up), with the way back. */
 export function renderAppProblemPage(
   ctx: PageContext,
-  input: { title: string; message: string; backHref: string },
+  input: { title: string; message: string; backHref: string; appName?: string },
 ): string {
   const t = portalPhrases[ctx.lang].apps;
   return layout(
     ctx,
     input.title,
     html`<h1>${input.title}</h1>
+${input.appName ? html`<p class="muted">${input.appName}</p>` : ''}
 <p class="alert" role="alert">${input.message}</p>
 <p><a href="${input.backHref}">${t.back}</a></p>`,
   );

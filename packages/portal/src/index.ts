@@ -31,7 +31,6 @@ export {
   renderErrorPage,
   renderLoggedOutPage,
   renderLogoutPage,
-  renderNoAccessPage,
   renderSignInLinkPage,
   renderSignInPage,
   type SignInLinkPageInput,

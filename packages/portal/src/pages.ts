@@ -160,19 +160,6 @@ ${input.details ? html`<p class="muted small">${input.details}</p>` : ''}
   );
 }
 
-/** An application refused at sign-in: why, and the way to the apps the person may open. */
-export function renderNoAccessPage(ctx: PageContext, input: { appName: string; message: string }): string {
-  const t = portalPhrases[ctx.lang].apps;
-  return layout(
-    ctx,
-    t.refusedTitle,
-    html`<h1>${t.refusedTitle}</h1>
-<p class="muted">${input.appName}</p>
-<p class="alert" role="alert">${input.message}</p>
-<p><a href="/portal/apps">${t.back}</a></p>`,
-  );
-}
-
 /** `form` is oidc-provider's hidden logout form (it carries its own CSRF token). */
 export function renderLogoutPage(ctx: PageContext, input: { form: string }): string {
   const t = portalPhrases[ctx.lang].logout;

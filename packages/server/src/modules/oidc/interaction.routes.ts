@@ -2,8 +2,8 @@ import { interpolate } from '@tessera/contract';
 import {
   type PageContext,
   portalPhrases,
+  renderAppProblemPage,
   renderErrorPage,
-  renderNoAccessPage,
   renderSignInPage,
 } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -282,11 +282,16 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         }));
       // Access came back since the prompt was asked for (an administrator was quick): go on.
       if (!cause) return finish(request, reply, {}, true);
-      const message = portalPhrases[request.lang].apps.refused[cause];
+      const t = portalPhrases[request.lang].apps;
       return sendPage(
         reply,
         403,
-        renderNoAccessPage(pageContext(request), { appName: await clientName(clientId, request), message }),
+        renderAppProblemPage(pageContext(request), {
+          title: t.refusedTitle,
+          appName: await clientName(clientId, request),
+          message: t.refused[cause],
+          backHref: '/portal/apps',
+        }),
       );
     }
     // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
