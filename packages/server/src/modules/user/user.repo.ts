@@ -380,16 +380,13 @@ export async function countOtherMemberships(trx: Db, companyId: string, accountI
  */
 export async function deleteRecord(trx: Db, companyId: string, accountId: string) {
   const companyApps = trx.selectFrom('apps').select('id').where('company_id', '=', companyId);
-  await trx
-    .deleteFrom('app_assignments')
-    .where('account_id', '=', accountId)
-    .where('app_id', 'in', companyApps)
-    .execute();
-  await trx
-    .deleteFrom('app_form_credentials')
-    .where('account_id', '=', accountId)
-    .where('app_id', 'in', companyApps)
-    .execute();
+  for (const table of ['app_assignments', 'app_form_credentials'] as const) {
+    await trx
+      .deleteFrom(table)
+      .where('account_id', '=', accountId)
+      .where('app_id', 'in', companyApps)
+      .execute();
+  }
   await trx
     .updateTable('departments')
     .set({ manager_account_id: null })
