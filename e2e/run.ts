@@ -775,6 +775,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
           await portal.goto(rp.loginUrl);
           await portal.getByRole('heading', { name: 'No access' }).waitFor();
           await portal.getByText('You have not been given access to this application').waitFor();
+          await shots.screenshot('no-access.en', [1280]);
           assert.ok(!portal.url().startsWith(rp.baseUrl), 'the relying party never got a code');
         } finally {
           await context.close();
