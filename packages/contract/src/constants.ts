@@ -167,7 +167,11 @@ export const appDefaultAccess = ['allow_all', 'prohibit_all'] as const;
 export type AppDefaultAccess = (typeof appDefaultAccess)[number];
 export const appSigningAlgorithms = ['ES256', 'RS256'] as const;
 export type AppSigningAlgorithm = (typeof appSigningAlgorithms)[number];
-export const appTokenAuthMethods = ['client_secret_basic', 'client_secret_post'] as const;
+/**
+ * How an app authenticates at the token endpoint. `none`: a public client (a single-page or
+ * native app that cannot keep a secret), which must use PKCE.
+ */
+export const appTokenAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type AppTokenAuthMethod = (typeof appTokenAuthMethods)[number];
 /** Who stores the credentials a form-fill app is signed in with. */
 export const formCredentialModes = ['user', 'shared'] as const;

@@ -263,7 +263,7 @@ export interface AppsTable {
   home_url: string | null;
   scopes: ColumnType<string[], string | undefined, string>;
   signing_alg: Generated<'ES256' | 'RS256'>;
-  token_auth_method: Generated<'client_secret_basic' | 'client_secret_post'>;
+  token_auth_method: Generated<'client_secret_basic' | 'client_secret_post' | 'none'>;
   /** Whether the authorization code flow must use PKCE (some third-party apps cannot). */
   require_pkce: Generated<boolean>;
   authorization_code_ttl: Generated<number>;

@@ -159,6 +159,7 @@ export const apps = {
     authMethod: {
       clientSecretBasic: 'client_secret_basic (HTTP Basic)',
       clientSecretPost: 'client_secret_post (in the request body)',
+      none: 'none (a public single-page or native app without a secret; PKCE required)',
     },
     requirePkce: 'Require PKCE',
     requirePkceHint:

@@ -157,6 +157,7 @@ export const apps = {
     authMethod: {
       clientSecretBasic: 'client_secret_basic（HTTP Basic）',
       clientSecretPost: 'client_secret_post（请求体中）',
+      none: 'none（无密钥的公开单页或原生应用；必须使用 PKCE）',
     },
     requirePkce: '要求 PKCE',
     requirePkceHint: '建议开启。仅当应用无法发送 PKCE 授权码挑战时关闭（部分较旧的第三方应用）。',

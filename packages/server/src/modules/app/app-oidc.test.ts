@@ -255,6 +255,56 @@ describe('an application as an OIDC client', () => {
     expect(await introspect(app)).toEqual({ active: false });
   });
 
+  it('serves a public app (no secret, PKCE) and refuses one without PKCE', async () => {
+    const app = await createOpenedApp({ tokenAuthMethod: 'none' });
+    const config = await client.discovery(
+      new URL(`${ctx.baseUrl}/oidc`),
+      app.clientId,
+      undefined,
+      client.None(),
+      {
+        execute: [client.allowInsecureRequests],
+      },
+    );
+    const flow = await signIn(app);
+    const tokens = await client.authorizationCodeGrant(config, flow.callbackUrl, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+    });
+    expect(tokens.claims()?.sub).toBe(alice.id);
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).toBeTruthy();
+
+    // A browser may call the token endpoint from the public app's own origin, not for a confidential one.
+    const corsFor = async (clientId: string, origin: string) =>
+      (
+        await fetch(`${ctx.baseUrl}/oidc/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId }),
+        })
+      ).headers.get('access-control-allow-origin');
+    expect(await corsFor(app.clientId, 'http://localhost:7001')).toBe('http://localhost:7001');
+    expect(await corsFor(app.clientId, 'https://evil.example')).toBeNull();
+    const confidential = await createOpenedApp();
+    expect(await corsFor(confidential.clientId, 'http://localhost:7001')).toBeNull();
+
+    const before = await ctx.database.db
+      .selectFrom('apps')
+      .select('require_pkce')
+      .where('id', '=', app.appId)
+      .executeTakeFirstOrThrow();
+    const refused = await admin('/api/v1/manage/app/update', { appId: app.appId, requirePkce: false });
+    expect(refused.code).toBe(400);
+    expect(refused.msg).toBe('An application without a client secret must use PKCE');
+    const after = await ctx.database.db
+      .selectFrom('apps')
+      .select('require_pkce')
+      .where('id', '=', app.appId)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual(before);
+  });
+
   it('gives exactly one token for 50 parallel redemptions of one code', async () => {
     const app = await createOpenedApp();
     const flow = await signIn(app);

@@ -193,9 +193,15 @@ export function createAppService(deps: {
         set.access_token_ttl = body.lifetimes.accessToken;
         set.refresh_token_ttl = body.lifetimes.refreshToken;
       }
+      // A public client (no secret) has nothing but PKCE to bind its code to it.
+      if (
+        (set.token_auth_method ?? before.token_auth_method) === 'none' &&
+        !(set.require_pkce ?? before.require_pkce)
+      )
+        throw new AppError('app.public_needs_pkce');
       // An app without a callback left cannot stay open: nothing could sign in to it.
       if (body.redirectUris?.length === 0 && before.protocol === 'oidc' && before.status === 'opened')
-        throw new AppError('app.not_configured', {}, [{ field: 'redirectUris', message: '' }]);
+        throw new AppError('app.not_configured');
       const after = await trx
         .updateTable('apps')
         .set({ ...set, updated_at: new Date() })

@@ -236,6 +236,13 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       Session: 12 * 3600,
       ClientCredentials: options.managementApi.tokenTtl,
     },
+    // Browsers may call the token endpoint for public (single-page) apps only, and userinfo, and
+    // only from the origins of the app's own callback URLs.
+    clientBasedCORS(ctx, origin, client) {
+      if (origin === 'null') return false;
+      if (ctx.oidc.route !== 'userinfo' && client.clientAuthMethod !== 'none') return false;
+      return (client.redirectUris ?? []).some((uri) => URL.canParse(uri) && new URL(uri).origin === origin);
+    },
     // Refresh tokens rotate on every use; a replayed one revokes the whole grant (see the adapter).
     rotateRefreshToken: true,
     async issueRefreshToken(_ctx, client) {
