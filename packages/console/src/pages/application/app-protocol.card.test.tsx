@@ -79,6 +79,14 @@ describe('<AppProtocolCard> login callback URLs', () => {
     });
   });
 
+  it('keeps PKCE on for a public client', async () => {
+    await renderCard();
+    fireEvent.click(screen.getByLabelText(/^none/));
+    await waitFor(() =>
+      expect((screen.getByRole('switch', { name: 'Require PKCE' }) as HTMLButtonElement).disabled).toBe(true),
+    );
+  });
+
   it('turns PKCE off for an app that cannot send it', async () => {
     const { callApi } = await renderCard();
     fireEvent.click(screen.getByRole('switch', { name: 'Require PKCE' }));

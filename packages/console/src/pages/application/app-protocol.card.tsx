@@ -140,6 +140,8 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
   const { callApi } = useConsole();
   const { message } = useFeedback();
   const [form] = Form.useForm<ProtocolValues>();
+  // A public client (no secret) has nothing but PKCE: it stays on.
+  const isPublic = Form.useWatch('tokenAuthMethod', form) === 'none';
   const narrow = !(Grid.useBreakpoint().md ?? true);
 
   useEffect(() => {
@@ -241,7 +243,7 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
           extra={t('apps.protocol.requirePkceHint')}
           valuePropName="checked"
         >
-          <Switch />
+          <Switch disabled={isPublic} />
         </Form.Item>
         <Form.Item label={t('apps.protocol.lifetimes')} extra={t('apps.protocol.lifetimesHint')}>
           <Row gutter={[16, 0]} data-testid="lifetimes">
