@@ -93,6 +93,19 @@ describe('envelope and errors', () => {
     expect(document.openapi).toBe('3.0.3');
     expect(Object.keys(document.paths).sort()).toEqual(ctx.tessera.boundCalls.map((c) => c.path).sort());
     expect(document.paths['/api/v1/manage/company/create']!.post.summary).toMatch(/Create a company/);
+    // The calls open to programmatic access accounts are marked, with the client credentials scheme.
+    const apiCalls = Object.entries(document.paths)
+      .filter(([, item]) => (item.post as { 'x-api-access'?: boolean })['x-api-access'])
+      .map(([path]) => path);
+    expect(apiCalls.sort()).toEqual(
+      ctx.tessera.boundCalls
+        .filter((c) => c.apiAccess)
+        .map((c) => c.path)
+        .sort(),
+    );
+    expect(apiCalls).toContain('/api/v1/manage/user/create');
+    expect(apiCalls).not.toContain('/api/v1/manage/app/api-account/create');
+    expect(JSON.stringify(document)).toContain('"clientCredentials"');
     const viewer = await ctx.tessera.app.inject({ method: 'GET', url: '/api/docs' });
     expect(viewer.statusCode).toBe(200);
     expect(viewer.payload).toContain('swagger-ui-bundle.js');
