@@ -1,4 +1,4 @@
-import { interpolate, type Language } from '@tessera/contract';
+import { interpolate, type Language, serverPhrases } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
@@ -210,6 +210,8 @@ export interface AccountPageInput {
 /** The user centre: the signed-in person's own profile, companies and recent sign-ins. */
 export function renderAccountPage(ctx: PageContext, input: AccountPageInput): string {
   const t = portalPhrases[ctx.lang].account;
+  // The same wording as the administrators' sign-in log.
+  const causes: Record<string, string> = serverPhrases[ctx.lang].loginCauses;
   const clientNames = portalPhrases[ctx.lang].clients;
   const when = (date: Date) =>
     date.toLocaleString(ctx.lang === 'zh' ? 'zh-CN' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
@@ -249,7 +251,7 @@ ${
     ? html`<ul class="list">${input.signIns.map(
         (e) =>
           html`<li><span>${when(e.at)}<small>${[e.application ? (clientNames[e.application] ?? e.application) : null, e.ip].filter(Boolean).join(' · ')}</small></span><span class="${e.result === 'success' ? 'ok' : 'bad'}">${
-            e.result === 'success' ? t.success : (t.causes[e.cause ?? ''] ?? t.failure)
+            e.result === 'success' ? t.success : (causes[e.cause ?? ''] ?? t.failure)
           }</span></li>`,
       )}</ul>`
     : html`<p class="muted">${t.noSignIns}</p>`

@@ -1,12 +1,14 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { type AppStatus, appStatuses } from '@tessera/contract/constants';
-import { Button, Card, Flex, Input, Select, Space, Typography } from 'antd';
+import { Button, Card, Flex, Select, Space, Typography } from 'antd';
 import { Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
 import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
+import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { formatDate } from '../../lib/format/date.ts';
+import { oneOfParam, pageSizeParam, positiveParam } from '../../lib/list-query.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { AppLogo } from './app-logo.tsx';
 import { AppStatusTag } from './app-status-tag.tsx';
@@ -26,14 +28,11 @@ interface AppsQuery {
 
 /** The list's query, kept in the address so a reload or the way back from a detail keeps it. */
 export function parseAppsQuery(params: URLSearchParams): AppsQuery {
-  const page = Number(params.get('page'));
-  const pageSize = Number(params.get('pageSize'));
-  const status = params.get('status') as AppStatus | null;
   return {
-    page: Number.isInteger(page) && page > 0 ? page : 1,
-    pageSize: (PAGE_SIZES as readonly number[]).includes(pageSize) ? pageSize : 20,
+    page: positiveParam(params.get('page'), 1),
+    pageSize: pageSizeParam(params.get('pageSize'), PAGE_SIZES, 20),
     keyword: params.get('keyword')?.trim() ?? '',
-    status: status && appStatuses.includes(status) ? status : undefined,
+    status: oneOfParam(appStatuses, params.get('status')),
   };
 }
 
@@ -56,7 +55,6 @@ export function AppsPage() {
   const queryKey = appsQueryParams(query).toString();
   const setQuery = (next: Partial<AppsQuery>) =>
     setParams(appsQueryParams({ ...query, page: 1, ...next }), { replace: true });
-  const [keyword, setKeyword] = useState(query.keyword);
   const [adding, setAdding] = useState(false);
   const [busy, setBusy] = useState<string>();
   const actions = useAppActions();
@@ -215,14 +213,10 @@ export function AppsPage() {
       style={{ maxWidth: 1600 }}
     >
       <Flex wrap gap={12} align="center" style={{ marginBottom: 16 }}>
-        <Input.Search
-          allowClear
-          value={keyword}
-          onChange={(event) => setKeyword(event.target.value)}
+        <KeywordSearch
+          keyword={query.keyword}
           placeholder={t('apps.list.searchPlaceholder')}
-          aria-label={t('apps.list.searchPlaceholder')}
-          style={{ width: 280, maxWidth: '100%' }}
-          onSearch={(value) => setQuery({ keyword: value.trim() })}
+          onSearch={(keyword) => setQuery({ keyword })}
         />
         <Select
           allowClear

@@ -5,6 +5,7 @@ import {
   userStatuses,
 } from '@tessera/contract/constants';
 import type { ApiRequest } from '../../api/http-client.ts';
+import { oneOfParam, pageSizeParam, positiveParam } from '../../lib/list-query.ts';
 
 /** What the user list shows; kept in the address so that going back to the list restores it. */
 export interface UsersQuery {
@@ -28,24 +29,16 @@ export const defaultUsersQuery: UsersQuery = {
   sortOrder: 'desc',
 };
 
-const positive = (text: string | null, fallback: number) => {
-  const value = Number(text);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-};
-const oneOf = <T extends string>(values: readonly T[], text: string | null): T | undefined =>
-  values.find((value) => value === text);
-
 /** The query of the address (unknown or broken values fall back to the defaults). */
 export function parseUsersQuery(params: URLSearchParams): UsersQuery {
-  const pageSize = positive(params.get('pageSize'), defaultUsersQuery.pageSize);
   return {
-    page: positive(params.get('page'), 1),
-    pageSize: (PAGE_SIZES as readonly number[]).includes(pageSize) ? pageSize : defaultUsersQuery.pageSize,
+    page: positiveParam(params.get('page'), 1),
+    pageSize: pageSizeParam(params.get('pageSize'), PAGE_SIZES, defaultUsersQuery.pageSize),
     keyword: params.get('keyword')?.trim() ?? '',
-    status: oneOf(userStatuses, params.get('status')),
+    status: oneOfParam(userStatuses, params.get('status')),
     departmentId: params.get('department') || undefined,
     includeSubDepartments: params.get('sub') !== '0',
-    sortBy: oneOf(userSortFields, params.get('sortBy')) ?? defaultUsersQuery.sortBy,
+    sortBy: oneOfParam(userSortFields, params.get('sortBy')) ?? defaultUsersQuery.sortBy,
     sortOrder: params.get('sortOrder') === 'asc' ? 'asc' : 'desc',
   };
 }

@@ -8,7 +8,6 @@ import {
   Dropdown,
   Flex,
   Grid,
-  Input,
   type MenuProps,
   Select,
   Space,
@@ -20,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
+import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { currentLanguage } from '../../i18n/i18n.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
@@ -60,7 +60,6 @@ export function UsersPage() {
   const [importOpened, setImportOpened] = useState(false);
   const [exporting, setExporting] = useState(false);
   const [resetting, setResetting] = useState<OrgUser>();
-  const [keyword, setKeyword] = useState(query.keyword);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the query is rebuilt on every render; its address form says when it changed.
   const load = useCallback(
@@ -308,14 +307,10 @@ export function UsersPage() {
       style={{ maxWidth: 1600 }}
     >
       <Flex wrap gap={12} align="center" style={{ marginBottom: 16 }}>
-        <Input.Search
-          allowClear
-          value={keyword}
-          onChange={(event) => setKeyword(event.target.value)}
+        <KeywordSearch
+          keyword={query.keyword}
           placeholder={t('org.users.searchPlaceholder')}
-          aria-label={t('org.users.searchPlaceholder')}
-          style={{ width: 280, maxWidth: '100%' }}
-          onSearch={(value) => setQuery({ keyword: value.trim() })}
+          onSearch={(keyword) => setQuery({ keyword })}
         />
         <Select
           allowClear

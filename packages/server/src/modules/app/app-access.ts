@@ -88,20 +88,21 @@ export async function logAppSignIn(
     companyId: string;
     clientId: string;
     accountId: string;
+    /** The person's username when the caller has it at hand (otherwise it is read). */
+    username?: string;
     cause: AppAccessRefusal | null;
     ip: string | null;
     userAgent: string | null;
   },
 ): Promise<void> {
-  const account = await db
-    .selectFrom('accounts')
-    .select('username')
-    .where('id', '=', event.accountId)
-    .executeTakeFirst();
+  const username =
+    event.username ??
+    (await db.selectFrom('accounts').select('username').where('id', '=', event.accountId).executeTakeFirst())
+      ?.username;
   await insertLoginEvent(db, {
     companyId: event.companyId,
     accountId: event.accountId,
-    identifier: account?.username ?? event.accountId,
+    identifier: username ?? event.accountId,
     clientId: event.clientId,
     ip: event.ip,
     userAgent: event.userAgent,

@@ -251,6 +251,7 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
       companyId: event.app.company_id,
       clientId: event.app.client_id,
       accountId: event.account.id,
+      username: event.account.username,
       cause: event.cause,
       ip: event.ip,
       userAgent: event.userAgent,

@@ -1,23 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { MfaFactorsTable } from '../../db/schema.ts';
 
 /**
  * Second factors and recovery codes of an account (SQL only). Factors belong to the account,
  * not to a company: the admin calls check the company membership before they get here.
  */
-
-export interface FactorRow {
-  id: string;
-  account_id: string;
-  type: string;
-  name: string;
-  status: 'bound' | 'unbound';
-  secret_sealed: string | null;
-  last_used_step: number | null;
-  bound_at: Date | null;
-  last_used_at: Date | null;
-  created_at: Date;
-}
 
 const factorColumns = [
   'id',
@@ -31,6 +19,9 @@ const factorColumns = [
   'last_used_at',
   'created_at',
 ] as const;
+
+/** A factor as the MFA module reads it: its columns of the table (the FIDO2 key material aside). */
+export type FactorRow = Pick<Selectable<MfaFactorsTable>, (typeof factorColumns)[number]>;
 
 // bigint comes back as a string from node-postgres.
 const normalise = <T extends { last_used_step: unknown }>(row: T) => ({

@@ -48,6 +48,7 @@ export interface OidcProviderOptions {
     app: TesseraAppClient;
     clientId: string;
     accountId: string;
+    username: string;
     cause: AppAccessRefusal;
     ip: string;
   }): Promise<void>;
@@ -284,6 +285,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
             app,
             clientId: ctx.oidc.client!.clientId,
             accountId: account.id,
+            username: account.username,
             cause,
             ip: ctx.ip,
           });
