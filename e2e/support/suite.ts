@@ -1,0 +1,114 @@
+/**
+ * What the browser flows share: the server and Chromium of the run, a vendor licence key, new
+ * pages, and one signed-in developer-console page that the shell flows use in order.
+ * Each area's flows are in e2e/flows/<area>.e2e.ts; e2e/run.ts registers them in order.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { artifactsDir, consolePage } from './console.page.ts';
+import type { licenseVendor } from './license.vendor.ts';
+import type { RunningServer } from './server.process.ts';
+
+export const ADMIN_PASSWORD = 'E2e-admin-pass-1';
+export const COMPANY_NAME = 'Acme Identity Ltd';
+/** Spec §9: names are cut to 10 characters plus an ellipsis in the top bar. */
+export const COMPANY_NAME_SHORT = 'Acme Ident…';
+export const LONG_NAME = 'Globex Corporation International';
+export const LONG_NAME_SHORT = 'Globex Cor…';
+export const SECOND_NAME = 'Initech';
+export const NEWCOMER = 'nora.newcomer';
+export const NEWCOMER_FIRST_PASSWORD = 'First-pass-2026';
+export const NEWCOMER_NEW_PASSWORD = 'Chosen-pass-2027';
+export const MFA_USER = 'otto.twostep';
+export const MFA_USER_PASSWORD = 'Otto-pass-2026';
+export const EXPIRED_USER = 'erin.expired';
+export const EXPIRED_USER_PASSWORD = 'Erin-pass-2026';
+export const PASSKEY_USER = 'paula.passkey';
+export const PASSKEY_USER_PASSWORD = 'Paula-pass-2026';
+export const APP_USER = 'wendy.wiki';
+export const APP_USER_PASSWORD = 'Wendy-pass-2026';
+/** A 1×1 PNG. */
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+type Console = ReturnType<typeof consolePage>;
+
+export interface Suite {
+  readonly adminPassword: string;
+  /** Set by the runner's `before`. */
+  server: RunningServer | undefined;
+  browser: Browser | undefined;
+  vendor: ReturnType<typeof licenseVendor> | undefined;
+  /** A folder of the run for files the flows write (removed afterwards). */
+  vendorDir: string;
+  /** Uncaught page errors and console errors; the last test expects none. */
+  pageErrors: string[];
+  openPage(options?: { lang?: 'en' | 'zh' }): Promise<{ context: BrowserContext; page: Page }>;
+  /** The shared signed-in developer-console page (signed in on first use). */
+  devSession(): Promise<{ context: BrowserContext; page: Page; ui: Console }>;
+  /** A test on the shared page that leaves a screenshot of the page behind when it fails. */
+  devFlow(name: string, body: () => Promise<void>): void;
+  /** Forgets the shared page (after a flow closed it). */
+  endDevSession(): void;
+}
+
+export function createSuite(): Suite {
+  let dev: { context: BrowserContext; page: Page; ui: Console } | undefined;
+  const suite: Suite = {
+    adminPassword: ADMIN_PASSWORD,
+    server: undefined,
+    browser: undefined,
+    vendor: undefined,
+    vendorDir: '',
+    pageErrors: [],
+    async openPage(options = {}) {
+      assert.ok(suite.browser && suite.server);
+      const context = await suite.browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        locale: 'en-US',
+      });
+      if (options.lang) {
+        await context.addCookies([{ name: 'lang', value: options.lang, url: suite.server.baseUrl }]);
+      }
+      const page = await context.newPage();
+      page.on('pageerror', (error) => suite.pageErrors.push(`${page.url()}: ${error.message}`));
+      page.on('console', (message) => {
+        // A refused call (the 401 test) is logged by the browser itself; anything else is a bug.
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+          suite.pageErrors.push(`${page.url()}: console: ${message.text()}`);
+        }
+      });
+      return { context, page };
+    },
+    async devSession() {
+      assert.ok(suite.server);
+      if (!dev) {
+        const { context, page } = await suite.openPage();
+        const ui = consolePage(page, suite.server.baseUrl);
+        await ui.signIn('/dev/dashboard', ADMIN_PASSWORD);
+        dev = { context, page, ui };
+      }
+      return dev;
+    },
+    devFlow(name, body) {
+      test(name, async () => {
+        try {
+          await body();
+        } catch (error) {
+          const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40);
+          await dev?.page
+            .screenshot({ path: `${artifactsDir}failure-${slug}.png`, fullPage: true })
+            .catch(() => {});
+          throw error;
+        }
+      });
+    },
+    endDevSession() {
+      dev = undefined;
+    },
+  };
+  return suite;
+}
