@@ -67,6 +67,7 @@ import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
 import { userImportRoutes } from './modules/user-import/import.routes.ts';
 import { createUserImportService } from './modules/user-import/import.service.ts';
+import { databaseFileStore, folderFileStore } from './modules/user-import/import-files.ts';
 import { build, version } from './version.ts';
 
 declare module 'fastify' {
@@ -77,7 +78,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'importConcurrency'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -211,7 +212,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const departmentService = createDepartmentService({ db });
   const mfaService = createMfaService({ db, sealer });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
-  const userImport = createUserImportService({ db, licenses, log: app.log });
+  const userImport = createUserImportService({
+    db,
+    licenses,
+    log: app.log,
+    files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
+    queue: config.importConcurrency ? { concurrency: config.importConcurrency } : undefined,
+  });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());

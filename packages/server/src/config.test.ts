@@ -16,6 +16,7 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'admin', password: undefined },
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
+      importConcurrency: 2,
     });
   });
 
@@ -33,6 +34,7 @@ describe('configuration', () => {
       TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
+      TESSERA_IMPORT_CONCURRENCY: '4',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -43,6 +45,7 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
+      importConcurrency: 4,
     });
   });
 
@@ -66,6 +69,7 @@ describe('configuration', () => {
     [{ TESSERA_SMTP_URL: 'not a url' }, 'TESSERA_SMTP_URL'],
     [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
+    [{ TESSERA_IMPORT_CONCURRENCY: '0' }, 'TESSERA_IMPORT_CONCURRENCY'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

@@ -15,6 +15,8 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /** User imports running at once on the platform (all instances together). */
+  importConcurrency: number;
 }
 
 export interface MailConfig {
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const mail = mailConfig(env, publicUrl);
+  const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
   return {
     port,
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel,
     licensePublicKey,
     mail,
+    importConcurrency,
   };
 }
 

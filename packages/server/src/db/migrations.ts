@@ -424,6 +424,24 @@ create table app_form_credentials (
 );
 `,
   },
+  {
+    id: 11,
+    name: 'import queue',
+    // User imports wait in a queue any instance can take from: the uploaded file is kept until the
+    // task ends; a running task is claimed by one instance, which keeps its heartbeat fresh.
+    sql: `
+alter table import_tasks
+  add column created_ip text,
+  add column started_at timestamptz,
+  add column claimed_by text,
+  add column heartbeat_at timestamptz;
+create index import_tasks_open on import_tasks (created_at) where status = 'importing';
+create table import_task_files (
+  task_id text primary key references import_tasks (id) on delete cascade,
+  content bytea not null
+);
+`,
+  },
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

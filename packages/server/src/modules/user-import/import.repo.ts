@@ -20,10 +20,11 @@ export interface StoredRowError {
   classes?: string[];
 }
 
+/** Records a task waiting in the queue (its file is kept by the import file store). */
 export async function insertTask(
   db: Db,
   companyId: string,
-  task: { id: string; createdBy: string; fileName: string | null; total: number },
+  task: { id: string; createdBy: string; createdIp: string; fileName: string | null },
 ) {
   await db
     .insertInto('import_tasks')
@@ -31,20 +32,157 @@ export async function insertTask(
       id: task.id,
       company_id: companyId,
       created_by: task.createdBy,
+      created_ip: task.createdIp,
       status: 'importing',
       file_name: task.fileName,
-      total: task.total,
     })
     .execute();
+}
+
+/** Imports waiting or running for the company, or started by the person (in any company). */
+export async function countOpenTasks(db: Db, companyId: string, accountId: string) {
+  const row = await db
+    .selectFrom('import_tasks')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('status', '=', 'importing')
+    .where((eb) => eb.or([eb('company_id', '=', companyId), eb('created_by', '=', accountId)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export const findTask = (db: Db, companyId: string, taskId: string) =>
   db
     .selectFrom('import_tasks')
-    .selectAll()
+    .select([
+      'id',
+      'status',
+      'file_name',
+      'total',
+      'created',
+      'errors',
+      'created_at',
+      'started_at',
+      'finished_at',
+    ])
     .where('company_id', '=', companyId)
     .where('id', '=', taskId)
     .executeTakeFirst();
+
+/** Where a waiting task stands among its company's unfinished imports (1: next). */
+export async function queuePosition(db: Db, companyId: string, task: { id: string; created_at: Date }) {
+  const row = await db
+    .selectFrom('import_tasks')
+    .select((eb) => eb.fn.countAll().as('ahead'))
+    .where('company_id', '=', companyId)
+    .where('status', '=', 'importing')
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', task.created_at),
+        eb.and([eb('created_at', '=', task.created_at), eb('id', '<', task.id)]),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.ahead) + 1;
+}
+
+/** Arbitrary constant that names the import queue among advisory locks. */
+const QUEUE_LOCK = 7_316_420_962;
+
+export interface ClaimedTask {
+  id: string;
+  companyId: string;
+  createdBy: string | null;
+  createdIp: string | null;
+  fileName: string | null;
+}
+
+const interruptedErrors = JSON.stringify([{ row: 0, column: null, reason: 'import.interrupted' }]);
+
+/**
+ * Takes the oldest waiting task that may start: fewer than `concurrency` imports are running on
+ * the platform and none of its company. Claims are made one at a time (an advisory lock held to
+ * the end of the transaction), so two instances cannot both start an import of one company or
+ * pass the limit together; rows locked by a finishing import are skipped. Running tasks whose
+ * instance stopped sending heartbeats are failed first (their process is gone).
+ */
+export async function claimNextTask(
+  db: Db,
+  claim: { instanceId: string; concurrency: number; leaseSeconds: number },
+): Promise<ClaimedTask | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${QUEUE_LOCK})`.execute(trx);
+    await failAbandonedTasks(trx, claim.leaseSeconds);
+    const picked = await sql<{ id: string }>`
+      select t.id from import_tasks t
+      where t.status = 'importing' and t.started_at is null
+        and (select count(*) from import_tasks r where r.status = 'importing' and r.started_at is not null)
+          < ${claim.concurrency}
+        and not exists (
+          select 1 from import_tasks r
+          where r.company_id = t.company_id and r.status = 'importing' and r.started_at is not null)
+      order by t.created_at, t.id
+      limit 1
+      for update skip locked`.execute(trx);
+    const id = picked.rows[0]?.id;
+    if (id === undefined) return undefined;
+    const task = await trx
+      .updateTable('import_tasks')
+      .set({ started_at: sql`now()`, heartbeat_at: sql`now()`, claimed_by: claim.instanceId })
+      .where('id', '=', id)
+      .returning(['id', 'company_id', 'created_by', 'created_ip', 'file_name'])
+      .executeTakeFirstOrThrow();
+    return {
+      id: task.id,
+      companyId: task.company_id,
+      createdBy: task.created_by,
+      createdIp: task.created_ip,
+      fileName: task.file_name,
+    };
+  });
+}
+
+/**
+ * Running tasks without a heartbeat for `leaseSeconds`: their instance stopped; nothing of theirs
+ * was stored. Also lets go of files kept in the database for tasks that have ended.
+ */
+export async function failAbandonedTasks(db: Db, leaseSeconds: number) {
+  const result = await sql`
+    update import_tasks set status = 'failed', errors = ${interruptedErrors}::jsonb, finished_at = now()
+    where id in (
+      select id from import_tasks
+      where status = 'importing' and started_at is not null
+        and heartbeat_at < now() - make_interval(secs => ${leaseSeconds})
+      for update skip locked
+    )`.execute(db);
+  await sql`delete from import_task_files f using import_tasks t
+    where f.task_id = t.id and t.status <> 'importing'`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** The running tasks of an instance are still under way. */
+export async function renewClaims(db: Db, instanceId: string, taskIds: readonly string[]) {
+  if (!taskIds.length) return;
+  await db
+    .updateTable('import_tasks')
+    .set({ heartbeat_at: sql`now()` })
+    .where('claimed_by', '=', instanceId)
+    .where('status', '=', 'importing')
+    .where('id', 'in', [...taskIds])
+    .execute();
+}
+
+/** Whether any task waits or runs (the queue's cheap first look). */
+export const anyOpenTask = async (db: Db) =>
+  (await db
+    .selectFrom('import_tasks')
+    .select('id')
+    .where('status', '=', 'importing')
+    .limit(1)
+    .executeTakeFirst()) !== undefined;
+
+export async function setTaskTotal(db: Db, taskId: string, total: number) {
+  await db.updateTable('import_tasks').set({ total }).where('id', '=', taskId).execute();
+}
 
 /**
  * Marks a task that is still importing as done. Returns false when it is no longer importing
@@ -69,17 +207,13 @@ export async function finishTask(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/**
- * Marks importing tasks as failed (interrupted). Without ids: every importing task whose row is
- * not locked by a running import's transaction (start-up of the only instance).
- */
-export async function failImportingTasks(db: Db, errors: StoredRowError[], taskIds?: readonly string[]) {
-  if (taskIds && taskIds.length === 0) return 0;
+/** Marks the given importing tasks as failed (interrupted by a shutdown). */
+export async function failImportingTasks(db: Db, errors: StoredRowError[], taskIds: readonly string[]) {
+  if (taskIds.length === 0) return 0;
   const result = await sql`
     update import_tasks set status = 'failed', errors = ${JSON.stringify(errors)}::jsonb, finished_at = now()
     where id in (
-      select id from import_tasks where status = 'importing'
-      ${taskIds ? sql`and id in (${sql.join([...taskIds])})` : sql``}
+      select id from import_tasks where status = 'importing' and id in (${sql.join([...taskIds])})
       for update skip locked
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0);

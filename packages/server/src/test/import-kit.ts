@@ -1,0 +1,63 @@
+import { importLimits, type user } from '@tessera/contract';
+import type { z } from 'zod';
+import type { TesseraApp } from '../app.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+import { call, upload } from './harness.ts';
+
+/** Uploading users to import, and waiting for the task, as the console does. */
+
+export const XLSX = importLimits.xlsxType;
+
+export type ImportTaskView = z.infer<typeof user.importTask>;
+
+interface Caller {
+  token: string;
+  companyId: string;
+}
+
+/** Accounts on the whole platform (an import that fails stores none). */
+export const countAllAccounts = async (ctx: { database: DatabaseHandle }) =>
+  Number(
+    (
+      await ctx.database.db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** Uploads a workbook to the user import; answers the envelope (the task id on success). */
+export const startImport = (
+  ctx: { tessera: TesseraApp },
+  as: Caller,
+  file: { bytes: Buffer; filename?: string; type?: string },
+  lang?: string,
+) =>
+  upload(
+    ctx,
+    '/api/v1/manage/user/batch-task/create',
+    { bytes: file.bytes, filename: file.filename ?? 'people.xlsx', type: file.type ?? XLSX },
+    { ...as, lang },
+  );
+
+/** Polls the task until it has ended (importing means queued or running), for at most a minute. */
+export async function waitForTask(
+  ctx: { tessera: TesseraApp },
+  as: Caller,
+  taskId: string,
+  lang = 'en',
+  everyMs = 50,
+): Promise<ImportTaskView> {
+  for (let waited = 0; waited < 60_000; waited += everyMs) {
+    const answer = await call<ImportTaskView>(
+      ctx,
+      '/api/v1/manage/user/batch-task',
+      { taskId },
+      { ...as, lang },
+    );
+    if (answer.code !== 200) throw new Error(`batch-task: ${answer.code} ${answer.msg}`);
+    if (answer.data.status !== 'importing') return answer.data;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  throw new Error('the import did not finish');
+}
