@@ -109,6 +109,8 @@ export const org = {
     tooLarge: 'The file is larger than {{size}} MiB',
     uploading: 'Uploading {{file}}…',
     importing: 'Importing {{file}}…',
+    waitingSlot: '{{file}} is waiting for its turn: other imports are running',
+    waitingCompany: '{{file}} is waiting for its turn (earlier imports of this company ahead: {{count}})',
     taskId: 'Task {{id}}',
     success: 'Users imported from {{file}}: {{count}}',
     failed: 'Nothing was imported from {{file}}. Rows refused: {{count}}',

@@ -108,6 +108,8 @@ export const org = {
     tooLarge: '文件超过 {{size}} MiB',
     uploading: '正在上传 {{file}}…',
     importing: '正在导入 {{file}}…',
+    waitingSlot: '{{file}} 正在排队：其他导入正在进行',
+    waitingCompany: '{{file}} 正在排队（本企业排在前面的导入：{{count}} 个）',
     taskId: '任务 {{id}}',
     success: '已从 {{file}} 导入 {{count}} 个用户',
     failed: '{{file}} 未导入任何用户：{{count}} 行被拒绝',
