@@ -13,6 +13,7 @@ import { installErrorHandling, sendError } from './http/envelope.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
+import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import {
   API_TOKEN_TTL,
@@ -49,6 +50,7 @@ import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.rou
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
+import { createClientThrottle } from './modules/oidc/client-throttle.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
@@ -61,7 +63,9 @@ import { consoleClientId, consoleClientMetadata, consoleClients } from './module
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
+import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
+import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
@@ -77,7 +81,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -95,6 +99,12 @@ export interface TesseraApp {
   close(): Promise<void>;
 }
 
+/** Fastify's `trustProxy` for TESSERA_TRUSTED_PROXIES: a hop count, or addresses and ranges. */
+const trustProxyOf = (trusted: Config['trustedProxies']) => {
+  if (typeof trusted !== 'number') return trusted ?? false;
+  return (_address: string, hop: number) => hop < trusted;
+};
+
 /** The composition root: database → repositories → services → routes. */
 export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const { config, database } = options;
@@ -105,7 +115,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const app = Fastify({
     logger: { level: config.logLevel },
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // Only then are X-Forwarded-For/-Proto read: request.ip is the client's address everywhere
+    // (budgets, logs, the provider below), and a client cannot name its own address.
+    trustProxy: trustProxyOf(config.trustedProxies),
   });
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
@@ -138,7 +150,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
-  const Adapter = createOidcAdapter(db, (clientId) => findClientMetadata(db, sealer, clientId));
+  // Every client, Tessera's own included, is found through the adapter, so that failed client
+  // authentications are throttled the same way for all of them (client-throttle.ts).
+  const ownClients = new Map(
+    [...clients.map(consoleClientMetadata), portalClientMetadata(portalClient(config.publicUrl, sealer))].map(
+      (metadata) => [metadata.client_id, metadata],
+    ),
+  );
+  const clientThrottle = createClientThrottle(db);
+  const Adapter = createOidcAdapter(db, async (clientId) => {
+    await clientThrottle.check(clientId);
+    return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId);
+  });
   const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
@@ -151,10 +174,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       jwks,
       managementApi,
       cookieKeys,
-      clients: [
-        ...clients.map(consoleClientMetadata),
-        portalClientMetadata(portalClient(config.publicUrl, sealer)),
-      ],
+      clients: [],
       findAccount: accounts.findAccountById,
       secureCookies,
       appAccess,
@@ -164,6 +184,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
     });
+    clientThrottle.watch(provider, (error) =>
+      app.log.warn({ err: error }, 'counting a client authentication failed'),
+    );
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
@@ -228,6 +251,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       reply.hijack();
       // As Express does for mounted apps: the provider derives its mount path from originalUrl.
       const raw = request.raw as typeof request.raw & { originalUrl?: string };
+      // The provider (Koa, with proxy on) reads the client's address and the scheme from these:
+      // they are set to what this server decided, never passed on from the client.
+      raw.headers['x-forwarded-for'] = request.ip;
+      raw.headers['x-forwarded-proto'] = new URL(config.publicUrl).protocol.slice(0, -1);
+      delete raw.headers['x-forwarded-host'];
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
       await current.callback(request.raw, reply.raw);
@@ -271,6 +299,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       signIn,
       sealer,
       accounts,
+      devices: createDeviceCookies({ db, sealer, secure: secureCookies }),
       steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
       secureCookies,
       passkey: fido2Service,
@@ -318,8 +347,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {
-    purgeExpiredOidcPayloads(db).catch((error) =>
-      app.log.warn({ err: error }, 'purging expired grants failed'),
+    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
+      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
     );
   }, 10 * 60_000);
   purgeTimer.unref();

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults } from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -12,6 +13,12 @@ export interface Config {
   bootstrapAdmin: { username: string; password: string | undefined };
   session: { idleSeconds: number; absoluteSeconds: number };
   logLevel: string;
+  /**
+   * The proxies in front of the server whose X-Forwarded-For/-Proto headers are believed: a
+   * number of hops, or addresses and CIDR ranges. Undefined: none (the connection's address is
+   * the client's).
+   */
+  trustedProxies: number | string[] | undefined;
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
@@ -122,6 +129,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const trustedProxies = trustedProxiesOf(env.TESSERA_TRUSTED_PROXIES);
+
   const licensePublicKey = env.TESSERA_LICENSE_PUBLIC_KEY?.trim() || undefined;
   if (licensePublicKey) {
     try {
@@ -143,9 +152,36 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bootstrapAdmin: { username, password },
     session: { idleSeconds, absoluteSeconds },
     logLevel,
+    trustedProxies,
     licensePublicKey,
     mail,
   };
+}
+
+/** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */
+function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10)
+      throw new ConfigError(`TESSERA_TRUSTED_PROXIES must be a hop count from 1 to 10 (got "${value}")`);
+    return hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    const prefixOk =
+      prefix === undefined ||
+      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length)
+      throw new ConfigError(
+        `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${entry}")`,
+      );
+  }
+  return entries;
 }
 
 const mailAddress = /^[^\s@<>"]+@[^\s@<>"]+$/;

@@ -181,11 +181,38 @@ export interface LoginEventsTable {
   created_at: Timestamp;
 }
 
-export interface SignInCountersTable {
-  scope: string;
+/** A sliding window budget (lib/rate-windows.ts): a count per minute, oldest first. */
+export interface RateWindowsTable {
   key: string;
-  window_start: Timestamp;
-  count: number;
+  last_minute: ColumnType<string, number | string, number | string>;
+  counts: number[];
+  updated_at: Generated<Date>;
+}
+
+/** A browser that signed in to the account before (the signed device cookie). */
+export interface SignInDevicesTable {
+  account_id: string;
+  device_id: string;
+  created_at: Generated<Date>;
+  last_success_at: Generated<Date>;
+  failed_count: Generated<number>;
+  last_failed_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+}
+
+/** Failures of an identifier that names no account (locked out like an account). */
+export interface SignInUnknownTable {
+  identifier: string;
+  failed_count: Generated<number>;
+  last_failed_at: Generated<Date>;
+  locked_until: NullableTimestamp;
+}
+
+/** An address from which a client authenticated with its secret. */
+export interface OidcClientAddressesTable {
+  client_id: string;
+  ip: string;
+  last_success_at: Generated<Date>;
 }
 
 export interface OidcPayloadsTable {
@@ -195,6 +222,8 @@ export interface OidcPayloadsTable {
   grant_id: string | null;
   user_code: string | null;
   uid: string | null;
+  /** The account the row belongs to (grants, tokens, sessions): revoked together. */
+  account_id: string | null;
   expires_at: NullableTimestamp;
   consumed_at: NullableTimestamp;
 }
@@ -325,7 +354,10 @@ export interface Database {
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;
   login_events: LoginEventsTable;
-  sign_in_counters: SignInCountersTable;
+  rate_windows: RateWindowsTable;
+  sign_in_devices: SignInDevicesTable;
+  sign_in_unknown: SignInUnknownTable;
+  oidc_client_addresses: OidcClientAddressesTable;
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
   audit_events: AuditEventsTable;

@@ -71,6 +71,8 @@ export async function startTestApp(
   options: {
     listen?: boolean;
     signInPolicy?: Partial<SignInPolicy>;
+    /** TESSERA_TRUSTED_PROXIES: tests on 127.0.0.1 trust it to name clients with X-Forwarded-For. */
+    trustedProxies?: number | string[];
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
@@ -86,6 +88,7 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: 'silent',
       mail: options.mail,
+      trustedProxies: options.trustedProxies,
     },
     database,
     masterKey,
