@@ -40,6 +40,7 @@ import { createDepartmentService } from './modules/department/department.service
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
+import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
 import { createMailer } from './modules/mail/mailer.ts';
@@ -226,13 +227,19 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     trustedKey: parseLicensePublicKey(config.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY),
     counters: { user: accounts.countLicensedAccounts, app: countApps },
   });
-  const companyService = createCompanyService({ db, companies, accounts, licenses });
+  const companyService = createCompanyService({ db, companies, licenses });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
-  const userService = createUserService({ db, licenses });
+  const notifyCredentialChange = createCredentialNotices({
+    db,
+    mailer,
+    publicUrl: config.publicUrl,
+    log: app.log,
+  });
+  const userService = createUserService({ db, licenses, notifyCredentialChange });
   const departmentService = createDepartmentService({ db });
-  const mfaService = createMfaService({ db, sealer });
+  const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({ db, licenses, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.

@@ -22,8 +22,7 @@ export const en = {
     'member.username_invalid': 'The username can only contain letters, digits, dot, underscore and hyphen',
     'member.password_too_short': 'The password must be between 6 and 30 characters',
     'member.owner_protected': 'The company owner cannot be removed',
-    'member.last_admin': 'The last administrator of a company cannot be removed',
-    'member.external_admin_forbidden': 'External administrators cannot add or remove external administrators',
+    'member.external_admin_forbidden': 'External administrators cannot manage other external administrators',
     'member.self_removal': 'You cannot remove yourself',
     'user.not_found': 'User not found',
     'user.username_taken': 'This username is already taken',
@@ -33,6 +32,9 @@ export const en = {
     'user.phone_invalid': 'Please enter a valid phone number (digits, optionally starting with +)',
     'user.password_required': 'Please enter the password',
     'user.password_mismatch': 'Entered Passwords Differ',
+    'user.role_above_own': 'You cannot change a person whose role is above yours, or give a role above yours',
+    'user.identifier_checks_exhausted':
+      'Too many usernames, emails or phone numbers already in use elsewhere were tried; adding and changing people is paused for up to an hour',
     'user.not_managed':
       "This person's account is managed outside this company: only their status, departments and membership can be changed here",
     'user.owner_protected': 'The company owner cannot be disabled, locked or removed',

@@ -543,14 +543,19 @@ create index oidc_payloads_account on oidc_payloads (account_id) where account_i
 
 -- Every credential change (credential_version rises), disable and removal of an account ends
 -- every grant, refresh and access token and single sign-on session it has, whichever code path
--- made the change. (Console and user-centre sessions compare the credential version and the
--- status on every request, and go with a deleted account.)
+-- made the change. A disable also ends its console and user-centre sessions for good (they
+-- would otherwise work again once it is enabled); a credential change ends them through the
+-- credential version they compare on every request, which lets the person's own password
+-- change carry their current session over; a deleted account's go with it.
 create function accounts_revoke_access() returns trigger language plpgsql as $$
 begin
   if tg_op = 'DELETE'
      or new.credential_version is distinct from old.credential_version
      or (new.status <> 'enabled' and old.status = 'enabled') then
     delete from oidc_payloads where account_id = old.id;
+  end if;
+  if tg_op = 'UPDATE' and new.status <> 'enabled' and old.status = 'enabled' then
+    update console_sessions set revoked_at = now() where account_id = old.id and revoked_at is null;
   end if;
   return null;
 end

@@ -90,9 +90,11 @@ export function createSignInService(deps: {
     account: Account,
     attempt: Pick<SignInAttempt, 'companyId' | 'authorize'>,
   ) {
-    const recordStatus = await companyRecordStatus(account, attempt.companyId);
-    if (account.status === 'disabled' || recordStatus === 'disabled') return 'account_disabled' as const;
+    // A disabled account's home record says whether its company disabled or locked it.
+    const company = attempt.companyId ?? (account.status === 'enabled' ? null : account.home_company_id);
+    const recordStatus = await companyRecordStatus(account, company);
     if (recordStatus === 'locked') return 'account_locked' as const;
+    if (account.status === 'disabled' || recordStatus === 'disabled') return 'account_disabled' as const;
     return attempt.authorize?.(account) ?? null;
   }
 
