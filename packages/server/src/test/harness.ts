@@ -74,6 +74,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** The licence vendor key to trust instead of the built-in one (PEM). */
+    licensePublicKey?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -86,6 +88,7 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: 'silent',
       mail: options.mail,
+      licensePublicKey: options.licensePublicKey,
     },
     database,
     masterKey,
