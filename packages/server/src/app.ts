@@ -2,7 +2,7 @@ import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
-import type { CallDef, Language } from '@tessera/contract';
+import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
@@ -95,8 +95,8 @@ export interface TesseraApp {
   provider(): Provider;
   /** Rebuilds the OIDC provider from the stored keys (after a rotation elsewhere). */
   reloadKeys(): Promise<void>;
-  /** Every bound API call (the OpenAPI document and the tenant-wall test walk these). */
-  boundCalls: CallDef[];
+  /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
+  boundCalls: CallAtPath[];
   close(): Promise<void>;
 }
 

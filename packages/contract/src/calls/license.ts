@@ -49,6 +49,13 @@ export const licenseDetail = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license',
+      summary:
+        'The licence, exactly as license/detail answers: spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix',
+    },
+  ],
   request: emptyRequest,
   response: z.object({
     applicationCode: z.string(),
@@ -66,6 +73,13 @@ export const licenseImport = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license/import',
+      summary:
+        'Import a licence file, exactly as license/import does (same payload; platform administrators): spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix',
+    },
+  ],
   request: z.object({
     license: z
       .string()
@@ -82,6 +96,13 @@ export const licenseCode = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license/code',
+      summary:
+        "This installation's application code, exactly as license/code answers: spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix",
+    },
+  ],
   request: emptyRequest,
   response: z.object({ code: z.string() }),
 });

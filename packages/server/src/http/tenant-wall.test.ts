@@ -299,6 +299,12 @@ const probes: Record<string, () => unknown> = {
   '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
   '/api/v1/manage/system/third-party': () => ({ companyId: b.companyId }),
   '/api/v1/manage/company/key/reset': () => ({ companyId: b.companyId }),
+  // Alias paths of spec §7 "also seen", probed as the calls they are paths of.
+  '/api/v1/manage/user/company': () => ({}),
+  '/api/v1/manage/company/dev': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license/code': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license/import': () => ({ companyId: b.companyId, license: 'x' }),
   ...departmentProbes,
   ...userProbes,
   ...importProbes,

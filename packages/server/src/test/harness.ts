@@ -76,6 +76,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** The licence vendor key to trust instead of the built-in one (PEM). */
+    licensePublicKey?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -89,6 +91,7 @@ export async function startTestApp(
       logLevel: 'silent',
       mail: options.mail,
       trustedProxies: options.trustedProxies,
+      licensePublicKey: options.licensePublicKey,
     },
     database,
     masterKey,

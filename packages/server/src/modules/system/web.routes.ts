@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import { buildOpenApiDocument, type CallDef } from '@tessera/contract';
+import { buildOpenApiDocument, type CallAtPath } from '@tessera/contract';
 import { portalAssetsDir } from '@tessera/portal';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.ts';
@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 /** Static front ends, uploaded files and the API document. */
 export async function webRoutes(
   app: FastifyInstance,
-  deps: { db: Db; calls: () => CallDef[]; version: string; publicUrl: string },
+  deps: { db: Db; calls: () => CallAtPath[]; version: string; publicUrl: string },
 ) {
   await app.register(fastifyStatic, {
     root: portalAssetsDir,
