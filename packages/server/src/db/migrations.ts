@@ -424,6 +424,22 @@ create table app_form_credentials (
 );
 `,
   },
+  {
+    id: 11,
+    name: 'company quotas',
+    // How many users and applications each company may have, within the installation licence.
+    // New companies get the configured defaults; companies from before quotas have no row, which
+    // means no limit beyond the licence, so an upgrade refuses nothing that worked before.
+    sql: `
+create table company_quotas (
+  company_id text not null references companies (id) on delete cascade,
+  module text not null check (module in ('user', 'app')),
+  quota integer check (quota between 0 and 100000000),
+  updated_at timestamptz not null default now(),
+  primary key (company_id, module)
+);
+`,
+  },
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

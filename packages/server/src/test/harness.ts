@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { MailConfig } from '../config.ts';
+import type { CompanyQuotas, MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -74,6 +74,11 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /**
+     * What new companies get. Tests default to no limit beyond the licence, so that only the
+     * tests of quotas meet them (quota.test.ts also checks the product's defaults).
+     */
+    companyQuotas?: CompanyQuotas;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -86,6 +91,7 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: 'silent',
       mail: options.mail,
+      companyQuotas: options.companyQuotas ?? { user: null, app: null },
     },
     database,
     masterKey,

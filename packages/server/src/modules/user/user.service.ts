@@ -15,7 +15,7 @@ import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-po
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
+import type { QuotaService } from '../license/quota.service.ts';
 import * as users from './user.repo.ts';
 
 export interface UserActor {
@@ -104,11 +104,8 @@ interface NewAccountInput {
   phone?: string | null;
 }
 
-export function createUserService(deps: {
-  db: Db;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
-}) {
-  const { db, licenses } = deps;
+export function createUserService(deps: { db: Db; quotas: Pick<QuotaService, 'takePlaces'> }) {
+  const { db, quotas } = deps;
 
   async function present(from: Db, companyId: string, accountId: string) {
     const row = await findExisting(from, companyId, accountId);
@@ -143,12 +140,6 @@ export function createUserService(deps: {
     if (taken) throw taken;
     const passwordHash = await hashPassword(input.password);
     return uniqueViolationAs(takenByIndex, () => db.transaction().execute((trx) => store(trx, passwordHash)));
-  }
-
-  /** Takes a place in the licence's user quantity; parallel creates wait for each other on the lock. */
-  async function takeUserPlace(trx: Db) {
-    await users.lockUserQuantity(trx);
-    await licenses.assertQuantityAvailable('user', 1, trx);
   }
 
   const assertManaged = (row: users.UserRow, companyId: string) => {
@@ -195,7 +186,7 @@ export function createUserService(deps: {
   ) {
     return createAccount(lang, companyId, input, async (trx, passwordHash) => {
       if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-      await takeUserPlace(trx);
+      await quotas.takePlaces(trx, companyId, 'user');
       const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
       if (input.departmentIds?.length)
         await users.replaceDepartments(trx, companyId, id, input.departmentIds);
@@ -225,7 +216,7 @@ export function createUserService(deps: {
   ) {
     if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
     return createAccount(lang, null, input, async (trx, passwordHash) => {
-      await takeUserPlace(trx);
+      await quotas.takePlaces(trx, null, 'user');
       // The operator chose the password: the developer replaces it at the first sign-in.
       const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
       await insertAuditEvent(trx, {
