@@ -21,8 +21,7 @@ export async function lockQuantity(trx: Db, module: QuantityModule): Promise<voi
 
 /**
  * How many each company uses, by company id (companies using none are absent). A company's users
- * are its user records, so a person in two companies counts in both; platform administrators
- * take no place, as in the licence.
+ * are its user records, the people its user list shows: a person in two companies counts in both.
  */
 const usageCounters: Record<
   QuantityModule,
@@ -30,12 +29,10 @@ const usageCounters: Record<
 > = {
   user: async (from, companyIds) => {
     const rows = await from
-      .selectFrom('company_members as m')
-      .innerJoin('accounts as a', 'a.id', 'm.account_id')
-      .select(['m.company_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('m.company_id', 'in', companyIds)
-      .where('a.is_platform_admin', '=', false)
-      .groupBy('m.company_id')
+      .selectFrom('company_members')
+      .select(['company_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('company_id', 'in', companyIds)
+      .groupBy('company_id')
       .execute();
     return new Map(rows.map((row) => [row.company_id, Number(row.n)]));
   },
