@@ -54,7 +54,7 @@ export const license = {
       actions: 'Actions',
     },
     owner: 'Owner: {{name}}',
-    total: '{{total}} companies',
+    total: 'Companies: {{total}}',
     edit: 'Set quotas',
     editFor: 'Set quotas of {{company}}',
     modalTitle: 'Quotas of {{company}}',

@@ -62,7 +62,7 @@ describe('<CompanyQuotasCard>', () => {
     expect(rowOf('Acme').textContent).toContain('3 / No limit');
     const full = within(rowOf('Globex')).getByText('4 / 4');
     expect(full.className).toContain('danger');
-    expect(screen.getByText('2 companies')).toBeTruthy();
+    expect(screen.getByText('Companies: 2')).toBeTruthy();
   });
 
   it('searches by the trimmed keyword from the first page', async () => {
