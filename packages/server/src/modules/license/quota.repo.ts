@@ -20,36 +20,28 @@ export async function lockQuantity(trx: Db, module: QuantityModule): Promise<voi
 }
 
 /**
- * How many each company uses, by company id (companies using none are absent). A company's users
- * are its user records, the people its user list shows: a person in two companies counts in both.
+ * Where each counted function's rows are: a company's users are its user records, the people its
+ * user list shows (a person in two companies counts in both); its applications are its apps.
  */
-const usageCounters: Record<
-  QuantityModule,
-  (from: Db, companyIds: string[]) => Promise<Map<string, number>>
-> = {
-  user: async (from, companyIds) => {
-    const rows = await from
-      .selectFrom('company_members')
-      .select(['company_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('company_id', 'in', companyIds)
-      .groupBy('company_id')
-      .execute();
-    return new Map(rows.map((row) => [row.company_id, Number(row.n)]));
-  },
-  app: async (from, companyIds) => {
-    const rows = await from
-      .selectFrom('apps')
-      .select(['company_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('company_id', 'in', companyIds)
-      .groupBy('company_id')
-      .execute();
-    return new Map(rows.map((row) => [row.company_id, Number(row.n)]));
-  },
+const countedRows: Record<QuantityModule, 'company_members' | 'apps'> = {
+  user: 'company_members',
+  app: 'apps',
 };
+
+/** How many each company uses, by company id (companies using none are absent). */
+async function countByCompany(from: Db, module: QuantityModule, companyIds: string[]) {
+  const rows = await from
+    .selectFrom(countedRows[module])
+    .select(['company_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('company_id', 'in', companyIds)
+    .groupBy('company_id')
+    .execute();
+  return new Map(rows.map((row) => [row.company_id, Number(row.n)]));
+}
 
 /** How many of a counted function one company uses. */
 export async function countCompanyUsage(from: Db, companyId: string, module: QuantityModule) {
-  return (await usageCounters[module](from, [companyId])).get(companyId) ?? 0;
+  return (await countByCompany(from, module, [companyId])).get(companyId) ?? 0;
 }
 
 /** What each of these companies uses of every counted function. */
@@ -59,7 +51,7 @@ export async function findUsage(from: Db, companyIds: string[]) {
     out.set(id, Object.fromEntries(quantityModules.map((m) => [m, 0])) as Record<QuantityModule, number>);
   if (!companyIds.length) return out;
   for (const module of quantityModules) {
-    for (const [id, n] of await usageCounters[module](from, companyIds)) {
+    for (const [id, n] of await countByCompany(from, module, companyIds)) {
       const usage = out.get(id);
       if (usage) usage[module] = n;
     }

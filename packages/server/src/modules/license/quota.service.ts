@@ -68,7 +68,8 @@ export function createQuotaService(deps: {
 
   async function rowsOf(from: Db, companies: repo.QuotaCompanyRow[]) {
     const ids = companies.map((c) => c.id);
-    const [quotas, usage] = [await repo.findQuotas(from, ids), await repo.findUsage(from, ids)];
+    const quotas = await repo.findQuotas(from, ids);
+    const usage = await repo.findUsage(from, ids);
     return companies.map((company) => ({
       companyId: company.id,
       name: company.name,

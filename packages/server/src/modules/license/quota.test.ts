@@ -12,6 +12,7 @@ import {
   type TestContext,
   upload,
 } from '../../test/harness.ts';
+import { createAccountsRepo } from '../account/account.repo.ts';
 
 /**
  * Issue 12 (tenancy): licence counts were shared by all companies, so one company could use up
@@ -191,15 +192,7 @@ describe('company quotas', () => {
 
   it('keeps the installation licence as the outer limit, naming it when it is the one hit', async () => {
     await setQuotas(globex.companyId, { user: null, app: null });
-    const accounts = Number(
-      (
-        await ctx.database.db
-          .selectFrom('accounts')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('is_platform_admin', '=', false)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    const accounts = await createAccountsRepo(ctx.database.db).countLicensedAccounts();
     await grantLicense(ctx, { user: accounts, app: 1000 });
     try {
       const refused = await createUser(globex, 'globex-beyond-licence');
