@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
@@ -27,7 +28,11 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
-      startServer(s.adminPassword, { TESSERA_LICENSE_PUBLIC_KEY: publicKey }),
+      // The organisation flows import 200 users into one company: above the default quota.
+      startServer(s.adminPassword, {
+        TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+        TESSERA_COMPANY_USER_QUOTA: '1000',
+      }),
       launchChromium(),
     ]);
   });
@@ -39,6 +44,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   });
 
   shellFlows(s);
+  quotaFlows(s);
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);

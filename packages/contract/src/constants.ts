@@ -139,6 +139,15 @@ export const photoLimits = { bytes: 2 * 1024 * 1024 } as const;
 /** Image types a user photo may have (checked by the bytes on the server). */
 export const photoTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
+/**
+ * Licensed functions that count something (users, applications): each has an installation
+ * total in the licence and a quota per company set by platform administrators.
+ */
+export const quantityModules = ['user', 'app'] as const;
+export type QuantityModule = (typeof quantityModules)[number];
+/** The largest quantity a licence or a company quota can state. */
+export const QUANTITY_MAX = 100_000_000;
+
 /** A sign-in link sent by email is single-use and lives this long. */
 export const SIGN_IN_LINK_TTL_SECONDS = 24 * 3600;
 

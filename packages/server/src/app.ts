@@ -6,7 +6,7 @@ import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
-import type { Config } from './config.ts';
+import { type Config, defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
@@ -40,6 +40,7 @@ import { createDepartmentService } from './modules/department/department.service
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
+import { createQuotaService } from './modules/license/quota.service.ts';
 import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
@@ -82,7 +83,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -227,7 +228,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     trustedKey: parseLicensePublicKey(config.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY),
     counters: { user: accounts.countLicensedAccounts, app: countApps },
   });
-  const companyService = createCompanyService({ db, companies, licenses });
+  const quotas = createQuotaService({
+    db,
+    licenses,
+    defaults: config.companyQuotas ?? defaultCompanyQuotas,
+  });
+  const companyService = createCompanyService({ db, companies, quotas });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -237,11 +243,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     log: app.log,
   });
-  const userService = createUserService({ db, licenses, notifyCredentialChange });
+  const userService = createUserService({ db, quotas, notifyCredentialChange });
   const departmentService = createDepartmentService({ db });
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
-  const userImport = createUserImportService({ db, licenses, log: app.log });
+  const userImport = createUserImportService({ db, quotas, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
@@ -349,8 +355,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   mfaRoutes(bind, mfaService);
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
-  appRoutes(bind, createAppService({ db, sealer, issuer, licenses }));
-  licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
+  appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
+  licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { consoleSessionDefaults } from '@tessera/contract';
+import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
 
 export interface Config {
@@ -22,7 +22,14 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
+  companyQuotas: CompanyQuotas;
 }
+
+export type CompanyQuotas = Record<QuantityModule, number | null>;
+
+/** The quotas a new company gets unless TESSERA_COMPANY_USER_QUOTA / TESSERA_COMPANY_APP_QUOTA say otherwise. */
+export const defaultCompanyQuotas: CompanyQuotas = { user: 100, app: 10 };
 
 export interface MailConfig {
   /** smtp:// or smtps:// URL, with credentials when the server needs them. */
@@ -41,6 +48,19 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+};
+
+/** A quota: a whole number from `min`, or `unlimited` (no limit beyond the licence). */
+const quotaOf = (env: Env, name: string, fallback: number | null, min: number): number | null => {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.toLowerCase() === 'unlimited') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > QUANTITY_MAX) {
+    throw new ConfigError(
+      `${name} must be a whole number from ${min} to ${QUANTITY_MAX}, or "unlimited" (got "${raw}")`,
+    );
   }
   return Number(raw);
 };
@@ -142,6 +162,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const mail = mailConfig(env, publicUrl);
 
+  const companyQuotas: CompanyQuotas = {
+    // At least 1: the company's creator is its first user.
+    user: quotaOf(env, 'TESSERA_COMPANY_USER_QUOTA', defaultCompanyQuotas.user, 1),
+    app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
+  };
+
   return {
     port,
     host,
@@ -155,6 +181,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     licensePublicKey,
     mail,
+    companyQuotas,
   };
 }
 

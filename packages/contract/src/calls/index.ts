@@ -3,11 +3,12 @@ import * as app from './app.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
+import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, safety, session, user };
+export { app, company, department, license, quota, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -30,6 +31,8 @@ export const allCalls = [
   license.licenseInfo,
   license.systemInfo,
   license.thirdParty,
+  quota.companyQuotaList,
+  quota.setCompanyQuota,
   user.listUsers,
   user.createUser,
   user.createDevUser,

@@ -112,8 +112,21 @@ export const en = {
     'license.wrong_installation':
       'This licence was issued for another installation (application code {code})',
     'license.platform_admin_only': 'Only platform administrators can import a licence',
-    'license.quantity_exceeded':
-      'The licence allows {total} for {module}; ask your vendor for a larger licence',
+    'license.user_quantity_exceeded':
+      "The installation licence's user quantity ({total}) has no room for {adding} more; a platform administrator can import a larger licence",
+    'license.app_quantity_exceeded':
+      "The installation licence's application quantity ({total}) has no room for {adding} more; a platform administrator can import a larger licence",
+    'quota.invalid': 'A quota is a whole number from 0 to 100,000,000, or no limit',
+    'quota.nothing_to_set': 'Choose at least one quota to set',
+    'quota.platform_admin_only': 'Only platform administrators can see and set company quotas',
+    'quota.user_below_usage':
+      "The new user quota ({quota}) is below the company's current usage ({used}). Confirm to set it anyway: nobody is removed, and new users are refused until usage is below the quota",
+    'quota.app_below_usage':
+      "The new application quota ({quota}) is below the company's current usage ({used}). Confirm to set it anyway: no application is removed, and new ones are refused until usage is below the quota",
+    'quota.user_quota_exceeded':
+      "This company's user quota is {quota}, with {used} in use: no room for {adding} more. A platform administrator can raise the quota",
+    'quota.app_quota_exceeded':
+      "This company's application quota is {quota}, with {used} in use: no room for {adding} more. A platform administrator can raise the quota",
     'upload.missing_file': 'Please choose a file to upload',
     'upload.too_large': 'The file is too large (at most {limit})',
     'upload.unsupported_type': 'This file type is not allowed; use one of: {allowed}',

@@ -107,7 +107,21 @@ export const zh = {
     'license.bad_signature': '许可证签名无效：文件已被修改或并非由厂商签发',
     'license.wrong_installation': '该许可证是为其他安装签发的（应用码 {code}）',
     'license.platform_admin_only': '只有平台管理员可以导入许可证',
-    'license.quantity_exceeded': '许可证允许的 {module} 数量为 {total}，请向厂商申请更大的许可证',
+    'license.user_quantity_exceeded':
+      '安装许可证的用户数量（{total}）已无法再增加 {adding} 个。平台管理员可以导入更大数量的许可证',
+    'license.app_quantity_exceeded':
+      '安装许可证的应用数量（{total}）已无法再增加 {adding} 个。平台管理员可以导入更大数量的许可证',
+    'quota.invalid': '配额须为 0 到 100,000,000 之间的整数，或不限',
+    'quota.nothing_to_set': '请至少设置一项配额',
+    'quota.platform_admin_only': '只有平台管理员可以查看和设置企业配额',
+    'quota.user_below_usage':
+      '新的用户配额（{quota}）低于该企业当前的用量（{used}）。确认后仍可设置：不会移除任何用户，但在用量低于配额之前不能再新增用户',
+    'quota.app_below_usage':
+      '新的应用配额（{quota}）低于该企业当前的用量（{used}）。确认后仍可设置：不会删除任何应用，但在用量低于配额之前不能再新增应用',
+    'quota.user_quota_exceeded':
+      '本企业的用户配额为 {quota}，已使用 {used}，无法再增加 {adding} 个。平台管理员可以提高配额',
+    'quota.app_quota_exceeded':
+      '本企业的应用配额为 {quota}，已使用 {used}，无法再增加 {adding} 个。平台管理员可以提高配额',
     'upload.missing_file': '请选择要上传的文件',
     'upload.too_large': '文件过大（最多 {limit}）',
     'upload.unsupported_type': '不允许此文件类型，请使用：{allowed}',

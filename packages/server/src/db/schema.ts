@@ -267,6 +267,15 @@ export interface LicensesTable {
   imported_at: Timestamp;
 }
 
+/** A company's quota of one counted function (users, applications); no row: no limit beyond the licence. */
+export interface CompanyQuotasTable {
+  company_id: string;
+  module: 'user' | 'app';
+  /** null: no limit beyond the licence. */
+  quota: number | null;
+  updated_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   id: number;
   name: string;
@@ -363,6 +372,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   installation: InstallationTable;
   licenses: LicensesTable;
+  company_quotas: CompanyQuotasTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { MailConfig } from '../config.ts';
+import type { CompanyQuotas, MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -78,6 +78,11 @@ export async function startTestApp(
     mail?: MailConfig;
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
+    /**
+     * What new companies get. Tests default to no limit beyond the licence, so that only the
+     * tests of quotas meet them (quota.test.ts also checks the product's defaults).
+     */
+    companyQuotas?: CompanyQuotas;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -92,6 +97,7 @@ export async function startTestApp(
       mail: options.mail,
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
+      companyQuotas: options.companyQuotas ?? { user: null, app: null },
     },
     database,
     masterKey,

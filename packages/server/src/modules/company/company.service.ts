@@ -1,5 +1,4 @@
 import type { ConsoleVariant, Language, MemberRole } from '@tessera/contract';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
@@ -9,7 +8,7 @@ import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-po
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
+import type { QuotaService } from '../license/quota.service.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
 import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
@@ -41,9 +40,9 @@ const toMember = (row: {
 export function createCompanyService(deps: {
   db: Db;
   companies: CompaniesRepo;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces' | 'assignDefaults'>;
 }) {
-  const { db, companies, licenses } = deps;
+  const { db, companies, quotas } = deps;
 
   async function detail(companyId: string, from: Db = db) {
     const row = await companies.findCompanyById(from, companyId);
@@ -91,6 +90,7 @@ export function createCompanyService(deps: {
         .execute();
       // The root department, named after the company, is born with it.
       await ensureRoot(trx, id);
+      await quotas.assignDefaults(trx, id);
       await insertAuditEvent(trx, {
         companyId: id,
         actorAccountId: actor.accountId,
@@ -224,9 +224,7 @@ export function createCompanyService(deps: {
       { accounts_username_key: 'member.username_taken', accounts_email_key: 'member.email_taken' },
       () =>
         db.transaction().execute(async (trx) => {
-          // One account at a time against the licence's user quantity.
-          await sql`select pg_advisory_xact_lock(7316420965)`.execute(trx);
-          await licenses.assertQuantityAvailable('user', 1, trx);
+          await quotas.takePlaces(trx, companyId, 'user');
           const accountId = newId();
           await trx
             .insertInto('accounts')

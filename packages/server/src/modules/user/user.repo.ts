@@ -10,18 +10,6 @@ import { fullyManagedColumn } from './user-authority.ts';
  * `trx`) and the company first; a record of another company is never found.
  */
 
-/** Names the licence's user quantity among advisory locks (the same lock as company/user/create). */
-export const USER_QUANTITY_LOCK = 7_316_420_965;
-
-/**
- * Holds the user-quantity lock for the rest of the transaction, so that parallel creations
- * cannot both pass `licenses.assertQuantityAvailable('user', n, trx)`. Take it, check the
- * quantity, then insert (the import helper does the same for a whole file).
- */
-export async function lockUserQuantity(trx: Db): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${sql.lit(USER_QUANTITY_LOCK)})`.execute(trx);
-}
-
 /** What the keyword search reads: a stored column with a trigram index (migration 6). */
 const searchText = sql<string>`a.search_text`;
 
@@ -303,8 +291,8 @@ export async function insertAccount(trx: Db, account: NewManagedAccount, homeCom
 
 /**
  * Creates an account the company manages and its user record (role member, enabled). No checks:
- * the caller validates, checks uniqueness (the unique indexes are the last word) and holds the
- * user-quantity lock (`lockUserQuantity`). The import helper inserts its rows through this too.
+ * the caller validates, checks uniqueness (the unique indexes are the last word) and has taken
+ * the places (`quotas.takePlaces`). The import helper inserts its rows through this too.
  */
 export async function insertManagedAccount(trx: Db, companyId: string, account: NewManagedAccount) {
   const id = await insertAccount(trx, account, companyId);

@@ -15,7 +15,7 @@ import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-po
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
+import type { QuotaService } from '../license/quota.service.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from './identifier-checks.ts';
 import * as users from './user.repo.ts';
@@ -110,11 +110,11 @@ interface NewAccountInput {
 
 export function createUserService(deps: {
   db: Db;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces'>;
   /** Tells the person of a credential change an administrator made (mail/credential-notices.ts). */
   notifyCredentialChange?: NotifyCredentialChange;
 }) {
-  const { db, licenses } = deps;
+  const { db, quotas } = deps;
 
   async function present(from: Db, companyId: string, accountId: string) {
     const row = await findExisting(from, companyId, accountId);
@@ -173,12 +173,6 @@ export function createUserService(deps: {
     throw taken;
   }
 
-  /** Takes a place in the licence's user quantity; parallel creates wait for each other on the lock. */
-  async function takeUserPlace(trx: Db) {
-    await users.lockUserQuantity(trx);
-    await licenses.assertQuantityAvailable('user', 1, trx);
-  }
-
   /** The company may change the account itself (not only its record): see user-authority.ts. */
   const assertManaged = (row: users.UserRow) => {
     if (!row.fully_managed) throw new AppError('user.not_managed');
@@ -224,7 +218,7 @@ export function createUserService(deps: {
   ) {
     return createAccount(actor, lang, companyId, input, async (trx, passwordHash) => {
       if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-      await takeUserPlace(trx);
+      await quotas.takePlaces(trx, companyId, 'user');
       const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
       if (input.departmentIds?.length)
         await users.replaceDepartments(trx, companyId, id, input.departmentIds);
@@ -254,7 +248,7 @@ export function createUserService(deps: {
   ) {
     if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
     return createAccount(actor, lang, null, input, async (trx, passwordHash) => {
-      await takeUserPlace(trx);
+      await quotas.takePlaces(trx, null, 'user');
       // The operator chose the password: the developer replaces it at the first sign-in.
       const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
       await insertAuditEvent(trx, {

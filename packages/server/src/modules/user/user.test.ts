@@ -266,7 +266,7 @@ describe('user create', () => {
     expect((await createUser({ username: 'last-place' })).code).toBe(200);
     const before = await snapshot();
     const refused = await createUser({ username: 'one-too-many' });
-    expect(refused).toMatchObject({ code: 403, data: { reason: 'license.quantity_exceeded' } });
+    expect(refused).toMatchObject({ code: 403, data: { reason: 'license.user_quantity_exceeded' } });
     expect(await snapshot()).toEqual(before);
     await ctx.database.db.deleteFrom('accounts').where('id', 'in', fillers).execute();
   });
