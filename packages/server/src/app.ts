@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { requestLogSerializer } from './http/request-log.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
@@ -82,6 +83,8 @@ export interface AppOptions {
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
 }
 
@@ -103,7 +106,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sealer = createSealer(options.masterKey);
 
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: requestLogSerializer },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
     trustProxy: false,
   });

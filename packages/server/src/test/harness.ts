@@ -74,6 +74,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** Receives the server log, from level info (tests of what the log says). */
+    log?: { write(line: string): void };
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -84,11 +86,12 @@ export async function startTestApp(
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
+      logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
     },
     database,
     masterKey,
+    logStream: options.log,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });
