@@ -11,6 +11,7 @@ import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
 import { requestLogSerializer } from './http/request-log.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
@@ -83,6 +84,8 @@ export interface AppOptions {
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** The console's build (default: packages/console/dist). */
+  consoleDir?: string;
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
@@ -114,6 +117,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     bodyLimit: 1024 * 1024,
     trustProxy: false,
   });
+  const securityHeaders = createSecurityHeaders({ publicUrl: config.publicUrl });
+  securityHeaders.install(app);
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -237,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       const raw = request.raw as typeof request.raw & { originalUrl?: string };
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      securityHeaders.applyToProvider(reply.raw);
       await current.callback(request.raw, reply.raw);
     };
     scope.all(OIDC_MOUNT, handler);
@@ -322,7 +328,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, licenses }));
   licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
-  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+  await webRoutes(app, {
+    db,
+    calls: () => bind.bound,
+    version,
+    publicUrl: config.publicUrl,
+    consoleDir: options.consoleDir,
+  });
 
   const purgeTimer = setInterval(() => {
     purgeExpiredOidcPayloads(db).catch((error) =>

@@ -76,12 +76,16 @@ export async function startTestApp(
     mail?: MailConfig;
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
+    /** The address people use (default: http://localhost, with the port when listening). */
+    publicUrl?: string;
+    /** A console build of the test's own. */
+    consoleDir?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,
@@ -92,6 +96,7 @@ export async function startTestApp(
     database,
     masterKey,
     logStream: options.log,
+    consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });

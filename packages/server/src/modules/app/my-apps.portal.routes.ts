@@ -11,6 +11,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import type { Account, App } from '../../db/schema.ts';
+import { pageCsp } from '../../http/security-headers.ts';
 import { type Sealer, safeEqual } from '../../lib/crypto.ts';
 import { fileUrl } from '../files/files.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
@@ -22,26 +23,12 @@ const ACCOUNT_PATH = '/portal/account';
 const launchPath = (appId: string) => `${MY_APPS_PATH}/${encodeURIComponent(appId)}/launch`;
 const credentialsPath = (appId: string) => `${MY_APPS_PATH}/${encodeURIComponent(appId)}/credentials`;
 
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
- * The page that posts an app's login form carries a password: never stored, never framed, no
- * referrer, script from the portal's assets only, and the form may post to the app's sign-in
- * origin only.
+ * The page that posts an app's login form carries a password: the pages' policy (never stored,
+ * never framed, no referrer, script from the portal's assets only), and the form may post to the
+ * app's sign-in origin only.
  */
-const launchHeaders = (origin: string) => ({
-  'cache-control': 'no-store',
-  pragma: 'no-cache',
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action ${origin}; base-uri 'none'; frame-ancestors 'none'`,
-});
+const launchHeaders = (origin: string) => ({ 'content-security-policy': pageCsp(origin) });
 
 const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-apps', sessionId);
 
@@ -73,7 +60,7 @@ export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps)
     assetsBase: PORTAL_ASSETS_PATH,
   });
   const send = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
   /** A "no access", "not found" or "not set up" page. */
   const problem = (

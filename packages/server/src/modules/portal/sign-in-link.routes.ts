@@ -22,14 +22,6 @@ export const SIGN_IN_LINK_PATH = '/portal/link';
 /** Binds the confirmation form to the browser that loaded it (against login CSRF). */
 const CSRF_COOKIE = 'tessera_link_csrf';
 
-const pageHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
   currentUrl: request.url,
@@ -58,7 +50,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
   const invalid = (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .status(410)
-      .headers(pageHeaders)
+      .type('text/html; charset=utf-8')
       .send(
         renderErrorPage(pageContext(request), { message: portalPhrases[request.lang].signInLink.invalid }),
       );
@@ -69,7 +61,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
     if (!link) return invalid(request, reply);
     const browser = randomToken(16);
     reply.setCookie(CSRF_COOKIE, browser, { ...csrfCookieOptions, maxAge: 3600 });
-    return reply.headers(pageHeaders).send(
+    return reply.type('text/html; charset=utf-8').send(
       renderSignInLinkPage(pageContext(request), {
         action: `${SIGN_IN_LINK_PATH}/${token}`,
         csrfToken: csrfFor(browser, sha256(token)),
@@ -126,7 +118,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
         });
         return reply
           .status(403)
-          .headers(pageHeaders)
+          .type('text/html; charset=utf-8')
           .send(
             renderErrorPage(pageContext(request), {
               message: portalPhrases[request.lang].signInLink.notEnabled,

@@ -17,8 +17,16 @@ const require = createRequire(import.meta.url);
 /** Static front ends, uploaded files and the API document. */
 export async function webRoutes(
   app: FastifyInstance,
-  deps: { db: Db; calls: () => CallDef[]; version: string; publicUrl: string },
+  deps: {
+    db: Db;
+    calls: () => CallDef[];
+    version: string;
+    publicUrl: string;
+    /** The console's build; tests give one of their own. */
+    consoleDir?: string;
+  },
 ) {
+  const consoleDir = deps.consoleDir ?? consoleDistDir;
   await app.register(fastifyStatic, {
     root: portalAssetsDir,
     prefix: `${PORTAL_ASSETS_PATH}/`,
@@ -41,7 +49,8 @@ export async function webRoutes(
   app.get('/api/docs/viewer.js', async (_request, reply) =>
     reply
       .type('text/javascript')
-      .send("window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api' });"),
+      // No validator badge: it is an image from validator.swagger.io, which the page's policy refuses.
+      .send("window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api', validatorUrl: null });"),
   );
 
   app.get<{ Params: { id: string } }>('/api/v1/files/:id', async (request, reply) => {
@@ -56,17 +65,16 @@ export async function webRoutes(
       .headers({
         'content-type': file.content_type,
         'cache-control': 'public, max-age=300',
-        'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
       })
       .send(Buffer.from(file.bytes));
   });
 
   // The console: one build, served under both prefixes; the prefix picks the variant.
-  const indexFile = join(consoleDistDir, 'index.html');
-  if (existsSync(consoleDistDir)) {
+  const indexFile = join(consoleDir, 'index.html');
+  if (existsSync(consoleDir)) {
     await app.register(fastifyStatic, {
-      root: consoleDistDir,
+      root: consoleDir,
       prefix: '/console/',
       decorateReply: false,
       // The build manifest (dist/.vite) is for the size check, not for browsers.
@@ -85,10 +93,8 @@ export async function webRoutes(
         .type('text/plain; charset=utf-8')
         .send('The console has not been built. Run "npm run build" (npm start does it for you).');
     }
-    return reply
-      .headers({ 'cache-control': 'no-cache', 'x-frame-options': 'DENY' })
-      .type('text/html; charset=utf-8')
-      .send(indexHtml);
+    // The same page for everyone, revalidated so that a new build is picked up.
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   };
   for (const prefix of ['/dev', '/admin']) {
     app.get(prefix, async (_request, reply) => reply.redirect(`${prefix}/`));
