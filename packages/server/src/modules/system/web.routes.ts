@@ -14,6 +14,22 @@ import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 export const consoleDistDir = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
 const require = createRequire(import.meta.url);
 
+/**
+ * Whether a path asked of a static folder names a plain file in it. The router has decoded it
+ * already (`%2e%2e` is `..`, `%2f` is `/`, `%00` is NUL): every segment must be a plain name,
+ * so no empty, `.` or `..` segment (`/console//.vite/…`), no hidden file (the build manifest in
+ * `.vite` is for the size check, not for browsers), no backslash or control character. Anything
+ * else is "not found" before the file server sees it (it would throw, and log, on a traversal).
+ */
+export const isPlainFilePath = (path: string) =>
+  path
+    .split('/')
+    .slice(1)
+    .every((segment) => /^[\w-][\w.@+~-]*$/.test(segment));
+
+/** What the API reference needs of Swagger UI's files (not its demo page or its OAuth helper page). */
+const swaggerFiles = new Set(['/swagger-ui-bundle.js', '/swagger-ui.css']);
+
 /** Static front ends, uploaded files and the API document. */
 export async function webRoutes(
   app: FastifyInstance,
@@ -31,10 +47,16 @@ export async function webRoutes(
     root: portalAssetsDir,
     prefix: `${PORTAL_ASSETS_PATH}/`,
     decorateReply: false,
+    allowedPath: isPlainFilePath,
   });
 
   const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
-  await app.register(fastifyStatic, { root: swaggerDir, prefix: '/api/docs/assets/', decorateReply: false });
+  await app.register(fastifyStatic, {
+    root: swaggerDir,
+    prefix: '/api/docs/assets/',
+    decorateReply: false,
+    allowedPath: (path) => swaggerFiles.has(path),
+  });
 
   app.get('/api/openapi.json', async () =>
     buildOpenApiDocument(deps.calls(), { version: deps.version, serverUrl: deps.publicUrl }),
@@ -77,8 +99,7 @@ export async function webRoutes(
       root: consoleDir,
       prefix: '/console/',
       decorateReply: false,
-      // The build manifest (dist/.vite) is for the size check, not for browsers.
-      allowedPath: (path) => !path.startsWith('/.vite'),
+      allowedPath: isPlainFilePath,
       immutable: true,
       maxAge: '365d',
     });
