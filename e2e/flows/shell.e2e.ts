@@ -335,6 +335,9 @@ export function shellFlows(s: Suite) {
     await dialog.getByLabel('Confirm password').fill('Helper-pass-1');
     await dialog.getByRole('button', { name: 'Add administrator' }).click();
     await ui.expectMessage('e2e.helper was added');
+    // Closed for good: while it closes, the dialog hands the focus back to its button, where an
+    // Enter pressed in the search box below would open it again.
+    await dialog.waitFor({ state: 'hidden' });
     await table.getByRole('cell', { name: 'e2e.helper', exact: true }).waitFor();
     await ui.expectNoRawPhraseKeys();
 
