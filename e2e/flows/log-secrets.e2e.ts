@@ -12,9 +12,9 @@ const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
  */
 export function logSecretFlows(s: Suite) {
   test('the server log of the whole run holds none of the secrets the run used', async () => {
+    // Never assert.match on the log: a failure would print the whole log, secrets and all.
     const log = await readFile(s.serverLog, 'utf8');
-    assert.match(log, /"msg":"incoming request"/, 'the log records every request');
-    assert.match(log, /\?code=\[redacted\]/, 'the log records the console callbacks, redacted');
+    assert.ok(log.includes('"msg":"incoming request"'), 'the log records every request');
 
     const secrets = [...new Set(s.secrets)];
     // The flows saw what matters: ID tokens (logout addresses, the relying party), codes, tokens.
@@ -23,8 +23,8 @@ export function logSecretFlows(s: Suite) {
       'an ID token was seen',
     );
     assert.ok(secrets.length >= 20, `the flows collected secrets (${secrets.length})`);
-    const tooShort = secrets.filter((secret) => secret.length < 8);
-    assert.deepEqual(tooShort, [], 'every secret is long enough for a search to mean something');
+    const tooShort = secrets.filter((secret) => secret.length < 8).length;
+    assert.equal(tooShort, 0, 'every secret is long enough for a search to mean something');
 
     const found = secrets.filter(
       (secret) => log.includes(secret) || log.includes(encodeURIComponent(secret)),
@@ -35,5 +35,6 @@ export function logSecretFlows(s: Suite) {
       [],
       'secrets found in the server log',
     );
+    assert.ok(log.includes('?code=[redacted]'), 'the log records the console callbacks, redacted');
   });
 }
