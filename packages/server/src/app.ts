@@ -39,6 +39,7 @@ import { createCompanyService } from './modules/company/company.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -104,6 +105,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -225,6 +228,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     });
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
+
+  const jobs = createJobs({ db, log: app.log, listen: database.listen });
 
   const sessionService = createSessionService({
     sessions,
@@ -378,20 +383,19 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleDir: options.consoleDir,
   });
 
-  const purgeTimer = setInterval(() => {
-    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
-      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
-    );
-  }, 10 * 60_000);
-  purgeTimer.unref();
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+  });
 
   await app.ready();
+  await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
-      clearInterval(purgeTimer);
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
