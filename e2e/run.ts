@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
+import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
@@ -24,10 +26,16 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
 
   before(async () => {
     s.vendorDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-vendor-'));
+    s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
-      startServer(s.adminPassword, { TESSERA_LICENSE_PUBLIC_KEY: publicKey }),
+      // The organisation flows import 200 users into one company: above the default quota.
+      startServer(
+        s.adminPassword,
+        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000' },
+        { logFile: s.serverLog },
+      ),
       launchChromium(),
     ]);
   });
@@ -39,10 +47,12 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   });
 
   shellFlows(s);
+  quotaFlows(s);
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
   screenFlows(s);
+  logSecretFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {
     assert.deepEqual(s.pageErrors, []);

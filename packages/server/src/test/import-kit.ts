@@ -2,6 +2,8 @@ import { importLimits, type user } from '@tessera/contract';
 import type { z } from 'zod';
 import type { TesseraApp } from '../app.ts';
 import type { DatabaseHandle } from '../db/database.ts';
+import { newId } from '../lib/ids.ts';
+import { IMPORT_JOB, importJobKey } from '../modules/user-import/import.service.ts';
 import { call, upload } from './harness.ts';
 
 /** Uploading users to import, and waiting for the task, as the console does. */
@@ -60,4 +62,61 @@ export async function waitForTask(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   throw new Error('the import did not finish');
+}
+
+/**
+ * Another instance is running an import of the company: its job holds the company's key (and
+ * one of the platform's places) under a lease that is not running out. Answers how it ends.
+ */
+export async function holdImportTurn(
+  ctx: { database: DatabaseHandle },
+  as: { companyId: string; account: { id: string } },
+) {
+  const { db } = ctx.database;
+  const [taskId, jobId] = [newId(), newId()];
+  await db
+    .insertInto('import_tasks')
+    .values({
+      id: taskId,
+      company_id: as.companyId,
+      created_by: as.account.id,
+      status: 'importing',
+      started_at: new Date(),
+    })
+    .execute();
+  await db
+    .insertInto('jobs')
+    .values({
+      id: jobId,
+      kind: IMPORT_JOB,
+      key: importJobKey(as.companyId),
+      payload: JSON.stringify({ taskId }),
+      status: 'running',
+      run_after: new Date(),
+      every_seconds: null,
+      attempts: 1,
+      max_attempts: 1,
+      locked_by: 'another-instance',
+      lease_until: new Date(Date.now() + 3_600_000),
+      last_error: null,
+      started_at: new Date(),
+    })
+    .execute();
+  return {
+    taskId,
+    jobId,
+    /** The other instance's import ended. */
+    async release() {
+      await db
+        .updateTable('jobs')
+        .set({ status: 'done', finished_at: new Date() })
+        .where('id', '=', jobId)
+        .execute();
+      await db
+        .updateTable('import_tasks')
+        .set({ status: 'success', finished_at: new Date() })
+        .where('id', '=', taskId)
+        .execute();
+    },
+  };
 }

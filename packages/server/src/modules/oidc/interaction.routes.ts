@@ -13,11 +13,18 @@ import { safeEqual } from '../../lib/crypto.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
+import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
-import { pendingSignInResult, readPendingSignIn, type SignInStep, type StepName } from './sign-in-steps.ts';
+import {
+  credentialsAtOf,
+  pendingSignInResult,
+  readPendingSignIn,
+  type SignInStep,
+  type StepName,
+} from './sign-in-steps.ts';
 
 export interface InteractionDeps {
   provider(): Provider;
@@ -26,6 +33,8 @@ export interface InteractionDeps {
   /** Who may use a client at all (the admin console is for platform administrators only). */
   clientAccessDenied(clientId: string, account: { is_platform_admin: boolean }): boolean;
   accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The browser's device cookie: known browsers are throttled on their own (signin-throttle.ts). */
+  devices: DeviceCookies;
   /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */
   steps: SignInStep[];
   secureCookies: boolean;
@@ -53,14 +62,6 @@ const pageContext = (request: FastifyRequest): PageContext => ({
   assetsBase: PORTAL_ASSETS_PATH,
 });
 
-const securityHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
  * The OIDC interaction: the sign-in form (plain HTML, works without JavaScript) and its
  * submission. CSRF: the form carries an HMAC of the interaction id, and the provider only
@@ -70,7 +71,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
 
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(securityHeaders).send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {
@@ -187,6 +188,16 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     return interaction;
   }
 
+  /** The sign-in is complete: this browser becomes known to the account, and the provider takes over. */
+  async function finishLogin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    login: { accountId: string; amr: string[] },
+  ) {
+    await deps.devices.remember(request, reply, login.accountId);
+    return finish(request, reply, { login }, false);
+  }
+
   /**
    * The first factor passed: the steps that apply to the account become the interaction's
    * pending list; without any, the interaction finishes with the login.
@@ -205,18 +216,26 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       if (skip.includes(step.name)) continue;
       if (account && (await step.applies(account))) pending.push(step.name);
     }
-    if (!pending.length) return finish(request, reply, { login }, false);
-    interaction.result = pendingSignInResult({ ...login, pending });
+    if (!pending.length) return finishLogin(request, reply, login);
+    interaction.result = pendingSignInResult({
+      ...login,
+      pending,
+      credentialsAt: account ? credentialsAtOf(account) : null,
+    });
     await interaction.persist();
     return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
   }
 
-  /** The first pending step that still applies, with its account; undefined when none is left. */
+  /**
+   * The first pending step that still applies, with its account; undefined when there is no
+   * pending sign-in, or when it ended because the account was disabled or its credentials were
+   * changed by someone else since the first factor (the sign-in then starts again).
+   */
   async function currentStep(interaction: Interaction) {
     const state = readPendingSignIn(interaction);
     if (!state) return undefined;
     const account = await deps.accounts.findAccountById(state.accountId);
-    if (!account) return undefined;
+    if (account?.status !== 'enabled' || credentialsAtOf(account) !== state.credentialsAt) return undefined;
     for (const name of state.pending) {
       const step = deps.steps.find((s) => s.name === name);
       if (step && (await step.applies(account))) return { state, step, account };
@@ -253,7 +272,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
       if (pending) {
         const { accountId, amr } = pending.state;
-        return finish(request, reply, { login: { accountId, amr } }, false);
+        return finishLogin(request, reply, { accountId, amr });
       }
       // A first factor passed elsewhere (a used sign-in link) for exactly this authorization request.
       const handoff = openHandoff(deps.sealer, request.cookies[HANDOFF_COOKIE]);
@@ -313,6 +332,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         userAgent: request.headers['user-agent'] ?? null,
         clientId,
         companyId: await deps.clientCompany(clientId),
+        deviceId: deps.devices.read(request),
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {
@@ -413,7 +433,14 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       const { accountId, amr, pending } = current.state;
       const done = [current.step.name, ...(outcome?.completes ?? [])];
       const rest = pending.filter((name) => !done.includes(name));
-      interaction.result = pendingSignInResult({ accountId, amr, pending: rest });
+      // A step may have changed the credentials itself (a new password): that change is this sign-in's own.
+      const after = await deps.accounts.findAccountById(accountId);
+      interaction.result = pendingSignInResult({
+        accountId,
+        amr,
+        pending: rest,
+        credentialsAt: after ? credentialsAtOf(after) : null,
+      });
       await interaction.persist();
       const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;
       if (outcome?.page) return sendPage(reply, 200, outcome.page(pageContext(request), { continueAction }));

@@ -11,8 +11,8 @@ import type { Db } from '../../db/database.ts';
  * interrupted.
  */
 export interface ImportFileStore {
-  /** Keeps the file and records its task with `insertTask`: both, or neither. */
-  save(taskId: string, content: Uint8Array, insertTask: (db: Db) => Promise<void>): Promise<void>;
+  /** Keeps the file and records its task with `record` (run in a transaction): both, or neither. */
+  save(taskId: string, content: Uint8Array, record: (trx: Db) => Promise<void>): Promise<void>;
   /** The file, or undefined when it is gone (kept by a process that stopped). */
   read(taskId: string): Promise<Uint8Array | undefined>;
   /** The task has ended. */
@@ -22,9 +22,9 @@ export interface ImportFileStore {
 
 export function databaseFileStore(db: Db): ImportFileStore {
   return {
-    save: (taskId, content, insertTask) =>
+    save: (taskId, content, record) =>
       db.transaction().execute(async (trx) => {
-        await insertTask(trx);
+        await record(trx);
         await trx.insertInto('import_task_files').values({ task_id: taskId, content }).execute();
       }),
     read: async (taskId) =>
@@ -47,10 +47,10 @@ export async function folderFileStore(db: Db): Promise<ImportFileStore> {
   // Task ids are UUIDs: safe as file names.
   const path = (taskId: string) => join(folder, `${taskId}.xlsx`);
   return {
-    async save(taskId, content, insertTask) {
+    async save(taskId, content, record) {
       await writeFile(path(taskId), content, { mode: 0o600 });
       try {
-        await insertTask(db);
+        await db.transaction().execute(record);
       } catch (error) {
         await rm(path(taskId), { force: true });
         throw error;

@@ -2,17 +2,17 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
 import { absolute, CookieJar, request } from '../../test/browser-flow.ts';
+import { openTestDatabase, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import {
-  anotherInstance,
-  createAccount,
-  openTestDatabase,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
-import { countAllAccounts, type ImportTaskView, startImport, waitForTask } from '../../test/import-kit.ts';
+  countAllAccounts,
+  holdImportTurn,
+  type ImportTaskView,
+  startImport,
+  waitForTask,
+} from '../../test/import-kit.ts';
 import { hostileWorkbooks } from '../../test/workbooks.ts';
-import * as repo from './import.repo.ts';
+import * as jobsRepo from '../jobs/jobs.repo.ts';
+import { IMPORT_JOB, importJobKey } from './import.service.ts';
 import { sheetLimits } from './sheet-reader.ts';
 
 /**
@@ -222,34 +222,21 @@ describe('hostile workbooks', () => {
 describe('the import queue', () => {
   it('runs one import per company at a time; a waiting task shows its place; work freed elsewhere is taken up', async () => {
     const owner = await ownerWithCompany(ctx, 'queue-delta');
-    // Another instance is running an import of this company (its heartbeat is fresh).
-    const elsewhere = newId();
-    await ctx.database.db
-      .insertInto('import_tasks')
-      .values({
-        id: elsewhere,
-        company_id: owner.companyId,
-        created_by: owner.account.id,
-        status: 'importing',
-        started_at: new Date(),
-        heartbeat_at: new Date(),
-        claimed_by: 'another-instance',
-      })
-      .execute();
+    // Another instance is running an import of this company.
+    const held = await holdImportTurn(ctx, owner);
     const first = await upload(await workbook(['queued.one']), owner);
     const second = await upload(await workbook(['queued.two']), owner);
     expect(await taskView(first, owner)).toMatchObject({ status: 'importing', queuePosition: 2 });
     expect(await taskView(second, owner)).toMatchObject({ status: 'importing', queuePosition: 3 });
+    expect((await taskView(first, owner, 'zh')).status).toBe('importing');
     // A company is not held up by another's import.
     const [other] = owners as [Owner];
     expect(await waitForTask(ctx, other, await upload(await workbook(['not.queued']), other))).toMatchObject({
       status: 'success',
     });
-    await ctx.database.db
-      .updateTable('import_tasks')
-      .set({ status: 'success', finished_at: new Date() })
-      .where('id', '=', elsewhere)
-      .execute();
+    expect(await taskView(first, owner)).toMatchObject({ status: 'importing', queuePosition: 2 });
+    await held.release();
+    await ctx.tessera.jobs.drain();
     expect(await waitForTask(ctx, owner, first)).toMatchObject({ status: 'success', created: 1 });
     expect(await waitForTask(ctx, owner, second)).toMatchObject({ status: 'success', created: 1 });
     const times = await ctx.database.db
@@ -263,74 +250,39 @@ describe('the import queue', () => {
     );
   });
 
+  it('refuses a fourth waiting import of a company, in its language', async () => {
+    const owner = await ownerWithCompany(ctx, 'queue-echo');
+    const held = await holdImportTurn(ctx, owner);
+    for (let i = 0; i < 2; i++) await upload(await workbook([`full.${i}`]), owner);
+    const refused = await startImport(ctx, owner, { bytes: await workbook(['full.3']) }, 'zh-CN');
+    expect(refused).toMatchObject({
+      code: 429,
+      msg: '本企业或您发起的导入已有 3 个正在等待或进行，请在其中一个结束后再导入',
+    });
+    await held.release();
+    await ctx.tessera.jobs.drain();
+  });
+
   it('claims made at once from several instances: never two of one company, never more than the limit', async () => {
     // A database of its own, so that no running server takes part in the race.
     const database = await openTestDatabase();
     try {
       const { db } = database;
-      const account = await createAccount({ database }, { username: 'race-owner' });
-      for (let company = 0; company < 3; company++) {
-        const companyId = newId();
-        await db
-          .insertInto('companies')
-          .values({
-            id: companyId,
-            name: `Race ${company}`,
-            client_key: newId(),
-            owner_account_id: account.id,
-            default_language: 'en',
-          })
-          .execute();
-        for (let i = 0; i < 2; i++)
-          await repo.insertTask(db, companyId, {
-            id: newId(),
-            createdBy: account.id,
-            createdIp: '127.0.0.1',
-            fileName: 'race.xlsx',
-          });
-      }
+      const insert = (key: string) =>
+        jobsRepo.insertJob(db, { kind: IMPORT_JOB, key, payload: { taskId: newId() } });
+      for (let company = 0; company < 3; company++)
+        for (let i = 0; i < 2; i++) await insert(importJobKey(`company-${company}`));
       const claim = (i: number) =>
-        repo.claimNextTask(db, { instanceId: `instance-${i}`, concurrency: 2, leaseSeconds: 60 });
+        jobsRepo.claimJob(db, [{ kind: IMPORT_JOB, limit: 2 }], `instance-${i}`, 60);
       const claimed = (await Promise.all(Array.from({ length: 8 }, (_, i) => claim(i)))).filter(
-        (task) => task !== undefined,
+        (job) => job !== undefined,
       );
       expect(claimed).toHaveLength(2);
-      expect(new Set(claimed.map((task) => task.companyId)).size).toBe(2);
-      expect(new Set(claimed.map((task) => task.id)).size).toBe(2);
-      // The oldest tasks first; nothing more until one ends.
+      expect(new Set(claimed.map((job) => job.key)).size).toBe(2);
+      // Nothing more until one ends.
       expect(await claim(9)).toBeUndefined();
     } finally {
       await database.close();
-    }
-  });
-
-  it('a second instance on the same database shares the queue (PostgreSQL)', async (test) => {
-    // The embedded database is one process only: its files wait in that process's folder.
-    if (ctx.database.kind !== 'postgres') test.skip('several instances need PostgreSQL');
-    const second = await anotherInstance(ctx);
-    try {
-      const [owner] = owners as [Owner];
-      const ids = [];
-      for (let i = 0; i < 3; i++) {
-        const via = i % 2 ? { tessera: second } : ctx;
-        const started = await startImport(via, owner, { bytes: await workbook([`shared.${i}`]) });
-        expect(started.code, started.msg).toBe(200);
-        ids.push(started.data.taskId as string);
-      }
-      for (const id of ids) expect(await waitForTask(ctx, owner, id)).toMatchObject({ status: 'success' });
-      const runs = await ctx.database.db
-        .selectFrom('import_tasks')
-        .select(['started_at', 'finished_at', 'claimed_by'])
-        .where('id', 'in', ids)
-        .orderBy('started_at')
-        .execute();
-      // One company: each import started after the one before had ended.
-      for (let i = 1; i < runs.length; i++)
-        expect(runs[i]?.started_at?.getTime()).toBeGreaterThanOrEqual(
-          runs[i - 1]?.finished_at?.getTime() ?? 0,
-        );
-    } finally {
-      await second.close();
     }
   });
 });

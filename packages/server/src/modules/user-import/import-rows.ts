@@ -11,6 +11,7 @@ import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashPassword } from '../account/password.ts';
 import { checkPassword, passwordPolicyFor } from '../account/password-policy.ts';
+import { spendIdentifierChecks } from '../user/identifier-checks.ts';
 import { type ImportColumn, importColumns } from './columns.ts';
 import type { StoredRowError } from './import.repo.ts';
 import * as repo from './import.repo.ts';
@@ -226,21 +227,51 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
   return accounts;
 }
 
-/** Identifiers other accounts have already, as row problems (checked under the user-quantity lock). */
-export async function assertIdentifiersFree(trx: Db, accounts: (repo.ImportedAccount & { row: number })[]) {
-  const taken = await repo.findTakenIdentifiers(trx, {
+/**
+ * Refuses identifiers other accounts have already. Those of the company's own people are listed
+ * by row (the company sees them anyway); those of accounts outside the company are told only as
+ * a count, never which rows, and that answer spends as many of the company's identifier checks
+ * (audited; refused once they are spent: identifier-checks.ts).
+ */
+export async function assertIdentifiersFree(
+  db: Db,
+  companyId: string,
+  actor: { accountId: string | null; ip: string | null },
+  task: { id: string; fileName: string | null },
+  accounts: (repo.ImportedAccount & { row: number })[],
+) {
+  const taken = await repo.findTakenIdentifiers(db, companyId, {
     usernames: accounts.map((a) => a.username.toLowerCase()),
     emails: accounts.flatMap((a) => (a.email ? [a.email.toLowerCase()] : [])),
     phones: accounts.flatMap((a) => (a.phone ? [a.phone] : [])),
   });
+  if (!taken.length) return;
+  const own = new Set(taken.filter((t) => !t.elsewhere).map((t) => `${t.column}:${t.value}`));
+  const elsewhere = new Set(taken.filter((t) => t.elsewhere).map((t) => `${t.column}:${t.value}`));
   const errors: StoredRowError[] = [];
   for (const account of accounts) {
-    if (taken.usernames.has(account.username.toLowerCase()))
-      errors.push({ row: account.row, column: 'username', reason: 'user.username_taken' });
-    if (account.email && taken.emails.has(account.email.toLowerCase()))
-      errors.push({ row: account.row, column: 'email', reason: 'user.email_taken' });
-    if (account.phone && taken.phones.has(account.phone))
-      errors.push({ row: account.row, column: 'phone', reason: 'user.phone_taken' });
+    const values = [
+      ['username', account.username.toLowerCase(), 'user.username_taken'],
+      ['email', account.email?.toLowerCase(), 'user.email_taken'],
+      ['phone', account.phone, 'user.phone_taken'],
+    ] as const;
+    for (const [column, value, reason] of values)
+      if (value && own.has(`${column}:${value}`)) errors.push({ row: account.row, column, reason });
   }
-  if (errors.length) throw new RowProblems(errors);
+  if (elsewhere.size) {
+    await spendIdentifierChecks(
+      db,
+      companyId,
+      actor,
+      { taskId: task.id, fileName: task.fileName, count: elsewhere.size },
+      elsewhere.size,
+    );
+    errors.unshift({
+      row: 0,
+      column: null,
+      reason: 'import.taken_elsewhere',
+      params: { count: elsewhere.size },
+    });
+  }
+  throw new RowProblems(errors);
 }

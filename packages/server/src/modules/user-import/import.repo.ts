@@ -20,7 +20,7 @@ export interface StoredRowError {
   classes?: string[];
 }
 
-/** Records a task waiting in the queue (its file is kept by the import file store). */
+/** Records a task waiting in the queue (its file is kept by the import file store, its job by the jobs module). */
 export async function insertTask(
   db: Db,
   companyId: string,
@@ -85,10 +85,7 @@ export async function queuePosition(db: Db, companyId: string, task: { id: strin
   return Number(row.ahead) + 1;
 }
 
-/** Arbitrary constant that names the import queue among advisory locks. */
-const QUEUE_LOCK = 7_316_420_962;
-
-export interface ClaimedTask {
+export interface StartedTask {
   id: string;
   companyId: string;
   createdBy: string | null;
@@ -96,89 +93,42 @@ export interface ClaimedTask {
   fileName: string | null;
 }
 
-const interruptedErrors = JSON.stringify([{ row: 0, column: null, reason: 'import.interrupted' }]);
-
-/**
- * Takes the oldest waiting task that may start: fewer than `concurrency` imports are running on
- * the platform and none of its company. Claims are made one at a time (an advisory lock held to
- * the end of the transaction), so two instances cannot both start an import of one company or
- * pass the limit together; rows locked by a finishing import are skipped. Running tasks whose
- * instance stopped sending heartbeats are failed first (their process is gone).
- */
-export async function claimNextTask(
-  db: Db,
-  claim: { instanceId: string; concurrency: number; leaseSeconds: number },
-): Promise<ClaimedTask | undefined> {
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${QUEUE_LOCK})`.execute(trx);
-    await failAbandonedTasks(trx, claim.leaseSeconds);
-    const picked = await sql<{ id: string }>`
-      select t.id from import_tasks t
-      where t.status = 'importing' and t.started_at is null
-        and (select count(*) from import_tasks r where r.status = 'importing' and r.started_at is not null)
-          < ${claim.concurrency}
-        and not exists (
-          select 1 from import_tasks r
-          where r.company_id = t.company_id and r.status = 'importing' and r.started_at is not null)
-      order by t.created_at, t.id
-      limit 1
-      for update skip locked`.execute(trx);
-    const id = picked.rows[0]?.id;
-    if (id === undefined) return undefined;
-    const task = await trx
-      .updateTable('import_tasks')
-      .set({ started_at: sql`now()`, heartbeat_at: sql`now()`, claimed_by: claim.instanceId })
-      .where('id', '=', id)
-      .returning(['id', 'company_id', 'created_by', 'created_ip', 'file_name'])
-      .executeTakeFirstOrThrow();
-    return {
+/** The task's turn has come (its job runs): answers it, or undefined when it has ended meanwhile. */
+export async function startTask(db: Db, taskId: string): Promise<StartedTask | undefined> {
+  const task = await db
+    .updateTable('import_tasks')
+    .set({ started_at: sql`now()` })
+    .where('id', '=', taskId)
+    .where('status', '=', 'importing')
+    .returning(['id', 'company_id', 'created_by', 'created_ip', 'file_name'])
+    .executeTakeFirst();
+  return (
+    task && {
       id: task.id,
       companyId: task.company_id,
       createdBy: task.created_by,
       createdIp: task.created_ip,
       fileName: task.file_name,
-    };
-  });
+    }
+  );
 }
 
 /**
- * Running tasks without a heartbeat for `leaseSeconds`: their instance stopped; nothing of theirs
- * was stored. Also lets go of files kept in the database for tasks that have ended.
+ * Fails the tasks still importing that no queued or running job of `kind` will run (their
+ * process stopped before jobs ran imports, or the job was removed), and lets go of files kept in
+ * the database for tasks that have ended.
  */
-export async function failAbandonedTasks(db: Db, leaseSeconds: number) {
-  const result = await sql`
-    update import_tasks set status = 'failed', errors = ${interruptedErrors}::jsonb, finished_at = now()
-    where id in (
-      select id from import_tasks
-      where status = 'importing' and started_at is not null
-        and heartbeat_at < now() - make_interval(secs => ${leaseSeconds})
-      for update skip locked
-    )`.execute(db);
+export async function failTasksWithoutJob(db: Db, errors: StoredRowError[], kind: string) {
+  await sql`
+    update import_tasks t set status = 'failed', errors = ${JSON.stringify(errors)}::jsonb, finished_at = now()
+    where t.status = 'importing' and not exists (
+      select 1 from jobs j
+      where j.kind = ${kind} and j.status in ('queued', 'running') and j.payload ->> 'taskId' = t.id)`.execute(
+    db,
+  );
   await sql`delete from import_task_files f using import_tasks t
     where f.task_id = t.id and t.status <> 'importing'`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
 }
-
-/** The running tasks of an instance are still under way. */
-export async function renewClaims(db: Db, instanceId: string, taskIds: readonly string[]) {
-  if (!taskIds.length) return;
-  await db
-    .updateTable('import_tasks')
-    .set({ heartbeat_at: sql`now()` })
-    .where('claimed_by', '=', instanceId)
-    .where('status', '=', 'importing')
-    .where('id', 'in', [...taskIds])
-    .execute();
-}
-
-/** Whether any task waits or runs (the queue's cheap first look). */
-export const anyOpenTask = async (db: Db) =>
-  (await db
-    .selectFrom('import_tasks')
-    .select('id')
-    .where('status', '=', 'importing')
-    .limit(1)
-    .executeTakeFirst()) !== undefined;
 
 export async function setTaskTotal(db: Db, taskId: string, total: number) {
   await db.updateTable('import_tasks').set({ total }).where('id', '=', taskId).execute();
@@ -207,18 +157,6 @@ export async function finishTask(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Marks the given importing tasks as failed (interrupted by a shutdown). */
-export async function failImportingTasks(db: Db, errors: StoredRowError[], taskIds: readonly string[]) {
-  if (taskIds.length === 0) return 0;
-  const result = await sql`
-    update import_tasks set status = 'failed', errors = ${JSON.stringify(errors)}::jsonb, finished_at = now()
-    where id in (
-      select id from import_tasks where status = 'importing' and id in (${sql.join([...taskIds])})
-      for update skip locked
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}
-
 export const findDepartments = (db: Db, companyId: string) =>
   db
     .selectFrom('departments')
@@ -226,33 +164,35 @@ export const findDepartments = (db: Db, companyId: string) =>
     .where('company_id', '=', companyId)
     .execute();
 
+/** An identifier some account has already, and whether that account is outside the company. */
+export interface TakenIdentifier {
+  column: 'username' | 'email' | 'phone';
+  /** Usernames and emails in lower case, as the unique indexes compare them. */
+  value: string;
+  elsewhere: boolean;
+}
+
 /**
- * Which of the given usernames, emails and phones accounts already have (usernames and emails
- * compared in lower case, as the unique indexes do). Answered from those indexes.
+ * Which of the given usernames, emails and phones accounts already have, and whether each such
+ * account is outside the company (not one of its people). Answered from the unique indexes.
  */
 export async function findTakenIdentifiers(
   db: Db,
+  companyId: string,
   values: { usernames: string[]; emails: string[]; phones: string[] },
-): Promise<{ usernames: Set<string>; emails: Set<string>; phones: Set<string> }> {
-  const taken = { usernames: new Set<string>(), emails: new Set<string>(), phones: new Set<string>() };
-  if (values.usernames.length) {
-    const rows = await sql<{ v: string }>`
-      select lower(username) as v from accounts where lower(username) = any(${values.usernames}::text[])`.execute(
-      db,
-    );
-    for (const row of rows.rows) taken.usernames.add(row.v);
-  }
-  if (values.emails.length) {
-    const rows = await sql<{ v: string }>`
-      select lower(email) as v from accounts where lower(email) = any(${values.emails}::text[])`.execute(db);
-    for (const row of rows.rows) taken.emails.add(row.v);
-  }
-  if (values.phones.length) {
-    const rows = await sql<{ v: string }>`
-      select phone as v from accounts where phone = any(${values.phones}::text[])`.execute(db);
-    for (const row of rows.rows) taken.phones.add(row.v);
-  }
-  return taken;
+): Promise<TakenIdentifier[]> {
+  const elsewhere = sql<boolean>`not exists (select 1 from company_members m
+    where m.account_id = a.id and m.company_id = ${companyId})`;
+  const { rows } = await sql<TakenIdentifier>`
+    select 'username' as "column", lower(a.username) as value, ${elsewhere} as elsewhere
+      from accounts a where lower(a.username) = any(${values.usernames}::text[])
+    union all
+    select 'email', lower(a.email), ${elsewhere}
+      from accounts a where lower(a.email) = any(${values.emails}::text[])
+    union all
+    select 'phone', a.phone, ${elsewhere}
+      from accounts a where a.phone = any(${values.phones}::text[])`.execute(db);
+  return rows;
 }
 
 export interface ImportedAccount {

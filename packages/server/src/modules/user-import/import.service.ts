@@ -12,13 +12,13 @@ import { newId } from '../../lib/ids.ts';
 import { describeClasses } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany } from '../department/department.repo.ts';
-import type { LicenseService } from '../license/license.service.ts';
-import { lockUserQuantity } from '../user/user.repo.ts';
+import type { Job, JobContext, Jobs } from '../jobs/jobs.ts';
+import type { QuotaService } from '../license/quota.service.ts';
+import { assertIdentifierChecksLeft } from '../user/identifier-checks.ts';
 import { columnLabel, type ImportColumn, importColumns } from './columns.ts';
 import type { StoredRowError } from './import.repo.ts';
 import * as repo from './import.repo.ts';
 import type { ImportFileStore } from './import-files.ts';
-import { createImportQueue, type ImportQueueOptions, importQueueDefaults } from './import-queue.ts';
 import { assertIdentifiersFree, prepareRows, RowProblems, type ValidationKey } from './import-rows.ts';
 import { SheetProblem } from './sheet-problem.ts';
 import type { ImportSheet } from './sheet-reader.ts';
@@ -41,36 +41,47 @@ interface Logger {
 const MAX_LISTED_ERRORS = 1_000;
 /** Imports a company may have waiting or running, and a person may have started. */
 const MAX_OPEN_IMPORTS = 3;
-/** How long a shutdown waits for running imports before marking them interrupted. */
-const SHUTDOWN_WAIT_MS = 10_000;
+/** The jobs (modules/jobs) that run imports: one per company at a time (the key), a few on the platform. */
+export const IMPORT_JOB = 'user-import';
+export const importJobKey = (companyId: string) => `user-import:${companyId}`;
+/** Imports running at once on the platform unless TESSERA_IMPORT_CONCURRENCY says otherwise. */
+const DEFAULT_CONCURRENCY = 2;
 
 type WithoutDb<T> = T extends [Db, ...infer Rest] ? Rest : never;
 
 const interrupted: StoredRowError[] = [{ row: 0, column: null, reason: 'import.interrupted' }];
+const taskIdOf = (job: Job) => String(job.payload.taskId ?? '');
 
 export function createUserImportService(deps: {
   db: Db;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces'>;
+  jobs: Pick<Jobs, 'register' | 'enqueue'>;
   log: Logger;
   /** Where uploaded files wait for their turn. */
   files: ImportFileStore;
-  queue?: Partial<ImportQueueOptions>;
+  /** Imports running at once on the platform (all instances together). */
+  concurrency?: number;
 }) {
-  const { db, licenses, log, files } = deps;
+  const { db, quotas, jobs, log, files } = deps;
   let closing = false;
-  /** Ends the workers of running imports at shutdown. */
-  const stopping = new AbortController();
-  const queue = createImportQueue({
-    db,
-    log,
-    options: { ...importQueueDefaults, ...deps.queue },
-    run: runTask,
-  });
+
+  jobs.register(
+    IMPORT_JOB,
+    {
+      run: (job, context) => runTask(taskIdOf(job), context),
+      // The instance running it stopped: nothing was stored (the import is one transaction).
+      interrupted: async (job) => {
+        await repo.finishTask(db, taskIdOf(job), { status: 'failed', errors: interrupted });
+        await files.drop(taskIdOf(job));
+      },
+    },
+    { concurrency: deps.concurrency ?? DEFAULT_CONCURRENCY },
+  );
 
   /**
    * Checks that the upload is an .xlsx workbook (by name, type, size and its zip directory:
-   * nothing is inflated here), keeps it with a new task in the queue, and answers with the task
-   * id at once. The workbook is read when the task's turn comes.
+   * nothing is inflated here), keeps it with a new task and its job in the queue, and answers
+   * with the task id at once. The workbook is read when the task's turn comes.
    */
   async function start(
     actor: Actor,
@@ -82,41 +93,48 @@ export function createUserImportService(deps: {
     if ((await repo.countOpenTasks(db, companyId, actor.accountId)) >= MAX_OPEN_IMPORTS)
       throw new AppError('import.queue_full', { max: MAX_OPEN_IMPORTS });
     const taskId = newId();
-    await files.save(taskId, file.bytes, (handle) =>
-      repo.insertTask(handle, companyId, {
+    await files.save(taskId, file.bytes, async (trx) => {
+      await repo.insertTask(trx, companyId, {
         id: taskId,
         createdBy: actor.accountId,
         createdIp: actor.ip,
         fileName: file.filename.slice(0, 255),
-      }),
-    );
-    void queue.pump();
+      });
+      await jobs.enqueue({ kind: IMPORT_JOB, key: importJobKey(companyId), payload: { taskId } }, trx);
+    });
     return { taskId };
   }
 
-  /** A claimed task: its workbook read in a worker, then its rows checked and stored; then its file goes. */
-  async function runTask(task: repo.ClaimedTask) {
+  /**
+   * A task's turn: its workbook read in a worker, then its rows checked and stored; then its file
+   * goes. Every outcome is recorded on the task (the job itself ends done).
+   */
+  async function runTask(taskId: string, context: JobContext) {
     try {
-      await readAndImport(task);
+      const task = await repo.startTask(db, taskId);
+      if (task) await readAndImport(task, context.signal);
     } catch (error) {
-      log.error({ err: error, taskId: task.id }, 'user import stopped');
-      const failure: StoredRowError[] = [{ row: 0, column: null, reason: 'internal.error' }];
-      await repo.finishTask(db, task.id, { status: 'failed', errors: failure }).catch(() => undefined);
+      const stopped = context.signal.aborted;
+      if (!stopped) log.error({ err: error, taskId }, 'user import stopped');
+      const failure: StoredRowError[] = stopped
+        ? interrupted
+        : [{ row: 0, column: null, reason: 'internal.error' }];
+      await repo.finishTask(db, taskId, { status: 'failed', errors: failure });
     } finally {
-      await files.drop(task.id).catch(() => undefined);
+      await files.drop(taskId).catch(() => undefined);
     }
   }
 
-  async function readAndImport(task: repo.ClaimedTask) {
+  async function readAndImport(task: repo.StartedTask, signal: AbortSignal) {
     const content = await files.read(task.id);
     if (!content) {
-      // Kept by a process that stopped (the embedded database's folder, or an earlier version).
+      // Kept by a process that stopped (the embedded database's folder).
       await repo.finishTask(db, task.id, { status: 'failed', errors: interrupted });
       return;
     }
     let sheet: ImportSheet;
     try {
-      sheet = await readSheetInWorker(content, sheetWorkerLimits, stopping.signal);
+      sheet = await readSheetInWorker(content, sheetWorkerLimits, signal);
     } catch (error) {
       if (!(error instanceof SheetProblem)) throw error;
       const { at, reason, params } = error;
@@ -127,30 +145,23 @@ export function createUserImportService(deps: {
       return;
     }
     await repo.setTaskTotal(db, task.id, sheet.rows.length);
-    await runImport(
-      { accountId: task.createdBy, ip: task.createdIp },
-      task.companyId,
-      task.id,
-      task.fileName,
-      sheet,
-    );
+    await runImport(task, sheet);
   }
 
-  /** Validates every row, then stores all of them in one transaction, or none and the reasons. */
-  async function runImport(
-    actor: { accountId: string | null; ip: string | null },
-    companyId: string,
-    taskId: string,
-    fileName: string | null,
-    sheet: ImportSheet,
-  ) {
+  /**
+   * Validates every row and its identifiers, then stores all of them in one transaction (taking
+   * the company's places), or none and the reasons.
+   */
+  async function runImport(task: repo.StartedTask, sheet: ImportSheet) {
+    const { companyId } = task;
+    const actor = { accountId: task.createdBy, ip: task.createdIp };
     try {
       const accounts = await prepareRows(db, companyId, sheet);
+      // While the company's identifier checks are spent, nothing is looked up (identifier-checks.ts).
+      await assertIdentifierChecksLeft(db, companyId);
+      await assertIdentifiersFree(db, companyId, actor, task, accounts);
       await db.transaction().execute(async (trx) => {
-        await lockUserQuantity(trx);
-        // Row problems first: they tell the person what to fix in the file.
-        await assertIdentifiersFree(trx, accounts);
-        await licenses.assertQuantityAvailable('user', accounts.length, trx);
+        await quotas.takePlaces(trx, companyId, 'user', accounts.length);
         // A department deleted since the rows were checked.
         await assertDepartmentsInCompany(
           trx,
@@ -164,10 +175,10 @@ export function createUserImportService(deps: {
           action: 'user.import',
           targetType: 'user',
           targetId: null,
-          after: { taskId, fileName, count: accounts.length },
+          after: { taskId: task.id, fileName: task.fileName, count: accounts.length },
           ip: actor.ip ?? undefined,
         });
-        if (!(await repo.finishTask(trx, taskId, { status: 'success', created: accounts.length })))
+        if (!(await repo.finishTask(trx, task.id, { status: 'success', created: accounts.length })))
           throw new AppError('import.interrupted');
       });
     } catch (error) {
@@ -181,8 +192,8 @@ export function createUserImportService(deps: {
                 [{ row: 0, column: null, reason: uniqueReason(error) }]
               : [{ row: 0, column: null, reason: 'internal.error' }];
       if (!(error instanceof RowProblems || error instanceof AppError))
-        log.error({ err: error, taskId }, 'user import stopped');
-      await repo.finishTask(db, taskId, { status: 'failed', errors: capErrors(errors) });
+        log.error({ err: error, taskId: task.id }, 'user import stopped');
+      await repo.finishTask(db, task.id, { status: 'failed', errors: capErrors(errors) });
     }
   }
 
@@ -250,35 +261,18 @@ export function createUserImportService(deps: {
     };
   }
 
-  /** Start-up: fails tasks of instances that stopped, and takes up the tasks that wait. */
+  /** Start-up: tasks still importing without a job to run them (their process stopped) failed as interrupted. */
   async function failInterruptedTasks() {
-    await queue.start();
+    await repo.failTasksWithoutJob(db, interrupted, IMPORT_JOB);
   }
 
   /**
-   * Shutdown: takes no more tasks (those waiting stay queued for the next start or another
-   * instance), waits a while for running imports, then ends their workers and marks them
-   * interrupted (a transaction under way then rolls back).
+   * Shutdown, after the jobs module has stopped (it waits for running imports, then aborts their
+   * workers: they record "interrupted"): takes no more uploads and removes the embedded
+   * database's folder of waiting files.
    */
   async function close() {
     closing = true;
-    const running = queue.stop();
-    if (running.size) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(running.values()),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
-    if (running.size) {
-      const ids = [...running.keys()];
-      log.warn({ taskIds: ids }, 'stopping with imports under way: marked interrupted');
-      await repo.failImportingTasks(db, interrupted, ids).catch(() => undefined);
-      stopping.abort();
-    }
     await files.close();
   }
 

@@ -2,14 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { importLimits, unlicensedAllowance } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../lib/ids.ts';
-import {
-  anotherInstance,
-  call,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { countAllAccounts, startImport, waitForTask, XLSX } from '../../test/import-kit.ts';
 import { buildZip } from '../../test/workbooks.ts';
 
@@ -34,11 +27,6 @@ async function workbook(rows: Cell[][], header: string[] = HEADER): Promise<Buff
   sheet.addRow(header);
   for (const row of rows) sheet.addRow(row);
   return Buffer.from(await book.xlsx.writeBuffer());
-}
-
-/** Starts the app again on the same database (after `ctx.tessera.close()`), as a server restart does. */
-async function startAgain() {
-  ctx.tessera = await anotherInstance(ctx);
 }
 
 /** An upload as the console sends it, in the given language. */
@@ -419,86 +407,6 @@ describe('import', () => {
     expect(asOther).toMatchObject({ code: 404, data: { reason: 'import.task_not_found' } });
     const unknown = await call(ctx, '/api/v1/manage/user/batch-task', { taskId: 'no-such-task' }, owner);
     expect(unknown).toMatchObject({ code: 404, data: { reason: 'import.task_not_found' } });
-  });
-
-  it('lets an import under way finish when the server stops; one still waiting is taken up at the next start', async () => {
-    const db = ctx.database.db;
-    // Another instance is running an import of a third company: its next upload waits.
-    const third = await ownerWithCompany(ctx, 'third-owner', 'Third Ltd');
-    const elsewhere = newId();
-    await db
-      .insertInto('import_tasks')
-      .values({
-        id: elsewhere,
-        company_id: third.companyId,
-        created_by: third.account.id,
-        status: 'importing',
-        started_at: new Date(),
-        heartbeat_at: new Date(),
-        claimed_by: 'another-instance',
-      })
-      .execute();
-    const file = { filename: 'stop.xlsx', type: XLSX };
-    const running = await send({
-      ...file,
-      bytes: await workbook([['stop.one'], ['stop.two']], ['Username']),
-    });
-    const waiting = await send({ ...file, bytes: await workbook([['stop.three']], ['Username']) }, third);
-    const stateOf = (id: unknown) =>
-      db
-        .selectFrom('import_tasks')
-        .select(['status', 'created', 'started_at'])
-        .where('id', '=', id as string)
-        .executeTakeFirstOrThrow();
-    while ((await stateOf(running.data.taskId)).started_at === null)
-      await new Promise((r) => setTimeout(r, 20));
-    await ctx.tessera.close();
-    expect(await stateOf(running.data.taskId)).toMatchObject({ status: 'success', created: 2 });
-    expect(await stateOf(waiting.data.taskId)).toMatchObject({ status: 'importing', started_at: null });
-    await db.deleteFrom('import_tasks').where('id', '=', elsewhere).execute();
-    await startAgain();
-    // On PostgreSQL the file waited in the database; the embedded database's process kept it itself.
-    const resumed = await taskOf(waiting.data.taskId as string, 'en', third);
-    if (ctx.database.kind === 'postgres') expect(resumed).toMatchObject({ status: 'success', created: 1 });
-    else expect(resumed.errors[0]?.message).toMatch(/interrupted by a server restart/);
-  });
-
-  it('fails tasks that a stopped server left importing, at the next start, never those of a live instance', async () => {
-    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
-    const task = (id: string, claim?: { by: string; at: Date }, of = owner) => ({
-      id,
-      company_id: of.companyId,
-      created_by: of.account.id,
-      status: 'importing' as const,
-      total: 3,
-      ...(claim ? { started_at: claim.at, heartbeat_at: claim.at, claimed_by: claim.by } : {}),
-    });
-    // Queued by a version that kept the file in memory; running on an instance that stopped
-    // sending heartbeats ten minutes ago; running on a live instance (heartbeat just now, for
-    // another company: one import per company runs at a time).
-    const [queued, stopped, live] = [newId(), newId(), newId()];
-    await ctx.database.db
-      .insertInto('import_tasks')
-      .values([
-        task(queued),
-        task(stopped, { by: 'stopped-instance', at: minutesAgo(10) }),
-        task(live, { by: 'live-instance', at: new Date() }, other),
-      ])
-      .execute();
-    await ctx.tessera.close();
-    await startAgain();
-    for (const id of [queued, stopped]) {
-      const failed = await taskOf(id);
-      expect(failed).toMatchObject({ status: 'failed', created: 0 });
-      expect(failed.errors[0]?.message).toMatch(/interrupted/);
-    }
-    const running = await ctx.database.db
-      .selectFrom('import_tasks')
-      .select(['status', 'claimed_by'])
-      .where('id', '=', live)
-      .executeTakeFirst();
-    expect(running).toEqual({ status: 'importing', claimed_by: 'live-instance' });
-    await ctx.database.db.deleteFrom('import_tasks').where('id', '=', live).execute();
   });
 });
 
