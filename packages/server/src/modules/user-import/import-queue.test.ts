@@ -125,7 +125,9 @@ describe('hostile workbooks', () => {
     ]);
   });
 
-  it('five at once: other calls keep answering within a second, memory stays bounded, two run at a time', async () => {
+  it('five at once: other calls keep answering while they are read, two run at a time, one per company', async () => {
+    // How fast those answers come, and the server's memory meanwhile, are measured by
+    // bench/import.bench.ts (bench/RESULTS.md); here: that they come at all, and right.
     const files = await Promise.all([
       hostileWorkbooks.lyingSizes(),
       hostileWorkbooks.manyCells(3_000_000),
@@ -135,9 +137,8 @@ describe('hostile workbooks', () => {
     ]);
     const before = await countAccounts();
     const [first] = owners as [Owner];
-    /** Times one call: company/detail, and each request of opening the sign-in page (three redirects deep). */
+    /** company/detail, and opening the sign-in page (three redirects deep). */
     const probe = async () => {
-      let started = performance.now();
       const detail = await fetch(`${ctx.baseUrl}/api/v1/manage/company/detail`, {
         method: 'POST',
         headers: {
@@ -148,51 +149,41 @@ describe('hostile workbooks', () => {
         body: '{}',
       });
       expect(((await detail.json()) as { code: number }).code).toBe(200);
-      const detailMs = performance.now() - started;
       const jar = new CookieJar();
       let url = `${ctx.baseUrl}/portal/account`;
-      let signInMs = 0;
       for (let hop = 0; hop < 5; hop++) {
-        started = performance.now();
         const response = await request(jar, url);
         const body = await response.text();
-        signInMs = Math.max(signInMs, performance.now() - started);
-        if (response.status === 200) {
-          expect(body).toContain('name="password"');
-          return { detailMs, signInMs };
-        }
+        if (response.status === 200) return expect(body).toContain('name="password"');
         url = absolute(url, response.headers.get('location'));
       }
       throw new Error('the sign-in page was not reached');
     };
-    // Once before, so that the first page's own warm-up is not counted.
-    await probe();
-    const rssBefore = process.memoryUsage().rss;
-    const probes = { detail: [] as number[], signIn: [] as number[] };
-    let peakRss = rssBefore;
+    const runningNow = () =>
+      ctx.database.db
+        .selectFrom('import_tasks')
+        .select(['company_id'])
+        .where('status', '=', 'importing')
+        .where('started_at', 'is not', null)
+        .execute();
     let peakRunning = 0;
+    let answeredWhileReading = 0;
     // The uploads are answered at once (nothing is inflated while the request is answered); the
     // probes then run while the files are read.
     const ids = await Promise.all(files.map((bytes, i) => upload(bytes, owners[i % owners.length] as Owner)));
     let done = false;
     const tasks = Promise.all(
-      // Polled as the console does, not far faster: the probes measure the server, not the test's own load.
+      // Polled as the console does, not far faster.
       ids.map((id, i) => waitForTask(ctx, owners[i % owners.length] as Owner, id, 'en', 500)),
     );
     void tasks.finally(() => {
       done = true;
     });
     while (!done) {
-      const { detailMs, signInMs } = await probe();
-      probes.detail.push(detailMs);
-      probes.signIn.push(signInMs);
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-      const running = await ctx.database.db
-        .selectFrom('import_tasks')
-        .select(['company_id'])
-        .where('status', '=', 'importing')
-        .where('started_at', 'is not', null)
-        .execute();
+      const reading = (await runningNow()).length > 0;
+      await probe();
+      const running = await runningNow();
+      if (reading && running.length > 0) answeredWhileReading++;
       peakRunning = Math.max(peakRunning, running.length);
       expect(new Set(running.map((row) => row.company_id)).size).toBe(running.length);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -208,14 +199,8 @@ describe('hostile workbooks', () => {
       'The file has no users to import',
     ]);
     expect(await countAccounts()).toBe(before);
-    // A behaviour, not a benchmark: the server answered while the files were read.
-    expect(probes.detail.length).toBeGreaterThanOrEqual(2);
-    const rounded = (list: number[]) => list.map(Math.round).join(', ');
-    expect(Math.max(...probes.detail), `company/detail: ${rounded(probes.detail)} ms`).toBeLessThan(1_000);
-    expect(Math.max(...probes.signIn), `sign-in page: ${rounded(probes.signIn)} ms`).toBeLessThan(1_000);
-    expect(peakRunning).toBeLessThanOrEqual(2);
-    // Read in one piece, these files need gigabytes; the workers are capped at 192 MiB of heap each.
-    expect(peakRss - rssBefore).toBeLessThan(512 * 1024 * 1024);
+    expect(answeredWhileReading).toBeGreaterThanOrEqual(1);
+    expect(peakRunning).toBe(2);
   }, 120_000);
 });
 
