@@ -14,7 +14,9 @@ let database: DatabaseHandle;
 const quiet = { error: () => {}, warn: () => {} };
 const runners: Jobs[] = [];
 
-function runner(options: { leaseSeconds?: number; backoff?: { baseMs: number; maxMs: number } } = {}) {
+function runner(
+  options: { leaseSeconds?: number; backoff?: { baseMs: number; maxMs: number }; concurrency?: number } = {},
+) {
   const created = createJobs({
     db: database.db,
     log: quiet,
@@ -89,7 +91,8 @@ describe('jobs', () => {
         now--;
       },
     };
-    const [a, b] = [runner(), runner()];
+    // One place each: the limited kind is bounded by its limit, and takes no instance's place.
+    const [a, b] = [runner({ concurrency: 1 }), runner({ concurrency: 1 })];
     const otherRan: string[] = [];
     for (const jobs of [a, b]) {
       jobs.register('test.limited', slow, { concurrency: 2 });
@@ -98,7 +101,9 @@ describe('jobs', () => {
     for (let i = 0; i < 5; i++) await a.enqueue({ kind: 'test.limited', key: `company-${i}` });
     const other = (await a.enqueue({ kind: 'test.other' })) ?? '';
     const drained = Promise.all([a.drain(), b.drain()]);
-    // Each runner could take three jobs; the kind's limit lets two run, and the other kind passes.
+    // The kind's limit lets two run, and the other kind passes them meanwhile.
+    while (gates.length < 2 || otherRan.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(otherRan).toEqual([other]);
     for (let i = 0; i < 5; i++) {
       while (gates.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       const running = await database.db

@@ -59,7 +59,7 @@ export function createJobs(deps: {
   log: Logger;
   /** Subscribes to the NOTIFY channel that announces new jobs (optional: polling alone works). */
   listen?(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
-  /** Jobs this instance runs at once. */
+  /** Jobs this instance runs at once (kinds with a platform-wide limit apart: that bounds them). */
   concurrency?: number;
   pollMs?: number;
   leaseSeconds?: number;
@@ -78,6 +78,8 @@ export function createJobs(deps: {
   const stopping = new AbortController();
   const schedules = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  /** Running jobs of kinds without a platform-wide limit: these take this instance's places. */
+  let general = 0;
   let stopped = true;
   let pollTimer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
@@ -118,13 +120,21 @@ export function createJobs(deps: {
     }
   }
 
-  /** Claims and starts jobs while there are free places; answers when no job could be claimed. */
+  /**
+   * Claims and starts jobs while there are free places; answers when no job could be claimed.
+   * Jobs of kinds with a platform-wide limit are bounded by it, not by this instance's places.
+   */
   async function fill(): Promise<void> {
-    while (!stopped && running.size < concurrency) {
-      const job = await repo.claimJob(db, claimable(), workerId, leaseSeconds);
+    while (!stopped) {
+      const open = claimable().filter((kind) => kind.limit !== null || general < concurrency);
+      if (!open.length) return;
+      const job = await repo.claimJob(db, open, workerId, leaseSeconds);
       if (!job) return;
+      const counted = !limits.has(job.kind);
+      if (counted) general++;
       const work: Promise<void> = runJob(job).finally(() => {
         running.delete(work);
+        if (counted) general--;
         pump(); // a place came free: there may be more to do
       });
       running.add(work);
