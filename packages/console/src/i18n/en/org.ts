@@ -114,6 +114,7 @@ export const org = {
     taskId: 'Task {{id}}',
     success: 'Users imported from {{file}}: {{count}}',
     failed: 'Nothing was imported from {{file}}. Rows refused: {{count}}',
+    failedFile: 'Nothing was imported from {{file}}',
     refused: '{{file}} was refused',
     again: 'Import another file',
     close: 'Close',

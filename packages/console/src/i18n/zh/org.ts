@@ -113,6 +113,7 @@ export const org = {
     taskId: '任务 {{id}}',
     success: '已从 {{file}} 导入 {{count}} 个用户',
     failed: '{{file}} 未导入任何用户：{{count}} 行被拒绝',
+    failedFile: '{{file}} 未导入任何用户',
     refused: '{{file}} 被拒绝',
     again: '导入其他文件',
     close: '关闭',

@@ -86,6 +86,16 @@ describe('<ImportUsersModal>', () => {
     await screen.findByText('Users imported from people.xlsx: 2', undefined, { timeout: 5000 });
   });
 
+  it('gives the reason when the file as a whole could not be read, without a table of rows', async () => {
+    const reason =
+      'The workbook unpacks to more than 128 MiB; delete other sheets, images and unused cells, or split it into smaller files';
+    renderImport([task('importing'), task('failed', { errors: [{ row: 0, field: null, message: reason }] })]);
+    choose('people.xlsx');
+    await screen.findByText('Nothing was imported from people.xlsx', undefined, { timeout: 5000 });
+    expect(screen.getByText(reason)).toBeTruthy();
+    expect(screen.queryByTestId('import-errors')).toBeNull();
+  });
+
   it('refuses anything but .xlsx before uploading', async () => {
     const { uploadFile } = renderImport([task('success')]);
     choose('people.csv');

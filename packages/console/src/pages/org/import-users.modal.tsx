@@ -185,8 +185,18 @@ export function ImportOutcome({ state }: { state: Exclude<ImportState, { phase: 
       );
     case 'failed': {
       const { errors } = state.task;
+      // The file as a whole could not be read or imported (row 0): its reasons, without a table of rows.
+      if (errors.every((error) => error.row === 0))
+        return (
+          <Alert
+            type="error"
+            showIcon
+            title={t('org.import.failedFile', { file })}
+            description={errors.map((error) => <div key={error.message}>{error.message}</div>)}
+          />
+        );
       const columns: DataColumn<RowError>[] = [
-        { key: 'row', title: t('org.import.column.row'), width: 72, render: (row) => row.row },
+        { key: 'row', title: t('org.import.column.row'), width: 72, render: (row) => row.row || '—' },
         { key: 'field', title: t('org.import.column.field'), width: 120, render: (row) => row.field ?? '—' },
         { key: 'reason', title: t('org.import.column.reason'), render: (row) => row.message },
       ];
