@@ -1,4 +1,5 @@
 import { importLimits, type user } from '@tessera/contract';
+import ExcelJS from 'exceljs';
 import type { z } from 'zod';
 import type { TesseraApp } from '../app.ts';
 import type { DatabaseHandle } from '../db/database.ts';
@@ -27,6 +28,15 @@ export const countAllAccounts = async (ctx: { database: DatabaseHandle }) =>
         .executeTakeFirstOrThrow()
     ).n,
   );
+
+/** A workbook of one sheet: the header, then the rows. */
+export async function workbookOf(rows: ExcelJS.CellValue[][], header: string[] = ['Username']) {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Users');
+  sheet.addRow(header);
+  for (const row of rows) sheet.addRow(row);
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
 
 /** Uploads a workbook to the user import; answers the envelope (the task id on success). */
 export const startImport = (

@@ -1,8 +1,13 @@
-import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantLicense, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
-import { countAllAccounts, type ImportTaskView, startImport, waitForTask } from '../../test/import-kit.ts';
+import {
+  countAllAccounts,
+  type ImportTaskView,
+  startImport,
+  waitForTask,
+  workbookOf,
+} from '../../test/import-kit.ts';
 
 /**
  * Issue 12, tenancy: one import file checked 2 000 candidate usernames, emails and phone numbers
@@ -18,16 +23,8 @@ let prober: Owner;
 
 const HEADER = ['Username', 'Email', 'Phone'];
 
-async function workbook(rows: string[][]) {
-  const book = new ExcelJS.Workbook();
-  const sheet = book.addWorksheet('Users');
-  sheet.addRow(HEADER);
-  for (const row of rows) sheet.addRow(row);
-  return Buffer.from(await book.xlsx.writeBuffer());
-}
-
 async function importRows(as: Owner, rows: string[][], lang = 'en'): Promise<ImportTaskView> {
-  const started = await startImport(ctx, as, { bytes: await workbook(rows) });
+  const started = await startImport(ctx, as, { bytes: await workbookOf(rows, HEADER) });
   expect(started.code, started.msg).toBe(200);
   return waitForTask(ctx, as, started.data.taskId as string, lang);
 }

@@ -1,9 +1,8 @@
-import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
 import { anotherInstance, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
-import { holdImportTurn, startImport, waitForTask } from '../../test/import-kit.ts';
+import { holdImportTurn, startImport, waitForTask, workbookOf } from '../../test/import-kit.ts';
 import { IMPORT_JOB, importJobKey } from './import.service.ts';
 
 /**
@@ -25,13 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function workbook(usernames: string[]) {
-  const book = new ExcelJS.Workbook();
-  const sheet = book.addWorksheet('Users');
-  sheet.addRow(['Username']);
-  for (const username of usernames) sheet.addRow([username]);
-  return Buffer.from(await book.xlsx.writeBuffer());
-}
+const workbook = (usernames: string[]) => workbookOf(usernames.map((username) => [username]));
 
 async function upload(usernames: string[], as: Owner, via: Pick<TestContext, 'tessera'> = ctx) {
   const started = await startImport(via, as, { bytes: await workbook(usernames) });

@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
 import { absolute, CookieJar, request } from '../../test/browser-flow.ts';
@@ -9,6 +8,7 @@ import {
   type ImportTaskView,
   startImport,
   waitForTask,
+  workbookOf,
 } from '../../test/import-kit.ts';
 import { hostileWorkbooks } from '../../test/workbooks.ts';
 import * as jobsRepo from '../jobs/jobs.repo.ts';
@@ -49,13 +49,7 @@ const taskView = async (taskId: string, as: Owner, lang = 'en') => {
   return (answer.json() as { data: ImportTaskView }).data;
 };
 
-async function workbook(usernames: string[]) {
-  const book = new ExcelJS.Workbook();
-  const sheet = book.addWorksheet('Users');
-  sheet.addRow(['Username']);
-  for (const username of usernames) sheet.addRow([username]);
-  return Buffer.from(await book.xlsx.writeBuffer());
-}
+const workbook = (usernames: string[]) => workbookOf(usernames.map((username) => [username]));
 
 describe('hostile workbooks', () => {
   it.each([
