@@ -295,7 +295,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
     concurrency: config.importConcurrency,
   });
-  // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
+  // Imports left without a job by a stopped process never finish. A shutdown waits for its own
+  // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
 
