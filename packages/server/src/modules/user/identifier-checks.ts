@@ -31,7 +31,7 @@ export async function assertIdentifierChecksLeft(db: Db, companyId: string): Pro
 export async function spendIdentifierChecks(
   db: Db,
   companyId: string,
-  actor: { accountId: string; ip: string | null },
+  actor: { accountId: string | null; ip: string | null },
   tried: Record<string, unknown>,
   count = 1,
 ): Promise<void> {
