@@ -31,16 +31,24 @@ import {
 } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
+import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
+import { createBrandService } from './modules/brand/brand.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
+import { createDashboardService } from './modules/dashboard/dashboard.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
 import { createQuotaService } from './modules/license/quota.service.ts';
+import { logRoutes } from './modules/log/log.routes.ts';
+import { createLogService } from './modules/log/log.service.ts';
+import { purgeExpiredLogs, raiseFailureAlerts } from './modules/log/log-jobs.ts';
 import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
@@ -68,6 +76,9 @@ import { createSessionService, type TokenEndpoint } from './modules/session/sess
 import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
+import { syslogRoutes } from './modules/syslog/syslog.routes.ts';
+import { createSyslogService } from './modules/syslog/syslog.service.ts';
+import { createSyslogDelivery, DELIVER_JOB, DISPATCH_JOB } from './modules/syslog/syslog-delivery.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
@@ -83,12 +94,22 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas'>>;
+    Partial<
+      Pick<
+        Config,
+        'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'syslogAllowLocalTargets'
+      >
+    >;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
   signInPolicy?: Partial<SignInPolicy>;
+  /**
+   * Background jobs (modules/jobs): polling and back-off, and whether this instance runs them
+   * (tests run them by hand with `jobs.runDue()`).
+   */
+  jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
 }
 
 export interface TesseraApp {
@@ -98,6 +119,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** The background jobs of this instance (syslog delivery, log retention, failure alerts). */
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -248,6 +271,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({ db, quotas, log: app.log });
+  const brandService = createBrandService({ db });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
@@ -318,6 +342,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
       clientCompany: (clientId) => companyOfClient(db, clientId),
+      brandOfClient: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        return companyId ? brandService.pageBrand(companyId) : null;
+      },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });
@@ -357,6 +385,30 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  const jobs = createJobs({ db, log: app.log, pollMs: options.jobs?.pollMs, backoff: options.jobs?.backoff });
+  const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
+  const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
+  jobs.handle(DISPATCH_JOB, () => syslogDelivery.dispatch());
+  jobs.handle(DELIVER_JOB, (job, context) =>
+    syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
+  );
+  jobs.handle('log.purge', async (_job, context) => {
+    await purgeExpiredLogs(db, context);
+  });
+  jobs.handle('log.alerts', async () => {
+    await raiseFailureAlerts(db);
+  });
+  await jobs.every(DISPATCH_JOB, 2);
+  await jobs.every('log.purge', 3600);
+  await jobs.every('log.alerts', 60);
+  logRoutes(bind, createLogService({ db }));
+  syslogRoutes(
+    bind,
+    createSyslogService({ db, allowLocalTargets, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }),
+  );
+  dashboardRoutes(bind, createDashboardService({ db }));
+  brandRoutes(bind, brandService);
+  brandStylesheetRoute(app, brandService);
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {
@@ -367,12 +419,15 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   purgeTimer.unref();
 
   await app.ready();
+  if (options.jobs?.run !== false) jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
       clearInterval(purgeTimer);
+      await jobs.stop();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -24,6 +24,12 @@ export interface Config {
   mail: MailConfig;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  /**
+   * Syslog targets on loopback and link-local addresses are refused (a company administrator must
+   * not reach the server's own services through them) unless this is true (tests, a receiver on
+   * the same machine). Cloud metadata addresses are refused always.
+   */
+  syslogAllowLocalTargets: boolean;
 }
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
@@ -168,6 +174,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(allowLocal))
+    throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
+
   return {
     port,
     host,
@@ -182,6 +192,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     companyQuotas,
+    syslogAllowLocalTargets: allowLocal === 'true',
   };
 }
 

@@ -83,6 +83,8 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** Background jobs: off unless a test asks (tests run them with `tessera.jobs.runDue()`). */
+    jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -98,7 +100,10 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
+      syslogAllowLocalTargets: true,
     },
+    jobs: { run: false, ...options.jobs },
     database,
     masterKey,
     validateResponses: true,
