@@ -83,7 +83,7 @@ describe('brand settings', () => {
     const svg = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script><rect width="10" height="10" fill="#c00"/></svg>',
     );
-    const logo = await upload<{ logo: string }>(
+    const logo = await upload(
       ctx,
       '/api/v1/manage/brand/logo',
       { bytes: svg, filename: 'logo.svg', type: 'image/svg+xml' },

@@ -47,7 +47,7 @@ describe('jobs', () => {
       failed_at: null,
       locked_by: null,
     });
-    expect((first?.run_at as Date).getTime()).toBeGreaterThan(Date.now() + 500);
+    expect(first?.run_at.getTime()).toBeGreaterThan(Date.now() + 500);
     await jobs.runDue();
     expect(tries).toBe(1);
     await database.db
@@ -112,7 +112,7 @@ describe('jobs', () => {
     await jobs.runDue();
     expect(runs).toBe(1);
     const row = await jobRow('every:test.periodic');
-    expect((row?.run_at as Date).getTime()).toBeGreaterThan(Date.now() + 590_000);
+    expect(row?.run_at.getTime()).toBeGreaterThan(Date.now() + 590_000);
     await jobs.runSoon('test.periodic');
     await jobs.runDue();
     expect(runs).toBe(2);
