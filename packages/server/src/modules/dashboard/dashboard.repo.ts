@@ -90,16 +90,22 @@ export async function failuresPerDayAndCause(db: Db, w: Window) {
   return result.rows.map((row) => ({ day: row.day, cause: row.cause, count: Number(row.count) }));
 }
 
-/** Sign-ins by country, or by province of China, with their marks. */
+/**
+ * Sign-ins by country, or by province of China (with Hong Kong, Macao and Taiwan, which geo-IP
+ * databases list as countries), with their marks.
+ */
 export async function hotspots(db: Db, w: Window, scope: 'world' | 'china') {
-  const key = scope === 'world' ? sql`country` : sql`region`;
+  const key =
+    scope === 'world'
+      ? sql`country`
+      : sql`case country when 'CN' then region when 'HK' then 'Hong Kong' when 'MO' then 'Macao' else 'Taiwan' end`;
   const result = await sql<{ key: string | null; count: string; new_country: string; impossible: string }>`
     select ${key} as key, count(*) as count,
            count(*) filter (where marks @> array['new_country']) as new_country,
            count(*) filter (where marks @> array['impossible_travel']) as impossible
       from login_events
      where company_id = ${w.companyId} and created_at >= ${startOf(w)}
-       ${scope === 'china' ? sql`and country = 'CN'` : sql``}
+       ${scope === 'china' ? sql`and country in ('CN', 'HK', 'MO', 'TW')` : sql``}
      group by 1
      order by 2 desc`.execute(db);
   return result.rows.map((row) => ({
