@@ -10,6 +10,8 @@ import { type Config, defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { requestLogSerializer } from './http/request-log.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
@@ -104,10 +106,14 @@ export interface AppOptions {
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** The console's build (default: packages/console/dist). */
+  consoleDir?: string;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
   /**
    * Background jobs (modules/jobs): polling and back-off, and whether this instance runs them
-   * (tests run them by hand with `jobs.runDue()`).
+   * (tests run them by hand with `jobs.drain()`).
    */
   jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
 }
@@ -119,7 +125,7 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
-  /** The background jobs of this instance (syslog delivery, log retention, failure alerts). */
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
   jobs: Jobs;
   close(): Promise<void>;
 }
@@ -138,12 +144,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sealer = createSealer(options.masterKey);
 
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: requestLogSerializer },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
     // Only then are X-Forwarded-For/-Proto read: request.ip is the client's address everywhere
     // (budgets, logs, the provider below), and a client cannot name its own address.
     trustProxy: trustProxyOf(config.trustedProxies),
   });
+  const securityHeaders = createSecurityHeaders({ publicUrl: config.publicUrl });
+  securityHeaders.install(app);
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -237,6 +249,14 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
 
+  const jobs = createJobs({
+    db,
+    log: app.log,
+    listen: database.listen,
+    pollMs: options.jobs?.pollMs,
+    backoff: options.jobs?.backoff,
+  });
+
   const sessionService = createSessionService({
     sessions,
     accounts,
@@ -295,6 +315,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       delete raw.headers['x-forwarded-host'];
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      securityHeaders.applyToProvider(reply.raw);
       await current.callback(request.raw, reply.raw);
     };
     scope.all(OIDC_MOUNT, handler);
@@ -385,22 +406,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
-  const jobs = createJobs({ db, log: app.log, pollMs: options.jobs?.pollMs, backoff: options.jobs?.backoff });
   const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
   const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
-  jobs.handle(DISPATCH_JOB, () => syslogDelivery.dispatch());
-  jobs.handle(DELIVER_JOB, (job, context) =>
-    syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
-  );
-  jobs.handle('log.purge', async (_job, context) => {
+  jobs.register(DELIVER_JOB, {
+    run: (job, context) => syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
+  });
+  jobs.every(DISPATCH_JOB, 2, () => syslogDelivery.dispatch());
+  jobs.every('log.purge', 3600, async (_job, context) => {
     await purgeExpiredLogs(db, context);
   });
-  jobs.handle('log.alerts', async () => {
+  jobs.every('log.alerts', 60, async () => {
     await raiseFailureAlerts(db);
   });
-  await jobs.every(DISPATCH_JOB, 2);
-  await jobs.every('log.purge', 3600);
-  await jobs.every('log.alerts', 60);
   logRoutes(bind, createLogService({ db }));
   syslogRoutes(
     bind,
@@ -409,25 +426,27 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   dashboardRoutes(bind, createDashboardService({ db }));
   brandRoutes(bind, brandService);
   brandStylesheetRoute(app, brandService);
-  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+  await webRoutes(app, {
+    db,
+    calls: () => bind.bound,
+    version,
+    publicUrl: config.publicUrl,
+    consoleDir: options.consoleDir,
+  });
 
-  const purgeTimer = setInterval(() => {
-    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
-      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
-    );
-  }, 10 * 60_000);
-  purgeTimer.unref();
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+  });
 
   await app.ready();
-  if (options.jobs?.run !== false) jobs.start();
+  if (options.jobs?.run !== false) await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
     jobs,
     async close() {
-      clearInterval(purgeTimer);
-      await jobs.stop();
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -606,7 +606,38 @@ create table company_quotas (
   },
   {
     id: 13,
-    name: 'logs, syslog forwarding, jobs and brand',
+    name: 'background jobs',
+    // Background work any instance may run (modules/jobs): a queued job is claimed with
+    // FOR UPDATE SKIP LOCKED and held by a lease its runner renews; jobs of one key run one at a
+    // time (a unique index on running keys settles two claims in a race). A periodic job is one
+    // row (its id names its kind) that goes back to the queue after each run.
+    sql: `
+create table jobs (
+  id text primary key,
+  kind text not null,
+  key text,
+  payload jsonb not null default '{}',
+  status text not null default 'queued' check (status in ('queued', 'running', 'done', 'failed')),
+  run_after timestamptz not null default now(),
+  every_seconds integer check (every_seconds > 0),
+  attempts integer not null default 0,
+  max_attempts integer check (max_attempts > 0),
+  locked_by text,
+  lease_until timestamptz,
+  last_error text,
+  created_at timestamptz not null default now(),
+  started_at timestamptz,
+  finished_at timestamptz
+);
+create unique index jobs_one_running on jobs (key) where status = 'running';
+create index jobs_due on jobs (run_after, created_at) where status = 'queued';
+create index jobs_key on jobs (key, status) where key is not null;
+create index jobs_finished on jobs (finished_at) where status in ('done', 'failed');
+`,
+  },
+  {
+    id: 14,
+    name: 'logs, syslog forwarding and brand',
     // Sign-in events get their place (from the offline geo-IP database) and browser (from the
     // user agent) when they are written: the log screen filters and the dashboard groups on them
     // over millions of rows, which a lookup per row at read time cannot do. Coordinates are kept
@@ -650,26 +681,6 @@ create table account_sign_in_places (
   last_longitude real,
   last_at timestamptz
 );
-
--- Background work (modules/jobs): claimed with FOR UPDATE SKIP LOCKED under a lease that the
--- worker extends while it runs; a key keeps one pending job per purpose (a periodic schedule,
--- one company's syslog delivery).
-create table jobs (
-  id text primary key,
-  kind text not null,
-  key text unique,
-  payload jsonb not null default '{}',
-  run_at timestamptz not null default now(),
-  every_seconds integer,
-  attempts integer not null default 0,
-  max_attempts integer,
-  locked_by text,
-  locked_until timestamptz,
-  last_error text,
-  failed_at timestamptz,
-  created_at timestamptz not null default now()
-);
-create index jobs_due on jobs (run_at) where failed_at is null;
 
 create table company_log_settings (
   company_id text primary key references companies (id) on delete cascade,

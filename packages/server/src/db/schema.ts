@@ -269,22 +269,6 @@ export interface AccountSignInPlacesTable {
   last_at: NullableTimestamp;
 }
 
-export interface JobsTable {
-  id: string;
-  kind: string;
-  key: string | null;
-  payload: ColumnType<unknown, string | undefined, string>;
-  run_at: Timestamp;
-  every_seconds: number | null;
-  attempts: Generated<number>;
-  max_attempts: number | null;
-  locked_by: string | null;
-  locked_until: NullableTimestamp;
-  last_error: string | null;
-  failed_at: NullableTimestamp;
-  created_at: Timestamp;
-}
-
 export interface CompanyLogSettingsTable {
   company_id: string;
   retention_days: number;
@@ -440,6 +424,25 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -461,6 +464,7 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;
@@ -472,7 +476,6 @@ export interface Database {
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
   account_sign_in_places: AccountSignInPlacesTable;
-  jobs: JobsTable;
   company_log_settings: CompanyLogSettingsTable;
   log_alerts: LogAlertsTable;
   company_syslog: CompanySyslogTable;

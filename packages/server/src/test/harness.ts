@@ -83,19 +83,25 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
-    /** Background jobs: off unless a test asks (tests run them with `tessera.jobs.runDue()`). */
+    /** Background jobs: off unless a test asks (tests run them with `tessera.jobs.drain()`). */
     jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+    /** Receives the server log, from level info (tests of what the log says). */
+    log?: { write(line: string): void };
+    /** The address people use (default: http://localhost, with the port when listening). */
+    publicUrl?: string;
+    /** A console build of the test's own. */
+    consoleDir?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
+      logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
@@ -106,6 +112,8 @@ export async function startTestApp(
     jobs: { run: false, ...options.jobs },
     database,
     masterKey,
+    logStream: options.log,
+    consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });

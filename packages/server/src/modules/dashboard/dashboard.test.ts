@@ -257,18 +257,10 @@ describe('failure spikes', () => {
       failure_cause: 'wrong_password',
     }));
     await ctx.database.db.insertInto('login_events').values(rows).execute();
-    await ctx.database.db
-      .updateTable('jobs')
-      .set({ run_at: new Date(0) })
-      .where('key', '=', 'every:log.alerts')
-      .execute();
-    await ctx.tessera.jobs.runDue();
-    await ctx.database.db
-      .updateTable('jobs')
-      .set({ run_at: new Date(0) })
-      .where('key', '=', 'every:log.alerts')
-      .execute();
-    await ctx.tessera.jobs.runDue();
+    await ctx.tessera.jobs.runSoon('log.alerts');
+    await ctx.tessera.jobs.drain();
+    await ctx.tessera.jobs.runSoon('log.alerts');
+    await ctx.tessera.jobs.drain();
     const trend = await call<{ alerts: unknown[] }>(ctx, '/api/v1/manage/index/fail-trend', {}, asOwner());
     expect(trend.data.alerts).toEqual([
       expect.objectContaining({

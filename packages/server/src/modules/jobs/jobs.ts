@@ -1,256 +1,216 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { newId } from '../../lib/ids.ts';
+import * as repo from './jobs.repo.ts';
 
 /**
- * Background work from the `jobs` table, safe with any number of server instances:
+ * Runs the jobs of the jobs table (jobs.repo.ts) in this instance, for every kind a module
+ * registers. A job is picked up at once when it is queued (a NOTIFY wakes every instance) or at
+ * the next poll. Any instance may run any job, so handlers are written to be repeatable: a job
+ * whose instance stopped mid-way runs again (when it has tries left) on another one.
  *
- * - `enqueue(db, job)` adds a job (inside the caller's transaction when `db` is one); a job with
- *   a `key` is added only when no job with that key is pending, so a key names "the" job of a
- *   purpose (one company's syslog delivery, say).
- * - `every(kind, seconds)` keeps one periodic job of a kind: it runs, then waits `seconds`.
- * - `handle(kind, handler)` says what runs a kind. The handler gets the job and `heartbeat()`,
- *   which extends the lease; a handler that throws is retried with exponential back-off
- *   (`maxAttempts` tries, then the job stays as failed with its last error), a periodic job
- *   simply at its next turn or after the back-off, whichever comes first.
- * - `start()` polls for due jobs; `runDue()` claims and runs what is due once (tests, shutdown).
- *
- * A worker claims due jobs with `FOR UPDATE SKIP LOCKED` and holds each under a lease
- * (`locked_until`): a worker that dies leaves its job to be claimed again once the lease ends,
- * so a job runs at least once; handlers are written to be repeatable.
+ * - `register(kind, handler)` says what runs a kind; `enqueue(job, trx?)` queues one (inside the
+ *   caller's transaction when given, so a rollback queues nothing).
+ * - `every(kind, seconds)` keeps one periodic job of the kind for all instances.
+ * - A handler that throws is retried with exponential back-off while it has tries left
+ *   (`maxAttempts` of the job), then left as failed with its last error.
+ * - `drain()` runs everything due (tests, tools); `close()` stops and waits for running jobs.
  */
-export interface JobRow {
-  id: string;
-  kind: string;
-  key: string | null;
-  payload: unknown;
-  attempts: number;
-}
+
+export type Job = repo.Job;
+export type NewJob = repo.NewJob;
 
 export interface JobContext {
-  /** Extends the lease of a long job; answers false when the job was taken away (lease lost). */
+  /** Extends the lease of a long job at once; false when the job was taken away (lease lost). */
   heartbeat(): Promise<boolean>;
 }
 
-export type JobHandler = (job: JobRow, context: JobContext) => Promise<void>;
-
-export interface NewJob {
-  kind: string;
-  key?: string;
-  payload?: unknown;
-  /** When it may run first (default now). */
-  runAt?: Date;
-  /** Tries before it is left as failed (default 10; null: retried until it succeeds). */
-  maxAttempts?: number | null;
+export interface JobHandler {
+  run(job: Job, context: JobContext): Promise<void>;
+  /** The job's instance stopped while it ran and no try is left: record what that means. */
+  interrupted?(job: Job): Promise<void>;
 }
 
-export interface JobsOptions {
-  db: Db;
-  log?: { warn(object: unknown, message: string): void };
-  /** How often to look for due jobs (ms). */
-  pollMs?: number;
-  /** How long a claim holds before another worker may take the job (ms). */
-  leaseMs?: number;
-  /** Back-off after failure number n: min(base * 2^(n-1), max), in ms. */
-  backoff?: { baseMs: number; maxMs: number };
+interface Logger {
+  error(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
 }
 
+export const JOBS_CHANNEL = 'tessera_jobs';
+
+/** Back-off after failure number n: min(base · 2^(n-1), max), in ms. */
 export const backoffDelay = (attempts: number, backoff: { baseMs: number; maxMs: number }) =>
   Math.min(backoff.baseMs * 2 ** Math.max(0, attempts - 1), backoff.maxMs);
 
-export async function enqueue(db: Db, job: NewJob): Promise<void> {
-  await db
-    .insertInto('jobs')
-    .values({
-      id: newId(),
-      kind: job.kind,
-      key: job.key ?? null,
-      payload: JSON.stringify(job.payload ?? {}),
-      run_at: job.runAt ?? sql<Date>`now()`,
-      every_seconds: null,
-      max_attempts: job.maxAttempts === undefined ? 10 : job.maxAttempts,
-      locked_by: null,
-      last_error: null,
-    })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-}
+const PURGE_KIND = 'jobs.purge';
 
-export function createJobs(options: JobsOptions) {
-  const { db } = options;
-  const pollMs = options.pollMs ?? 1_000;
-  const leaseMs = options.leaseMs ?? 60_000;
-  const backoff = options.backoff ?? { baseMs: 5_000, maxMs: 5 * 60_000 };
-  const workerId = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+export function createJobs(deps: {
+  db: Db;
+  log: Logger;
+  /** Subscribes to the NOTIFY channel that announces new jobs (optional: polling alone works). */
+  listen?(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
+  /** Jobs this instance runs at once. */
+  concurrency?: number;
+  pollMs?: number;
+  leaseSeconds?: number;
+  backoff?: { baseMs: number; maxMs: number };
+}) {
+  const { db, log } = deps;
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const concurrency = deps.concurrency ?? 2;
+  const pollMs = deps.pollMs ?? 5_000;
+  const leaseSeconds = deps.leaseSeconds ?? 60;
+  const backoff = deps.backoff ?? { baseMs: 5_000, maxMs: 5 * 60_000 };
   const handlers = new Map<string, JobHandler>();
   const schedules = new Map<string, number>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<number> | undefined;
+  const running = new Set<Promise<void>>();
   let stopped = true;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  let pumping: Promise<void> | undefined;
 
-  const lease = () => sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval`;
+  const kinds = () => [...handlers.keys()];
 
-  async function claim(limit: number): Promise<JobRow[]> {
-    const kinds = [...handlers.keys()];
-    if (!kinds.length) return [];
-    const result = await sql<JobRow>`
-      update jobs set locked_by = ${workerId}, locked_until = ${lease()}, attempts = attempts + 1
-      where id in (
-        select id from jobs
-        where failed_at is null and run_at <= now() and kind = any(${kinds}::text[])
-          and (locked_until is null or locked_until < now())
-        order by run_at
-        limit ${limit}
-        for update skip locked)
-      returning id, kind, key, payload, attempts`.execute(db);
-    return result.rows;
-  }
-
-  async function complete(job: JobRow): Promise<void> {
-    const every = schedules.get(job.kind);
-    if (every !== undefined && job.key === periodicKey(job.kind)) {
-      await db
-        .updateTable('jobs')
-        .set({
-          run_at: sql<Date>`now() + ${`${every} seconds`}::interval`,
-          attempts: 0,
-          locked_by: null,
-          locked_until: null,
-          last_error: null,
-        })
-        .where('id', '=', job.id)
-        .where('locked_by', '=', workerId)
-        .execute();
-      return;
-    }
-    await db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', workerId).execute();
-  }
-
-  async function retry(job: JobRow, error: unknown): Promise<void> {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
-    const every = schedules.get(job.kind);
-    const delay = backoffDelay(job.attempts, backoff);
-    const next = every !== undefined ? Math.min(delay, every * 1000) : delay;
-    await db
-      .updateTable('jobs')
-      .set((eb) => ({
-        run_at: sql<Date>`now() + ${`${next} milliseconds`}::interval`,
-        locked_by: null,
-        locked_until: null,
-        last_error: message,
-        failed_at: eb
-          .case()
-          .when(eb.and([eb('max_attempts', 'is not', null), eb('attempts', '>=', eb.ref('max_attempts'))]))
-          .then(sql<Date>`now()`)
-          .else(null)
-          .end(),
-      }))
-      .where('id', '=', job.id)
-      .where('locked_by', '=', workerId)
-      .execute();
-  }
-
-  async function run(job: JobRow): Promise<void> {
+  async function runJob(job: Job) {
     const handler = handlers.get(job.kind);
-    if (!handler) return;
-    const context: JobContext = {
-      async heartbeat() {
-        const result = await db
-          .updateTable('jobs')
-          .set({ locked_until: lease() })
-          .where('id', '=', job.id)
-          .where('locked_by', '=', workerId)
-          .executeTakeFirst();
-        return Number(result.numUpdatedRows) === 1;
+    const context: JobContext = { heartbeat: () => repo.renewLease(db, job.id, workerId, leaseSeconds) };
+    const renew = setInterval(
+      () => {
+        context.heartbeat().catch((error) => log.warn({ err: error }, 'renewing a job lease failed'));
       },
-    };
+      (leaseSeconds * 1000) / 3,
+    );
+    renew.unref();
     try {
-      await handler(job, context);
-      await complete(job);
+      if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
+      await handler.run(job, context);
+      await repo.finishJob(db, job.id, workerId, { ok: true });
     } catch (error) {
-      options.log?.warn({ err: error, job: { kind: job.kind, key: job.key } }, 'a background job failed');
-      await retry(job, error);
+      log.warn({ err: error, job: { id: job.id, kind: job.kind, attempts: job.attempts } }, 'a job failed');
+      const message = error instanceof Error ? error.message : String(error);
+      await repo
+        .finishJob(db, job.id, workerId, {
+          ok: false,
+          error: message,
+          retryAfterMs: backoffDelay(job.attempts, backoff),
+        })
+        .catch((finishError) => log.error({ err: finishError }, 'recording a failed job failed'));
+    } finally {
+      clearInterval(renew);
     }
   }
 
-  /** Claims what is due and runs it, a few at a time, until nothing is due; answers how many ran. */
-  async function runDue(): Promise<number> {
-    if (running) return running;
-    running = (async () => {
-      let count = 0;
-      for (let round = 0; round < 50; round++) {
-        const jobs = await claim(4);
-        if (!jobs.length) break;
-        await Promise.all(jobs.map(run));
-        count += jobs.length;
-      }
-      return count;
-    })().finally(() => {
-      running = undefined;
-    });
-    return running;
+  /** Claims and starts jobs while there are free places; answers when no job could be claimed. */
+  async function fill(): Promise<void> {
+    while (!stopped && running.size < concurrency) {
+      const job = await repo.claimJob(db, kinds(), workerId, leaseSeconds);
+      if (!job) return;
+      const work: Promise<void> = runJob(job).finally(() => {
+        running.delete(work);
+        pump(); // a place came free: there may be more to do
+      });
+      running.add(work);
+    }
   }
 
-  const periodicKey = (kind: string) => `every:${kind}`;
-
-  const tick = () => {
+  /** One fill at a time; a call during a fill runs another right after it. */
+  function pump() {
     if (stopped) return;
-    runDue()
-      .catch((error) => options.log?.warn({ err: error }, 'claiming background jobs failed'))
-      .finally(() => {
-        if (!stopped) {
-          timer = setTimeout(tick, pollMs);
-          timer.unref();
-        }
-      });
+    const next = (pumping ?? Promise.resolve()).then(fill);
+    const tracked = next.catch((error) => log.warn({ err: error }, 'claiming jobs failed'));
+    pumping = tracked.finally(() => {
+      if (pumping === tracked) pumping = undefined;
+    });
+  }
+
+  async function reap() {
+    for (const job of await repo.reapExpiredJobs(db)) {
+      log.warn({ job: { id: job.id, kind: job.kind } }, 'a job was interrupted: its instance stopped');
+      await handlers.get(job.kind)?.interrupted?.(job);
+    }
+  }
+
+  const poll = () => {
+    reap()
+      .catch((error) => log.warn({ err: error }, 'taking back interrupted jobs failed'))
+      .finally(pump);
   };
+
+  handlers.set(PURGE_KIND, { run: () => repo.purgeFinishedJobs(db) });
+  schedules.set(PURGE_KIND, 3600);
 
   return {
     workerId,
-    enqueue: (job: NewJob, from: Db = db) => enqueue(from, job),
-    handle(kind: string, handler: JobHandler) {
+    register(kind: string, handler: JobHandler) {
       handlers.set(kind, handler);
     },
-    /** Runs `kind` every `seconds` (one schedule for all instances; the first run is due at once). */
-    async every(kind: string, seconds: number) {
+    /** Runs `kind` every `seconds` on one instance of all (the first run is due at start). */
+    every(kind: string, seconds: number, handler: JobHandler['run']) {
+      handlers.set(kind, { run: handler });
       schedules.set(kind, seconds);
-      await db
-        .insertInto('jobs')
-        .values({
-          id: newId(),
-          kind,
-          key: periodicKey(kind),
-          payload: '{}',
-          run_at: sql<Date>`now()`,
-          every_seconds: seconds,
-          max_attempts: null,
-          locked_by: null,
-          last_error: null,
-        })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ every_seconds: seconds, failed_at: null }))
-        .execute();
     },
-    /** Makes a periodic job due now (after a change that it should act on soon). */
-    async runSoon(kind: string) {
-      await db
-        .updateTable('jobs')
-        .set({ run_at: sql<Date>`now()` })
-        .where('key', '=', periodicKey(kind))
-        .execute();
+    /** Makes a periodic job due now (after a change it should act on soon). */
+    runSoon: (kind: string) => repo.runPeriodicSoon(db, kind).then(() => pump()),
+    /**
+     * Queues a job (with `trx`, inside the caller's transaction: the NOTIFY is delivered at
+     * commit, and a rollback queues nothing); answers its id, or undefined if `unlessQueued`
+     * found one waiting.
+     */
+    async enqueue(job: NewJob, trx: Db = db) {
+      const id = await repo.insertJob(trx, job);
+      if (id) await sql`select pg_notify(${JOBS_CHANNEL}, ${job.kind})`.execute(trx);
+      if (trx === db) pump();
+      return id;
     },
-    runDue,
-    start() {
+    async start() {
       if (!stopped) return;
       stopped = false;
-      timer = setTimeout(tick, 0);
-      timer.unref();
+      for (const [kind, seconds] of schedules) await repo.schedulePeriodic(db, kind, seconds);
+      unlisten = await deps.listen?.(JOBS_CHANNEL, pump);
+      pollTimer = setInterval(poll, pollMs);
+      pollTimer.unref();
+      poll();
     },
-    /** Stops polling and waits for the jobs under way. */
-    async stop() {
+    /** Runs every due job (and what they queue) until none is left: for tests and tools. */
+    async drain() {
+      const wasStopped = stopped;
+      if (wasStopped) {
+        stopped = false;
+        for (const [kind, seconds] of schedules) await repo.schedulePeriodic(db, kind, seconds);
+      }
+      try {
+        await reap();
+        for (;;) {
+          pump();
+          await pumping;
+          if (running.size) {
+            await Promise.race(running);
+            continue;
+          }
+          if (!(await repo.countDueJobs(db, kinds()))) return;
+          // Due jobs whose key another worker holds: give that one a moment.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        if (wasStopped) stopped = true;
+      }
+    },
+    /** Stops claiming and waits for the jobs under way (up to `waitMs`; their leases then run out). */
+    async close(waitMs = 10_000) {
       stopped = true;
+      clearInterval(pollTimer);
+      await unlisten?.();
+      await pumping;
+      if (!running.size) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, waitMs);
+        }),
+      ]);
       clearTimeout(timer);
-      await running?.catch(() => undefined);
     },
   };
 }

@@ -293,6 +293,7 @@ export function createSyslogDelivery(deps: {
         kind: DELIVER_JOB,
         key: `syslog:${company_id}`,
         payload: { companyId: company_id },
+        unlessQueued: true,
         maxAttempts: null,
       });
   }

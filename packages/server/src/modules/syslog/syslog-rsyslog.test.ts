@@ -42,10 +42,10 @@ async function arrived(patterns: RegExp[], timeoutMs = 15_000) {
 async function deliver() {
   await ctx.database.db
     .updateTable('jobs')
-    .set({ run_at: new Date(0) })
-    .where('failed_at', 'is', null)
+    .set({ run_after: new Date(0) })
+    .where('status', '=', 'queued')
     .execute();
-  await ctx.tessera.jobs.runDue();
+  await ctx.tessera.jobs.drain();
 }
 
 const target = (address: string) => {

@@ -48,10 +48,10 @@ const status = async () =>
 async function deliver() {
   await ctx.database.db
     .updateTable('jobs')
-    .set({ run_at: new Date(0) })
-    .where('failed_at', 'is', null)
+    .set({ run_after: new Date(0) })
+    .where('status', '=', 'queued')
     .execute();
-  await ctx.tessera.jobs.runDue();
+  await ctx.tessera.jobs.drain();
 }
 
 beforeAll(async () => {
