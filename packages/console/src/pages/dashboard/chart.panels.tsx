@@ -8,8 +8,7 @@ import { currentLanguage } from '../../i18n/i18n.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { EChart, useChartColors, useMap } from './dashboard-charts.tsx';
-import { timeZone } from './overview.panels.tsx';
-import { ChartPlaceholder, EmptyNote, Panel } from './panel.tsx';
+import { ChartPlaceholder, EmptyNote, Panel, timeZone } from './panel.tsx';
 import { provinceNames } from './provinces.ts';
 
 /** The dashboard's chart panels (this module and ECharts load after the first paint). */
@@ -69,12 +68,17 @@ export function AppTrendPanel({ window }: { window: DashboardWindow }) {
   const { t } = useTranslation();
   const colors = useChartColors();
   const { callApi } = useConsole();
-  const body = { window, timeZone: timeZone() };
   const trend = useLoad(
-    useCallback(() => callApi('/api/v1/manage/index/app-login-trend', body), [callApi, window]),
+    useCallback(
+      () => callApi('/api/v1/manage/index/app-login-trend', { window, timeZone: timeZone() }),
+      [callApi, window],
+    ),
   ).data;
   const ratio = useLoad(
-    useCallback(() => callApi('/api/v1/manage/index/app-login-count-ratio', body), [callApi, window]),
+    useCallback(
+      () => callApi('/api/v1/manage/index/app-login-count-ratio', { window, timeZone: timeZone() }),
+      [callApi, window],
+    ),
   ).data;
   const lines = useMemo(
     () =>

@@ -2,21 +2,24 @@ import CheckOutlined from '@ant-design/icons/CheckOutlined';
 import CopyOutlined from '@ant-design/icons/CopyOutlined';
 import WarningOutlined from '@ant-design/icons/WarningOutlined';
 import type { DashboardWindow } from '@tessera/contract/constants';
-import { Segmented, theme } from 'antd';
+import { theme } from 'antd';
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { breakpoints, useMinWidth } from '../../lib/use-min-width.ts';
-import {
-  AppsPanel,
-  MfaPanel,
-  NewFailuresPanel,
-  RecentSignInsPanel,
-  timeZone,
-  UsersPanel,
-} from './overview.panels.tsx';
-import { ChartPlaceholder, Panel } from './panel.tsx';
+import { ChartPlaceholder, Choice, Panel, timeZone } from './panel.tsx';
+
+/**
+ * The figure panels: fetched as soon as the page starts (not in the first load, so the page
+ * paints its frame without waiting for them).
+ */
+const overview = () => import('./overview.panels.tsx');
+const UsersPanel = lazy(() => overview().then((m) => ({ default: m.UsersPanel })));
+const MfaPanel = lazy(() => overview().then((m) => ({ default: m.MfaPanel })));
+const AppsPanel = lazy(() => overview().then((m) => ({ default: m.AppsPanel })));
+const RecentSignInsPanel = lazy(() => overview().then((m) => ({ default: m.RecentSignInsPanel })));
+const NewFailuresPanel = lazy(() => overview().then((m) => ({ default: m.NewFailuresPanel })));
 
 /** The chart panels bring ECharts: loaded after the first paint, never in the first load. */
 const charts = () => import('./chart.panels.tsx');
@@ -62,25 +65,19 @@ export function DashboardPage() {
 
   if (!company) return null;
   const span = (n: number) => ({ gridColumn: `span ${Math.min(n, columns)}` });
-  const chart = (node: ReactNode, height: number, title: string, n = 2) => (
-    <div style={span(n)}>
-      {painted ? (
-        <Suspense
-          fallback={
-            <Panel title={title}>
-              <ChartPlaceholder height={height} />
-            </Panel>
-          }
-        >
-          {node}
-        </Suspense>
-      ) : (
-        <Panel title={title}>
-          <ChartPlaceholder height={height} />
-        </Panel>
-      )}
-    </div>
-  );
+  /** A panel whose module is loaded apart (charts: only after the first paint). */
+  const later = (node: ReactNode, height: number, title: string, n: number, afterPaint = true) => {
+    const placeholder = (
+      <Panel title={title}>
+        <ChartPlaceholder height={height} />
+      </Panel>
+    );
+    return (
+      <div style={span(n)}>
+        {painted || !afterPaint ? <Suspense fallback={placeholder}>{node}</Suspense> : placeholder}
+      </div>
+    );
+  };
 
   return (
     // Keyed by company: switching companies starts every panel afresh.
@@ -101,8 +98,9 @@ export function DashboardPage() {
             {system ? <span>{t('dashboard.system.version', { version: system.version })}</span> : null}
           </div>
         </div>
-        <Segmented<DashboardWindow>
-          aria-label={t('dashboard.window')}
+        <Choice<DashboardWindow>
+          label={t('dashboard.window')}
+          testId="dashboard-window"
           value={window}
           onChange={setWindow}
           options={(['week', 'month'] as const).map((value) => ({
@@ -116,19 +114,15 @@ export function DashboardPage() {
         <div data-testid="dashboard-loading" aria-busy="true" style={{ display: 'none' }} />
       ) : null}
       <div style={{ display: 'grid', gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: 16 }}>
-        <UsersPanel />
-        <MfaPanel />
-        <AppsPanel window={window} />
-        {chart(<LoginTrendPanel window={window} />, 260, t('dashboard.trend.title'))}
-        <div style={span(1)}>
-          <RecentSignInsPanel />
-        </div>
-        {chart(<HotspotPanel window={window} />, 320, t('dashboard.hotspot.title'))}
-        <div style={span(1)}>
-          <NewFailuresPanel />
-        </div>
-        {chart(<AppTrendPanel window={window} />, 240, t('dashboard.appTrend.title'), 3)}
-        {chart(<FailuresPanel data={failures} />, 240, t('dashboard.failures.title'), 3)}
+        {later(<UsersPanel />, 120, t('dashboard.users.title'), 1, false)}
+        {later(<MfaPanel />, 120, t('dashboard.mfa.title'), 1, false)}
+        {later(<AppsPanel window={window} />, 120, t('dashboard.apps.title'), 1, false)}
+        {later(<LoginTrendPanel window={window} />, 260, t('dashboard.trend.title'), 2)}
+        {later(<RecentSignInsPanel />, 260, t('dashboard.recent.title'), 1, false)}
+        {later(<HotspotPanel window={window} />, 320, t('dashboard.hotspot.title'), 2)}
+        {later(<NewFailuresPanel />, 320, t('dashboard.newFailures.title'), 1, false)}
+        {later(<AppTrendPanel window={window} />, 240, t('dashboard.appTrend.title'), 3)}
+        {later(<FailuresPanel data={failures} />, 240, t('dashboard.failures.title'), 3)}
       </div>
     </div>
   );

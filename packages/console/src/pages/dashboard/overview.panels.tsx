@@ -1,5 +1,5 @@
 import type { DashboardWindow } from '@tessera/contract/constants';
-import { Tag, theme } from 'antd';
+import { theme } from 'antd';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -8,7 +8,7 @@ import { useConsole } from '../../app/console-context.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { ChartPlaceholder, EmptyNote, Figure, Panel } from './panel.tsx';
+import { ChartPlaceholder, Chip, EmptyNote, Figure, Panel, timeZone } from './panel.tsx';
 
 /** The panels of the dashboard drawn without charts (first paint). */
 
@@ -49,13 +49,13 @@ export function MfaPanel() {
   const { token } = theme.useToken();
   const { callApi } = useConsole();
   const { data } = useLoad(useCallback(() => callApi('/api/v1/manage/index/user-mfa-info'), [callApi]));
-  const share = data && data.users ? Math.round((data.withFactor / data.users) * 100) : 0;
+  const share = data?.users ? Math.round((data.withFactor / data.users) * 100) : 0;
   return (
     <Panel
       title={t('dashboard.mfa.title')}
       testId="panel-mfa"
       extra={
-        data ? <Tag>{`${t('dashboard.mfa.mode')}: ${t(`dashboard.mfa.modes.${data.mode}`)}`}</Tag> : null
+        data ? <Chip>{`${t('dashboard.mfa.mode')}: ${t(`dashboard.mfa.modes.${data.mode}`)}`}</Chip> : null
       }
     >
       {data ? (
@@ -161,11 +161,11 @@ function RecentList({ rows, failures }: { rows: Recent[]; failures?: boolean }) 
             {row.username ?? row.identifier}
           </strong>
           <span style={{ color: token.colorTextSecondary }}>{row.appName ?? ''}</span>
-          {failures && row.causeText ? <Tag color="error">{row.causeText}</Tag> : null}
+          {failures && row.causeText ? <Chip tone="error">{row.causeText}</Chip> : null}
           {row.marks.map((mark) => (
-            <Tag key={mark} color="warning">
+            <Chip key={mark} tone="warning">
               {t(`dashboard.marks.${mark}`)}
-            </Tag>
+            </Chip>
           ))}
           <span
             style={{ marginInlineStart: 'auto', color: token.colorTextTertiary, fontSize: token.fontSizeSM }}
@@ -226,4 +226,3 @@ export function NewFailuresPanel() {
 }
 
 /** The browser's time zone: the dashboard's days are the administrator's. */
-export const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -83,3 +83,91 @@ export function ChartPlaceholder({ height }: { height: number }) {
     />
   );
 }
+
+/** A small label in antd's Tag look (plain: the Tag module is not in the first load). */
+export function Chip({ tone, children }: { tone?: 'error' | 'warning'; children: ReactNode }) {
+  const { token } = theme.useToken();
+  const [color, background] =
+    tone === 'error'
+      ? [token.colorErrorText, token.colorErrorBg]
+      : tone === 'warning'
+        ? [token.colorWarningText, token.colorWarningBg]
+        : [token.colorText, token.colorFillQuaternary];
+  return (
+    <span
+      style={{
+        display: 'inline-block',
+        padding: '0 7px',
+        marginInlineEnd: 4,
+        fontSize: token.fontSizeSM,
+        lineHeight: '20px',
+        borderRadius: token.borderRadiusSM,
+        color,
+        background,
+        whiteSpace: 'nowrap',
+      }}
+    >
+      {children}
+    </span>
+  );
+}
+
+/** One choice of a few, in antd's Segmented look (plain: Segmented is not in the first load). */
+export function Choice<V extends string>({
+  label,
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: V;
+  options: { value: V; label: string }[];
+  onChange(value: V): void;
+  testId?: string;
+}) {
+  const { token } = theme.useToken();
+  return (
+    <fieldset
+      aria-label={label}
+      data-testid={testId}
+      style={{
+        display: 'inline-flex',
+        margin: 0,
+        border: 'none',
+        minWidth: 0,
+        padding: 2,
+        gap: 2,
+        borderRadius: token.borderRadius,
+        background: token.colorFillSecondary,
+      }}
+    >
+      {options.map((option) => {
+        const checked = option.value === value;
+        return (
+          <button
+            key={option.value}
+            type="button"
+            aria-pressed={checked}
+            onClick={() => onChange(option.value)}
+            style={{
+              border: 'none',
+              cursor: 'pointer',
+              padding: '2px 12px',
+              borderRadius: token.borderRadiusSM,
+              font: 'inherit',
+              color: checked ? token.colorText : token.colorTextSecondary,
+              background: checked ? token.colorBgContainer : 'transparent',
+              boxShadow: checked ? token.boxShadowTertiary : 'none',
+            }}
+          >
+            {option.label}
+          </button>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+/** The browser's time zone: the server counts days in it. */
+export const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
