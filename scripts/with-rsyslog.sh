@@ -8,6 +8,9 @@
 # the command:
 #   TESSERA_TEST_RSYSLOG_UDP   127.0.0.1:PORT
 #   TESSERA_TEST_RSYSLOG_TCP   127.0.0.1:PORT
+#   TESSERA_TEST_RSYSLOG_TLS   127.0.0.1:PORT (TLS with the gtls driver, package rsyslog-gnutls;
+#                              unset when that driver cannot be installed)
+#   TESSERA_TEST_RSYSLOG_CA    the PEM file of the CA that signed the TLS listener's certificate
 #   TESSERA_TEST_RSYSLOG_FILE  the file of received messages
 #   TESSERA_TEST_RSYSLOG_CTL   a script taking `stop` or `start` (tests stop rsyslog for a while)
 # propagates the command's exit code, and always stops rsyslog and removes its temp dir
@@ -63,6 +66,26 @@ if [[ -z $RSYSLOGD ]]; then
   [[ -n $RSYSLOGD ]] || run_without 'rsyslogd is not installed and cannot be installed here (apt-get install rsyslog, as root)' "$@"
 fi
 
+# TLS needs the gtls network stream driver (Debian package rsyslog-gnutls) and openssl for the
+# throw-away certificates; without them the TLS listener is left out (and its test says so).
+GTLS=$(find /usr/lib -name lmnsd_gtls.so -path '*rsyslog*' 2>/dev/null | head -n 1 || true)
+if [[ -z $GTLS && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  say 'installing rsyslog-gnutls with apt-get (once per machine)...'
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y rsyslog-gnutls >/dev/null 2>&1 ||
+    { apt-get -o DPkg::Lock::Timeout=600 update >/dev/null 2>&1 || true
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y rsyslog-gnutls >/dev/null 2>&1 || true; }
+  GTLS=$(find /usr/lib -name lmnsd_gtls.so -path '*rsyslog*' 2>/dev/null | head -n 1 || true)
+fi
+WITH_TLS=0
+if [[ -n $GTLS ]] && command -v openssl >/dev/null; then
+  WITH_TLS=1
+elif is_ci; then
+  say 'ERROR: the rsyslog TLS driver (rsyslog-gnutls) or openssl is not available; CI=true, so this is a failure.'
+  exit 1
+else
+  say 'rsyslog over TLS is SKIPPED: rsyslog-gnutls or openssl is not available.'
+fi
+
 free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'
 }
@@ -80,14 +103,34 @@ WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
 echo $$ >"$WORK/owner.pid"
 UDP_PORT=$(free_port)
 TCP_PORT=$(free_port)
+TLS_PORT=$(free_port)
 mkdir -p "$WORK/spool"
 
+TLS_CONF=''
+if [[ $WITH_TLS -eq 1 ]]; then
+  # A CA of the run and a certificate for 127.0.0.1 and localhost signed by it.
+  (
+    cd "$WORK"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=Tessera test syslog CA' \
+      -keyout ca.key -out ca.pem >/dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' -keyout server.key -out server.csr >/dev/null 2>&1
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >san.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile san.ext -out server.pem >/dev/null 2>&1
+  )
+  TLS_CONF="input(type=\"imtcp\" address=\"127.0.0.1\" port=\"$TLS_PORT\" streamDriver.name=\"gtls\" streamDriver.mode=\"1\" streamDriver.authMode=\"anon\")"
+fi
+
 cat >"$WORK/rsyslog.conf" <<EOF
-global(workDirectory="$WORK/spool" maxMessageSize="64k")
+global(workDirectory="$WORK/spool" maxMessageSize="64k"
+  defaultNetstreamDriverCAFile="$WORK/ca.pem"
+  defaultNetstreamDriverCertFile="$WORK/server.pem"
+  defaultNetstreamDriverKeyFile="$WORK/server.key")
 module(load="imudp")
 module(load="imtcp")
 input(type="imudp" address="127.0.0.1" port="$UDP_PORT")
 input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
+$TLS_CONF
 template(name="raw" type="string" string="%rawmsg%\n")
 action(type="omfile" file="$WORK/messages.log" template="raw" flushOnTXEnd="on" asyncWriting="off")
 EOF
@@ -148,6 +191,10 @@ fi
 
 export TESSERA_TEST_RSYSLOG_UDP="127.0.0.1:$UDP_PORT"
 export TESSERA_TEST_RSYSLOG_TCP="127.0.0.1:$TCP_PORT"
+if [[ $WITH_TLS -eq 1 ]]; then
+  export TESSERA_TEST_RSYSLOG_TLS="127.0.0.1:$TLS_PORT"
+  export TESSERA_TEST_RSYSLOG_CA="$WORK/ca.pem"
+fi
 export TESSERA_TEST_RSYSLOG_FILE="$WORK/messages.log"
 export TESSERA_TEST_RSYSLOG_CTL="$WORK/ctl.sh"
 say "rsyslog $("$RSYSLOGD" -v | head -n 1 | awk '{print $2}') receiving on udp/tcp 127.0.0.1:$UDP_PORT/$TCP_PORT (stopped when the command ends)"

@@ -2,6 +2,7 @@ import type { Phrases } from '../en/index.ts';
 import { about } from './about.ts';
 import { apps } from './apps.ts';
 import { brand } from './brand.ts';
+import { dashboardPanels } from './dashboard-panels.ts';
 import { license } from './license.ts';
 import { log } from './log.ts';
 import { org } from './org.ts';
@@ -10,4 +11,15 @@ import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
-export const zh = { ...zhShell, about, apps, brand, license, log, org, safety, settings } satisfies Phrases;
+export const zh = {
+  ...zhShell,
+  about,
+  apps,
+  brand,
+  dashboardPanels,
+  license,
+  log,
+  org,
+  safety,
+  settings,
+} satisfies Phrases;

@@ -37,14 +37,14 @@ export function LoginTrendPanel({ window }: { window: DashboardWindow }) {
         yAxis: { type: 'value', minInterval: 1 },
         series: [
           {
-            name: t('dashboard.trend.success'),
+            name: t('dashboardPanels.trend.success'),
             type: 'line',
             smooth: true,
             areaStyle: { opacity: 0.08 },
             data: data.days.map((d) => d.success),
           },
           {
-            name: t('dashboard.trend.failure'),
+            name: t('dashboardPanels.trend.failure'),
             type: 'line',
             smooth: true,
             data: data.days.map((d) => d.failure),
@@ -110,7 +110,7 @@ export function AppTrendPanel({ window }: { window: DashboardWindow }) {
             label: { formatter: '{b}\n{d}%' },
             data: [
               ...ratio.list.map((app) => ({ name: app.name, value: app.count })),
-              ...(ratio.others ? [{ name: t('dashboard.appTrend.others'), value: ratio.others }] : []),
+              ...(ratio.others ? [{ name: t('dashboardPanels.appTrend.others'), value: ratio.others }] : []),
             ],
           },
         ],
@@ -121,7 +121,7 @@ export function AppTrendPanel({ window }: { window: DashboardWindow }) {
   return (
     <Panel title={t('dashboard.appTrend.title')} testId="panel-app-trend">
       {empty ? (
-        <EmptyNote text={t('dashboard.apps.none')} />
+        <EmptyNote text={t('dashboardPanels.apps.none')} />
       ) : (
         <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16 }}>
           <div style={{ flex: '2 1 320px', minWidth: 0 }}>
@@ -136,7 +136,7 @@ export function AppTrendPanel({ window }: { window: DashboardWindow }) {
               <EChart
                 option={pie}
                 height={240}
-                label={t('dashboard.appTrend.share')}
+                label={t('dashboardPanels.appTrend.share')}
                 testId="chart-app-share"
               />
             ) : (
@@ -178,7 +178,7 @@ export function FailuresPanel({ data }: { data: FailTrend | undefined }) {
       {!data ? (
         <ChartPlaceholder height={240} />
       ) : !data.causes.length ? (
-        <EmptyNote text={t('dashboard.failures.none')} testId="no-failures" />
+        <EmptyNote text={t('dashboardPanels.failures.none')} testId="no-failures" />
       ) : (
         <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16 }}>
           <div style={{ flex: '2 1 320px', minWidth: 0 }}>
@@ -193,7 +193,7 @@ export function FailuresPanel({ data }: { data: FailTrend | undefined }) {
           </div>
           <div style={{ flex: '1 1 200px' }}>
             <div style={{ color: token.colorTextSecondary, marginBottom: 8 }}>
-              {t('dashboard.failures.byCause')}
+              {t('dashboardPanels.failures.byCause')}
             </div>
             <ul style={{ listStyle: 'none', margin: 0, padding: 0 }} data-testid="failure-causes">
               {data.causes.map((cause) => (
@@ -259,8 +259,10 @@ export function HotspotPanel({ window }: { window: DashboardWindow }) {
           const name = row?.label ?? (scope === 'world' ? countryName(params.name, lang) : params.name);
           if (!row) return name;
           const marks = [
-            row.newCountry ? `${t('dashboard.hotspot.newCountry')}: ${row.newCountry}` : '',
-            row.impossibleTravel ? `${t('dashboard.hotspot.impossibleTravel')}: ${row.impossibleTravel}` : '',
+            row.newCountry ? `${t('dashboardPanels.hotspot.newCountry')}: ${row.newCountry}` : '',
+            row.impossibleTravel
+              ? `${t('dashboardPanels.hotspot.impossibleTravel')}: ${row.impossibleTravel}`
+              : '',
           ].filter(Boolean);
           return [`${name}: ${row.value}`, ...marks].join('<br/>');
         },
@@ -310,8 +312,8 @@ export function HotspotPanel({ window }: { window: DashboardWindow }) {
           value={scope}
           onChange={(event) => setScope(event.target.value)}
           options={[
-            { value: 'world', label: t('dashboard.hotspot.world') },
-            { value: 'china', label: t('dashboard.hotspot.china') },
+            { value: 'world', label: t('dashboardPanels.hotspot.world') },
+            { value: 'china', label: t('dashboardPanels.hotspot.china') },
           ]}
         />
       }
@@ -332,9 +334,11 @@ export function HotspotPanel({ window }: { window: DashboardWindow }) {
         }}
       >
         {marked ? (
-          <Tag color="error">{`${t('dashboard.hotspot.newCountry')} / ${t('dashboard.hotspot.impossibleTravel')}: ${marked}`}</Tag>
+          <Tag color="error">{`${t('dashboardPanels.hotspot.newCountry')} / ${t('dashboardPanels.hotspot.impossibleTravel')}: ${marked}`}</Tag>
         ) : null}
-        {data?.unplaced ? <span>{t('dashboard.hotspot.unplaced', { count: data.unplaced })}</span> : null}
+        {data?.unplaced ? (
+          <span>{t('dashboardPanels.hotspot.unplaced', { count: data.unplaced })}</span>
+        ) : null}
         <span style={{ marginInlineStart: 'auto' }}>{data?.source}</span>
       </div>
     </Panel>

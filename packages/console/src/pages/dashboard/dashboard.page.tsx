@@ -1,11 +1,11 @@
 import CheckOutlined from '@ant-design/icons/CheckOutlined';
 import CopyOutlined from '@ant-design/icons/CopyOutlined';
-import WarningOutlined from '@ant-design/icons/WarningOutlined';
 import type { DashboardWindow } from '@tessera/contract/constants';
 import { theme } from 'antd';
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole, useSession } from '../../app/console-context.ts';
+import { withPhrases } from '../../i18n/i18n.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { breakpoints, useMinWidth } from '../../lib/use-min-width.ts';
 import { ChartPlaceholder, Choice, Panel, timeZone } from './panel.tsx';
@@ -14,15 +14,16 @@ import { ChartPlaceholder, Choice, Panel, timeZone } from './panel.tsx';
  * The figure panels: fetched as soon as the page starts (not in the first load, so the page
  * paints its frame without waiting for them).
  */
-const overview = () => import('./overview.panels.tsx');
+const overview = withPhrases('dashboardPanels', () => import('./overview.panels.tsx'));
 const UsersPanel = lazy(() => overview().then((m) => ({ default: m.UsersPanel })));
 const MfaPanel = lazy(() => overview().then((m) => ({ default: m.MfaPanel })));
 const AppsPanel = lazy(() => overview().then((m) => ({ default: m.AppsPanel })));
 const RecentSignInsPanel = lazy(() => overview().then((m) => ({ default: m.RecentSignInsPanel })));
 const NewFailuresPanel = lazy(() => overview().then((m) => ({ default: m.NewFailuresPanel })));
+const AlertFlag = lazy(() => overview().then((m) => ({ default: m.AlertFlag })));
 
 /** The chart panels bring ECharts: loaded after the first paint, never in the first load. */
-const charts = () => import('./chart.panels.tsx');
+const charts = withPhrases('dashboardPanels', () => import('./chart.panels.tsx'));
 const LoginTrendPanel = lazy(() => charts().then((m) => ({ default: m.LoginTrendPanel })));
 const HotspotPanel = lazy(() => charts().then((m) => ({ default: m.HotspotPanel })));
 const AppTrendPanel = lazy(() => charts().then((m) => ({ default: m.AppTrendPanel })));
@@ -109,7 +110,11 @@ export function DashboardPage() {
           }))}
         />
       </header>
-      {failures?.alerts.length ? <AlertFlag alerts={failures.alerts} /> : null}
+      {failures?.alerts.length ? (
+        <Suspense fallback={null}>
+          <AlertFlag alerts={failures.alerts} />
+        </Suspense>
+      ) : null}
       {!failures ? (
         <div data-testid="dashboard-loading" aria-busy="true" style={{ display: 'none' }} />
       ) : null}
@@ -124,51 +129,6 @@ export function DashboardPage() {
         {later(<AppTrendPanel window={window} />, 240, t('dashboard.appTrend.title'), 3)}
         {later(<FailuresPanel data={failures} />, 240, t('dashboard.failures.title'), 3)}
       </div>
-    </div>
-  );
-}
-
-type Alert = {
-  id: string;
-  cause: string;
-  causeText: string;
-  username: string | null;
-  count: number;
-  threshold: number;
-  windowMinutes: number;
-};
-
-/** Failure spikes of the last 24 hours, flagged above everything else. */
-function AlertFlag({ alerts }: { alerts: Alert[] }) {
-  const { t } = useTranslation();
-  const { token } = theme.useToken();
-  return (
-    <div
-      role="alert"
-      data-testid="failure-alerts"
-      style={{
-        border: `1px solid ${token.colorErrorBorder}`,
-        background: token.colorErrorBg,
-        borderRadius: token.borderRadiusLG,
-        padding: '12px 16px',
-      }}
-    >
-      <strong style={{ color: token.colorError }}>
-        <WarningOutlined /> {t('dashboard.failures.alertsTitle')}
-      </strong>
-      <ul style={{ margin: '4px 0 0', paddingInlineStart: 20 }}>
-        {alerts.slice(0, 5).map((alert) => (
-          <li key={alert.id}>
-            {t('dashboard.failures.alert', {
-              count: alert.count,
-              cause: alert.causeText,
-              who: alert.username ?? t('dashboard.failures.alertCompany'),
-              minutes: alert.windowMinutes,
-              threshold: alert.threshold,
-            })}
-          </li>
-        ))}
-      </ul>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import WarningOutlined from '@ant-design/icons/WarningOutlined';
 import type { DashboardWindow } from '@tessera/contract/constants';
 import { theme } from 'antd';
 import { useCallback } from 'react';
@@ -22,18 +23,24 @@ export function UsersPanel() {
     <Panel title={t('dashboard.users.title')} testId="panel-users">
       {data ? (
         <div style={figures}>
-          <Figure label={t('dashboard.users.total')} value={formatThousands(data.total)} />
-          <Figure label={t('dashboard.users.enabled')} value={formatThousands(data.enabled)} />
-          <Figure label={t('dashboard.users.disabled')} value={formatThousands(data.disabled)} />
+          <Figure label={t('dashboardPanels.users.total')} value={formatThousands(data.total)} />
+          <Figure label={t('dashboardPanels.users.enabled')} value={formatThousands(data.enabled)} />
+          <Figure label={t('dashboardPanels.users.disabled')} value={formatThousands(data.disabled)} />
           <Figure
-            label={t('dashboard.users.locked')}
+            label={t('dashboardPanels.users.locked')}
             value={formatThousands(data.locked)}
             tone={data.locked ? 'warning' : undefined}
           />
-          <Figure label={t('dashboard.users.administrators')} value={formatThousands(data.administrators)} />
-          <Figure label={t('dashboard.users.newLast7Days')} value={formatThousands(data.newLast7Days)} />
           <Figure
-            label={t('dashboard.users.activeLast7Days')}
+            label={t('dashboardPanels.users.administrators')}
+            value={formatThousands(data.administrators)}
+          />
+          <Figure
+            label={t('dashboardPanels.users.newLast7Days')}
+            value={formatThousands(data.newLast7Days)}
+          />
+          <Figure
+            label={t('dashboardPanels.users.activeLast7Days')}
             value={formatThousands(data.activeLast7Days)}
           />
         </div>
@@ -55,17 +62,22 @@ export function MfaPanel() {
       title={t('dashboard.mfa.title')}
       testId="panel-mfa"
       extra={
-        data ? <Chip>{`${t('dashboard.mfa.mode')}: ${t(`dashboard.mfa.modes.${data.mode}`)}`}</Chip> : null
+        data ? (
+          <Chip>{`${t('dashboardPanels.mfa.mode')}: ${t(`dashboardPanels.mfa.modes.${data.mode}`)}`}</Chip>
+        ) : null
       }
     >
       {data ? (
         <>
           <div style={figures}>
             <Figure
-              label={t('dashboard.mfa.withFactor')}
+              label={t('dashboardPanels.mfa.withFactor')}
               value={`${formatThousands(data.withFactor)} (${share}%)`}
             />
-            <Figure label={t('dashboard.mfa.withoutFactor')} value={formatThousands(data.withoutFactor)} />
+            <Figure
+              label={t('dashboardPanels.mfa.withoutFactor')}
+              value={formatThousands(data.withoutFactor)}
+            />
           </div>
           <div
             role="img"
@@ -83,7 +95,7 @@ export function MfaPanel() {
           <ul style={{ listStyle: 'none', padding: 0, margin: '12px 0 0', color: token.colorTextSecondary }}>
             {data.byType.map((row) => (
               <li key={row.type}>
-                {t(`dashboard.mfa.types.${row.type}`, { defaultValue: row.type })}:{' '}
+                {t(`dashboardPanels.mfa.types.${row.type}`, { defaultValue: row.type })}:{' '}
                 {formatThousands(row.users)}
               </li>
             ))}
@@ -111,25 +123,27 @@ export function AppsPanel({ window }: { window: DashboardWindow }) {
       {data ? (
         <>
           <div style={figures}>
-            <Figure label={t('dashboard.apps.total')} value={data.total} />
-            <Figure label={t('dashboard.apps.opened')} value={data.opened} />
-            <Figure label={t('dashboard.apps.disabled')} value={data.disabled} />
-            <Figure label={t('dashboard.apps.toBeConfigured')} value={data.toBeConfigured} />
+            <Figure label={t('dashboardPanels.apps.total')} value={data.total} />
+            <Figure label={t('dashboardPanels.apps.opened')} value={data.opened} />
+            <Figure label={t('dashboardPanels.apps.disabled')} value={data.disabled} />
+            <Figure label={t('dashboardPanels.apps.toBeConfigured')} value={data.toBeConfigured} />
           </div>
-          <div style={{ marginTop: 12, color: token.colorTextSecondary }}>{t('dashboard.apps.top')}</div>
+          <div style={{ marginTop: 12, color: token.colorTextSecondary }}>
+            {t('dashboardPanels.apps.top')}
+          </div>
           {data.top.length ? (
             <ol style={{ margin: '4px 0 0', paddingInlineStart: 20 }} data-testid="top-apps">
               {data.top.map((app) => (
                 <li key={app.appId}>
                   <Link to={`/application/detail?appId=${app.appId}`}>{app.name}</Link>{' '}
                   <span style={{ color: token.colorTextTertiary }}>
-                    {t('dashboard.apps.signIns', { count: app.count })}
+                    {t('dashboardPanels.apps.signIns', { count: app.count })}
                   </span>
                 </li>
               ))}
             </ol>
           ) : (
-            <EmptyNote text={t('dashboard.apps.none')} />
+            <EmptyNote text={t('dashboardPanels.apps.none')} />
           )}
         </>
       ) : (
@@ -164,7 +178,7 @@ function RecentList({ rows, failures }: { rows: Recent[]; failures?: boolean }) 
           {failures && row.causeText ? <Chip tone="error">{row.causeText}</Chip> : null}
           {row.marks.map((mark) => (
             <Chip key={mark} tone="warning">
-              {t(`dashboard.marks.${mark}`)}
+              {t(`dashboardPanels.marks.${mark}`)}
             </Chip>
           ))}
           <span
@@ -189,14 +203,14 @@ export function RecentSignInsPanel() {
     <Panel
       title={t('dashboard.recent.title')}
       testId="panel-recent"
-      extra={<Link to="/log/index">{t('dashboard.recent.more')}</Link>}
+      extra={<Link to="/log/index">{t('dashboardPanels.recent.more')}</Link>}
     >
       {!data ? (
         <ChartPlaceholder height={200} />
       ) : data.list.length ? (
         <RecentList rows={data.list} />
       ) : (
-        <EmptyNote text={t('dashboard.recent.empty')} testId="no-recent-logins" />
+        <EmptyNote text={t('dashboardPanels.recent.empty')} testId="no-recent-logins" />
       )}
     </Panel>
   );
@@ -212,17 +226,62 @@ export function NewFailuresPanel() {
     <Panel
       title={t('dashboard.newFailures.title')}
       testId="panel-new-failures"
-      extra={<Link to="/log/index?result=failure">{t('dashboard.recent.more')}</Link>}
+      extra={<Link to="/log/index?result=failure">{t('dashboardPanels.recent.more')}</Link>}
     >
       {!data ? (
         <ChartPlaceholder height={200} />
       ) : data.list.length ? (
         <RecentList rows={data.list} failures />
       ) : (
-        <EmptyNote text={t('dashboard.newFailures.empty')} testId="no-new-failures" />
+        <EmptyNote text={t('dashboardPanels.newFailures.empty')} testId="no-new-failures" />
       )}
     </Panel>
   );
 }
 
 /** The browser's time zone: the dashboard's days are the administrator's. */
+
+type Alert = {
+  id: string;
+  cause: string;
+  causeText: string;
+  username: string | null;
+  count: number;
+  threshold: number;
+  windowMinutes: number;
+};
+
+/** Failure spikes of the last 24 hours, flagged above everything else. */
+export function AlertFlag({ alerts }: { alerts: Alert[] }) {
+  const { t } = useTranslation();
+  const { token } = theme.useToken();
+  return (
+    <div
+      role="alert"
+      data-testid="failure-alerts"
+      style={{
+        border: `1px solid ${token.colorErrorBorder}`,
+        background: token.colorErrorBg,
+        borderRadius: token.borderRadiusLG,
+        padding: '12px 16px',
+      }}
+    >
+      <strong style={{ color: token.colorError }}>
+        <WarningOutlined /> {t('dashboardPanels.failures.alertsTitle')}
+      </strong>
+      <ul style={{ margin: '4px 0 0', paddingInlineStart: 20 }}>
+        {alerts.slice(0, 5).map((alert) => (
+          <li key={alert.id}>
+            {t('dashboardPanels.failures.alert', {
+              count: alert.count,
+              cause: alert.causeText,
+              who: alert.username ?? t('dashboardPanels.failures.alertCompany'),
+              minutes: alert.windowMinutes,
+              threshold: alert.threshold,
+            })}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

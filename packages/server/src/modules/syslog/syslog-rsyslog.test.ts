@@ -7,13 +7,17 @@ import { RFC5424 } from '../../test/syslog-frames.ts';
 
 /**
  * Issue 16: syslog forwarding against a real rsyslog from Debian (scripts/with-rsyslog.sh), over
- * UDP and TCP: every event arrives and parses as RFC 5424; with rsyslog stopped for a while and
- * started again, nothing is lost; and no secret the run used is ever in what rsyslog received.
+ * UDP, TCP and TLS (octet counting): every event arrives and parses as RFC 5424; with rsyslog
+ * stopped for a while and started again, nothing is lost and the order holds; and no secret the
+ * run used is ever in what rsyslog received.
  */
 const udp = process.env.TESSERA_TEST_RSYSLOG_UDP;
 const tcp = process.env.TESSERA_TEST_RSYSLOG_TCP;
 const file = process.env.TESSERA_TEST_RSYSLOG_FILE;
 const ctl = process.env.TESSERA_TEST_RSYSLOG_CTL;
+/** The TLS listener and its CA (absent when rsyslog's TLS driver could not be installed). */
+const tls = process.env.TESSERA_TEST_RSYSLOG_TLS;
+const caFile = process.env.TESSERA_TEST_RSYSLOG_CA;
 const available = Boolean(udp && tcp && file && ctl);
 if (!available && ['true', '1'].includes(process.env.CI ?? ''))
   throw new Error('rsyslog is required under CI=true (run the tests through scripts/with-rsyslog.sh)');
@@ -141,12 +145,38 @@ describe.skipIf(!available)('syslog to rsyslog', () => {
       (line) => line.includes('tessera-tcp') && line.includes('action="company.update"'),
     );
     expect(updates.length).toBeGreaterThanOrEqual(3);
+    // In the order they happened.
+    const positions = names.map((name) => updates.findIndex((line) => line.includes(name)));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(
       (await call<{ backlog: number }>(ctx, '/api/v1/manage/company/syslog/status', {}, asOwner())).data
         .backlog,
     ).toBe(0);
     for (const line of lines.filter((l) => l.includes('tessera-'))) expect(line).toMatch(RFC5424);
   });
+
+  it.skipIf(!tls && !['true', '1'].includes(process.env.CI ?? ''))(
+    'delivers over TLS to a receiver whose certificate the pasted CA signed',
+    async () => {
+      const caPem = readFileSync(caFile as string, 'utf8');
+      const saved = await call(
+        ctx,
+        '/api/v1/manage/company/syslog/update',
+        { enabled: true, protocol: 'tls', ...target(tls as string), tag: 'tessera-tls', caPem },
+        asOwner(),
+      );
+      expect(saved.code).toBe(200);
+      await call(ctx, '/api/v1/manage/company/update', { name: 'Over TLS' }, asOwner());
+      await deliver();
+      const lines = await arrived([/tessera-tls .*action="company\.update".*Over TLS/]);
+      for (const line of lines.filter((l) => l.includes('tessera-tls'))) expect(line).toMatch(RFC5424);
+      expect(
+        (await call<{ backlog: number }>(ctx, '/api/v1/manage/company/syslog/status', {}, asOwner())).data
+          .backlog,
+      ).toBe(0);
+    },
+  );
 
   it('never sends a secret the run used', () => {
     const everything = received().join('\n');

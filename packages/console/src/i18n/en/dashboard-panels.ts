@@ -1,0 +1,50 @@
+/** The dashboard panels' phrases: loaded with the panels, after the dashboard's frame. */
+export const dashboardPanels = {
+  users: {
+    total: 'Users',
+    enabled: 'Enabled',
+    disabled: 'Disabled',
+    locked: 'Locked',
+    administrators: 'Administrators',
+    newLast7Days: 'New in 7 days',
+    activeLast7Days: 'Signed in, 7 days',
+  },
+  mfa: {
+    mode: 'Policy',
+    modes: { off: 'Off', optional: 'Optional', required: 'Required', admins: 'Administrators' },
+    withFactor: 'With a second factor',
+    withoutFactor: 'Without',
+    types: { fido2: 'Passkey', otp: 'Authenticator app', otp_sm3: 'OTP (SM3)' } as Record<string, string>,
+  },
+  trend: { success: 'Successful', failure: 'Failed' },
+  hotspot: {
+    world: 'World',
+    china: 'China',
+    signIns: 'Sign-ins',
+    newCountry: 'First from this country',
+    impossibleTravel: 'Impossible travel',
+    unplaced: '{{count}} from private or unknown addresses',
+    loading: 'Loading the map…',
+  },
+  recent: { empty: 'No one logged in in the last three days', more: 'Sign-in log' },
+  apps: {
+    total: 'Applications',
+    opened: 'Opened',
+    disabled: 'Disabled',
+    toBeConfigured: 'To be configured',
+    top: 'Top 3 by sign-ins',
+    none: 'No sign-ins to applications in this period',
+    signIns: '{{count}} sign-ins',
+  },
+  appTrend: { share: 'Share', others: 'Others' },
+  failures: {
+    byCause: 'By cause',
+    none: 'No failed sign-ins in this period',
+    alert:
+      '{{count}} failed sign-ins ({{cause}}) for {{who}} within {{minutes}} minutes (threshold {{threshold}})',
+    alertCompany: 'the whole company',
+    alertsTitle: 'Failure spikes in the last 24 hours',
+  },
+  newFailures: { empty: 'No errors in the last three days' },
+  marks: { new_country: 'New country', impossible_travel: 'Impossible travel' },
+};
