@@ -197,7 +197,9 @@ if [[ $WITH_TLS -eq 1 ]]; then
 fi
 export TESSERA_TEST_RSYSLOG_FILE="$WORK/messages.log"
 export TESSERA_TEST_RSYSLOG_CTL="$WORK/ctl.sh"
-say "rsyslog $("$RSYSLOGD" -v | head -n 1 | awk '{print $2}') receiving on udp/tcp 127.0.0.1:$UDP_PORT/$TCP_PORT (stopped when the command ends)"
+ports="udp/tcp 127.0.0.1:$UDP_PORT/$TCP_PORT"
+[[ $WITH_TLS -eq 1 ]] && ports="udp/tcp/tls 127.0.0.1:$UDP_PORT/$TCP_PORT/$TLS_PORT"
+say "rsyslog $("$RSYSLOGD" -v | head -n 1 | awk '{print $2}') receiving on $ports (stopped when the command ends)"
 
 exec 3<&0
 "$@" <&3 3<&- &
