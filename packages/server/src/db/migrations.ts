@@ -662,6 +662,9 @@ create index login_events_company_client_time on login_events (company_id, clien
 create index login_events_company_cause_time on login_events (company_id, failure_cause, created_at desc, id desc)
   where failure_cause is not null;
 create index login_events_company_result_time on login_events (company_id, result, created_at desc, id desc);
+-- Marked sign-ins are rare: the mark filter reads them alone (a strict @> implies marks is not null).
+create index login_events_company_marked_time on login_events (company_id, created_at desc, id desc)
+  where marks is not null;
 -- The failure-spike job reads the last minutes of failures of every company.
 create index login_events_failure_time on login_events (created_at) where result = 'failure';
 drop index login_events_account_time;

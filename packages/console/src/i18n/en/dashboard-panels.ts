@@ -1,6 +1,7 @@
 /** The dashboard panels' phrases: loaded with the panels, after the dashboard's frame. */
 export const dashboardPanels = {
   users: {
+    title: 'Users',
     total: 'Users',
     enabled: 'Enabled',
     disabled: 'Disabled',
@@ -10,14 +11,16 @@ export const dashboardPanels = {
     activeLast7Days: 'Signed in, 7 days',
   },
   mfa: {
+    title: 'MFA',
     mode: 'Policy',
     modes: { off: 'Off', optional: 'Optional', required: 'Required', admins: 'Administrators' },
     withFactor: 'With a second factor',
     withoutFactor: 'Without',
     types: { fido2: 'Passkey', otp: 'Authenticator app', otp_sm3: 'OTP (SM3)' } as Record<string, string>,
   },
-  trend: { success: 'Successful', failure: 'Failed' },
+  trend: { title: 'Sign-in trend', success: 'Successful', failure: 'Failed' },
   hotspot: {
+    title: 'Sign-in hotspots',
     world: 'World',
     china: 'China',
     signIns: 'Sign-ins',
@@ -26,8 +29,9 @@ export const dashboardPanels = {
     unplaced: '{{count}} from private or unknown addresses',
     loading: 'Loading the map…',
   },
-  recent: { empty: 'No one logged in in the last three days', more: 'Sign-in log' },
+  recent: { title: 'Recent sign-ins', empty: 'No one logged in in the last three days', more: 'Sign-in log' },
   apps: {
+    title: 'Applications',
     total: 'Applications',
     opened: 'Opened',
     disabled: 'Disabled',
@@ -36,8 +40,9 @@ export const dashboardPanels = {
     none: 'No sign-ins to applications in this period',
     signIns: '{{count}} sign-ins',
   },
-  appTrend: { share: 'Share', others: 'Others' },
+  appTrend: { title: 'Application sign-ins', share: 'Share', others: 'Others' },
   failures: {
+    title: 'Failures',
     byCause: 'By cause',
     none: 'No failed sign-ins in this period',
     alert:
@@ -45,6 +50,6 @@ export const dashboardPanels = {
     alertCompany: 'the whole company',
     alertsTitle: 'Failure spikes in the last 24 hours',
   },
-  newFailures: { empty: 'No errors in the last three days' },
+  newFailures: { title: 'New failures', empty: 'No errors in the last three days' },
   marks: { new_country: 'New country', impossible_travel: 'Impossible travel' },
 };

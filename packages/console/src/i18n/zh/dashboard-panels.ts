@@ -2,6 +2,7 @@ import type { dashboardPanels as en } from '../en/dashboard-panels.ts';
 
 export const dashboardPanels = {
   users: {
+    title: '用户',
     total: '用户数',
     enabled: '已启用',
     disabled: '已禁用',
@@ -11,14 +12,16 @@ export const dashboardPanels = {
     activeLast7Days: '7 天内登录',
   },
   mfa: {
+    title: 'MFA',
     mode: '策略',
     modes: { off: '关闭', optional: '可选', required: '必须', admins: '管理员必须' },
     withFactor: '已绑定第二因素',
     withoutFactor: '未绑定',
     types: { fido2: '通行密钥', otp: '身份验证器', otp_sm3: 'OTP（国密 SM3）' } as Record<string, string>,
   },
-  trend: { success: '成功', failure: '失败' },
+  trend: { title: '登录趋势', success: '成功', failure: '失败' },
   hotspot: {
+    title: '登录热点',
     world: '世界',
     china: '中国',
     signIns: '登录次数',
@@ -27,8 +30,9 @@ export const dashboardPanels = {
     unplaced: '{{count}} 次来自内网或未知地址',
     loading: '正在加载地图…',
   },
-  recent: { empty: '近三天无人登录', more: '登录日志' },
+  recent: { title: '最近登录', empty: '近三天无人登录', more: '登录日志' },
   apps: {
+    title: '应用',
     total: '应用数',
     opened: '已开启',
     disabled: '已禁用',
@@ -37,14 +41,15 @@ export const dashboardPanels = {
     none: '此期间没有登录应用',
     signIns: '{{count}} 次登录',
   },
-  appTrend: { share: '占比', others: '其他' },
+  appTrend: { title: '应用登录', share: '占比', others: '其他' },
   failures: {
+    title: '登录失败',
     byCause: '按原因',
     none: '此期间没有失败的登录',
     alert: '{{who}} 在 {{minutes}} 分钟内登录失败 {{count}} 次（{{cause}}，阈值 {{threshold}}）',
     alertCompany: '整个企业',
     alertsTitle: '近 24 小时的失败激增',
   },
-  newFailures: { empty: '近三天没有错误' },
+  newFailures: { title: '最新失败', empty: '近三天没有错误' },
   marks: { new_country: '新国家/地区', impossible_travel: '不可能的移动' },
 } satisfies typeof en;

@@ -54,9 +54,9 @@ export function LoginTrendPanel({ window }: { window: DashboardWindow }) {
     [data, colors, t],
   );
   return (
-    <Panel title={t('dashboard.trend.title')} testId="panel-trend">
+    <Panel title={t('dashboardPanels.trend.title')} testId="panel-trend">
       {option ? (
-        <EChart option={option} height={260} label={t('dashboard.trend.title')} testId="chart-trend" />
+        <EChart option={option} height={260} label={t('dashboardPanels.trend.title')} testId="chart-trend" />
       ) : (
         <ChartPlaceholder height={260} />
       )}
@@ -119,14 +119,14 @@ export function AppTrendPanel({ window }: { window: DashboardWindow }) {
   );
   const empty = trend && !trend.apps.length;
   return (
-    <Panel title={t('dashboard.appTrend.title')} testId="panel-app-trend">
+    <Panel title={t('dashboardPanels.appTrend.title')} testId="panel-app-trend">
       {empty ? (
         <EmptyNote text={t('dashboardPanels.apps.none')} />
       ) : (
         <div style={{ display: 'flex', flexWrap: 'wrap', gap: 16 }}>
           <div style={{ flex: '2 1 320px', minWidth: 0 }}>
             {lines ? (
-              <EChart option={lines} height={240} label={t('dashboard.appTrend.title')} />
+              <EChart option={lines} height={240} label={t('dashboardPanels.appTrend.title')} />
             ) : (
               <ChartPlaceholder height={240} />
             )}
@@ -174,7 +174,7 @@ export function FailuresPanel({ data }: { data: FailTrend | undefined }) {
     [data, colors],
   );
   return (
-    <Panel title={t('dashboard.failures.title')} testId="panel-failures">
+    <Panel title={t('dashboardPanels.failures.title')} testId="panel-failures">
       {!data ? (
         <ChartPlaceholder height={240} />
       ) : !data.causes.length ? (
@@ -186,7 +186,7 @@ export function FailuresPanel({ data }: { data: FailTrend | undefined }) {
               <EChart
                 option={option}
                 height={240}
-                label={t('dashboard.failures.title')}
+                label={t('dashboardPanels.failures.title')}
                 testId="chart-failures"
               />
             ) : null}
@@ -303,7 +303,7 @@ export function HotspotPanel({ window }: { window: DashboardWindow }) {
   const marked = data?.list.reduce((sum, row) => sum + row.newCountry + row.impossibleTravel, 0) ?? 0;
   return (
     <Panel
-      title={t('dashboard.hotspot.title')}
+      title={t('dashboardPanels.hotspot.title')}
       testId="panel-hotspot"
       extra={
         <Radio.Group
@@ -319,7 +319,12 @@ export function HotspotPanel({ window }: { window: DashboardWindow }) {
       }
     >
       {option ? (
-        <EChart option={option} height={320} label={t('dashboard.hotspot.title')} testId="chart-hotspot" />
+        <EChart
+          option={option}
+          height={320}
+          label={t('dashboardPanels.hotspot.title')}
+          testId="chart-hotspot"
+        />
       ) : (
         <ChartPlaceholder height={320} />
       )}

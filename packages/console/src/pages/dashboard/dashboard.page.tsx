@@ -8,7 +8,7 @@ import { useConsole, useSession } from '../../app/console-context.ts';
 import { withPhrases } from '../../i18n/i18n.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { breakpoints, useMinWidth } from '../../lib/use-min-width.ts';
-import { ChartPlaceholder, Choice, Panel, timeZone } from './panel.tsx';
+import { ChartPlaceholder, Choice, timeZone } from './panel.tsx';
 
 /**
  * The figure panels: fetched as soon as the page starts (not in the first load, so the page
@@ -67,12 +67,8 @@ export function DashboardPage() {
   if (!company) return null;
   const span = (n: number) => ({ gridColumn: `span ${Math.min(n, columns)}` });
   /** A panel whose module is loaded apart (charts: only after the first paint). */
-  const later = (node: ReactNode, height: number, title: string, n: number, afterPaint = true) => {
-    const placeholder = (
-      <Panel title={title}>
-        <ChartPlaceholder height={height} />
-      </Panel>
-    );
+  const later = (node: ReactNode, height: number, n: number, afterPaint = true) => {
+    const placeholder = <ChartPlaceholder height={height + 56} />;
     return (
       <div style={span(n)}>
         {painted || !afterPaint ? <Suspense fallback={placeholder}>{node}</Suspense> : placeholder}
@@ -119,15 +115,15 @@ export function DashboardPage() {
         <div data-testid="dashboard-loading" aria-busy="true" style={{ display: 'none' }} />
       ) : null}
       <div style={{ display: 'grid', gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: 16 }}>
-        {later(<UsersPanel />, 120, t('dashboard.users.title'), 1, false)}
-        {later(<MfaPanel />, 120, t('dashboard.mfa.title'), 1, false)}
-        {later(<AppsPanel window={window} />, 120, t('dashboard.apps.title'), 1, false)}
-        {later(<LoginTrendPanel window={window} />, 260, t('dashboard.trend.title'), 2)}
-        {later(<RecentSignInsPanel />, 260, t('dashboard.recent.title'), 1, false)}
-        {later(<HotspotPanel window={window} />, 320, t('dashboard.hotspot.title'), 2)}
-        {later(<NewFailuresPanel />, 320, t('dashboard.newFailures.title'), 1, false)}
-        {later(<AppTrendPanel window={window} />, 240, t('dashboard.appTrend.title'), 3)}
-        {later(<FailuresPanel data={failures} />, 240, t('dashboard.failures.title'), 3)}
+        {later(<UsersPanel />, 120, 1, false)}
+        {later(<MfaPanel />, 120, 1, false)}
+        {later(<AppsPanel window={window} />, 120, 1, false)}
+        {later(<LoginTrendPanel window={window} />, 260, 2)}
+        {later(<RecentSignInsPanel />, 260, 1, false)}
+        {later(<HotspotPanel window={window} />, 320, 2)}
+        {later(<NewFailuresPanel />, 320, 1, false)}
+        {later(<AppTrendPanel window={window} />, 240, 3)}
+        {later(<FailuresPanel data={failures} />, 240, 3)}
       </div>
     </div>
   );

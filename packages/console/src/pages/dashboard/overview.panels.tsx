@@ -1,7 +1,7 @@
 import WarningOutlined from '@ant-design/icons/WarningOutlined';
 import type { DashboardWindow } from '@tessera/contract/constants';
 import { theme } from 'antd';
-import { useCallback } from 'react';
+import { type ReactNode, useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -9,7 +9,7 @@ import { useConsole } from '../../app/console-context.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { ChartPlaceholder, Chip, EmptyNote, Figure, Panel, timeZone } from './panel.tsx';
+import { ChartPlaceholder, EmptyNote, Figure, Panel, timeZone } from './panel.tsx';
 
 /** The panels of the dashboard drawn without charts (first paint). */
 
@@ -20,7 +20,7 @@ export function UsersPanel() {
   const { callApi } = useConsole();
   const { data } = useLoad(useCallback(() => callApi('/api/v1/manage/index/user-data-overview'), [callApi]));
   return (
-    <Panel title={t('dashboard.users.title')} testId="panel-users">
+    <Panel title={t('dashboardPanels.users.title')} testId="panel-users">
       {data ? (
         <div style={figures}>
           <Figure label={t('dashboardPanels.users.total')} value={formatThousands(data.total)} />
@@ -59,7 +59,7 @@ export function MfaPanel() {
   const share = data?.users ? Math.round((data.withFactor / data.users) * 100) : 0;
   return (
     <Panel
-      title={t('dashboard.mfa.title')}
+      title={t('dashboardPanels.mfa.title')}
       testId="panel-mfa"
       extra={
         data ? (
@@ -119,7 +119,7 @@ export function AppsPanel({ window }: { window: DashboardWindow }) {
     ),
   );
   return (
-    <Panel title={t('dashboard.apps.title')} testId="panel-apps">
+    <Panel title={t('dashboardPanels.apps.title')} testId="panel-apps">
       {data ? (
         <>
           <div style={figures}>
@@ -201,7 +201,7 @@ export function RecentSignInsPanel() {
   );
   return (
     <Panel
-      title={t('dashboard.recent.title')}
+      title={t('dashboardPanels.recent.title')}
       testId="panel-recent"
       extra={<Link to="/log/index">{t('dashboardPanels.recent.more')}</Link>}
     >
@@ -224,7 +224,7 @@ export function NewFailuresPanel() {
   );
   return (
     <Panel
-      title={t('dashboard.newFailures.title')}
+      title={t('dashboardPanels.newFailures.title')}
       testId="panel-new-failures"
       extra={<Link to="/log/index?result=failure">{t('dashboardPanels.recent.more')}</Link>}
     >
@@ -283,5 +283,33 @@ export function AlertFlag({ alerts }: { alerts: Alert[] }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** A small label in antd's Tag look (plain: the Tag module is not in the first load). */
+function Chip({ tone, children }: { tone?: 'error' | 'warning'; children: ReactNode }) {
+  const { token } = theme.useToken();
+  const [color, background] =
+    tone === 'error'
+      ? [token.colorErrorText, token.colorErrorBg]
+      : tone === 'warning'
+        ? [token.colorWarningText, token.colorWarningBg]
+        : [token.colorText, token.colorFillQuaternary];
+  return (
+    <span
+      style={{
+        display: 'inline-block',
+        padding: '0 7px',
+        marginInlineEnd: 4,
+        fontSize: token.fontSizeSM,
+        lineHeight: '20px',
+        borderRadius: token.borderRadiusSM,
+        color,
+        background,
+        whiteSpace: 'nowrap',
+      }}
+    >
+      {children}
+    </span>
   );
 }

@@ -84,34 +84,6 @@ export function ChartPlaceholder({ height }: { height: number }) {
   );
 }
 
-/** A small label in antd's Tag look (plain: the Tag module is not in the first load). */
-export function Chip({ tone, children }: { tone?: 'error' | 'warning'; children: ReactNode }) {
-  const { token } = theme.useToken();
-  const [color, background] =
-    tone === 'error'
-      ? [token.colorErrorText, token.colorErrorBg]
-      : tone === 'warning'
-        ? [token.colorWarningText, token.colorWarningBg]
-        : [token.colorText, token.colorFillQuaternary];
-  return (
-    <span
-      style={{
-        display: 'inline-block',
-        padding: '0 7px',
-        marginInlineEnd: 4,
-        fontSize: token.fontSizeSM,
-        lineHeight: '20px',
-        borderRadius: token.borderRadiusSM,
-        color,
-        background,
-        whiteSpace: 'nowrap',
-      }}
-    >
-      {children}
-    </span>
-  );
-}
-
 /** One choice of a few, in antd's Segmented look (plain: Segmented is not in the first load). */
 export function Choice<V extends string>({
   label,
