@@ -30,6 +30,8 @@ export interface Config {
    * the same machine). Cloud metadata addresses are refused always.
    */
   syslogAllowLocalTargets: boolean;
+  /** The bearer token that /metrics asks for; undefined: no metrics are served. */
+  metricsToken: string | undefined;
 }
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
@@ -177,6 +179,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
   if (!['true', 'false'].includes(allowLocal))
     throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
+  const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
+    throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
+  }
 
   return {
     port,
@@ -193,6 +199,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mail,
     companyQuotas,
     syslogAllowLocalTargets: allowLocal === 'true',
+    metricsToken,
   };
 }
 

@@ -91,6 +91,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -108,6 +110,7 @@ export async function startTestApp(
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
       syslogAllowLocalTargets: true,
+      metricsToken: options.metricsToken,
     },
     jobs: { run: false, ...options.jobs },
     database,
