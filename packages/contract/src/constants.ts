@@ -368,3 +368,56 @@ export const appTemplates: readonly AppTemplate[] = [
     docsUrl: '',
   },
 ];
+
+/** Logs (spec §9 Log ranges: last month, last three months; plus a custom range). */
+export const logRanges = ['month', 'three_months', 'custom'] as const;
+export type LogRange = (typeof logRanges)[number];
+export const logLimits = {
+  /** Rows before a page: deeper pages need a narrower range or filter (keeps every page fast). */
+  maxOffset: 10_000,
+  /** The total is counted up to this; beyond it the list says "more than". */
+  countCap: 10_000,
+  /** Longest custom range, days. */
+  customRangeDays: 366,
+  /** Rows one export may hold. */
+  exportRows: 200_000,
+  retentionDays: { min: 1, max: 3650, default: 180 },
+} as const;
+export const logViews = ['signin', 'admin'] as const;
+export type LogView = (typeof logViews)[number];
+export const exportFormats = ['xlsx', 'csv'] as const;
+export type ExportFormat = (typeof exportFormats)[number];
+/** Marks of a successful sign-in: the person's first from this country, or faster than 1 000 km/h from the last. */
+export const signInMarks = ['new_country', 'impossible_travel'] as const;
+export type SignInMark = (typeof signInMarks)[number];
+
+/** Dashboard windows (spec §9): last 7 days, last month, last three days. */
+export const dashboardWindows = ['week', 'month', 'three_days'] as const;
+export type DashboardWindow = (typeof dashboardWindows)[number];
+export const dashboardWindowDays: Record<DashboardWindow, number> = { week: 7, month: 30, three_days: 3 };
+
+/** Failure spikes: this many failures of one cause within the window raise an alert. */
+export const failureSpikeThresholds = { account: 50, company: 500, windowMinutes: 10 } as const;
+
+/** Syslog forwarding per company (spec §3 Company syslog settings). */
+export const syslogProtocols = ['udp', 'tcp', 'tls'] as const;
+export type SyslogProtocol = (typeof syslogProtocols)[number];
+export const syslogLimits = {
+  hostMax: 253,
+  /** RFC 5424 APP-NAME: 1 to 48 printable US-ASCII characters. */
+  tagMax: 48,
+  tagPattern: /^[!-~]{1,48}$/,
+  caPemBytes: 64 * 1024,
+  defaultTag: 'tessera',
+} as const;
+
+/** Brand of a company's sign-in pages. */
+export const brandLimits = {
+  titleMax: 60,
+  footerTextMax: 200,
+  footerLinkMax: 500,
+  logoBytes: 512 * 1024,
+  backgroundBytes: 2 * 1024 * 1024,
+  colorPattern: /^#[0-9a-fA-F]{6}$/,
+} as const;
+export const brandImageTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;

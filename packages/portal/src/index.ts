@@ -25,6 +25,7 @@ export { type PortalNavInput, portalNav } from './nav.ts';
 export {
   type AccountPageInput,
   type ChangePasswordPageInput,
+  type PageBrand,
   type PageContext,
   renderAccountPage,
   renderChangePasswordPage,

@@ -11,6 +11,18 @@ export interface PageContext {
   currentUrl: string;
   /** Path prefix under which the portal's stylesheet is served. */
   assetsBase: string;
+  /**
+   * The brand of the company the sign-in is for (its logo, title, stylesheet with the primary
+   * colour and background, bottom info bar); absent: the platform's own look.
+   */
+  brand?: PageBrand;
+}
+
+export interface PageBrand {
+  title: string;
+  logoUrl: string | null;
+  stylesheetUrl: string;
+  footer: { text: string; link: string | null } | null;
 }
 
 export function layout(
@@ -30,13 +42,27 @@ export function layout(
 <meta name="robots" content="noindex">
 <title>${title} · ${t.productName}</title>
 <link rel="stylesheet" href="${ctx.assetsBase}/styles.css">
+${ctx.brand ? html`<link rel="stylesheet" href="${ctx.brand.stylesheetUrl}">` : ''}
 </head>
-<body>
+<body${ctx.brand ? html` class="branded"` : ''}>
 <main class="card${options.wide ? ' wide' : ''}">
-<header class="brand"><span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>
+<header class="brand">${
+    ctx.brand
+      ? html`${ctx.brand.logoUrl ? html`<img class="brand-logo" src="${ctx.brand.logoUrl}" alt="" width="36" height="36">` : html`<span class="logo" aria-hidden="true"></span>`}<div><strong>${ctx.brand.title}</strong><small>${t.productName}</small></div>`
+      : html`<span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>`
+  }
 <a class="lang" href="${switchUrl.pathname + switchUrl.search}">${t.language.switchTo}</a></header>
 ${body}
 </main>
+${
+  ctx.brand?.footer
+    ? html`<footer class="info-bar">${
+        ctx.brand.footer.link
+          ? html`<a href="${ctx.brand.footer.link}" target="_blank" rel="noopener noreferrer">${ctx.brand.footer.text}</a>`
+          : ctx.brand.footer.text
+      }</footer>`
+    : ''
+}
 </body>
 </html>`.value;
 }

@@ -33,9 +33,13 @@ import {
 } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
+import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
+import { createBrandService } from './modules/brand/brand.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
+import { createDashboardService } from './modules/dashboard/dashboard.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
@@ -44,6 +48,9 @@ import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
 import { createQuotaService } from './modules/license/quota.service.ts';
+import { logRoutes } from './modules/log/log.routes.ts';
+import { createLogService } from './modules/log/log.service.ts';
+import { purgeExpiredLogs, raiseFailureAlerts } from './modules/log/log-jobs.ts';
 import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
@@ -73,6 +80,9 @@ import { createSessionService, type TokenEndpoint } from './modules/session/sess
 import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
+import { syslogRoutes } from './modules/syslog/syslog.routes.ts';
+import { createSyslogService } from './modules/syslog/syslog.service.ts';
+import { createSyslogDelivery, DELIVER_JOB, DISPATCH_JOB } from './modules/syslog/syslog-delivery.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
@@ -97,6 +107,7 @@ export interface AppOptions {
         | 'trustedProxies'
         | 'companyQuotas'
         | 'importConcurrency'
+        | 'syslogAllowLocalTargets'
         | 'metricsToken'
       >
     >;
@@ -109,6 +120,11 @@ export interface AppOptions {
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
+  /**
+   * Background jobs (modules/jobs): polling and back-off, and whether this instance runs them
+   * (tests run them by hand with `jobs.drain()`).
+   */
+  jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
 }
 
 export interface TesseraApp {
@@ -252,7 +268,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
 
-  const jobs = createJobs({ db, log: app.log, listen: database.listen });
+  const jobs = createJobs({
+    db,
+    log: app.log,
+    listen: database.listen,
+    pollMs: options.jobs?.pollMs,
+    backoff: options.jobs?.backoff,
+  });
 
   const sessionService = createSessionService({
     sessions,
@@ -295,6 +317,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
     concurrency: config.importConcurrency,
   });
+  const brandService = createBrandService({ db });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
@@ -367,6 +390,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
       clientCompany: (clientId) => companyOfClient(db, clientId),
+      brandOfClient: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        return companyId ? brandService.pageBrand(companyId) : null;
+      },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
     });
@@ -406,6 +433,26 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
+  const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
+  jobs.register(DELIVER_JOB, {
+    run: (job, context) => syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
+  });
+  jobs.every(DISPATCH_JOB, 2, () => syslogDelivery.dispatch());
+  jobs.every('log.purge', 3600, async (_job, context) => {
+    await purgeExpiredLogs(db, context);
+  });
+  jobs.every('log.alerts', 60, async () => {
+    await raiseFailureAlerts(db);
+  });
+  logRoutes(bind, createLogService({ db }));
+  syslogRoutes(
+    bind,
+    createSyslogService({ db, allowLocalTargets, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }),
+  );
+  dashboardRoutes(bind, createDashboardService({ db }));
+  brandRoutes(bind, brandService);
+  brandStylesheetRoute(app, brandService);
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -419,7 +466,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
 
   await app.ready();
-  await jobs.start();
+  if (options.jobs?.run !== false) await jobs.start();
   return {
     app,
     provider: () => current.provider,

@@ -26,6 +26,12 @@ export interface Config {
   importConcurrency: number;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  /**
+   * Syslog targets on loopback and link-local addresses are refused (a company administrator must
+   * not reach the server's own services through them) unless this is true (tests, a receiver on
+   * the same machine). Cloud metadata addresses are refused always.
+   */
+  syslogAllowLocalTargets: boolean;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
 }
@@ -173,6 +179,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(allowLocal))
+    throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
   const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
@@ -193,6 +202,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mail,
     importConcurrency,
     companyQuotas,
+    syslogAllowLocalTargets: allowLocal === 'true',
     metricsToken,
   };
 }

@@ -344,13 +344,29 @@ export const routeTable: readonly RouteNode[] = [
     icon: 'log',
     redirect: '/log/index',
     redirectFullOnly: true,
-    children: [screen({ name: 'log', path: '/log/index', title: 'route.log', access: 'log' })],
+    children: [
+      screen({
+        name: 'log',
+        path: '/log/index',
+        title: 'route.log',
+        access: 'log',
+        screen: withPhrases('log', () => import('../pages/log/log.page.tsx').then((m) => m.LogPage)),
+      }),
+    ],
   }),
   group({
     path: '/brand',
     title: 'route.brand',
     icon: 'brand',
-    children: [screen({ name: 'brand', path: '/brand/index', title: 'route.brand', access: 'branding' })],
+    children: [
+      screen({
+        name: 'brand',
+        path: '/brand/index',
+        title: 'route.brand',
+        access: 'branding',
+        screen: withPhrases('brand', () => import('../pages/brand/brand.page.tsx').then((m) => m.BrandPage)),
+      }),
+    ],
   }),
   group({
     name: 'setting',

@@ -53,7 +53,10 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   en: {
     about: async () => (await import('./en/about.ts')).about,
     apps: async () => (await import('./en/apps.ts')).apps,
+    brand: async () => (await import('./en/brand.ts')).brand,
+    dashboardPanels: async () => (await import('./en/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./en/license.ts')).license,
+    log: async () => (await import('./en/log.ts')).log,
     org: async () => (await import('./en/org.ts')).org,
     safety: async () => (await import('./en/safety.ts')).safety,
     settings: async () => (await import('./en/settings.ts')).settings,
@@ -61,7 +64,10 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
     apps: async () => (await import('./zh/apps.ts')).apps,
+    brand: async () => (await import('./zh/brand.ts')).brand,
+    dashboardPanels: async () => (await import('./zh/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./zh/license.ts')).license,
+    log: async () => (await import('./zh/log.ts')).log,
     org: async () => (await import('./zh/org.ts')).org,
     safety: async () => (await import('./zh/safety.ts')).safety,
     settings: async () => (await import('./zh/settings.ts')).settings,

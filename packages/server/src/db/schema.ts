@@ -191,6 +191,17 @@ export interface LoginEventsTable {
   user_agent: string | null;
   result: 'success' | 'failure';
   failure_cause: string | null;
+  /** Place of the address (ISO 3166-1 alpha-2, region, city) and city-precision coordinates, at write time. */
+  country: ColumnType<string | null, string | null | undefined, string | null>;
+  region: ColumnType<string | null, string | null | undefined, string | null>;
+  city: ColumnType<string | null, string | null | undefined, string | null>;
+  latitude: ColumnType<number | null, number | null | undefined, number | null>;
+  longitude: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Browser and operating system read from the user agent at write time. */
+  browser: ColumnType<string | null, string | null | undefined, string | null>;
+  os: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `new_country`, `impossible_travel` (successful sign-ins only). */
+  marks: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   created_at: Timestamp;
 }
 
@@ -261,6 +272,67 @@ export interface AuditEventsTable {
   after: ColumnType<unknown, string | null, string | null>;
   ip: string | null;
   created_at: Timestamp;
+}
+
+export interface AccountSignInPlacesTable {
+  account_id: string;
+  countries: ColumnType<string[], string[] | undefined, string[]>;
+  last_latitude: number | null;
+  last_longitude: number | null;
+  last_at: NullableTimestamp;
+}
+
+export interface CompanyLogSettingsTable {
+  company_id: string;
+  retention_days: number;
+  updated_at: Timestamp;
+}
+
+export interface LogAlertsTable {
+  id: string;
+  company_id: string;
+  cause: string;
+  account_id: string | null;
+  identifier: string | null;
+  count: number;
+  threshold: number;
+  window_minutes: number;
+  created_at: Timestamp;
+}
+
+export interface CompanySyslogTable {
+  company_id: string;
+  enabled: boolean;
+  protocol: 'udp' | 'tcp' | 'tls';
+  host: string;
+  port: number;
+  tag: string;
+  ca_pem: string | null;
+  delivered_at: NullableTimestamp;
+  delivered_event_at: NullableTimestamp;
+  delivered_count: ColumnType<string, string | number | undefined, string | number>;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface SyslogOutboxTable {
+  seq: ColumnType<string, never, never>;
+  company_id: string;
+  kind: 'signin' | 'audit' | 'alert';
+  event_id: string;
+  created_at: Timestamp;
+}
+
+export interface CompanyBrandTable {
+  company_id: string;
+  logo_file_id: string | null;
+  background_file_id: string | null;
+  primary_color: string | null;
+  title: string | null;
+  footer_text: string | null;
+  footer_link: string | null;
+  updated_at: Timestamp;
 }
 
 export interface InstallationTable {
@@ -419,6 +491,12 @@ export interface Database {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
+  account_sign_in_places: AccountSignInPlacesTable;
+  company_log_settings: CompanyLogSettingsTable;
+  log_alerts: LogAlertsTable;
+  company_syslog: CompanySyslogTable;
+  syslog_outbox: SyslogOutboxTable;
+  company_brand: CompanyBrandTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -83,6 +83,8 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** Background jobs: off unless a test asks (tests run them with `tessera.jobs.drain()`). */
+    jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
@@ -106,8 +108,11 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
+      syslogAllowLocalTargets: true,
       metricsToken: options.metricsToken,
     },
+    jobs: { run: false, ...options.jobs },
     database,
     masterKey,
     logStream: options.log,

@@ -1,6 +1,9 @@
 import { about } from './about.ts';
 import { apps } from './apps.ts';
+import { brand } from './brand.ts';
+import { dashboardPanels } from './dashboard-panels.ts';
 import { license } from './license.ts';
+import { log } from './log.ts';
 import { org } from './org.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
@@ -10,5 +13,5 @@ import { enShell } from './shell.ts';
  * English phrases: the source type that every other language satisfies. The app imports only
  * the type (the shell is in ./shell.ts, the rest is loaded with its screen); tests use the value.
  */
-export const en = { ...enShell, about, apps, license, org, safety, settings };
+export const en = { ...enShell, about, apps, brand, dashboardPanels, license, log, org, safety, settings };
 export type Phrases = typeof en;

@@ -1,5 +1,6 @@
 import { interpolate } from '@tessera/contract';
 import {
+  type PageBrand,
   type PageContext,
   portalPhrases,
   renderAppProblemPage,
@@ -46,6 +47,8 @@ export interface InteractionDeps {
    */
   /** The company a client belongs to (an application's), for the sign-in log; null for Tessera's own. */
   clientCompany(clientId: string): Promise<string | null>;
+  /** The brand of the company a client belongs to (an application's), if it has one. */
+  brandOfClient?(clientId: string): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
   appRefusal(input: {
     clientId: string;
     accountId: string;
@@ -56,10 +59,18 @@ export interface InteractionDeps {
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The brand of the company a sign-in is for (set for interaction pages; see brandOfInteraction). */
+    brand?: PageBrand & { defaultLanguage: 'en' | 'zh' };
+  }
+}
+
 const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
   currentUrl: request.url,
   assetsBase: PORTAL_ASSETS_PATH,
+  brand: request.brand,
 });
 
 /**
@@ -69,6 +80,23 @@ const pageContext = (request: FastifyRequest): PageContext => ({
  */
 export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
+
+  // Every page of a sign-in for one of a company's applications (the form, second factor,
+  // password change, refusals) wears the company's brand, in its default language unless the
+  // person chose one (the lang cookie or a ?lang= link).
+  app.addHook('preHandler', async (request) => {
+    if (!deps.brandOfClient || !request.url.startsWith(`${INTERACTION_PATH}/`)) return;
+    const uid = request.url.slice(INTERACTION_PATH.length + 1).split(/[/?]/)[0] ?? '';
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return;
+    const interaction = await deps.provider().Interaction.find(uid);
+    const clientId = interaction?.params?.client_id;
+    if (typeof clientId !== 'string') return;
+    const brand = await deps.brandOfClient(clientId);
+    if (!brand) return;
+    request.brand = brand;
+    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+    if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
+  });
 
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
     reply.status(status).type('text/html; charset=utf-8').send(body);

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
 import { mergeSafety } from '../safety/safety.repo.ts';
-import { type LoginEvent, loginEventInsert } from './login-events.repo.ts';
+import { describeLoginEvent, type LoginEvent, loginEventInsert } from './login-events.repo.ts';
 
 /**
  * Who a password attempt is counted against, and so who can be locked out by it:
@@ -181,7 +181,8 @@ function failureOf(db: Db, subject: AttemptSubject) {
 /** Counts a wrong password against the subject and writes the login event, in one statement. */
 export async function recordFailure(db: Db, subject: AttemptSubject, event: LoginEvent): Promise<void> {
   // Data-modifying common table expressions run whether or not the outer query reads them.
-  await sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event)})
+  const details = await describeLoginEvent(db, event);
+  await sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event, details)})
     select 1`.execute(db);
 }
 

@@ -1,6 +1,6 @@
-import { PassThrough } from 'node:stream';
 import type { Language } from '@tessera/contract';
 import ExcelJS from 'exceljs';
+import { collect, streamXlsx } from '../../lib/sheet-export.ts';
 import { type ExportColumn, exportColumns, type ImportColumn, importColumns, labels } from './columns.ts';
 
 /**
@@ -90,39 +90,24 @@ export async function buildTemplate(lang: Language): Promise<Uint8Array<ArrayBuf
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }
 
-/** Cells a spreadsheet program would run as a formula (or as DDE) get a leading quote. */
-export const neutraliseFormula = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
-
 /**
- * Writes rows as a one-sheet workbook with exceljs' streaming writer: every cell is text (formula
- * look-alikes neutralised), and rows are committed as they come, so only the zipped output is
- * held in memory.
+ * Writes rows as a one-sheet workbook with the streaming writer of lib/sheet-export.ts: every
+ * cell is text (formula look-alikes neutralised), and rows are committed as they come, so only
+ * the zipped output is held in memory.
  */
 export async function writeExport(
   lang: Language,
   sheetName: string,
   rows: AsyncIterable<Record<ExportColumn, string>>,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const output = new PassThrough();
-  const chunks: Buffer[] = [];
-  output.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const finished = new Promise<void>((resolve, reject) => {
-    output.on('end', resolve);
-    output.on('error', reject);
-  });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: output,
-    useStyles: false,
-    useSharedStrings: false,
-  });
-  const sheet = workbook.addWorksheet(sheetName);
-  sheet.addRow(exportColumns.map((column) => labels[lang][column])).commit();
-  for await (const row of rows) {
-    sheet.addRow(exportColumns.map((column) => neutraliseFormula(row[column]))).commit();
+  async function* cells() {
+    for await (const row of rows) yield exportColumns.map((column) => row[column]);
   }
-  sheet.commit();
-  await workbook.commit();
-  await finished;
-  // A fresh (never shared) buffer.
-  return Buffer.concat(chunks) as Uint8Array<ArrayBuffer>;
+  return collect(
+    streamXlsx(
+      sheetName,
+      exportColumns.map((column) => labels[lang][column]),
+      cells(),
+    ),
+  );
 }
