@@ -83,7 +83,7 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
-    /** Background jobs: off unless a test asks (tests run them with `tessera.jobs.drain()`). */
+    /** Background jobs: they run as in production unless a test turns them off (`run: false`) to run them with `tessera.jobs.drain()`. */
     jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
@@ -112,7 +112,7 @@ export async function startTestApp(
       syslogAllowLocalTargets: true,
       metricsToken: options.metricsToken,
     },
-    jobs: { run: false, ...options.jobs },
+    jobs: options.jobs,
     database,
     masterKey,
     logStream: options.log,

@@ -41,7 +41,7 @@ async function event(
 }
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ jobs: { run: false } });
   owner = await ownerWithCompany(ctx, 'dash-owner', 'Dash Works');
   other = await ownerWithCompany(ctx, 'dash-other', 'Other Works');
   bob = await companyMember(ctx, owner, 'bob-dash');

@@ -41,7 +41,7 @@ async function signInAt(
 }
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ jobs: { run: false } });
   owner = await ownerWithCompany(ctx, 'log-owner', 'Log Works');
   alice = await companyMember(ctx, owner, 'alice-log');
   const app = await call<{ app: { appId: string; clientId: string } }>(

@@ -59,7 +59,7 @@ const target = (address: string) => {
 
 describe.skipIf(!available)('syslog to rsyslog', () => {
   beforeAll(async () => {
-    ctx = await startTestApp();
+    ctx = await startTestApp({ jobs: { run: false } });
     owner = await ownerWithCompany(ctx, 'rsyslog-owner', 'Rsyslog Works');
   });
   afterAll(async () => {

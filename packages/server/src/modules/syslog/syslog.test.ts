@@ -55,7 +55,7 @@ async function deliver() {
 }
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ jobs: { run: false } });
   owner = await ownerWithCompany(ctx, 'syslog-owner', 'Syslog Works');
 });
 afterAll(() => ctx.close());
