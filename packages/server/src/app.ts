@@ -49,10 +49,14 @@ import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.rou
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
+import { createConsentStore } from './modules/oidc/consent.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
+import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { createSignOut, type SignOutAccountEverywhere } from './modules/oidc/sign-out.ts';
+import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -77,7 +81,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'backchannelNetworks'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -92,6 +96,11 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API call (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallDef[];
+  /**
+   * Signs a person out of every single sign-on session and tells their applications
+   * (back-channel logout): for an administrator's reset, disable, lock or removal.
+   */
+  signOutAccountEverywhere: SignOutAccountEverywhere;
   close(): Promise<void>;
 }
 
@@ -143,6 +152,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
   const managementApi = { audience: managementApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
+  const consents = createConsentStore(db);
+  const outboundFetch = createOutboundFetch(config.backchannelNetworks ?? []);
   const buildProvider = async () => {
     const jwks = await loadJwks(db, sealer);
     const provider = createOidcProvider({
@@ -163,6 +174,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
+      pairwiseSubject: pairwiseSubject(sealer),
+      consents,
+      fetch: outboundFetch,
+      log: app.log,
     });
     return { provider, callback: provider.callback(), jwks };
   };
@@ -275,6 +290,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
+      consents,
+      companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
       clientCompany: (clientId) => companyOfClient(db, clientId),
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
@@ -343,5 +360,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
+    signOutAccountEverywhere: createSignOut({ db, provider: () => current.provider }),
   };
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults } from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
+import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
 export interface Config {
   port: number;
@@ -15,6 +16,11 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /**
+   * Private or special-use networks (CIDRs) where applications' back-channel logout addresses may
+   * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
+   */
+  backchannelNetworks: string[];
 }
 
 export interface MailConfig {
@@ -133,6 +139,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const mail = mailConfig(env, publicUrl);
 
+  let backchannelNetworks: string[];
+  try {
+    backchannelNetworks = parseNetworks(env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS);
+  } catch {
+    throw new ConfigError(
+      `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
+    );
+  }
+
   return {
     port,
     host,
@@ -145,6 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel,
     licensePublicKey,
     mail,
+    backchannelNetworks,
   };
 }
 
