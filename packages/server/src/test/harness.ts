@@ -74,6 +74,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** Networks back-channel logout may reach; the test receivers listen on loopback. */
+    backchannelNetworks?: string[];
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -84,8 +86,9 @@ export async function startTestApp(
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       mail: options.mail,
+      backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
     },
     database,
     masterKey,

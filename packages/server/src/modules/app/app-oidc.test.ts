@@ -2,7 +2,6 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { createSealer } from '../../lib/crypto.ts';
-import { pairwiseSubject } from '../oidc/subject.ts';
 import {
   browse,
   type CookieJar,
@@ -21,6 +20,7 @@ import {
   startTestApp,
   type TestContext,
 } from '../../test/harness.ts';
+import { pairwiseSubject } from '../oidc/subject.ts';
 
 /**
  * Applications as OIDC clients, seen from an independent relying party (openid-client): the

@@ -120,15 +120,21 @@ describe('application settings', () => {
       ['com.example.wiki:/logout', 'not allowed as a callback'],
       ['https://wiki.example.com/bc#x', 'cannot contain a # fragment'],
     ]) {
-      const refused = await admin('/api/v1/manage/app/update', { appId: app.appId, backchannelLogoutUri: uri });
+      const refused = await admin('/api/v1/manage/app/update', {
+        appId: app.appId,
+        backchannelLogoutUri: uri,
+      });
       expect(refused.code).toBe(400);
       expect(refused.msg).toContain(message);
     }
     expect(await appRow(app.appId)).toEqual(before);
-    const cleared = await admin<{ oidc: { backchannelLogoutUri: string | null } }>('/api/v1/manage/app/update', {
-      appId: app.appId,
-      backchannelLogoutUri: '',
-    });
+    const cleared = await admin<{ oidc: { backchannelLogoutUri: string | null } }>(
+      '/api/v1/manage/app/update',
+      {
+        appId: app.appId,
+        backchannelLogoutUri: '',
+      },
+    );
     expect(cleared.data.oidc.backchannelLogoutUri).toBeNull();
   });
 

@@ -71,7 +71,10 @@ export function extendGrant(grant: Grant, scopes: Iterable<string>, claims: Iter
   const claimList = [...claims];
   if (scopeList.length) grant.addOIDCScope(scopeList);
   if (claimList.length) grant.addOIDCClaims(claimList);
-  return grant.getOIDCScopeEncountered() !== scopesBefore || grant.getOIDCClaimsEncountered().length !== claimsBefore;
+  return (
+    grant.getOIDCScopeEncountered() !== scopesBefore ||
+    grant.getOIDCClaimsEncountered().length !== claimsBefore
+  );
 }
 
 /**

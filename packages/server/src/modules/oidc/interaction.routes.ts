@@ -17,13 +17,13 @@ import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
-import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import type { ConsentStore } from './consent.ts';
+import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
 import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
-import { type PendingSignIn, pendingSignInResult, type SignInStep, type StepName } from './sign-in-steps.ts';
 import { signInStepsRoutes } from './sign-in-steps.routes.ts';
+import { type PendingSignIn, pendingSignInResult, type SignInStep, type StepName } from './sign-in-steps.ts';
 
 export interface InteractionDeps {
   provider(): Provider;
@@ -292,7 +292,9 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     if (name === SELECT_ACCOUNT_PROMPT) {
       // "Use another account": the sign-in form (the provider signs the other one out first).
       if (prompts.switchingAccount(interaction))
-        return showSignIn(request, reply, interaction.uid, clientId, { identifier: loginHintOf(interaction) });
+        return showSignIn(request, reply, interaction.uid, clientId, {
+          identifier: loginHintOf(interaction),
+        });
       return prompts.showSelectAccount(request, reply, interaction);
     }
     if (name === APP_ACCESS_PROMPT) {

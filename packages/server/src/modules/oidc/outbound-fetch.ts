@@ -63,7 +63,12 @@ export function parseNetworks(value: string | undefined): string[] {
     const [address, prefix, extra] = entry.split('/');
     const family = isIP(address ?? '');
     const max = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (prefix !== undefined && !/^\d+$/.test(prefix)) || Number(prefix) > max)
+    if (
+      !family ||
+      extra !== undefined ||
+      (prefix !== undefined && !/^\d+$/.test(prefix)) ||
+      Number(prefix) > max
+    )
       throw new Error(`not a network: ${entry}`);
   }
   return entries;
@@ -106,7 +111,8 @@ export function createOutboundFetch(allowedNetworks: readonly string[]) {
         lookup(hostname, { ...options, all: true }, (error, addresses) => {
           if (error) return callback(error);
           const usable = addresses.filter((a) => addressAllowed(a.address, allowed));
-          if (!usable.length) return callback(new Error(`${hostname} resolves to an address that is not allowed`));
+          if (!usable.length)
+            return callback(new Error(`${hostname} resolves to an address that is not allowed`));
           if (options.all) return callback(null, usable);
           const [first] = usable as [LookupAddress];
           return callback(null, first.address, first.family);

@@ -55,7 +55,10 @@ export function promptRoutes(app: FastifyInstance, kit: PromptKit) {
     const clientId = String(interaction.params.client_id);
     const existing = interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
     const grant = existing ?? new Grant({ accountId, clientId });
-    const details = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
+    const details = interaction.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+    };
     const scopes = [...new Set([...scopesOf(interaction), ...(details.missingOIDCScope ?? [])])];
     const claims = details.missingOIDCClaims ?? [];
     extendGrant(grant, scopes, claims);
@@ -105,7 +108,8 @@ export function promptRoutes(app: FastifyInstance, kit: PromptKit) {
       const interaction = await kit.submitted(request, reply);
       if (!interaction) return reply;
       // An old tab: show whatever is due now.
-      if (interaction.prompt.name !== 'consent') return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
+      if (interaction.prompt.name !== 'consent')
+        return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
       if (request.body?.decision !== 'allow') {
         return kit.finish(
           request,

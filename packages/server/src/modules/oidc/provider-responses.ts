@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  type PageContext,
-  renderFrontChannelLogoutPage,
-  renderLogoutConfirmPage,
-} from '@tessera/portal';
+import { type PageContext, renderFrontChannelLogoutPage, renderLogoutConfirmPage } from '@tessera/portal';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { pickLanguage } from '../../lib/i18n.ts';
@@ -42,7 +38,10 @@ const originOf = (uri: string | undefined) => {
  */
 export function providerPageCsp(html: string, options: { formTargets?: string[]; frames?: string[] } = {}) {
   const hashes = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-    (m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`,
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
   );
   const actions = [...html.matchAll(/<form[^>]*\saction="([^"]+)"/g)].map((m) =>
     originOf(m[1]?.replace(/&amp;/g, '&')),

@@ -1,4 +1,4 @@
-import { appTokenAuthMethods, recommendedTokenLifetimes } from '@tessera/contract';
+import { appLimits, appTokenAuthMethods, recommendedTokenLifetimes } from '@tessera/contract';
 import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
@@ -7,7 +7,12 @@ import { extraClientProperties, type TesseraApiClient, type TesseraAppClient } f
 import { acrFor, acrValuesSupported, requestedAcr } from './authentication-context.ts';
 import { appOf, isTesseraClient } from './clients.ts';
 import { type ConsentStore, createGrantLoader } from './consent.ts';
-import { OIDC_MOUNT, PORTAL_ASSETS_PATH, pageContextOf, shapeProviderResponses } from './provider-responses.ts';
+import {
+  OIDC_MOUNT,
+  PORTAL_ASSETS_PATH,
+  pageContextOf,
+  shapeProviderResponses,
+} from './provider-responses.ts';
 import { APP_ACCESS_PROMPT, signInPolicy } from './sign-in-policy.ts';
 import { COMPANY_SECTOR_BASE } from './subject.ts';
 
@@ -95,14 +100,25 @@ function allowedClaims(client: { scope?: string } | undefined): Set<string> | un
 }
 
 /** See `extraParams` below. */
-function keepOfflineAccess(ctx: KoaContextWithOIDC, accessType: string | undefined, client: { scope?: string; grantTypeAllowed(type: string): boolean }) {
+function keepOfflineAccess(
+  ctx: KoaContextWithOIDC,
+  accessType: string | undefined,
+  client: { scope?: string; grantTypeAllowed(type: string): boolean },
+) {
   const params = ctx.oidc.params as Record<string, unknown> | undefined;
   if (!params) return;
   const raw = (ctx.method === 'POST' ? ctx.oidc.body : ctx.query) as { scope?: unknown } | undefined;
   const asked = typeof raw?.scope === 'string' && raw.scope.split(' ').includes('offline_access');
-  const scopes = String(params.scope ?? '').split(' ').filter(Boolean);
+  const scopes = String(params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   if ((!asked && accessType !== 'offline') || scopes.includes('offline_access')) return;
-  if (!String(params.response_type ?? '').split(' ').includes('code')) return;
+  if (
+    !String(params.response_type ?? '')
+      .split(' ')
+      .includes('code')
+  )
+    return;
   if (!client.grantTypeAllowed('refresh_token')) return;
   if (client.scope && !client.scope.split(' ').includes('offline_access')) return;
   params.scope = [...scopes, 'offline_access'].join(' ');
@@ -239,11 +255,15 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         appOf(client as never)?.ttl.idToken ?? recommendedTokenLifetimes.idToken,
       RefreshToken: (_ctx, _token, client) =>
         appOf(client as never)?.ttl.refreshToken ?? recommendedTokenLifetimes.refreshToken,
+      // A grant outlives its refresh tokens. Saved by the consent page (no request of the
+      // provider at hand), it gets the longest refresh token lifetime an app may set.
       Grant: (ctx) =>
-        Math.max(
-          appOf(ctx.oidc?.client as never)?.ttl.refreshToken ?? 0,
-          recommendedTokenLifetimes.refreshToken,
-        ),
+        ctx?.oidc
+          ? Math.max(
+              appOf(ctx.oidc.client as never)?.ttl.refreshToken ?? 0,
+              recommendedTokenLifetimes.refreshToken,
+            )
+          : appLimits.refreshTokenMax,
       Interaction: 600,
       Session: 12 * 3600,
       ClientCredentials: options.managementApi.tokenTtl,
@@ -264,7 +284,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       isTesseraClient(ctx.oidc.client as never) || !code.scopes.has('offline_access'),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: signInPolicy(options.findAccount, options.appAccess),
+      policy: signInPolicy(options.findAccount, options.appAccess, options.pairwiseSubject),
     },
     loadExistingGrant: createGrantLoader(options.consents),
     async findAccount(ctx, id) {
@@ -295,7 +315,8 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         async claims(_use, scope, requested) {
           // Departments only for an application that asked for them (by scope or by name), from
           // its own company.
-          const wantsGroups = scope.split(' ').includes('groups') || Boolean(requested && 'groups' in requested);
+          const wantsGroups =
+            scope.split(' ').includes('groups') || Boolean(requested && 'groups' in requested);
           const groups =
             app && wantsGroups && (!allowed || allowed.has('groups'))
               ? await options.departmentPaths(app.companyId, account.id)
@@ -360,17 +381,25 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       })
       .catch((error: unknown) => provider.emit('server_error', ctx, error));
   });
-  provider.on('backchannel.error', (_ctx: unknown, error: Error, client: { clientId: string; backchannelLogoutUri?: string }) => {
-    // The address without its query, and the reason: never the logout token.
-    const uri = client.backchannelLogoutUri ? new URL(client.backchannelLogoutUri) : undefined;
-    options.log.warn(
-      {
-        clientId: client.clientId,
-        backchannelLogoutUri: uri ? `${uri.origin}${uri.pathname}` : undefined,
-        reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message,
-      },
-      'back-channel logout failed',
-    );
-  });
+  provider.on(
+    'backchannel.error',
+    (
+      _ctx: unknown,
+      error: Error & { response?: Response },
+      client: { clientId: string; backchannelLogoutUri?: string },
+    ) => {
+      // The address without its query, and why: never the logout token, nor the query (it may carry a secret).
+      const uri = client.backchannelLogoutUri ? new URL(client.backchannelLogoutUri) : undefined;
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      options.log.warn(
+        {
+          clientId: client.clientId,
+          backchannelLogoutUri: uri ? `${uri.origin}${uri.pathname}` : undefined,
+          reason: error.response ? `answered HTTP ${error.response.status}` : `${error.message}${cause}`,
+        },
+        'back-channel logout failed',
+      );
+    },
+  );
   return provider;
 }

@@ -1,10 +1,11 @@
+import { decodeJwt } from 'jose';
 import { errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import {
+  AMR_MFA,
   acrSatisfiedBy,
   acrValuesSupported,
-  AMR_MFA,
   multiFactorRequested,
   requestedAcr,
 } from './authentication-context.ts';
@@ -54,35 +55,62 @@ function endingAfterSignIn(check: interactionPolicy.Check): interactionPolicy.Ch
 export function signInPolicy(
   findAccount: (id: string) => Promise<Account | undefined>,
   appAccess: (app: TesseraAppClient, accountId: string) => Promise<AppAccessRefusal | null>,
+  /** A person's pairwise subject in a company (subject.ts). */
+  subjectFor: (companyId: string, accountId: string) => string,
 ) {
   const policy = base();
   const login = policy.get('login')!;
 
-  for (const reason of ['id_token_hint', 'claims_id_token_sub_value']) {
-    const check = login.checks.get(reason);
-    if (!check) continue;
-    const index = login.checks.indexOf(check);
-    login.checks.remove(reason);
-    login.checks.add(endingAfterSignIn(check), index);
+  const subValue = login.checks.get('claims_id_token_sub_value');
+  if (subValue) {
+    const index = login.checks.indexOf(subValue);
+    login.checks.remove(subValue.reason);
+    login.checks.add(endingAfterSignIn(subValue), index);
   }
+  // oidc-provider checks id_token_hint when the request arrives; after a sign-in in its middle
+  // (the hint is not checked again there) the person must be the one the hint names.
+  login.checks.add(
+    new Check(
+      'id_token_hint_signed_in',
+      'the signed-in account is not the one of the id_token_hint',
+      'login_required',
+      async (ctx) => {
+        const hint = (ctx.oidc.params as { id_token_hint?: unknown }).id_token_hint;
+        const accountId = ctx.oidc.session?.accountId;
+        if (typeof hint !== 'string' || !accountId || !signedInNow(ctx)) return Check.NO_NEED_TO_PROMPT;
+        const app = appOf(ctx.oidc.client as never);
+        const expected = app ? subjectFor(app.companyId, accountId) : accountId;
+        if (decodeJwt(hint).sub !== expected)
+          throw new errors.LoginRequired('the signed-in account is not the one of the id_token_hint');
+        return Check.NO_NEED_TO_PROMPT;
+      },
+    ),
+  );
   // Essential acr values are judged by the strength of the sign-in (acrSatisfiedBy), not by the
   // name the session happens to carry.
   login.checks.remove('essential_acrs');
   login.checks.remove('essential_acr');
   login.checks.add(
-    new Check('acr_unmet', 'none of the requested authentication contexts was met', 'login_required', (ctx) => {
-      const { essential } = requestOf(ctx);
-      if (!essential.length) return Check.NO_NEED_TO_PROMPT;
-      if (!essential.some((value) => (acrValuesSupported as readonly string[]).includes(value)))
-        throw new errors.UnmetAuthenticationRequirements('none of the requested acr values is supported');
-      const session = ctx.oidc.session;
-      if (!session?.accountId) return Check.REQUEST_PROMPT;
-      if (essential.some((value) => acrSatisfiedBy(session.amr).includes(value)))
-        return Check.NO_NEED_TO_PROMPT;
-      if (signedInNow(ctx))
-        throw new errors.UnmetAuthenticationRequirements('the requested authentication context was not met');
-      return Check.REQUEST_PROMPT;
-    }),
+    new Check(
+      'acr_unmet',
+      'none of the requested authentication contexts was met',
+      'login_required',
+      (ctx) => {
+        const { essential } = requestOf(ctx);
+        if (!essential.length) return Check.NO_NEED_TO_PROMPT;
+        if (!essential.some((value) => (acrValuesSupported as readonly string[]).includes(value)))
+          throw new errors.UnmetAuthenticationRequirements('none of the requested acr values is supported');
+        const session = ctx.oidc.session;
+        if (!session?.accountId) return Check.REQUEST_PROMPT;
+        if (essential.some((value) => acrSatisfiedBy(session.amr).includes(value)))
+          return Check.NO_NEED_TO_PROMPT;
+        if (signedInNow(ctx))
+          throw new errors.UnmetAuthenticationRequirements(
+            'the requested authentication context was not met',
+          );
+        return Check.REQUEST_PROMPT;
+      },
+    ),
   );
   login.checks.add(
     new Check('mfa_required', 'multi-factor authentication is required', 'login_required', (ctx) => {
@@ -95,16 +123,21 @@ export function signInPolicy(
     }),
   );
   login.checks.add(
-    new Check('credentials_changed', 'The credentials changed since the sign-in', 'login_required', async (ctx) => {
-      const { session, result } = ctx.oidc;
-      if (!session?.accountId || result?.login) return Check.NO_NEED_TO_PROMPT;
-      const account = await findAccount(session.accountId);
-      if (account?.status !== 'enabled') return Check.REQUEST_PROMPT;
-      const changed = account.credentials_changed_at;
-      // Whole seconds, as the session keeps its sign-in time.
-      const stale = changed !== null && Math.floor(changed.getTime() / 1000) > (session.loginTs ?? 0);
-      return stale ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-    }),
+    new Check(
+      'credentials_changed',
+      'The credentials changed since the sign-in',
+      'login_required',
+      async (ctx) => {
+        const { session, result } = ctx.oidc;
+        if (!session?.accountId || result?.login) return Check.NO_NEED_TO_PROMPT;
+        const account = await findAccount(session.accountId);
+        if (account?.status !== 'enabled') return Check.REQUEST_PROMPT;
+        const changed = account.credentials_changed_at;
+        // Whole seconds, as the session keeps its sign-in time.
+        const stale = changed !== null && Math.floor(changed.getTime() / 1000) > (session.loginTs ?? 0);
+        return stale ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
   );
 
   // After the sign-in, before anything else: may this person use this application at all?
@@ -113,12 +146,17 @@ export function signInPolicy(
   policy.add(
     new Prompt(
       { name: APP_ACCESS_PROMPT, requestable: false },
-      new Check('app_access_denied', 'The account may not use this application', 'access_denied', async (ctx) => {
-        const app = appOf(ctx.oidc.client as never);
-        const accountId = ctx.oidc.session?.accountId;
-        if (!app || !accountId) return Check.NO_NEED_TO_PROMPT;
-        return (await appAccess(app, accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-      }),
+      new Check(
+        'app_access_denied',
+        'The account may not use this application',
+        'access_denied',
+        async (ctx) => {
+          const app = appOf(ctx.oidc.client as never);
+          const accountId = ctx.oidc.session?.accountId;
+          if (!app || !accountId) return Check.NO_NEED_TO_PROMPT;
+          return (await appAccess(app, accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+        },
+      ),
     ),
     1,
   );
@@ -128,12 +166,17 @@ export function signInPolicy(
   const selectAccount = new Prompt({ name: SELECT_ACCOUNT_PROMPT, requestable: true });
   selectAccount.checks.clear();
   selectAccount.checks.add(
-    new Check('select_account_prompt', 'the End-User chooses the account', 'account_selection_required', (ctx) => {
-      const { oidc } = ctx;
-      if (!oidc.prompts.has(SELECT_ACCOUNT_PROMPT) || !oidc.promptPending(SELECT_ACCOUNT_PROMPT))
-        return Check.NO_NEED_TO_PROMPT;
-      return oidc.session?.accountId && !signedInNow(ctx) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-    }),
+    new Check(
+      'select_account_prompt',
+      'the End-User chooses the account',
+      'account_selection_required',
+      (ctx) => {
+        const { oidc } = ctx;
+        if (!oidc.prompts.has(SELECT_ACCOUNT_PROMPT) || !oidc.promptPending(SELECT_ACCOUNT_PROMPT))
+          return Check.NO_NEED_TO_PROMPT;
+        return oidc.session?.accountId && !signedInNow(ctx) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
+      },
+    ),
   );
   policy.add(selectAccount, 0);
   return policy;

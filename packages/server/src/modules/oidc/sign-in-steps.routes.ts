@@ -5,7 +5,12 @@ import type { AccountsRepo } from '../account/account.repo.ts';
 import { withSecondFactor } from './authentication-context.ts';
 import type { Interaction } from './interaction.routes.ts';
 import { INTERACTION_PATH } from './provider.ts';
-import { type PendingSignIn, pendingSignInResult, readPendingSignIn, type SignInStep } from './sign-in-steps.ts';
+import {
+  type PendingSignIn,
+  pendingSignInResult,
+  readPendingSignIn,
+  type SignInStep,
+} from './sign-in-steps.ts';
 
 /** What the interaction pages share with the steps (interaction.routes.ts). */
 export interface StepsKit {
@@ -101,7 +106,8 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
       });
       await interaction.persist();
       const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;
-      if (outcome?.page) return kit.sendPage(reply, 200, outcome.page(kit.pageContext(request), { continueAction }));
+      if (outcome?.page)
+        return kit.sendPage(reply, 200, outcome.page(kit.pageContext(request), { continueAction }));
       return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
     },
   );

@@ -194,7 +194,11 @@ export async function requirementOfSignIn(
 ): Promise<MfaRequirement> {
   const requirement = await mfa.requirementFor(account);
   if (!context.mfaRequested || requirement.mode === 'required') return requirement;
-  return { ...requirement, mode: 'required', types: requirement.types.length ? requirement.types : [...OTP_TYPES] };
+  return {
+    ...requirement,
+    mode: 'required',
+    types: requirement.types.length ? requirement.types : [...OTP_TYPES],
+  };
 }
 
 /**

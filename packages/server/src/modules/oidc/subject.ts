@@ -19,4 +19,5 @@ export const pairwiseSubject = (sealer: Sealer) => (companyId: string, accountId
  * `sectorIdentifierUriValidate` in provider.ts.
  */
 export const COMPANY_SECTOR_BASE = 'https://sector.tessera.invalid/companies/';
-export const companySectorUri = (companyId: string) => `${COMPANY_SECTOR_BASE}${encodeURIComponent(companyId)}`;
+export const companySectorUri = (companyId: string) =>
+  `${COMPANY_SECTOR_BASE}${encodeURIComponent(companyId)}`;
