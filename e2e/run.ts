@@ -10,16 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
+import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
+import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
+import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
+import { oidcSuite } from './support/oidc-suite.ts';
 import { startServer } from './support/server.process.ts';
 import { createSuite } from './support/suite.ts';
 
-describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
+describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   const s = createSuite();
 
   before(async () => {
@@ -27,7 +31,11 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
-      startServer(s.adminPassword, { TESSERA_LICENSE_PUBLIC_KEY: publicKey }),
+      // The relying parties of the OIDC flows receive back-channel logout tokens on loopback.
+      startServer(s.adminPassword, {
+        TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+        TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+      }),
       launchChromium(),
     ]);
   });
@@ -42,6 +50,11 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  const oidc = oidcSuite(s);
+  oidcCoreFlows(oidc);
+  oidcCatalogueFlows(oidc);
+  oidcLogoutFlows(oidc);
+  oidc.finish();
   screenFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {

@@ -16,6 +16,7 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'admin', password: undefined },
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
+      backchannelNetworks: [],
     });
   });
 
@@ -33,6 +34,7 @@ describe('configuration', () => {
       TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
+      TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -43,6 +45,7 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
+      backchannelNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
     });
   });
 
@@ -66,6 +69,8 @@ describe('configuration', () => {
     [{ TESSERA_SMTP_URL: 'not a url' }, 'TESSERA_SMTP_URL'],
     [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { absolute, CookieJar, csrfOf, decodeEntities, pkcePair, request } from './browser-flow.ts';
-import { call, type TestContext } from './harness.ts';
+import { call, grantLicense, ownerWithCompany, startTestApp, type TestContext } from './harness.ts';
 
 /**
  * Driving the provider's authorization endpoint with any parameters, as a browser would, and
@@ -160,6 +160,13 @@ export const errorOf = (landing: Landing) =>
   new URLSearchParams(landing.callback?.hash.slice(1) ?? '').get('error') ??
   null;
 
+/** The start of an OIDC test file: the server listening, a licence for apps, a company and its owner. */
+export async function startWithCompany(ownerName: string, companyName?: string) {
+  const ctx = await startTestApp({ listen: true });
+  await grantLicense(ctx, { app: 50 });
+  return { ctx, owner: await ownerWithCompany(ctx, ownerName, companyName) };
+}
+
 export interface TestApp {
   appId: string;
   clientId: string;
@@ -193,14 +200,20 @@ export async function openedApp(
   return { appId, clientId, clientSecret: created.data.clientSecret };
 }
 
-/** Redeems a code at the token endpoint (client_secret_basic). */
+/**
+ * Redeems the code the flow brought back to the app (a landing or its callback URL) at the token
+ * endpoint with client_secret_basic; fails the test when no code came back.
+ */
 export async function redeem(
   baseUrl: string,
   app: TestApp,
-  code: string,
-  verifier: string,
+  auth: { verifier: string },
+  back: Landing | URL | undefined,
   redirectUri = CALLBACK,
 ) {
+  const callback = back instanceof URL ? back : back?.callback;
+  const code = callback?.searchParams.get('code');
+  expect(code, `a code at the callback: ${String(callback)}`).toBeTruthy();
   const response = await fetch(`${baseUrl}/oidc/token`, {
     method: 'POST',
     headers: {
@@ -209,8 +222,8 @@ export async function redeem(
     },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
+      code: code as string,
+      code_verifier: auth.verifier,
       redirect_uri: redirectUri,
     }).toString(),
   });

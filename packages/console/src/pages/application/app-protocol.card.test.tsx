@@ -117,8 +117,12 @@ describe('<AppProtocolCard> logout to the application', () => {
 
   it('refuses a logout URI under the rules of callback URLs, and a non-web one', async () => {
     const { callApi } = await renderCard();
-    fireEvent.change(logoutInput('Back-channel logout URI'), { target: { value: 'http://sales.example.com/bc' } });
-    fireEvent.change(logoutInput('Front-channel logout URI'), { target: { value: 'com.example.app:/logout' } });
+    fireEvent.change(logoutInput('Back-channel logout URI'), {
+      target: { value: 'http://sales.example.com/bc' },
+    });
+    fireEvent.change(logoutInput('Front-channel logout URI'), {
+      target: { value: 'com.example.app:/logout' },
+    });
     save();
     await screen.findByText('http is allowed for localhost only; use https');
     await screen.findByText('This kind of address is not allowed as a callback (use https)');

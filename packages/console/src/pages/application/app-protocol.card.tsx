@@ -84,6 +84,11 @@ export const protocolValuesOf = (app: AppDetail): ProtocolValues => ({
   lifetimes: { ...app.oidc.lifetimes },
 });
 
+const logoutPlaceholders = {
+  backchannelLogoutUri: 'https://app.example.com/oidc/backchannel-logout',
+  frontchannelLogoutUri: 'https://app.example.com/oidc/frontchannel-logout',
+};
+
 const optionalUrlRule = (message: string) => ({
   validator: async (_rule: unknown, value: string | undefined) => {
     if (value?.trim() && !isWebUrl(value.trim())) throw new Error(message);
@@ -207,30 +212,17 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
           label={t('apps.protocol.logoutUris')}
           extra={t('apps.protocol.logoutUrisHint')}
         />
-        <Form.Item
-          name="backchannelLogoutUri"
-          label={t('apps.protocol.backchannelLogoutUri')}
-          extra={t('apps.protocol.backchannelLogoutUriHint')}
-          rules={[logoutUriRule(t)]}
-        >
-          <Input
-            placeholder="https://app.example.com/oidc/backchannel-logout"
-            inputMode="url"
-            spellCheck={false}
-          />
-        </Form.Item>
-        <Form.Item
-          name="frontchannelLogoutUri"
-          label={t('apps.protocol.frontchannelLogoutUri')}
-          extra={t('apps.protocol.frontchannelLogoutUriHint')}
-          rules={[logoutUriRule(t)]}
-        >
-          <Input
-            placeholder="https://app.example.com/oidc/frontchannel-logout"
-            inputMode="url"
-            spellCheck={false}
-          />
-        </Form.Item>
+        {(['backchannelLogoutUri', 'frontchannelLogoutUri'] as const).map((name) => (
+          <Form.Item
+            key={name}
+            name={name}
+            label={t(`apps.protocol.${name}`)}
+            extra={t(`apps.protocol.${name}Hint`)}
+            rules={[logoutUriRule(t)]}
+          >
+            <Input placeholder={logoutPlaceholders[name]} inputMode="url" spellCheck={false} />
+          </Form.Item>
+        ))}
         <Form.Item
           name="initiateLoginUri"
           label={t('apps.protocol.initiateLoginUri')}

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, generateTotp } from '../../lib/otp/totp.ts';
 import { absolute, csrfOf } from '../../test/browser-flow.ts';
-import {
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -17,6 +11,7 @@ import {
   openedApp,
   redeem,
   signInOnPage,
+  startWithCompany,
   type TestApp,
 } from '../../test/oidc-flow.ts';
 import { ACR_MULTI_FACTOR, ACR_SINGLE_FACTOR, acrFor, requestedAcr } from './authentication-context.ts';
@@ -31,16 +26,14 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let app: TestApp;
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
-  await grantLicense(ctx, { app: 10 });
-  owner = await ownerWithCompany(ctx, 'acrowner');
+  ({ ctx, owner: owner } = await startWithCompany('acrowner'));
   app = await openedApp(ctx, owner);
 });
 afterAll(() => ctx.close());
 
 const tokensOf = async (auth: { verifier: string }, callback: URL | undefined) => {
   expect(callback?.searchParams.get('code'), String(callback)).toBeTruthy();
-  const tokens = await redeem(ctx.baseUrl, app, callback!.searchParams.get('code')!, auth.verifier);
+  const tokens = await redeem(ctx.baseUrl, app, auth, callback);
   return claimsOf(tokens.id_token);
 };
 

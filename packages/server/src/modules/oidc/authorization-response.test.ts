@@ -50,7 +50,7 @@ describe('the authorization response', () => {
     const { callback } = await go(jar, auth.url);
     expect(callback?.searchParams.get('state')).toBe(auth.state);
     expect(callback?.searchParams.get('iss')).toBe(`${ctx.baseUrl}/oidc`);
-    const tokens = await redeem(ctx.baseUrl, app, callback!.searchParams.get('code')!, auth.verifier);
+    const tokens = await redeem(ctx.baseUrl, app, auth, callback);
     expect(claimsOf(tokens.id_token).nonce).toBe(auth.nonce);
   });
 
@@ -76,7 +76,7 @@ describe('the authorization response', () => {
     expect(posted).toBe(true);
     expect(callback?.searchParams.get('state')).toBe(auth.state);
     expect(callback?.searchParams.get('iss')).toBe(`${ctx.baseUrl}/oidc`);
-    const tokens = await redeem(ctx.baseUrl, app, callback!.searchParams.get('code')!, auth.verifier);
+    const tokens = await redeem(ctx.baseUrl, app, auth, callback);
     expect(tokens.id_token).toBeTruthy();
   });
 

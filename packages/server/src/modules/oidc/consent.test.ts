@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -15,6 +9,7 @@ import {
   openedApp,
   redeem,
   signInFresh,
+  startWithCompany,
   submit,
   type TestApp,
 } from '../../test/oidc-flow.ts';
@@ -31,9 +26,7 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let thirdParty: TestApp;
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
-  await grantLicense(ctx, { app: 20 });
-  owner = await ownerWithCompany(ctx, 'consentowner', 'Consent Works');
+  ({ ctx, owner: owner } = await startWithCompany('consentowner', 'Consent Works'));
   thirdParty = await openedApp(
     ctx,
     owner,
@@ -60,12 +53,7 @@ describe('a third-party application', () => {
     expect(page.html).toContain('See your name and username');
     expect(page.html).toContain('See your email address');
     const allowed = await submit(jar, page, /\/consent$/, { decision: 'allow' });
-    const tokens = await redeem(
-      ctx.baseUrl,
-      thirdParty,
-      allowed.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const tokens = await redeem(ctx.baseUrl, thirdParty, auth, allowed);
     expect(claimsOf(tokens.id_token).email).toBeUndefined();
     expect(claimsOf(tokens.id_token).preferred_username).toBe('paula');
     expect(await consents(person.id)).toEqual([{ scopes: ['openid', 'profile', 'email'], claims: [] }]);
@@ -81,12 +69,7 @@ describe('a third-party application', () => {
     const asked = await go(again.jar, offline.url);
     expect(asked.page?.html).toContain('Keep this access while you are not using it');
     const granted = await submit(again.jar, asked.page!, /\/consent$/, { decision: 'allow' });
-    const withRefresh = await redeem(
-      ctx.baseUrl,
-      thirdParty,
-      granted.callback!.searchParams.get('code')!,
-      offline.verifier,
-    );
+    const withRefresh = await redeem(ctx.baseUrl, thirdParty, offline, granted);
     expect(withRefresh.refresh_token).toBeTruthy();
     expect((await consents(person.id))[0]?.scopes).toContain('offline_access');
   });
@@ -114,7 +97,7 @@ describe('the claims request parameter', () => {
       scope: 'openid',
       claims,
     });
-    const tokens = await redeem(ctx.baseUrl, app, landing.callback!.searchParams.get('code')!, auth.verifier);
+    const tokens = await redeem(ctx.baseUrl, app, auth, landing);
     const idToken = claimsOf(tokens.id_token);
     expect(idToken.name).toBe('clara');
     expect(idToken.email).toBeUndefined();
@@ -125,12 +108,7 @@ describe('the claims request parameter', () => {
 
     const allowed = await openedApp(ctx, owner, { scopes: ['profile', 'email'] });
     const second = await signInFresh(ctx.baseUrl, allowed.clientId, person, { scope: 'openid', claims });
-    const more = await redeem(
-      ctx.baseUrl,
-      allowed,
-      second.landing.callback!.searchParams.get('code')!,
-      second.auth.verifier,
-    );
+    const more = await redeem(ctx.baseUrl, allowed, second.auth, second.landing);
     expect(claimsOf(more.id_token).email).toBe('clara@example.com');
   });
 });

@@ -2,13 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, BlockList } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -19,6 +13,7 @@ import {
   openedApp,
   redeem,
   signInOnPage,
+  startWithCompany,
   submit,
   type TestApp,
 } from '../../test/oidc-flow.ts';
@@ -41,9 +36,7 @@ let receiver: {
 };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
-  await grantLicense(ctx, { app: 20 });
-  owner = await ownerWithCompany(ctx, 'logoutowner');
+  ({ ctx, owner: owner } = await startWithCompany('logoutowner'));
   const received: { path: string; token: string; at: number }[] = [];
   const server = createServer((request, response) => {
     let body = '';
@@ -81,7 +74,7 @@ async function signedInTo(apps: TestApp[], person: { username: string; password:
     const auth = authorization(ctx.baseUrl, app.clientId);
     let landing = await go(jar, auth.url);
     if (landing.page) landing = await signInOnPage(jar, landing.page, person);
-    const tokens = await redeem(ctx.baseUrl, app, landing.callback!.searchParams.get('code')!, auth.verifier);
+    const tokens = await redeem(ctx.baseUrl, app, auth, landing);
     idTokens.push(tokens.id_token!);
   }
   return { jar, idTokens };

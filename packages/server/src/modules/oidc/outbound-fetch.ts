@@ -90,9 +90,12 @@ type Dispatcher = NonNullable<RequestInit & { dispatcher?: unknown }>['dispatche
 /** Node's own fetch agent class (undici, bundled with Node; created on first use of the fetch API). */
 function agentClass(): new (options: object) => Dispatcher {
   void Response;
-  const global = (globalThis as Record<symbol, { constructor: new (options: object) => Dispatcher }>)[
-    Symbol.for('undici.globalDispatcher.1')
-  ];
+  const globals = globalThis as Record<
+    symbol,
+    { constructor: new (options: object) => Dispatcher } | undefined
+  >;
+  const global =
+    globals[Symbol.for('undici.globalDispatcher.2')] ?? globals[Symbol.for('undici.globalDispatcher.1')];
   if (!global) throw new Error('the fetch agent of this Node.js is not available');
   return global.constructor;
 }

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
-import {
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -17,6 +11,7 @@ import {
   openedApp,
   redeem,
   signInOnPage,
+  startWithCompany,
   submit,
   type TestApp,
 } from '../../test/oidc-flow.ts';
@@ -38,9 +33,7 @@ let thirdParty: TestApp;
 const subOf = (accountId: string) => pairwiseSubject(createSealer(ctx.masterKey))(owner.companyId, accountId);
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
-  await grantLicense(ctx, { app: 100 });
-  owner = await ownerWithCompany(ctx, 'promptowner');
+  ({ ctx, owner: owner } = await startWithCompany('promptowner'));
   alice = await companyMember(ctx, owner, 'alice');
   bob = await companyMember(ctx, owner, 'bob');
   selfBuilt = await openedApp(ctx, owner);
@@ -115,12 +108,7 @@ describe('prompt', () => {
     const first = await go(jar, auth.url);
     expect(first.page?.html).toContain('name="password"');
     const landing = await signInOnPage(jar, first.page!, alice);
-    const tokens = await redeem(
-      ctx.baseUrl,
-      selfBuilt,
-      landing.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const tokens = await redeem(ctx.baseUrl, selfBuilt, auth, landing);
     expect(Number(claimsOf(tokens.id_token).auth_time)).toBeGreaterThanOrEqual(before);
   });
 
@@ -134,12 +122,7 @@ describe('prompt', () => {
     expect(page.page?.html).toContain('Allow access');
     expect(page.page?.html).toContain('Keep this access while you are not using it');
     const landing = await submit(jar, page.page!, /\/consent$/, { decision: 'allow' });
-    const tokens = await redeem(
-      ctx.baseUrl,
-      selfBuilt,
-      landing.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const tokens = await redeem(ctx.baseUrl, selfBuilt, auth, landing);
     expect(tokens.refresh_token).toBeTruthy();
   });
 
@@ -187,12 +170,7 @@ describe('prompt', () => {
     const form = await submit(jar, again.page!, /\/select-account$/, { account: 'other' });
     expect(form.page?.html).toContain('name="identifier"');
     const landing = await signInOnPage(jar, form.page!, bob);
-    const tokens = await redeem(
-      ctx.baseUrl,
-      selfBuilt,
-      landing.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const tokens = await redeem(ctx.baseUrl, selfBuilt, auth, landing);
     expect(claimsOf(tokens.id_token).sub).toBe(subOf(bob.id));
     expect(await sessionsOf(alice.id)).toBe(aliceSessions - 1);
   });
@@ -244,12 +222,7 @@ describe('the other parameters of the sign-in', () => {
     const first = await go(jar, auth.url);
     expect(first.page?.html).toContain('name="password"');
     const landing = await signInOnPage(jar, first.page!, alice);
-    const tokens = await redeem(
-      ctx.baseUrl,
-      selfBuilt,
-      landing.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const tokens = await redeem(ctx.baseUrl, selfBuilt, auth, landing);
     expect(claimsOf(tokens.id_token).auth_time).toEqual(expect.any(Number));
   });
 
@@ -278,12 +251,7 @@ describe('the other parameters of the sign-in', () => {
     const auth = authorization(ctx.baseUrl, selfBuilt.clientId);
     const start = await go(jar, auth.url);
     const landing = await signInOnPage(jar, start.page!, bob);
-    const bobTokens = await redeem(
-      ctx.baseUrl,
-      selfBuilt,
-      landing.callback!.searchParams.get('code')!,
-      auth.verifier,
-    );
+    const bobTokens = await redeem(ctx.baseUrl, selfBuilt, auth, landing);
 
     const aliceJar = await signedInBrowser(alice);
     const hinted = await go(

@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from '../../test/harness.ts';
+import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -14,6 +8,7 @@ import {
   openedApp,
   redeem,
   signInOnPage,
+  startWithCompany,
   type TestApp,
 } from '../../test/oidc-flow.ts';
 
@@ -28,9 +23,7 @@ let globex: Awaited<ReturnType<typeof ownerWithCompany>>;
 let person: { id: string; username: string; password: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
-  await grantLicense(ctx, { app: 10 });
-  acme = await ownerWithCompany(ctx, 'acmeowner', 'Acme');
+  ({ ctx, owner: acme } = await startWithCompany('acmeowner', 'Acme'));
   globex = await ownerWithCompany(ctx, 'globexowner', 'Globex');
   person = await companyMember(ctx, acme, 'petra');
   await ctx.database.db
@@ -45,7 +38,7 @@ async function signIn(app: TestApp, redirectUri?: string) {
   const auth = authorization(ctx.baseUrl, app.clientId, {}, redirectUri);
   let landing = await go(jar, auth.url, redirectUri);
   if (landing.page) landing = await signInOnPage(jar, landing.page, person, redirectUri);
-  return redeem(ctx.baseUrl, app, landing.callback!.searchParams.get('code')!, auth.verifier, redirectUri);
+  return redeem(ctx.baseUrl, app, auth, landing, redirectUri);
 }
 
 const userinfo = async (accessToken: string) =>
