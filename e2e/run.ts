@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
+import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
 import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
 import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
@@ -28,14 +30,21 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
 
   before(async () => {
     s.vendorDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-vendor-'));
+    s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
-      // The relying parties of the OIDC flows receive back-channel logout tokens on loopback.
-      startServer(s.adminPassword, {
-        TESSERA_LICENSE_PUBLIC_KEY: publicKey,
-        TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
-      }),
+      // The organisation flows import 200 users into one company: above the default quota. The
+      // relying parties of the OIDC flows receive back-channel logout tokens on loopback.
+      startServer(
+        s.adminPassword,
+        {
+          TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+          TESSERA_COMPANY_USER_QUOTA: '1000',
+          TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+        },
+        { logFile: s.serverLog },
+      ),
       launchChromium(),
     ]);
   });
@@ -47,6 +56,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   });
 
   shellFlows(s);
+  quotaFlows(s);
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
@@ -56,6 +66,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   oidcLogoutFlows(oidc);
   oidc.finish();
   screenFlows(s);
+  logSecretFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {
     assert.deepEqual(s.pageErrors, []);

@@ -8,18 +8,35 @@ export interface CallUpload {
 }
 
 /**
+ * A second path of a call. Spec §7 lists a few calls twice, under two paths (for example
+ * `company/license` beside `license/detail`): the second path is the same call, not a copy.
+ */
+export interface CallAlias<Path extends string = string> {
+  path: Path;
+  /** What the path answers and why it is this call (the spec shows no payload for these): its OpenAPI summary. */
+  summary: string;
+}
+
+/**
  * One API call, declared once: the server binds it, the console calls it through a typed
  * function, and the OpenAPI document is generated from the same table. `Path` is the literal
  * path and `Upload` says whether the call is an upload, so that clients can look a call's types
- * up by its path (see `CallMap`) without loading its schemas.
+ * up by its path (see `CallMap`) without loading its schemas; `AliasPath` are its other paths.
  */
 export interface CallDef<
   Req extends z.ZodType = z.ZodType,
   Res extends z.ZodType = z.ZodType,
   Path extends string = string,
   Upload extends CallUpload | undefined = CallUpload | undefined,
+  AliasPath extends string = string,
 > {
   path: Path;
+  /**
+   * Other paths of this very call. `bind()` serves each with the call's own handler, under the
+   * same session, tenant and role rules, so an alias answers exactly what the call answers; the
+   * OpenAPI document lists each, marked `x-alias-of`.
+   */
+  aliases?: readonly CallAlias<AliasPath>[];
   summary: string;
   tag: string;
   /** `public`: no console token; `session`: a valid console token is required. */
@@ -44,9 +61,22 @@ export const defineCall = <
   Res extends z.ZodType,
   const Path extends string,
   Upload extends CallUpload | undefined = undefined,
+  const AliasPath extends string = never,
 >(
-  def: CallDef<Req, Res, Path, Upload>,
-): CallDef<Req, Res, Path, Upload> => def;
+  def: CallDef<Req, Res, Path, Upload, AliasPath>,
+): CallDef<Req, Res, Path, Upload, AliasPath> => def;
+
+/** A call as served at one path: its own (no `aliasOf`) or an alias (`aliasOf` is the call's own path). */
+export type CallAtPath = CallDef & { aliasOf?: string };
+
+/** Every path a call is served at: its own first, then its aliases, each with the alias's summary. */
+export function pathsOfCall(call: CallDef): CallAtPath[] {
+  const { aliases = [], ...own } = call;
+  return [
+    call,
+    ...aliases.map((alias) => ({ ...own, path: alias.path, summary: alias.summary, aliasOf: call.path })),
+  ];
+}
 
 export type CallRequest<C> = C extends CallDef<infer Req, z.ZodType> ? z.input<Req> : never;
 export type CallResponse<C> = C extends CallDef<z.ZodType, infer Res> ? z.output<Res> : never;

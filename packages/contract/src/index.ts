@@ -7,7 +7,6 @@ export {
   licenseModules,
   licensePayload,
   licenseStatuses,
-  quantityModules,
   unlicensedAllowance,
 } from './calls/license.ts';
 export * from './constants.ts';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { type CallDef, envelope, errorData } from './call.ts';
+import { type CallAtPath, envelope, errorData } from './call.ts';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' });
 
-/** The OpenAPI 3 document of the given calls, generated from their contract schemas. */
+/** The OpenAPI 3 document of the given calls (one entry per path), generated from their contract schemas. */
 export function buildOpenApiDocument(
-  calls: readonly CallDef[],
+  calls: readonly CallAtPath[],
   info: { version: string; serverUrl: string },
 ) {
   const paths: Record<string, unknown> = {};
@@ -42,6 +42,12 @@ export function buildOpenApiDocument(
     paths[call.path] = {
       post: {
         summary: call.summary,
+        ...(call.aliasOf
+          ? {
+              description: `Another path of ${call.aliasOf}: the same request, rules and answer.`,
+              'x-alias-of': call.aliasOf,
+            }
+          : {}),
         tags: [call.tag],
         parameters,
         ...(call.apiAccess
@@ -72,7 +78,7 @@ export function buildOpenApiDocument(
       title: 'Tessera API',
       version: info.version,
       description:
-        "Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id. Calls marked x-api-access are also open to programmatic access accounts of an application: get a token with the client credentials grant at /oidc/token (HTTP Basic client id and secret) and send it as Authorization: Bearer; the company is the account's own.",
+        "Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id. Calls marked x-api-access are also open to programmatic access accounts of an application: get a token with the client credentials grant at /oidc/token (HTTP Basic client id and secret) and send it as Authorization: Bearer; the company is the account's own. A path marked x-alias-of is another path of the call it names (spec §7 lists some calls under two paths): the same request, rules and answer.",
     },
     servers: [{ url: info.serverUrl }],
     components: {

@@ -2,17 +2,20 @@ import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
-import type { CallDef, Language } from '@tessera/contract';
+import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
-import type { Config } from './config.ts';
+import { type Config, defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { requestLogSerializer } from './http/request-log.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
+import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import {
   API_TOKEN_TTL,
@@ -36,9 +39,12 @@ import { createCompanyService } from './modules/company/company.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
+import { createQuotaService } from './modules/license/quota.service.ts';
+import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
 import { createMailer } from './modules/mail/mailer.ts';
@@ -49,6 +55,7 @@ import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.rou
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
+import { createClientThrottle } from './modules/oidc/client-throttle.ts';
 import { createConsentStore } from './modules/oidc/consent.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
@@ -65,7 +72,9 @@ import { consoleClientId, consoleClientMetadata, consoleClients } from './module
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
+import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
+import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
@@ -81,11 +90,17 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'backchannelNetworks'>>;
+    Partial<
+      Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'backchannelNetworks'>
+    >;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** The console's build (default: packages/console/dist). */
+  consoleDir?: string;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
 }
 
@@ -94,8 +109,10 @@ export interface TesseraApp {
   provider(): Provider;
   /** Rebuilds the OIDC provider from the stored keys (after a rotation elsewhere). */
   reloadKeys(): Promise<void>;
-  /** Every bound API call (the OpenAPI document and the tenant-wall test walk these). */
-  boundCalls: CallDef[];
+  /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
+  boundCalls: CallAtPath[];
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
+  jobs: Jobs;
   /**
    * Signs a person out of every single sign-on session and tells their applications
    * (back-channel logout): for an administrator's reset, disable, lock or removal.
@@ -103,6 +120,12 @@ export interface TesseraApp {
   signOutAccountEverywhere: SignOutAccountEverywhere;
   close(): Promise<void>;
 }
+
+/** Fastify's `trustProxy` for TESSERA_TRUSTED_PROXIES: a hop count, or addresses and ranges. */
+const trustProxyOf = (trusted: Config['trustedProxies']) => {
+  if (typeof trusted !== 'number') return trusted ?? false;
+  return (_address: string, hop: number) => hop < trusted;
+};
 
 /** The composition root: database → repositories → services → routes. */
 export async function buildApp(options: AppOptions): Promise<TesseraApp> {
@@ -112,10 +135,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sealer = createSealer(options.masterKey);
 
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: requestLogSerializer },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // Only then are X-Forwarded-For/-Proto read: request.ip is the client's address everywhere
+    // (budgets, logs, the provider below), and a client cannot name its own address.
+    trustProxy: trustProxyOf(config.trustedProxies),
   });
+  const securityHeaders = createSecurityHeaders({ publicUrl: config.publicUrl });
+  securityHeaders.install(app);
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -147,7 +178,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
-  const Adapter = createOidcAdapter(db, (clientId) => findClientMetadata(db, sealer, clientId));
+  // Every client, Tessera's own included, is found through the adapter, so that failed client
+  // authentications are throttled the same way for all of them (client-throttle.ts).
+  const ownClients = new Map(
+    [...clients.map(consoleClientMetadata), portalClientMetadata(portalClient(config.publicUrl, sealer))].map(
+      (metadata) => [metadata.client_id, metadata],
+    ),
+  );
+  const clientThrottle = createClientThrottle(db);
+  const Adapter = createOidcAdapter(db, async (clientId) => {
+    await clientThrottle.check(clientId);
+    return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId);
+  });
   const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
@@ -162,10 +204,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       jwks,
       managementApi,
       cookieKeys,
-      clients: [
-        ...clients.map(consoleClientMetadata),
-        portalClientMetadata(portalClient(config.publicUrl, sealer)),
-      ],
+      clients: [],
       findAccount: accounts.findAccountById,
       secureCookies,
       appAccess,
@@ -179,6 +218,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       fetch: outboundFetch,
       log: app.log,
     });
+    clientThrottle.watch(provider, (error) =>
+      app.log.warn({ err: error }, 'counting a client authentication failed'),
+    );
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
@@ -204,6 +246,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
 
+  const jobs = createJobs({ db, log: app.log, listen: database.listen });
+
   const sessionService = createSessionService({
     sessions,
     accounts,
@@ -218,15 +262,26 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     trustedKey: parseLicensePublicKey(config.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY),
     counters: { user: accounts.countLicensedAccounts, app: countApps },
   });
-  const companyService = createCompanyService({ db, companies, accounts, licenses });
+  const quotas = createQuotaService({
+    db,
+    licenses,
+    defaults: config.companyQuotas ?? defaultCompanyQuotas,
+  });
+  const companyService = createCompanyService({ db, companies, quotas });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
-  const userService = createUserService({ db, licenses });
+  const notifyCredentialChange = createCredentialNotices({
+    db,
+    mailer,
+    publicUrl: config.publicUrl,
+    log: app.log,
+  });
+  const userService = createUserService({ db, quotas, notifyCredentialChange });
   const departmentService = createDepartmentService({ db });
-  const mfaService = createMfaService({ db, sealer });
+  const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
-  const userImport = createUserImportService({ db, licenses, log: app.log });
+  const userImport = createUserImportService({ db, quotas, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
@@ -243,8 +298,14 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       reply.hijack();
       // As Express does for mounted apps: the provider derives its mount path from originalUrl.
       const raw = request.raw as typeof request.raw & { originalUrl?: string };
+      // The provider (Koa, with proxy on) reads the client's address and the scheme from these:
+      // they are set to what this server decided, never passed on from the client.
+      raw.headers['x-forwarded-for'] = request.ip;
+      raw.headers['x-forwarded-proto'] = new URL(config.publicUrl).protocol.slice(0, -1);
+      delete raw.headers['x-forwarded-host'];
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      securityHeaders.applyToProvider(reply.raw);
       await current.callback(request.raw, reply.raw);
     };
     scope.all(OIDC_MOUNT, handler);
@@ -286,6 +347,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       signIn,
       sealer,
       accounts,
+      devices: createDeviceCookies({ db, sealer, secure: secureCookies }),
       steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
       secureCookies,
       passkey: fido2Service,
@@ -330,24 +392,29 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   mfaRoutes(bind, mfaService);
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
-  appRoutes(bind, createAppService({ db, sealer, issuer, licenses }));
-  licenseRoutes(bind, licenses, { version, build, database: database.kind, startedAt: new Date() });
-  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+  appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
+  licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  await webRoutes(app, {
+    db,
+    calls: () => bind.bound,
+    version,
+    publicUrl: config.publicUrl,
+    consoleDir: options.consoleDir,
+  });
 
-  const purgeTimer = setInterval(() => {
-    purgeExpiredOidcPayloads(db).catch((error) =>
-      app.log.warn({ err: error }, 'purging expired grants failed'),
-    );
-  }, 10 * 60_000);
-  purgeTimer.unref();
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+  });
 
   await app.ready();
+  await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
-      clearInterval(purgeTimer);
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -17,6 +17,7 @@ describe('configuration', () => {
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
       backchannelNetworks: [],
+      companyQuotas: { user: 100, app: 10 },
     });
   });
 
@@ -35,6 +36,8 @@ describe('configuration', () => {
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
       TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
+      TESSERA_COMPANY_USER_QUOTA: '2500',
+      TESSERA_COMPANY_APP_QUOTA: 'unlimited',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -46,6 +49,7 @@ describe('configuration', () => {
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
       backchannelNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
+      companyQuotas: { user: 2500, app: null },
     });
   });
 
@@ -71,9 +75,22 @@ describe('configuration', () => {
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
     [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
+    [{ TESSERA_COMPANY_USER_QUOTA: '0' }, 'TESSERA_COMPANY_USER_QUOTA'],
+    [{ TESSERA_COMPANY_USER_QUOTA: 'lots' }, 'TESSERA_COMPANY_USER_QUOTA'],
+    [{ TESSERA_COMPANY_APP_QUOTA: '-1' }, 'TESSERA_COMPANY_APP_QUOTA'],
+    [{ TESSERA_COMPANY_APP_QUOTA: '100000001' }, 'TESSERA_COMPANY_APP_QUOTA'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('takes "unlimited" and 0 applications as company quotas, and says what a quota may be', () => {
+    expect(
+      loadConfig({ TESSERA_COMPANY_USER_QUOTA: 'Unlimited', TESSERA_COMPANY_APP_QUOTA: '0' }).companyQuotas,
+    ).toEqual({ user: null, app: 0 });
+    expect(() => loadConfig({ TESSERA_COMPANY_USER_QUOTA: '1.5' })).toThrow(
+      'TESSERA_COMPANY_USER_QUOTA must be a whole number from 1 to 100000000, or "unlimited" (got "1.5")',
+    );
   });
 
   it('never repeats the SMTP password in its message', () => {

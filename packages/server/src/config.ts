@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { consoleSessionDefaults } from '@tessera/contract';
+import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
 import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
@@ -13,6 +14,12 @@ export interface Config {
   bootstrapAdmin: { username: string; password: string | undefined };
   session: { idleSeconds: number; absoluteSeconds: number };
   logLevel: string;
+  /**
+   * The proxies in front of the server whose X-Forwarded-For/-Proto headers are believed: a
+   * number of hops, or addresses and CIDR ranges. Undefined: none (the connection's address is
+   * the client's).
+   */
+  trustedProxies: number | string[] | undefined;
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
@@ -21,7 +28,14 @@ export interface Config {
    * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
    */
   backchannelNetworks: string[];
+  /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
+  companyQuotas: CompanyQuotas;
 }
+
+export type CompanyQuotas = Record<QuantityModule, number | null>;
+
+/** The quotas a new company gets unless TESSERA_COMPANY_USER_QUOTA / TESSERA_COMPANY_APP_QUOTA say otherwise. */
+export const defaultCompanyQuotas: CompanyQuotas = { user: 100, app: 10 };
 
 export interface MailConfig {
   /** smtp:// or smtps:// URL, with credentials when the server needs them. */
@@ -40,6 +54,19 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+};
+
+/** A quota: a whole number from `min`, or `unlimited` (no limit beyond the licence). */
+const quotaOf = (env: Env, name: string, fallback: number | null, min: number): number | null => {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.toLowerCase() === 'unlimited') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > QUANTITY_MAX) {
+    throw new ConfigError(
+      `${name} must be a whole number from ${min} to ${QUANTITY_MAX}, or "unlimited" (got "${raw}")`,
+    );
   }
   return Number(raw);
 };
@@ -128,6 +155,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const trustedProxies = trustedProxiesOf(env.TESSERA_TRUSTED_PROXIES);
+
   const licensePublicKey = env.TESSERA_LICENSE_PUBLIC_KEY?.trim() || undefined;
   if (licensePublicKey) {
     try {
@@ -147,6 +176,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
     );
   }
+  const companyQuotas: CompanyQuotas = {
+    // At least 1: the company's creator is its first user.
+    user: quotaOf(env, 'TESSERA_COMPANY_USER_QUOTA', defaultCompanyQuotas.user, 1),
+    app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
+  };
 
   return {
     port,
@@ -158,10 +192,38 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bootstrapAdmin: { username, password },
     session: { idleSeconds, absoluteSeconds },
     logLevel,
+    trustedProxies,
     licensePublicKey,
     mail,
     backchannelNetworks,
+    companyQuotas,
   };
+}
+
+/** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */
+function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10)
+      throw new ConfigError(`TESSERA_TRUSTED_PROXIES must be a hop count from 1 to 10 (got "${value}")`);
+    return hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    const prefixOk =
+      prefix === undefined ||
+      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length)
+      throw new ConfigError(
+        `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${entry}")`,
+      );
+  }
+  return entries;
 }
 
 const mailAddress = /^[^\s@<>"]+@[^\s@<>"]+$/;

@@ -25,6 +25,7 @@ const fullOnly = [
   'permission',
   'roleDetail',
   'radius',
+  'device',
   'ca',
   'exchange',
   'deviceManage',
@@ -61,13 +62,41 @@ describe('route table (spec §2)', () => {
     }
   });
 
-  it('uses the route names of spec §2 (admin and device have no path in its table)', () => {
+  it('declares every route name of spec §2', () => {
     const spec =
       'dashboard, app, appDetails, selectApp, identitySource, selectIdentitySource, ldapDetail, addLdap, organization, users, userDetails, department, permission, roleDetail, safety, generalSafety, mfa, radius, device, ca, log, setting, license, companySettings, about, admin, brand, exchange, deviceManage, deviceManageDetail, createCompany'.split(
         ', ',
       );
     const declared: readonly string[] = routeNames;
-    expect(spec.filter((name) => !declared.includes(name))).toEqual(['device', 'admin']);
+    expect(spec.filter((name) => !declared.includes(name))).toEqual([]);
+  });
+
+  // Regression guard of issue 22: §2 names device and admin without a path; they sit where its
+  // list puts them, device after radius in the safety group, admin after about in the settings one.
+  it('declares device among the safety screens (full set) and admin among the settings (both sets)', () => {
+    const declaredIn = (set: 'full' | 'reduced') =>
+      Object.fromEntries(
+        declaredScreens(set).map(({ route, group }) => [route.name, [group?.path, route.path, route.access]]),
+      );
+    const groupOrder = (set: 'full' | 'reduced', path: string) =>
+      declaredScreens(set)
+        .filter(({ group }) => group?.path === path)
+        .map(({ route }) => route.name);
+    expect(declaredIn('full')).toMatchObject({
+      device: ['/safety-management', '/safety-management/device', 'security'],
+      admin: ['/setting', '/setting/admin', 'companySettings'],
+    });
+    expect(declaredIn('reduced')).toMatchObject({ admin: ['/setting', '/setting/admin', 'companySettings'] });
+    expect(declaredIn('reduced')).not.toHaveProperty('device');
+    expect(groupOrder('full', '/safety-management').slice(0, 5)).toEqual([
+      'generalSafety',
+      'mfa',
+      'radius',
+      'device',
+      'ca',
+    ]);
+    expect(groupOrder('full', '/setting')).toEqual(['companySettings', 'license', 'about', 'admin']);
+    expect(groupOrder('reduced', '/setting')).toEqual(['companySettings', 'admin']);
   });
 
   it('leaves department, permission, radius, ca, exchange, devices, licence, about, WorkWeixin and select-app out of the reduced set', () => {
@@ -234,10 +263,12 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/log')).toBe('→ /404');
     expect(landing('reduced', '/org/department')).toBe('→ /404');
     expect(landing('reduced', '/application/select-app')).toBe('→ /404');
-    for (const name of ['radius', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+    for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
       expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
     }
+    expect(landing('full', '/setting/admin')).toBe('→ /404');
+    expect(landing('reduced', '/setting/admin')).toBe('→ /404');
   });
 });
 
@@ -307,9 +338,21 @@ describe('menu and breadcrumbs derived from the table', () => {
       ['/safety-management', 'safety', 2],
       ['/log/index', 'log', 0],
       ['/brand/index', 'brand', 0],
-      ['/setting', 'setting', 1],
+      ['/setting', 'setting', 2],
     ]);
     expect(menuOf('full', undefined, table).map((entry) => entry.key)).toContain('/permission/index');
+    // Once built, device and admin are menu entries of their groups, where §2's list puts them.
+    const children = (set: 'full' | 'reduced', key: string) =>
+      menuOf(set, undefined, table)
+        .find((entry) => entry.key === key)
+        ?.children?.map((entry) => entry.key);
+    expect(children('full', '/safety-management')?.slice(2, 5)).toEqual([
+      '/safety-management/radius',
+      '/safety-management/device',
+      '/safety-management/ca',
+    ]);
+    expect(children('full', '/setting')?.at(-1)).toBe('/setting/admin');
+    expect(children('reduced', '/setting')).toEqual(['/setting/basic-set', '/setting/admin']);
     expect(breadcrumbOf('full', '/application/detail', table)).toEqual([
       { title: 'route.dashboard', path: '/dashboard' },
       { title: 'route.app', path: '/application/index' },

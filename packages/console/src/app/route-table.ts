@@ -36,6 +36,7 @@ export const routeNames = [
   'generalSafety',
   'mfa',
   'radius',
+  'device',
   'ca',
   'exchange',
   'deviceManage',
@@ -46,6 +47,7 @@ export const routeNames = [
   'companySettings',
   'license',
   'about',
+  'admin',
   'createCompany',
   'notFound',
   'ok',
@@ -309,9 +311,15 @@ export const routeTable: readonly RouteNode[] = [
           import('../pages/safety/mfa-safety.page.tsx').then((m) => m.MfaSafetyPage),
         ),
       }),
+      // `device` (spec §2 names it between radius and ca, with no path in its table): the
+      // company's device rules that §3, §5 and §6 describe apart from the device list of
+      // deviceManage: device password digits and rotation, the registration token, the user
+      // device limit and the new-user default permission on device management. Full set only,
+      // as all device management is (§2).
       ...(
         [
           ['radius', '/safety-management/radius'],
+          ['device', '/safety-management/device'],
           ['ca', '/safety-management/ca'],
           ['exchange', '/safety-management/exchange'],
           ['deviceManage', '/safety-management/deviceManage'],
@@ -379,6 +387,17 @@ export const routeTable: readonly RouteNode[] = [
         screen: withPhrases(['about', 'license'], () =>
           import('../pages/about/about.page.tsx').then((m) => m.AboutPage),
         ),
+      }),
+      // `admin` (spec §2 names it after about, with no path in its table): the company's
+      // administrators, the company and external administrators of §6 that the company/user
+      // calls of §7 list, add and remove. Both route sets: §2 does not take it from the reduced
+      // one. The administrators are managed on the company settings screen (§3 counts them among
+      // the company's settings), so this route has no screen of its own.
+      screen({
+        name: 'admin',
+        path: '/setting/admin',
+        title: 'route.admin',
+        access: 'companySettings',
       }),
     ],
   }),

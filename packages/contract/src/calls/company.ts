@@ -41,6 +41,13 @@ export const myCompanies = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: false,
+  aliases: [
+    {
+      path: '/api/v1/manage/user/company',
+      summary:
+        "The signed-in person's companies, exactly as company/my/list answers: spec §7 shows no payload for this path, and the one company list it describes (§3: companyId, name, icon, isOwner) is that one",
+    },
+  ],
   request: emptyRequest,
   response: z.object({ list: z.array(companyListItem).nullable() }),
 });
@@ -61,6 +68,13 @@ export const companyDetailCall = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/dev',
+      summary:
+        'The current company as the developer console (/dev) shows it, exactly as company/detail answers: spec §7 shows no payload for this path, and the developer console is where companies are created and managed',
+    },
+  ],
   request: emptyRequest,
   response: companyDetail,
 });

@@ -1,13 +1,14 @@
-import type { CallDef } from '../call.ts';
+import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
+import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, safety, session, user };
+export { app, company, department, license, quota, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -30,6 +31,8 @@ export const allCalls = [
   license.licenseInfo,
   license.systemInfo,
   license.thirdParty,
+  quota.companyQuotaList,
+  quota.setCompanyQuota,
   user.listUsers,
   user.createUser,
   user.createDevUser,
@@ -80,12 +83,18 @@ export const allCalls = [
   app.updateAppFormConfig,
 ];
 
+/** The alias paths of a call (see `CallDef.aliases`). */
+type AliasPathsOf<C> = C extends { aliases?: readonly CallAlias<infer P>[] } ? P : never;
+
 /**
  * Every call by its path, as types only: `CallMap['/api/v1/manage/company/detail']` is that
- * call's definition. Clients look a call's request and response types up by its path without
- * loading its schemas (the console does not ship zod). `allCalls` is deliberately not annotated
- * as `CallDef[]` so that each entry keeps its own types here; it is still usable as one.
+ * call's definition, and an alias path maps to the call it is a path of. Clients look a call's
+ * request and response types up by its path without loading its schemas (the console does not
+ * ship zod). `allCalls` is deliberately not annotated as `CallDef[]` so that each entry keeps its
+ * own types here; it is still usable as one.
  */
-export type CallMap = { [C in Extract<(typeof allCalls)[number], CallDef> as C['path']]: C };
+export type CallMap = {
+  [C in Extract<(typeof allCalls)[number], CallDef> as C['path'] | AliasPathsOf<C>]: C;
+};
 /** The path of any call in `allCalls`. */
 export type CallPath = keyof CallMap;

@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { defineCall, emptyRequest } from '../call.ts';
+import { QUANTITY_MAX, type QuantityModule } from '../constants.ts';
 
-/** Licensed functions. Quantity functions count something; the others are switched on until they expire. */
+/**
+ * Licensed functions. Quantity functions (`quantityModules`: users, applications) count
+ * something; the others are switched on until they expire.
+ */
 export const licenseModules = ['user', 'app', 'mfa', 'identity_source', 'radius', 'ca', 'device'] as const;
 export type LicenseModule = (typeof licenseModules)[number];
-export const quantityModules: readonly LicenseModule[] = ['user', 'app'];
 
 export const licenseStatuses = ['not_active', 'normal', 'expired'] as const;
 export type LicenseStatus = (typeof licenseStatuses)[number];
 
 /** What an installation without a licence may use. */
-export const unlicensedAllowance: Record<'user' | 'app', number> = { user: 100, app: 10 };
+export const unlicensedAllowance: Record<QuantityModule, number> = { user: 100, app: 10 };
 
 /** The signed content of a licence file. */
 export const licensePayload = z.object({
@@ -24,7 +27,7 @@ export const licensePayload = z.object({
       z.object({
         module: z.enum(licenseModules),
         /** Quantity for `user` and `app`; absent for functions that are simply switched on. */
-        total: z.number().int().min(0).max(100_000_000).optional(),
+        total: z.number().int().min(0).max(QUANTITY_MAX).optional(),
         expiresAt: z.iso.datetime(),
       }),
     )
@@ -35,7 +38,13 @@ export type LicensePayload = z.infer<typeof licensePayload>;
 
 export const licenseModuleState = z.object({
   module: z.enum(licenseModules),
+  /**
+   * Installation scope: the licence's quantity. Company scope: the company's quota, null when
+   * the company has no limit beyond the licence. Null for functions that count nothing.
+   */
   total: z.number().int().nullable(),
+  /** How many are in use (in the installation, or in the company); null for functions that count nothing. */
+  used: z.number().int().nullable(),
   remaining: z.number().int().nullable(),
   expiresAt: z.string().nullable(),
   status: z.enum(licenseStatuses),
@@ -43,14 +52,26 @@ export const licenseModuleState = z.object({
   reduceDay: z.number().int().nullable(),
 });
 
+/** Whose quantities a licence detail shows: the whole installation's, or the current company's. */
+export const licenseScopes = ['installation', 'company'] as const;
+
 export const licenseDetail = defineCall({
   path: '/api/v1/manage/license/detail',
-  summary: 'The installation licence: each function with its quantity, remaining quantity, expiry and status',
+  summary:
+    "The licence: each function with its quantity, usage, remaining quantity, expiry and status. Platform administrators see the installation's totals; company administrators their company's quotas and usage",
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license',
+      summary:
+        'The licence, exactly as license/detail answers: spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix',
+    },
+  ],
   request: emptyRequest,
   response: z.object({
+    scope: z.enum(licenseScopes),
     applicationCode: z.string(),
     licenseId: z.string().nullable(),
     customer: z.string().nullable(),
@@ -66,6 +87,13 @@ export const licenseImport = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license/import',
+      summary:
+        'Import a licence file, exactly as license/import does (same payload; platform administrators): spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix',
+    },
+  ],
   request: z.object({
     license: z
       .string()
@@ -82,6 +110,13 @@ export const licenseCode = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  aliases: [
+    {
+      path: '/api/v1/manage/company/license/code',
+      summary:
+        "This installation's application code, exactly as license/code answers: spec §7 lists this path among the company calls also seen, without a payload; it is that licence call under the company prefix",
+    },
+  ],
   request: emptyRequest,
   response: z.object({ code: z.string() }),
 });

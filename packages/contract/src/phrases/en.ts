@@ -22,8 +22,7 @@ export const en = {
     'member.username_invalid': 'The username can only contain letters, digits, dot, underscore and hyphen',
     'member.password_too_short': 'The password must be between 6 and 30 characters',
     'member.owner_protected': 'The company owner cannot be removed',
-    'member.last_admin': 'The last administrator of a company cannot be removed',
-    'member.external_admin_forbidden': 'External administrators cannot add or remove external administrators',
+    'member.external_admin_forbidden': 'External administrators cannot manage other external administrators',
     'member.self_removal': 'You cannot remove yourself',
     'user.not_found': 'User not found',
     'user.username_taken': 'This username is already taken',
@@ -33,6 +32,9 @@ export const en = {
     'user.phone_invalid': 'Please enter a valid phone number (digits, optionally starting with +)',
     'user.password_required': 'Please enter the password',
     'user.password_mismatch': 'Entered Passwords Differ',
+    'user.role_above_own': 'You cannot change a person whose role is above yours, or give a role above yours',
+    'user.identifier_checks_exhausted':
+      'Too many usernames, emails or phone numbers already in use elsewhere were tried; adding and changing people is paused for up to an hour',
     'user.not_managed':
       "This person's account is managed outside this company: only their status, departments and membership can be changed here",
     'user.owner_protected': 'The company owner cannot be disabled, locked or removed',
@@ -74,6 +76,8 @@ export const en = {
     'app.redirect_uri_fragment': 'A callback address cannot contain a # fragment',
     'app.redirect_uri_userinfo': 'A callback address cannot contain a user name or password',
     'app.url_invalid': 'Enter a complete http or https address',
+    'app.login_url_http':
+      'The password is posted to this address: use https (http is allowed for localhost only)',
     'app.lifetime_required': 'Please enter the expiry in seconds',
     'app.lifetime_range': 'The expiry is out of the allowed range of seconds',
     'app.template_unknown': 'No such application in the catalogue',
@@ -110,8 +114,21 @@ export const en = {
     'license.wrong_installation':
       'This licence was issued for another installation (application code {code})',
     'license.platform_admin_only': 'Only platform administrators can import a licence',
-    'license.quantity_exceeded':
-      'The licence allows {total} for {module}; ask your vendor for a larger licence',
+    'license.user_quantity_exceeded':
+      "The installation licence's user quantity ({total}) has no room for {adding} more; a platform administrator can import a larger licence",
+    'license.app_quantity_exceeded':
+      "The installation licence's application quantity ({total}) has no room for {adding} more; a platform administrator can import a larger licence",
+    'quota.invalid': 'A quota is a whole number from 0 to 100,000,000, or no limit',
+    'quota.nothing_to_set': 'Choose at least one quota to set',
+    'quota.platform_admin_only': 'Only platform administrators can see and set company quotas',
+    'quota.user_below_usage':
+      "The new user quota ({quota}) is below the company's current usage ({used}). Confirm to set it anyway: nobody is removed, and new users are refused until usage is below the quota",
+    'quota.app_below_usage':
+      "The new application quota ({quota}) is below the company's current usage ({used}). Confirm to set it anyway: no application is removed, and new ones are refused until usage is below the quota",
+    'quota.user_quota_exceeded':
+      "This company's user quota is {quota}, with {used} in use: no room for {adding} more. A platform administrator can raise the quota",
+    'quota.app_quota_exceeded':
+      "This company's application quota is {quota}, with {used} in use: no room for {adding} more. A platform administrator can raise the quota",
     'upload.missing_file': 'Please choose a file to upload',
     'upload.too_large': 'The file is too large (at most {limit})',
     'upload.unsupported_type': 'This file type is not allowed; use one of: {allowed}',

@@ -23,8 +23,7 @@ export const zh = {
     'member.username_invalid': '用户名只能包含字母、数字、点、下划线和连字符',
     'member.password_too_short': '密码长度须在 6 到 30 个字符之间',
     'member.owner_protected': '不能移除企业所有者',
-    'member.last_admin': '不能移除企业的最后一位管理员',
-    'member.external_admin_forbidden': '外部管理员不能添加或移除外部管理员',
+    'member.external_admin_forbidden': '外部管理员不能管理其他外部管理员',
     'member.self_removal': '不能移除您自己',
     'user.not_found': '用户不存在',
     'user.username_taken': '该用户名已被使用',
@@ -34,6 +33,9 @@ export const zh = {
     'user.phone_invalid': '请输入有效的手机号（数字，可以 + 开头）',
     'user.password_required': '请输入密码',
     'user.password_mismatch': '两次输入的密码不一致',
+    'user.role_above_own': '不能修改角色高于您的人员，也不能授予高于您的角色',
+    'user.identifier_checks_exhausted':
+      '尝试了过多已在别处使用的用户名、邮箱或手机号；添加和修改人员已暂停，最长一小时',
     'user.not_managed': '该用户的账号不由本公司管理：此处只能修改其状态、部门和成员关系',
     'user.owner_protected': '不能禁用、锁定或移除公司所有者',
     'user.self_change': '不能禁用、锁定或移除自己',
@@ -73,6 +75,7 @@ export const zh = {
     'app.redirect_uri_fragment': '回调地址不能包含 # 片段',
     'app.redirect_uri_userinfo': '回调地址不能包含用户名或密码',
     'app.url_invalid': '请输入完整的 http 或 https 地址',
+    'app.login_url_http': '密码将提交到此地址，请使用 https（仅 localhost 允许使用 http）',
     'app.lifetime_required': '请输入以秒为单位的过期时间',
     'app.lifetime_range': '过期时间超出允许的秒数范围',
     'app.template_unknown': '应用目录中没有此应用',
@@ -105,7 +108,21 @@ export const zh = {
     'license.bad_signature': '许可证签名无效：文件已被修改或并非由厂商签发',
     'license.wrong_installation': '该许可证是为其他安装签发的（应用码 {code}）',
     'license.platform_admin_only': '只有平台管理员可以导入许可证',
-    'license.quantity_exceeded': '许可证允许的 {module} 数量为 {total}，请向厂商申请更大的许可证',
+    'license.user_quantity_exceeded':
+      '安装许可证的用户数量（{total}）已无法再增加 {adding} 个。平台管理员可以导入更大数量的许可证',
+    'license.app_quantity_exceeded':
+      '安装许可证的应用数量（{total}）已无法再增加 {adding} 个。平台管理员可以导入更大数量的许可证',
+    'quota.invalid': '配额须为 0 到 100,000,000 之间的整数，或不限',
+    'quota.nothing_to_set': '请至少设置一项配额',
+    'quota.platform_admin_only': '只有平台管理员可以查看和设置企业配额',
+    'quota.user_below_usage':
+      '新的用户配额（{quota}）低于该企业当前的用量（{used}）。确认后仍可设置：不会移除任何用户，但在用量低于配额之前不能再新增用户',
+    'quota.app_below_usage':
+      '新的应用配额（{quota}）低于该企业当前的用量（{used}）。确认后仍可设置：不会删除任何应用，但在用量低于配额之前不能再新增应用',
+    'quota.user_quota_exceeded':
+      '本企业的用户配额为 {quota}，已使用 {used}，无法再增加 {adding} 个。平台管理员可以提高配额',
+    'quota.app_quota_exceeded':
+      '本企业的应用配额为 {quota}，已使用 {used}，无法再增加 {adding} 个。平台管理员可以提高配额',
     'upload.missing_file': '请选择要上传的文件',
     'upload.too_large': '文件过大（最多 {limit}）',
     'upload.unsupported_type': '不允许此文件类型，请使用：{allowed}',

@@ -181,11 +181,38 @@ export interface LoginEventsTable {
   created_at: Timestamp;
 }
 
-export interface SignInCountersTable {
-  scope: string;
+/** A sliding window budget (lib/rate-windows.ts): a count per minute, oldest first. */
+export interface RateWindowsTable {
   key: string;
-  window_start: Timestamp;
-  count: number;
+  last_minute: ColumnType<string, number | string, number | string>;
+  counts: number[];
+  updated_at: Generated<Date>;
+}
+
+/** A browser that signed in to the account before (the signed device cookie). */
+export interface SignInDevicesTable {
+  account_id: string;
+  device_id: string;
+  created_at: Generated<Date>;
+  last_success_at: Generated<Date>;
+  failed_count: Generated<number>;
+  last_failed_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+}
+
+/** Failures of an identifier that names no account (locked out like an account). */
+export interface SignInUnknownTable {
+  identifier: string;
+  failed_count: Generated<number>;
+  last_failed_at: Generated<Date>;
+  locked_until: NullableTimestamp;
+}
+
+/** An address from which a client authenticated with its secret. */
+export interface OidcClientAddressesTable {
+  client_id: string;
+  ip: string;
+  last_success_at: Generated<Date>;
 }
 
 export interface OidcPayloadsTable {
@@ -195,6 +222,8 @@ export interface OidcPayloadsTable {
   grant_id: string | null;
   user_code: string | null;
   uid: string | null;
+  /** The account the row belongs to (grants, tokens, sessions): revoked together. */
+  account_id: string | null;
   expires_at: NullableTimestamp;
   consumed_at: NullableTimestamp;
 }
@@ -236,6 +265,15 @@ export interface LicensesTable {
   active: boolean;
   imported_by: string | null;
   imported_at: Timestamp;
+}
+
+/** A company's quota of one counted function (users, applications); no row: no limit beyond the licence. */
+export interface CompanyQuotasTable {
+  company_id: string;
+  module: 'user' | 'app';
+  /** null: no limit beyond the licence. */
+  quota: number | null;
+  updated_at: Timestamp;
 }
 
 export interface SchemaMigrationsTable {
@@ -328,6 +366,25 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -339,12 +396,17 @@ export interface Database {
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;
   login_events: LoginEventsTable;
-  sign_in_counters: SignInCountersTable;
+  rate_windows: RateWindowsTable;
+  sign_in_devices: SignInDevicesTable;
+  sign_in_unknown: SignInUnknownTable;
+  oidc_client_addresses: OidcClientAddressesTable;
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
   audit_events: AuditEventsTable;
   installation: InstallationTable;
   licenses: LicensesTable;
+  company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;

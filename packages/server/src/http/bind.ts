@@ -1,5 +1,11 @@
-import type { CallDef, Language, MemberRole } from '@tessera/contract';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  type CallAtPath,
+  type CallDef,
+  type Language,
+  type MemberRole,
+  pathsOfCall,
+} from '@tessera/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '../lib/errors.ts';
 import { translateValidation } from '../lib/i18n.ts';
@@ -93,18 +99,18 @@ export const contentDisposition = (filename: string) => {
 };
 
 /**
- * Binds a contract call to a handler. Authentication, the tenant check (the only place that
- * reads `company_id`), request validation and the envelope all happen here.
+ * Binds a contract call to a handler, at its path and at each of its aliases (one route
+ * handler for all). Authentication, the tenant check (the only place that reads `company_id`),
+ * request validation and the envelope all happen here.
  */
 export function createBinder(app: FastifyInstance, deps: BinderDeps) {
-  /** Every bound call, for the OpenAPI document and the tenant-wall test. */
-  const bound: CallDef[] = [];
+  /** Every bound path with its call, for the OpenAPI document and the tenant-wall test. */
+  const bound: CallAtPath[] = [];
   const bind = function bind<C extends CallDef>(
     call: C,
     handler: (ctx: CallContext<z.output<C['request']>>) => Promise<z.input<C['response']>>,
   ) {
-    bound.push(call);
-    app.post(call.path, async (request, reply) => {
+    const route = async (request: FastifyRequest, reply: FastifyReply) => {
       const lang = request.lang;
       let session: AuthSession | undefined;
       const token = tokenOf(request);
@@ -170,7 +176,11 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
           .send(Buffer.from(download.bytes));
       }
       return ok(data);
-    });
+    };
+    for (const atPath of pathsOfCall(call)) {
+      bound.push(atPath);
+      app.post(atPath.path, route);
+    }
   };
   return Object.assign(bind, { bound });
 }

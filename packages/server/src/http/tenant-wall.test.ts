@@ -296,9 +296,22 @@ const probes: Record<string, () => unknown> = {
   '/api/v1/manage/license/import': () => ({ companyId: b.companyId, license: 'x' }),
   '/api/v1/manage/license/code': () => ({ companyId: b.companyId }),
   '/api/v1/manage/license/info': () => ({ companyId: b.companyId }),
+  // Company quotas are the platform's: an administrator of A is refused, whatever B it names.
+  '/api/v1/manage/license/quota/list': () => ({ keyword: 'Beta' }),
+  '/api/v1/manage/license/quota/update': () => ({
+    companyId: b.companyId,
+    quotas: { user: 0, app: 0 },
+    confirmBelowUsage: true,
+  }),
   '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
   '/api/v1/manage/system/third-party': () => ({ companyId: b.companyId }),
   '/api/v1/manage/company/key/reset': () => ({ companyId: b.companyId }),
+  // Alias paths of spec §7 "also seen", probed as the calls they are paths of.
+  '/api/v1/manage/user/company': () => ({}),
+  '/api/v1/manage/company/dev': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license/code': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/license/import': () => ({ companyId: b.companyId, license: 'x' }),
   ...departmentProbes,
   ...userProbes,
   ...importProbes,
@@ -391,6 +404,19 @@ describe('tenant wall', () => {
 
   it("leaves B's application, its access accounts, assignments and form settings as they were", async () => {
     expect(await appOfB()).toBe(bAppBefore);
+  });
+
+  it("leaves B's quotas as they were", async () => {
+    const quotas = await ctx.database.db
+      .selectFrom('company_quotas')
+      .select(['module', 'quota'])
+      .where('company_id', '=', b.companyId)
+      .orderBy('module')
+      .execute();
+    expect(quotas).toEqual([
+      { module: 'app', quota: null },
+      { module: 'user', quota: null },
+    ]);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { MailConfig } from '../config.ts';
+import type { CompanyQuotas, MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -71,27 +71,47 @@ export async function startTestApp(
   options: {
     listen?: boolean;
     signInPolicy?: Partial<SignInPolicy>;
+    /** TESSERA_TRUSTED_PROXIES: tests on 127.0.0.1 trust it to name clients with X-Forwarded-For. */
+    trustedProxies?: number | string[];
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
     /** Networks back-channel logout may reach; the test receivers listen on loopback. */
     backchannelNetworks?: string[];
+    /** The licence vendor key to trust instead of the built-in one (PEM). */
+    licensePublicKey?: string;
+    /**
+     * What new companies get. Tests default to no limit beyond the licence, so that only the
+     * tests of quotas meet them (quota.test.ts also checks the product's defaults).
+     */
+    companyQuotas?: CompanyQuotas;
+    /** Receives the server log, from level info (tests of what the log says). */
+    log?: { write(line: string): void };
+    /** The address people use (default: http://localhost, with the port when listening). */
+    publicUrl?: string;
+    /** A console build of the test's own. */
+    consoleDir?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
       backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
+      trustedProxies: options.trustedProxies,
+      licensePublicKey: options.licensePublicKey,
+      companyQuotas: options.companyQuotas ?? { user: null, app: null },
     },
     database,
     masterKey,
+    logStream: options.log,
+    consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });

@@ -21,6 +21,7 @@ export const route = {
   generalSafety: 'General',
   mfa: 'MFA',
   radius: 'RADIUS',
+  device: 'Device policy',
   ca: 'CA certificates',
   exchange: 'Exchange agent',
   deviceManage: 'Devices',
@@ -31,4 +32,5 @@ export const route = {
   companySettings: 'Company settings',
   license: 'Licence',
   about: 'About',
+  admin: 'Administrators',
 };

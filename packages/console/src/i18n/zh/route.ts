@@ -22,6 +22,7 @@ export const route = {
   generalSafety: '通用安全',
   mfa: '多因素认证',
   radius: 'RADIUS',
+  device: '设备策略',
   ca: 'CA 证书',
   exchange: 'Exchange 代理',
   deviceManage: '设备管理',
@@ -32,4 +33,5 @@ export const route = {
   companySettings: '企业设置',
   license: '许可证',
   about: '关于',
+  admin: '管理员',
 } satisfies typeof en;

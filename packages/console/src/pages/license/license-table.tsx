@@ -6,15 +6,36 @@ import { formatDate } from '../../lib/format/date.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { licenseModuleLabel, licenseStatusView } from './license-view.ts';
 
-type ModuleState = ApiResponse<'/api/v1/manage/license/detail'>['list'][number];
+type LicenceDetail = ApiResponse<'/api/v1/manage/license/detail'>;
+type ModuleState = LicenceDetail['list'][number];
 
-/** Each licensed function: quantity, remaining quantity, expiry and status. */
-export function LicenseTable({ list, loading }: { list: ModuleState[]; loading?: boolean }) {
+/**
+ * Each licensed function: quantity, usage, remaining quantity, expiry and status. In the company
+ * scope the quantity is the company's quota; a counted function without one has no limit beyond
+ * the licence.
+ */
+export function LicenseTable({
+  list,
+  scope,
+  loading,
+}: {
+  list: ModuleState[];
+  scope: LicenceDetail['scope'];
+  loading?: boolean;
+}) {
   const { t } = useTranslation();
   const count = (value: number | null) => (value === null ? '—' : formatThousands(value));
+  const counted = (row: ModuleState) => row.used !== null;
   const columns: DataColumn<ModuleState>[] = [
     { key: 'module', title: t('license.column.module'), render: (row) => t(licenseModuleLabel[row.module]) },
-    { key: 'total', title: t('license.column.total'), align: 'right', render: (row) => count(row.total) },
+    {
+      key: 'total',
+      title: scope === 'company' ? t('license.column.quota') : t('license.column.total'),
+      align: 'right',
+      render: (row) =>
+        scope === 'company' && counted(row) && row.total === null ? t('license.noLimit') : count(row.total),
+    },
+    { key: 'used', title: t('license.column.used'), align: 'right', render: (row) => count(row.used) },
     {
       key: 'remaining',
       title: t('license.column.remaining'),

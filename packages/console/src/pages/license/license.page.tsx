@@ -3,17 +3,22 @@ import { Alert, Button, Card, Descriptions, Flex, Skeleton, Typography } from 'a
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
-import { useConsole } from '../../app/console-context.ts';
+import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useTimeAgo } from '../../lib/use-time-ago.ts';
+import { CompanyQuotasCard } from './company-quotas.card.tsx';
 import { LicenseTable } from './license-table.tsx';
 import { LICENSE_FILE_MAX_BYTES } from './license-view.ts';
 
 type LicenceDetail = ApiResponse<'/api/v1/manage/license/detail'>;
 
-/** /setting/license (full set): the application code, the licence and its import. */
+/**
+ * /setting/license (full set): the application code and the licence. Platform administrators see
+ * the installation's totals, import licences and set company quotas; company administrators see
+ * their company's quotas and usage.
+ */
 export function LicensePage() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
@@ -21,6 +26,7 @@ export function LicensePage() {
   const loadDetail = useCallback(() => callApi('/api/v1/manage/license/detail'), [callApi]);
   const code = useLoad(loadCode);
   const detail = useLoad(loadDetail);
+  const platform = detail.data?.scope === 'installation';
 
   return (
     <Flex vertical gap={24} style={{ maxWidth: 1200 }}>
@@ -37,15 +43,23 @@ export function LicensePage() {
         ) : (
           <Skeleton active loading={code.loading} title={false} paragraph={{ rows: 1 }} />
         )}
-        <Typography.Text type="secondary">{t('license.codeHint')}</Typography.Text>
+        {detail.data && (
+          <Typography.Text type="secondary">
+            {platform ? t('license.codeHint') : t('license.codeHintCompany')}
+          </Typography.Text>
+        )}
       </Card>
-      <Card title={t('license.detailTitle')} extra={<ImportLicence onImported={detail.setData} />}>
+      <Card
+        title={t('license.detailTitle')}
+        extra={platform ? <ImportLicence onImported={detail.setData} /> : null}
+      >
         {detail.data ? (
           <LicenceBody detail={detail.data} />
         ) : (
           <Skeleton active loading={detail.loading} paragraph={{ rows: 4 }} />
         )}
       </Card>
+      {platform && <CompanyQuotasCard />}
     </Flex>
   );
 }
@@ -53,8 +67,14 @@ export function LicensePage() {
 function LicenceBody({ detail }: { detail: LicenceDetail }) {
   const { t } = useTranslation();
   const timeAgo = useTimeAgo();
+  const { company } = useSession();
   return (
     <Flex vertical gap={16}>
+      {detail.scope === 'company' && (
+        <Typography.Text type="secondary" data-testid="license-company-hint">
+          {t('license.companyHint', { company: company?.name ?? '' })}
+        </Typography.Text>
+      )}
       {detail.licenseId ? (
         <Descriptions
           size="small"
@@ -82,7 +102,7 @@ function LicenceBody({ detail }: { detail: LicenceDetail }) {
       ) : (
         <Alert type="info" showIcon title={t('license.noLicence')} />
       )}
-      <LicenseTable list={detail.list} />
+      <LicenseTable list={detail.list} scope={detail.scope} />
     </Flex>
   );
 }

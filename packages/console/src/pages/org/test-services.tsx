@@ -29,6 +29,7 @@ export function renderWithConsole(
     callApi,
     uploadFile,
     router,
+    store: services.store,
     ui: (
       <ConsoleContext.Provider value={services}>
         <RouterProvider router={router} />

@@ -132,17 +132,6 @@ export const findApiAccount = (
 export const findFormConfig = (db: Db, appId: string) =>
   db.selectFrom('app_form_configs').selectAll().where('app_id', '=', appId).executeTakeFirst();
 
-/** Names the licence's application quantity among advisory locks. */
-const APP_QUANTITY_LOCK = 7_316_420_966;
-
-/**
- * Holds the application-quantity lock for the rest of the transaction, so that parallel creates
- * cannot both pass `licenses.assertQuantityAvailable('app', 1, trx)`.
- */
-export async function lockAppQuantity(trx: Db): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${sql.lit(APP_QUANTITY_LOCK)})`.execute(trx);
-}
-
 /** Applications of the whole installation: what the licence's application quantity counts. */
 export async function countApps(from: Db): Promise<number> {
   const row = await from

@@ -8,7 +8,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
+import type { QuotaService } from '../license/quota.service.ts';
 import * as repo from './app.repo.ts';
 import { API_ACCOUNT_SECRET_PURPOSE, CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 
@@ -35,9 +35,9 @@ export function createAppService(deps: {
   db: Db;
   sealer: Sealer;
   issuer: string;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces'>;
 }) {
-  const { db, sealer, issuer, licenses } = deps;
+  const { db, sealer, issuer, quotas } = deps;
 
   const metadata = {
     issuer,
@@ -166,9 +166,8 @@ export function createAppService(deps: {
       ...(template ? fromTemplate(template, body.baseUrl) : {}),
     };
     return db.transaction().execute(async (trx) => {
-      // A place in the licence's application quantity; parallel creates wait for each other.
-      await repo.lockAppQuantity(trx);
-      await licenses.assertQuantityAvailable('app', 1, trx);
+      // A place in the company's quota and the licence; parallel creates wait for each other.
+      await quotas.takePlaces(trx, companyId, 'app');
       const app = await trx.insertInto('apps').values(row).returningAll().executeTakeFirstOrThrow();
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
       return { app: detailOf(app), clientSecret };

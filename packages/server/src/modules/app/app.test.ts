@@ -212,7 +212,7 @@ describe('application settings', () => {
       await createApp({ name: 'Last one' });
       const refused = await admin('/api/v1/manage/app/create', { name: 'One too many' });
       expect(refused.code).toBe(403);
-      expect(refused.msg).toContain(`The licence allows ${total + 1} for app`);
+      expect(refused.msg).toContain(`The installation licence's application quantity (${total + 1})`);
       const stored = await ctx.database.db
         .selectFrom('apps')
         .select('name')

@@ -1,17 +1,18 @@
 import type { ConsoleVariant, Language, MemberRole } from '@tessera/contract';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { AccountsRepo } from '../account/account.repo.ts';
 import { hashPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
-import { deleteRecord } from '../user/user.repo.ts';
+import type { QuotaService } from '../license/quota.service.ts';
+import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
+import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
+import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
+import { removePerson } from '../user/user-removal.ts';
 import type { CompaniesRepo } from './company.repo.ts';
 
 export interface Actor {
@@ -39,10 +40,9 @@ const toMember = (row: {
 export function createCompanyService(deps: {
   db: Db;
   companies: CompaniesRepo;
-  accounts: AccountsRepo;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces' | 'assignDefaults'>;
 }) {
-  const { db, companies, accounts, licenses } = deps;
+  const { db, companies, quotas } = deps;
 
   async function detail(companyId: string, from: Db = db) {
     const row = await companies.findCompanyById(from, companyId);
@@ -90,6 +90,7 @@ export function createCompanyService(deps: {
         .execute();
       // The root department, named after the company, is born with it.
       await ensureRoot(trx, id);
+      await quotas.assignDefaults(trx, id);
       await insertAuditEvent(trx, {
         companyId: id,
         actorAccountId: actor.accountId,
@@ -199,26 +200,31 @@ export function createCompanyService(deps: {
     },
     lang: Language = 'en',
   ) {
-    if (actor.role === 'external_admin' && input.role === 'external_admin') {
-      throw new AppError('member.external_admin_forbidden');
-    }
+    assertMayGrant(actor.role, input.role);
     if (!input.password) throw new AppError('member.password_required');
     assertPasswordAllowed(
       input.password,
       { username: input.username, lang, field: 'password' },
       await passwordPolicyFor(db, companyId),
     );
-    if (await accounts.findAccountByUsername(input.username)) throw new AppError('member.username_taken');
-    if (input.email && (await accounts.findAccountByEmail(input.email)))
-      throw new AppError('member.email_taken');
+    // An answer that depends on other companies' people spends an identifier check (identifier-checks.ts).
+    await assertIdentifierChecksLeft(db, companyId);
+    const taken = await findTakenIdentifiers(
+      db,
+      { username: input.username, email: input.email },
+      { companyId },
+    );
+    if (taken.username || taken.email) {
+      if (taken.elsewhere)
+        await spendIdentifierChecks(db, companyId, actor, { username: input.username, email: input.email });
+      throw new AppError(taken.username ? 'member.username_taken' : 'member.email_taken');
+    }
     const passwordHash = await hashPassword(input.password);
     return uniqueViolationAs(
       { accounts_username_key: 'member.username_taken', accounts_email_key: 'member.email_taken' },
       () =>
         db.transaction().execute(async (trx) => {
-          // One account at a time against the licence's user quantity.
-          await sql`select pg_advisory_xact_lock(7316420965)`.execute(trx);
-          await licenses.assertQuantityAvailable('user', 1, trx);
+          await quotas.takePlaces(trx, companyId, 'user');
           const accountId = newId();
           await trx
             .insertInto('accounts')
@@ -254,27 +260,17 @@ export function createCompanyService(deps: {
     );
   }
 
+  /** Takes a person out of the company: the same removal as the users screen's (see removePerson). */
   async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {
     return db.transaction().execute(async (trx) => {
-      const member = await companies.findMember(trx, companyId, userId);
+      const member = await lockUser(trx, companyId, userId);
       if (!member) throw new AppError('member.not_found');
       if (member.role === 'owner') throw new AppError('member.owner_protected');
       if (member.id === actor.accountId) throw new AppError('member.self_removal');
-      if (actor.role === 'external_admin' && member.role === 'external_admin') {
-        throw new AppError('member.external_admin_forbidden');
-      }
-      if (member.role !== 'member' && (await companies.countAdmins(trx, companyId)) <= 1) {
-        throw new AppError('member.last_admin');
-      }
-      await deleteRecord(trx, companyId, userId);
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
+      assertMayActOn(actor.role, member.role);
+      await removePerson(trx, actor, companyId, member, {
         action: 'company.member.remove',
-        targetType: 'account',
-        targetId: userId,
         before: { username: member.username, role: member.role },
-        ip: actor.ip,
       });
       return { userId };
     });

@@ -269,6 +269,18 @@ export async function findMemberIds(
   );
 }
 
+/** The roles of the user records among `accountIds` (who may move whom: user-authority.ts). */
+export async function findMemberRoles(trx: Db, companyId: string, accountIds: readonly string[]) {
+  const wanted = [...new Set(accountIds)];
+  if (!wanted.length) return [];
+  return trx
+    .selectFrom('company_members')
+    .select(['account_id', 'role'])
+    .where('company_id', '=', companyId)
+    .where('account_id', 'in', wanted)
+    .execute();
+}
+
 export async function findDepartmentMemberIds(
   trx: Db,
   companyId: string,

@@ -17,9 +17,9 @@ export function departmentRoutes(bind: Bind, service: DepartmentService) {
     service.remove({ accountId: session.accountId, ip }, tenant.companyId, body.departmentId),
   );
   bind(calls.addDepartmentMembers, async ({ session, tenant, body, ip }) =>
-    service.addMembers({ accountId: session.accountId, ip }, tenant.companyId, body),
+    service.addMembers({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body),
   );
   bind(calls.removeDepartmentMembers, async ({ session, tenant, body, ip }) =>
-    service.removeMembers({ accountId: session.accountId, ip }, tenant.companyId, body),
+    service.removeMembers({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body),
   );
 }

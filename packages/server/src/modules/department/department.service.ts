@@ -1,8 +1,9 @@
-import { type department as contract, departmentLimits } from '@tessera/contract';
+import { type department as contract, departmentLimits, type MemberRole } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { assertMayActOn } from '../user/user-authority.ts';
 import * as repo from './department.repo.ts';
 
 type DepartmentNode = contract.DepartmentNode;
@@ -228,7 +229,7 @@ export function createDepartmentService(deps: { db: Db }) {
 
   /** A user id is the account id of a user record (company_members) of the company. */
   async function changeMembers(
-    actor: Actor,
+    actor: Actor & { role: MemberRole },
     companyId: string,
     input: { departmentId: string; userIds: string[] },
     kind: 'add' | 'remove',
@@ -238,8 +239,10 @@ export function createDepartmentService(deps: { db: Db }) {
       // Shared with structural changes: the department cannot be deleted meanwhile.
       const department = await repo.lockDepartment(trx, companyId, input.departmentId);
       const wanted = [...new Set(input.userIds)];
-      const members = await repo.findMemberIds(trx, companyId, wanted);
+      const members = await repo.findMemberRoles(trx, companyId, wanted);
       if (members.length !== wanted.length) throw new AppError('user.not_found');
+      // A department is part of the person's record: the same rule as any change of a person.
+      for (const member of members) assertMayActOn(actor.role, member.role);
       const changed = (
         kind === 'add'
           ? await repo.insertDepartmentMembers(trx, companyId, department.id, wanted)
@@ -269,14 +272,14 @@ export function createDepartmentService(deps: { db: Db }) {
     move,
     remove,
     addMembers: async (
-      actor: Actor,
+      actor: Actor & { role: MemberRole },
       companyId: string,
       input: { departmentId: string; userIds: string[] },
     ) => ({
       added: await changeMembers(actor, companyId, input, 'add'),
     }),
     removeMembers: async (
-      actor: Actor,
+      actor: Actor & { role: MemberRole },
       companyId: string,
       input: { departmentId: string; userIds: string[] },
     ) => ({

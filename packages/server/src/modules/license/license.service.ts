@@ -1,10 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import {
+  type ErrorReason,
   type LicenseModule,
   type LicensePayload,
   type LicenseStatus,
   licenseModules,
+  type QuantityModule,
+  quantityModules,
   unlicensedAllowance,
 } from '@tessera/contract';
 import { sql } from 'kysely';
@@ -13,6 +16,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { readLicenseFile } from './license-file.ts';
+import { findQuotas, findUsage } from './quota.repo.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -20,7 +24,22 @@ const DAY_MS = 86_400_000;
 const newApplicationCode = () =>
   (randomBytes(10).toString('hex').toUpperCase().match(/.{4}/g) ?? []).join('-');
 
-export type UsageCounters = Partial<Record<LicenseModule, (db: Db) => Promise<number>>>;
+/** What the installation uses of each counted function (the licence's quantities count these). */
+export type UsageCounters = Record<QuantityModule, (db: Db) => Promise<number>>;
+
+/** Who looks at the licence: platform administrators see the installation, anyone else their company. */
+export interface LicenseViewer {
+  companyId: string;
+  isPlatformAdmin: boolean;
+}
+
+const licenceExceeded: Record<QuantityModule, ErrorReason> = {
+  user: 'license.user_quantity_exceeded',
+  app: 'license.app_quantity_exceeded',
+};
+
+const isQuantityModule = (module: LicenseModule): module is QuantityModule =>
+  (quantityModules as readonly string[]).includes(module);
 
 export function createLicenseService(deps: { db: Db; trustedKey: KeyObject; counters: UsageCounters }) {
   const { db } = deps;
@@ -48,64 +67,75 @@ export function createLicenseService(deps: { db: Db; trustedKey: KeyObject; coun
     return { row, payload };
   };
 
-  function stateOf(
-    module: LicenseModule,
-    payload: LicensePayload | undefined,
-    used: number | undefined,
-    now: number,
-  ) {
+  /** A function's licence status and expiry (what the top bar shows), without quantities. */
+  function statusOf(module: LicenseModule, payload: LicensePayload | undefined, now: number) {
     const entry = payload?.modules.find((m) => m.module === module);
-    if (!entry) {
-      const total = module === 'user' || module === 'app' ? unlicensedAllowance[module] : null;
-      return {
-        module,
-        total,
-        remaining: total !== null && used !== undefined ? Math.max(total - used, 0) : null,
-        expiresAt: null,
-        status: 'not_active' as LicenseStatus,
-        reduceDay: null,
-      };
-    }
+    if (!entry) return { entry, expiresAt: null, status: 'not_active' as LicenseStatus, reduceDay: null };
     const expires = Date.parse(entry.expiresAt);
-    const total = entry.total ?? null;
     return {
-      module,
-      total,
-      remaining: total !== null && used !== undefined ? Math.max(total - used, 0) : null,
+      entry,
       expiresAt: entry.expiresAt,
       status: (expires > now ? 'normal' : 'expired') as LicenseStatus,
       reduceDay: Math.ceil((expires - now) / DAY_MS),
     };
   }
 
-  async function detail(from: Db = db) {
-    const code = await applicationCode(from);
-    const license = await activeLicense(from);
+  /** The installation's total of a function: the licence's, or the allowance without one. */
+  const installationTotal = (module: LicenseModule, entry: LicensePayload['modules'][number] | undefined) =>
+    entry ? (entry.total ?? null) : isQuantityModule(module) ? unlicensedAllowance[module] : null;
+
+  const remainingOf = (total: number | null, used: number | null) =>
+    total !== null && used !== null ? Math.max(total - used, 0) : null;
+
+  /**
+   * Each function's status and expiry, with quantities for the viewer: the installation's totals
+   * and usage for platform administrators, the company's quota and usage for anyone else.
+   */
+  async function moduleStates(viewer: LicenseViewer, payload: LicensePayload | undefined, from: Db) {
     const now = Date.now();
+    const company = viewer.isPlatformAdmin
+      ? undefined
+      : {
+          quotas: (await findQuotas(from, [viewer.companyId])).get(viewer.companyId) ?? {},
+          usage: (await findUsage(from, [viewer.companyId])).get(viewer.companyId),
+        };
     const list = [];
     for (const module of licenseModules) {
-      const counter = deps.counters[module];
-      list.push(stateOf(module, license?.payload, counter ? await counter(from) : undefined, now));
+      const { entry, ...status } = statusOf(module, payload, now);
+      let total: number | null = null;
+      let used: number | null = null;
+      if (isQuantityModule(module)) {
+        total = company ? (company.quotas[module] ?? null) : installationTotal(module, entry);
+        used = company ? (company.usage?.[module] ?? 0) : await deps.counters[module](from);
+      }
+      list.push({ module, total, used, remaining: remainingOf(total, used), ...status });
     }
+    return list;
+  }
+
+  async function detail(viewer: LicenseViewer, from: Db = db) {
+    const code = await applicationCode(from);
+    const license = await activeLicense(from);
     return {
+      scope: viewer.isPlatformAdmin ? ('installation' as const) : ('company' as const),
       applicationCode: code,
       licenseId: license?.payload.licenseId ?? null,
       customer: license?.payload.customer ?? null,
       issuedAt: license?.payload.issuedAt ?? null,
       importedAt: license?.row.imported_at.toISOString() ?? null,
-      list,
+      list: await moduleStates(viewer, license?.payload, from),
     };
   }
 
+  /** The top bar's summary (spec §7: Info[0], the user function, has status and reduceDay). */
   async function info() {
-    const { list } = await detail();
+    const license = await activeLicense();
+    const now = Date.now();
     return {
-      Info: list.map(({ module, status, reduceDay, expiresAt }) => ({
-        module,
-        status,
-        reduceDay,
-        expiresAt,
-      })),
+      Info: licenseModules.map((module) => {
+        const { status, reduceDay, expiresAt } = statusOf(module, license?.payload, now);
+        return { module, status, reduceDay, expiresAt };
+      }),
     };
   }
 
@@ -144,22 +174,24 @@ export function createLicenseService(deps: { db: Db; trustedKey: KeyObject; coun
         after: { licenseId: payload.licenseId, customer: payload.customer, modules: payload.modules },
         ip: actor.ip,
       });
-      return detail(trx);
+      return detail({ companyId: actor.companyId, isPlatformAdmin: true }, trx);
     });
   }
 
-  /** Refuses to add `adding` more of a counted function beyond the licence (or the unlicensed allowance). */
-  async function assertQuantityAvailable(module: 'user' | 'app', adding: number, from: Db = db) {
+  /**
+   * Refuses to add `adding` more of a counted function beyond the licence (or the unlicensed
+   * allowance). Callers go through the quota service's `takePlaces`, which holds the lock.
+   */
+  async function assertLicensedQuantity(module: QuantityModule, adding: number, from: Db) {
     const license = await activeLicense(from);
     const entry = license?.payload.modules.find((m) => m.module === module);
     const usable = entry && Date.parse(entry.expiresAt) > Date.now();
     const total = usable ? (entry.total ?? 0) : unlicensedAllowance[module];
-    const counter = deps.counters[module];
-    const used = counter ? await counter(from) : 0;
-    if (used + adding > total) throw new AppError('license.quantity_exceeded', { total, module });
+    const used = await deps.counters[module](from);
+    if (used + adding > total) throw new AppError(licenceExceeded[module], { total, adding });
   }
 
-  return { applicationCode, detail, info, importLicense, assertQuantityAvailable };
+  return { applicationCode, detail, info, importLicense, assertLicensedQuantity };
 }
 
 export type LicenseService = ReturnType<typeof createLicenseService>;

@@ -139,7 +139,7 @@ describe('licences', () => {
     const refused = await add('seat-four');
     expect(refused).toMatchObject({
       code: 403,
-      msg: 'The licence allows 3 for user; ask your vendor for a larger licence',
+      msg: "The installation licence's user quantity (3) has no room for 1 more; a platform administrator can import a larger licence",
     });
     expect(
       await ctx.database.db

@@ -4,9 +4,19 @@ import type { MailService } from './mail.service.ts';
 
 export function mailRoutes(bind: Bind, service: MailService) {
   bind(calls.sendSignInLink, async ({ session, tenant, body, ip, lang }) =>
-    service.sendSignInLink({ accountId: session.accountId, ip }, tenant.companyId, body.userId, lang),
+    service.sendSignInLink(
+      { accountId: session.accountId, ip, role: tenant.role },
+      tenant.companyId,
+      body.userId,
+      lang,
+    ),
   );
   bind(calls.sendAccountEmail, async ({ session, tenant, body, ip, lang }) =>
-    service.sendAccountEmail({ accountId: session.accountId, ip }, tenant.companyId, body.userId, lang),
+    service.sendAccountEmail(
+      { accountId: session.accountId, ip, role: tenant.role },
+      tenant.companyId,
+      body.userId,
+      lang,
+    ),
   );
 }

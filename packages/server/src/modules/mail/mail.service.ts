@@ -1,8 +1,9 @@
-import { type Language, SIGN_IN_LINK_TTL_SECONDS } from '@tessera/contract';
+import { type Language, type MemberRole, SIGN_IN_LINK_TTL_SECONDS } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { randomToken, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { assertMayActOn, fullyManagedColumn } from '../user/user-authority.ts';
 import type { Mailer } from './mailer.ts';
 import type { SignInLinksRepo } from './sign-in-links.repo.ts';
 import { accountMail, signInLinkMail } from './templates.ts';
@@ -10,6 +11,7 @@ import { accountMail, signInLinkMail } from './templates.ts';
 export interface Actor {
   accountId: string;
   ip: string | null;
+  role: MemberRole;
 }
 
 /** The address of the link's page; `lang` makes the page speak the mail's language. */
@@ -29,8 +31,11 @@ export function createMailService(deps: {
 }) {
   const { db, mailer, links } = deps;
 
-  /** The company's managed user with an email address, or the error that says why not. */
-  async function mailableUser(companyId: string, userId: string) {
+  /**
+   * The company's fully managed user with an email address, whom the actor may act on (a
+   * sign-in link is a credential), or the error that says why not.
+   */
+  async function mailableUser(actor: Actor, companyId: string, userId: string) {
     const user = await db
       .selectFrom('company_members as m')
       .innerJoin('accounts as a', 'a.id', 'm.account_id')
@@ -40,14 +45,16 @@ export function createMailService(deps: {
         'a.username',
         'a.display_name',
         'a.email',
-        'a.home_company_id',
+        'm.role',
+        fullyManagedColumn.as('fully_managed'),
         'c.name as company_name',
       ])
       .where('m.company_id', '=', companyId)
       .where('m.account_id', '=', userId)
       .executeTakeFirst();
     if (!user) throw new AppError('user.not_found');
-    if (user.home_company_id !== companyId) throw new AppError('user.not_managed');
+    assertMayActOn(actor.role, user.role);
+    if (!user.fully_managed) throw new AppError('user.not_managed');
     if (!user.email) throw new AppError('user.no_email');
     if (!mailer.configured) throw new AppError('mail.not_configured');
     return { ...user, email: user.email, name: user.display_name ?? user.username };
@@ -55,7 +62,7 @@ export function createMailService(deps: {
 
   return {
     async sendSignInLink(actor: Actor, companyId: string, userId: string, lang: Language) {
-      const user = await mailableUser(companyId, userId);
+      const user = await mailableUser(actor, companyId, userId);
       const token = randomToken();
       const expiresAt = new Date(Date.now() + SIGN_IN_LINK_TTL_SECONDS * 1000);
       await mailer.send(
@@ -86,7 +93,7 @@ export function createMailService(deps: {
     },
 
     async sendAccountEmail(actor: Actor, companyId: string, userId: string, lang: Language) {
-      const user = await mailableUser(companyId, userId);
+      const user = await mailableUser(actor, companyId, userId);
       await mailer.send(
         accountMail(lang, user.email, {
           name: user.name,

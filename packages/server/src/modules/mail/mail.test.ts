@@ -1,5 +1,4 @@
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../lib/crypto.ts';
 import {
@@ -12,47 +11,25 @@ import {
   submitSignIn,
 } from '../../test/browser-flow.ts';
 import { call, createAccount, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import { startTestSmtp } from '../../test/smtp.ts';
 
-/** A real SMTP server on 127.0.0.1 that keeps what it receives; `bounce@` addresses are refused. */
-const received: ParsedMail[] = [];
-let smtp: SMTPServer;
-let smtpPort: number;
+let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
+let received: ParsedMail[];
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'mailer' && auth.password === 's3cret') return callback(null, { user: 'mailer' });
-      return callback(new Error('Invalid username or password'));
-    },
-    onRcptTo(address, _session, callback) {
-      if (address.address.startsWith('bounce@')) return callback(new Error('Mailbox unavailable'));
-      return callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as { port: number }).port;
+  smtp = await startTestSmtp();
+  received = smtp.received;
   ctx = await startTestApp({
     listen: true,
-    mail: { smtpUrl: `smtp://mailer:s3cret@127.0.0.1:${smtpPort}`, from: 'Tessera ID <id@tessera.example>' },
+    mail: { smtpUrl: smtp.url, from: 'Tessera ID <id@tessera.example>' },
   });
   owner = await ownerWithCompany(ctx, 'mail-owner', 'Mail <b>&</b> Co');
 });
 afterAll(async () => {
   await ctx.close();
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await smtp.close();
 });
 
 /** A user created by the company (managed), with a record in it. */

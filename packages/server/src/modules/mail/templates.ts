@@ -20,6 +20,15 @@ const en = {
     address: 'Sign-in address',
     password: 'If you do not know your password, ask your administrator to send you a sign-in link.',
   },
+  credentials: {
+    subject: 'Your sign-in details at {company} were changed',
+    password_reset: 'An administrator of {company} set a new password for your account {username}.',
+    factors_removed:
+      'An administrator of {company} removed second factors (authenticator apps, passkeys or keys) of your account {username}.',
+    when: 'When: {time}',
+    sessions: 'You have been signed out everywhere. Sign in again at {url}.',
+    unexpected: 'If you did not expect this change, contact your administrator.',
+  },
   footer: 'This email was sent by Tessera. Please do not reply to it.',
 };
 
@@ -39,6 +48,14 @@ const zh: typeof en = {
     company: '公司',
     address: '登录地址',
     password: '如果您不知道密码，请联系管理员向您发送登录链接。',
+  },
+  credentials: {
+    subject: '您在 {company} 的登录信息已被修改',
+    password_reset: '{company} 的管理员为您的账号 {username} 设置了新密码。',
+    factors_removed: '{company} 的管理员移除了您的账号 {username} 的第二因素（身份验证器、通行密钥或密钥）。',
+    when: '时间：{time}',
+    sessions: '您已在所有地方退出登录。请在 {url} 重新登录。',
+    unexpected: '如果这不是您预期的修改，请联系管理员。',
   },
   footer: '此邮件由 Tessera 自动发送，请勿回复。',
 };
@@ -134,5 +151,38 @@ export function accountMail(lang: Language, to: string, input: AccountMail): Mai
 <tr><td style="padding:2px 12px 2px 0;color:#646a73">${t.account.address}</td><td><a href="${input.signInUrl}">${input.signInUrl}</a></td></tr>
 </table>
 <p>${t.account.password}</p>`,
+  });
+}
+
+export interface CredentialsMail {
+  name: string;
+  username: string;
+  company: string;
+  change: 'password_reset' | 'factors_removed';
+  signInUrl: string;
+  at: Date;
+}
+
+/** Tells a person that an administrator changed their credentials. */
+export function credentialsMail(lang: Language, to: string, input: CredentialsMail): MailMessage {
+  const t = mailPhrases[lang];
+  const values = {
+    name: input.name,
+    username: input.username,
+    company: input.company,
+    time: formatDate(input.at, lang),
+    url: input.signInUrl,
+  };
+  const lines = [
+    interpolate(t.credentials.when, values),
+    interpolate(t.credentials.sessions, values),
+    t.credentials.unexpected,
+  ];
+  return compose(lang, to, {
+    subject: interpolate(t.credentials.subject, values),
+    greeting: interpolate(t.greeting, values),
+    intro: interpolate(t.credentials[input.change], values),
+    text: lines,
+    html: html`${lines.map((line) => html`<p>${line}</p>`)}`,
   });
 }

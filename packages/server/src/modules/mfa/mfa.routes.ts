@@ -5,6 +5,6 @@ import type { MfaService } from './mfa.service.ts';
 export function mfaRoutes(bind: Bind, service: MfaService) {
   bind(calls.userMfaFactors, async ({ tenant, body }) => service.listForUser(tenant.companyId, body.userId));
   bind(calls.deleteUserMfaFactor, async ({ session, tenant, body, ip }) =>
-    service.unbindForUser({ accountId: session.accountId, ip }, tenant.companyId, body),
+    service.unbindForUser({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body),
   );
 }

@@ -1,4 +1,4 @@
-import { type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
+import { type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
 import QRCode from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
@@ -8,8 +8,10 @@ import { newId } from '../../lib/ids.ts';
 import { DEFAULT_SM3_OTP_PERIOD, verifySm3Otp } from '../../lib/otp/sm3-otp.ts';
 import { base32Encode, newTotpSecret, otpauthUri, verifyTotp } from '../../lib/otp/totp.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import { assertFullyManaged, assertMayActOn, roleIn } from '../user/user-authority.ts';
 import * as repo from './mfa.repo.ts';
 
 /** The kinds this server can bind and check today (FIDO2 joins with its own ceremony). */
@@ -82,7 +84,13 @@ function strictest(lockouts: MfaLockout[]): MfaLockout {
   };
 }
 
-export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => number }) {
+export function createMfaService(deps: {
+  db: Db;
+  sealer: Sealer;
+  now?: () => number;
+  /** Tells the person of factors an administrator removed (mail/credential-notices.ts). */
+  notifyCredentialChange?: NotifyCredentialChange;
+}) {
   const { db, sealer } = deps;
   const now = deps.now ?? Date.now;
   const hashRecoveryCode = (code: string) => sealer.hmac(RECOVERY_PURPOSE, normaliseRecoveryCode(code));
@@ -349,13 +357,22 @@ export function createMfaService(deps: { db: Db; sealer: Sealer; now?: () => num
     });
   }
 
+  /**
+   * An administrator removes a user's factors: only of an account the company fully manages,
+   * and not of someone whose role is above theirs (user-authority.ts). The person is told by mail.
+   */
   async function unbindForUser(
-    actor: { accountId: string; ip: string | null },
+    actor: { accountId: string; ip: string | null; role: MemberRole },
     companyId: string,
     input: { userId: string; factorId?: string },
   ) {
-    if (!(await repo.isMember(db, companyId, input.userId))) throw new AppError('user.not_found');
-    return unbind(actor, companyId, input.userId, input.factorId);
+    const role = await roleIn(db, companyId, input.userId);
+    if (!role) throw new AppError('user.not_found');
+    assertMayActOn(actor.role, role);
+    await assertFullyManaged(db, companyId, input.userId);
+    const result = await unbind(actor, companyId, input.userId, input.factorId);
+    if (result.removed > 0) await deps.notifyCredentialChange?.(input.userId, companyId, 'factors_removed');
+    return result;
   }
 
   /** Recovery codes for a person binding their first factor, or null when one is bound already (FIDO2 binding). */

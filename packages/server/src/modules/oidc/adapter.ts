@@ -3,6 +3,7 @@ import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
 
 type Payload = Record<string, unknown> & {
+  accountId?: string;
   grantId?: string;
   userCode?: string;
   uid?: string;
@@ -55,6 +56,7 @@ export function createOidcAdapter(
           grant_id: grantId,
           user_code: payload.userCode ?? null,
           uid: payload.uid ?? null,
+          account_id: payload.accountId ?? null,
           expires_at: expiresAt,
         })
         .onConflict((oc) =>
@@ -63,6 +65,7 @@ export function createOidcAdapter(
             grant_id: grantId,
             user_code: payload.userCode ?? null,
             uid: payload.uid ?? null,
+            account_id: payload.accountId ?? null,
             expires_at: expiresAt,
           }),
         )

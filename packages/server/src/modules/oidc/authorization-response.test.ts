@@ -71,7 +71,7 @@ describe('the authorization response', () => {
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
     const csp = answer.headers.get('content-security-policy') ?? '';
     expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
-    expect(csp).toContain("form-action 'self' http://localhost:7001");
+    expect(csp).toContain("default-src 'none'");
     const { callback, posted } = await go(jar, auth.url);
     expect(posted).toBe(true);
     expect(callback?.searchParams.get('state')).toBe(auth.state);

@@ -14,6 +14,7 @@ import { languageOfUiLocales } from '../../lib/i18n.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
+import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
@@ -23,7 +24,13 @@ import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
 import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
 import { signInStepsRoutes } from './sign-in-steps.routes.ts';
-import { type PendingSignIn, pendingSignInResult, type SignInStep, type StepName } from './sign-in-steps.ts';
+import {
+  credentialsAtOf,
+  type PendingSignIn,
+  pendingSignInResult,
+  type SignInStep,
+  type StepName,
+} from './sign-in-steps.ts';
 
 export interface InteractionDeps {
   provider(): Provider;
@@ -32,6 +39,8 @@ export interface InteractionDeps {
   /** Who may use a client at all (the admin console is for platform administrators only). */
   clientAccessDenied(clientId: string, account: { is_platform_admin: boolean }): boolean;
   accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The browser's device cookie: known browsers are throttled on their own (signin-throttle.ts). */
+  devices: DeviceCookies;
   /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */
   steps: SignInStep[];
   secureCookies: boolean;
@@ -76,14 +85,6 @@ const pageContext = (request: FastifyRequest): PageContext => ({
   assetsBase: PORTAL_ASSETS_PATH,
 });
 
-const securityHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
  * The OIDC interaction: the sign-in form (plain HTML, works without JavaScript) and its
  * submission. CSRF: the form carries an HMAC of the interaction id, and the provider only
@@ -93,7 +94,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
 
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(securityHeaders).send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {
@@ -215,6 +216,16 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     return interaction;
   }
 
+  /** The sign-in is complete: this browser becomes known to the account, and the provider takes over. */
+  async function finishLogin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    login: { accountId: string; amr: string[]; acr?: string },
+  ) {
+    await deps.devices.remember(request, reply, login.accountId);
+    return finish(request, reply, { login }, false);
+  }
+
   /**
    * The first factor passed: the steps that apply to the account become the interaction's
    * pending list; without any, the interaction finishes with the login.
@@ -235,8 +246,13 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       if (skip.includes(step.name)) continue;
       if (account && (await step.applies(account, { mfaRequested }))) pending.push(step.name);
     }
-    if (!pending.length) return finish(request, reply, { login: loginResultOf(interaction, login) }, false);
-    interaction.result = pendingSignInResult({ ...login, pending, mfaRequested });
+    if (!pending.length) return finishLogin(request, reply, loginResultOf(interaction, login));
+    interaction.result = pendingSignInResult({
+      ...login,
+      pending,
+      mfaRequested,
+      credentialsAt: account ? credentialsAtOf(account) : null,
+    });
     await interaction.persist();
     return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
   }
@@ -269,7 +285,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     // The sign-in pipeline under way (after a first factor), whichever prompt started it.
     const pending = await currentStep(interaction);
     if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
-    if (pending) return finish(request, reply, { login: loginResultOf(interaction, pending.state) }, false);
+    if (pending) return finishLogin(request, reply, loginResultOf(interaction, pending.state));
     const { name, reasons } = interaction.prompt;
     if (name === 'login') {
       // Signed in, and only the second factor the application asked for is missing: a step-up.
@@ -340,6 +356,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         userAgent: request.headers['user-agent'] ?? null,
         clientId,
         companyId: await deps.clientCompany(clientId),
+        deviceId: deps.devices.read(request),
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type PageContext, renderFrontChannelLogoutPage, renderLogoutConfirmPage } from '@tessera/portal';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -22,45 +21,6 @@ export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
   assetsBase: PORTAL_ASSETS_PATH,
 });
 
-const originOf = (uri: string | undefined) => {
-  try {
-    return uri ? new URL(uri).origin : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * The Content-Security-Policy of a page the provider answers: nothing but its own assets, the
- * hashes of its inline scripts (oidc-provider's auto-submitting forms), forms only to where they
- * post (and where that answer redirects: browsers check form-action on redirects too), frames
- * only from the given origins.
- */
-export function providerPageCsp(html: string, options: { formTargets?: string[]; frames?: string[] } = {}) {
-  const hashes = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-    (m) =>
-      `'sha256-${createHash('sha256')
-        .update(m[1] ?? '')
-        .digest('base64')}'`,
-  );
-  const actions = [...html.matchAll(/<form[^>]*\saction="([^"]+)"/g)].map((m) =>
-    originOf(m[1]?.replace(/&amp;/g, '&')),
-  );
-  const formTargets = [
-    ...new Set([...actions, ...(options.formTargets ?? []).map(originOf)].filter(Boolean)),
-  ] as string[];
-  return [
-    "default-src 'self'",
-    `script-src 'self'${hashes.length ? ` ${hashes.join(' ')}` : ''}`,
-    "img-src 'self' data:",
-    `form-action 'self'${formTargets.length ? ` ${formTargets.join(' ')}` : ''}`,
-    `frame-src ${options.frames?.length ? options.frames.join(' ') : "'none'"}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "object-src 'none'",
-  ].join('; ');
-}
-
 interface SessionLike {
   accountId?: string;
   authorizations?: Record<string, { sid?: string }>;
@@ -75,7 +35,7 @@ interface SessionLike {
  *   (anyone could otherwise use it as a redirector);
  * - when a sign-out ends applications' sessions that registered a front-channel logout URI
  *   (OIDC Front-Channel Logout 1.0), a page loads them in frames before going on;
- * - every HTML page of the provider has a Content-Security-Policy that fits it.
+ * - that page may frame exactly those applications' origins.
  */
 export function shapeProviderResponses(provider: Provider, issuer: string) {
   provider.use(async (ctx, next) => {
@@ -94,16 +54,11 @@ export function shapeProviderResponses(provider: Provider, issuer: string) {
     if (route === 'end_session_confirm' && ctx.status === 303 && before)
       await frontChannelLogout(ctx as KoaContextWithOIDC, before);
 
-    if (ctx.response.is('html') && typeof ctx.body === 'string') {
-      const session = oidc?.session as SessionLike | undefined;
-      ctx.set(
-        'content-security-policy',
-        providerPageCsp(ctx.body, {
-          formTargets: [session?.state?.postLogoutRedirectUri].filter(Boolean) as string[],
-          frames: (ctx.state as { logoutFrames?: string[] }).logoutFrames,
-        }),
-      );
-    }
+    // The pages policy (http/security-headers.ts) is set before the provider writes; the page
+    // that loads front-channel logout URIs may frame exactly their origins.
+    const frames = (ctx.state as { logoutFrames?: string[] }).logoutFrames;
+    const csp = ctx.response.get('content-security-policy');
+    if (frames?.length && csp) ctx.set('content-security-policy', `${csp}; frame-src ${frames.join(' ')}`);
   });
 
   async function confirmWithoutSession(ctx: KoaContextWithOIDC) {

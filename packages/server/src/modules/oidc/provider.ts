@@ -350,8 +350,10 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
   };
 
   const provider = new Provider(options.issuer, configuration);
-  // Behind a TLS-terminating proxy the public URL is https while the socket is not.
-  provider.proxy = options.secureCookies;
+  // The mount handler (app.ts) sets X-Forwarded-For and -Proto from the server's own decision:
+  // the client's address as the trusted proxies tell it, and the public URL's scheme (behind a
+  // TLS-terminating proxy the public URL is https while the socket is not).
+  provider.proxy = true;
   shapeProviderResponses(provider, options.issuer);
   provider.on('authorization.accepted', (ctx: KoaContextWithOIDC) => {
     const { oidc } = ctx;

@@ -6,6 +6,7 @@ import { withSecondFactor } from './authentication-context.ts';
 import type { Interaction } from './interaction.routes.ts';
 import { INTERACTION_PATH } from './provider.ts';
 import {
+  credentialsAtOf,
   type PendingSignIn,
   pendingSignInResult,
   readPendingSignIn,
@@ -31,12 +32,16 @@ export interface StepsKit {
  * methods to the sign-in's `amr` (with `mfa`).
  */
 export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
-  /** The first pending step that still applies, with its account; undefined when none is left. */
+  /**
+   * The first pending step that still applies, with its account; undefined when there is no
+   * pending sign-in, or when it ended because the account was disabled or its credentials were
+   * changed by someone else since the first factor (the sign-in then starts again).
+   */
   async function currentStep(interaction: Interaction) {
     const state = readPendingSignIn(interaction);
     if (!state) return undefined;
     const account = await kit.accounts.findAccountById(state.accountId);
-    if (!account) return undefined;
+    if (account?.status !== 'enabled' || credentialsAtOf(account) !== state.credentialsAt) return undefined;
     for (const name of state.pending) {
       const step = kit.steps.find((s) => s.name === name);
       if (step && (await step.applies(account, state))) return { state, step, account };
@@ -97,12 +102,15 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
           { error: outcome, status: 400 },
         );
       }
-      const { pending, amr } = current.state;
+      const { pending, amr, accountId } = current.state;
       const done = [current.step.name, ...(outcome?.completes ?? [])];
+      // A step may have changed the credentials itself (a new password): that change is this sign-in's own.
+      const after = await kit.accounts.findAccountById(accountId);
       interaction.result = pendingSignInResult({
         ...current.state,
         amr: outcome?.amr ? withSecondFactor(amr, outcome.amr) : amr,
         pending: pending.filter((name) => !done.includes(name)),
+        credentialsAt: after ? credentialsAtOf(after) : null,
       });
       await interaction.persist();
       const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;

@@ -88,7 +88,17 @@ export interface PendingSignIn extends StepContext {
   amr: string[];
   /** Steps still to do, in order. */
   pending: StepName[];
+  /**
+   * When the account's credentials last changed, as of the first factor (or the last step that
+   * changed them): a change by anyone else meanwhile (an administrator's reset, a disable) ends
+   * the pending sign-in.
+   */
+  credentialsAt: string | null;
 }
+
+/** The `credentialsAt` of a pending sign-in for the account as it is now. */
+export const credentialsAtOf = (account: Pick<Account, 'credentials_changed_at'>) =>
+  account.credentials_changed_at?.toISOString() ?? null;
 
 /** The pending sign-in is kept in the interaction's `result` under this key (the provider ignores it). */
 const RESULT_KEY = 'tessera';

@@ -36,19 +36,20 @@ export interface LoginEvent {
   failureCause: LoginFailureCause | null;
 }
 
+/** The statement that writes a login event (to run alone, or inside another statement). */
+export const loginEventInsert = (db: Db, event: LoginEvent) =>
+  db.insertInto('login_events').values({
+    id: newId(),
+    company_id: event.companyId,
+    account_id: event.accountId,
+    identifier: event.identifier.slice(0, 254),
+    client_id: event.clientId,
+    ip: event.ip,
+    user_agent: event.userAgent?.slice(0, 512) ?? null,
+    result: event.result,
+    failure_cause: event.failureCause,
+  });
+
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
-  await db
-    .insertInto('login_events')
-    .values({
-      id: newId(),
-      company_id: event.companyId,
-      account_id: event.accountId,
-      identifier: event.identifier.slice(0, 254),
-      client_id: event.clientId,
-      ip: event.ip,
-      user_agent: event.userAgent?.slice(0, 512) ?? null,
-      result: event.result,
-      failure_cause: event.failureCause,
-    })
-    .execute();
+  await loginEventInsert(db, event).execute();
 }

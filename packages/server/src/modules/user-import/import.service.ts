@@ -19,8 +19,8 @@ import { hashPassword } from '../account/password.ts';
 import { checkPassword, describeClasses, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
-import type { LicenseService } from '../license/license.service.ts';
-import { findDepartmentRefs, findUsers, lockUserQuantity } from '../user/user.repo.ts';
+import type { QuotaService } from '../license/quota.service.ts';
+import { findDepartmentRefs, findUsers } from '../user/user.repo.ts';
 import type { StoredRowError } from './import.repo.ts';
 import * as repo from './import.repo.ts';
 import {
@@ -159,10 +159,10 @@ class RowProblems extends Error {
 
 export function createUserImportService(deps: {
   db: Db;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces'>;
   log: Logger;
 }) {
-  const { db, licenses, log } = deps;
+  const { db, quotas, log } = deps;
   /** Imports running in this process, by task id. */
   const running = new Map<string, Promise<void>>();
   let closing = false;
@@ -205,10 +205,9 @@ export function createUserImportService(deps: {
     try {
       const accounts = await prepareRows(companyId, sheet);
       await db.transaction().execute(async (trx) => {
-        await lockUserQuantity(trx);
         // Row problems first: they tell the person what to fix in the file.
         await assertIdentifiersFree(trx, accounts);
-        await licenses.assertQuantityAvailable('user', accounts.length, trx);
+        await quotas.takePlaces(trx, companyId, 'user', accounts.length);
         // A department deleted since the rows were checked.
         await assertDepartmentsInCompany(
           trx,

@@ -2,24 +2,13 @@ import type { UserSortField, UserStatus } from '@tessera/contract';
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
+import { fullyManagedColumn } from './user-authority.ts';
 
 /**
  * Users of a company: an account (the person) joined with its user record in the company
  * (`company_members`). Every function takes the handle to run on (inside a transaction: the
  * `trx`) and the company first; a record of another company is never found.
  */
-
-/** Names the licence's user quantity among advisory locks (the same lock as company/user/create). */
-export const USER_QUANTITY_LOCK = 7_316_420_965;
-
-/**
- * Holds the user-quantity lock for the rest of the transaction, so that parallel creations
- * cannot both pass `licenses.assertQuantityAvailable('user', n, trx)`. Take it, check the
- * quantity, then insert (the import helper does the same for a whole file).
- */
-export async function lockUserQuantity(trx: Db): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${sql.lit(USER_QUANTITY_LOCK)})`.execute(trx);
-}
 
 /** What the keyword search reads: a stored column with a trigram index (migration 6). */
 const searchText = sql<string>`a.search_text`;
@@ -65,6 +54,8 @@ export interface UserRow {
   role: 'owner' | 'admin' | 'external_admin' | 'member';
   record_status: UserStatus;
   status: UserStatus;
+  /** Whether the company fully manages the account (user-authority.ts). */
+  fully_managed: boolean;
   created_at: Date;
 }
 
@@ -155,7 +146,7 @@ export async function findUsers(db: Db, companyId: string, query: UserQuery) {
   // The tie-break runs against the sort, as in company_members_company_created.
   const tie = query.sortOrder === 'asc' ? sql`desc` : sql`asc`;
   const rows = await usersOf(db, companyId)
-    .select([...userColumns, effectiveStatus.as('status')])
+    .select([...userColumns, effectiveStatus.as('status'), fullyManagedColumn.as('fully_managed')])
     .$if(conditions.length > 0, (qb) => qb.where(sql<SqlBool>`${sql.join(conditions, sql` and `)}`))
     .orderBy(sql`${sort.column} ${order}`)
     .orderBy(sql`m.account_id ${tie}`)
@@ -167,7 +158,7 @@ export async function findUsers(db: Db, companyId: string, query: UserQuery) {
 
 export async function findUser(db: Db, companyId: string, accountId: string): Promise<UserRow | undefined> {
   const row = await usersOf(db, companyId)
-    .select([...userColumns, effectiveStatus.as('status')])
+    .select([...userColumns, effectiveStatus.as('status'), fullyManagedColumn.as('fully_managed')])
     .where('m.account_id', '=', accountId)
     .executeTakeFirst();
   return row as UserRow | undefined;
@@ -176,7 +167,7 @@ export async function findUser(db: Db, companyId: string, accountId: string): Pr
 /** Like findUser, and locks the account and the record for the rest of the transaction. */
 export async function lockUser(trx: Db, companyId: string, accountId: string): Promise<UserRow | undefined> {
   const row = await usersOf(trx, companyId)
-    .select([...userColumns, effectiveStatus.as('status')])
+    .select([...userColumns, effectiveStatus.as('status'), fullyManagedColumn.as('fully_managed')])
     .where('m.account_id', '=', accountId)
     .forUpdate()
     .executeTakeFirst();
@@ -226,22 +217,32 @@ export async function replaceDepartments(
       .execute();
 }
 
-/** Which of username, email and phone another account already has (username and email case-insensitively). */
+/**
+ * Which of username, email and phone another account already has (username and email
+ * case-insensitively), and whether any of those accounts is outside `companyId` (then the
+ * answer tells the company something about another company's people: identifier-checks.ts).
+ */
 export async function findTakenIdentifiers(
   db: Db,
   values: { username?: string; email?: string | null; phone?: string | null },
-  exceptAccountId?: string,
+  options: { exceptAccountId?: string; companyId?: string | null } = {},
 ) {
   const checks: Expression<SqlBool>[] = [];
   if (values.username) checks.push(sql<SqlBool>`lower(username) = ${values.username.toLowerCase()}`);
   if (values.email) checks.push(sql<SqlBool>`lower(email) = ${values.email.toLowerCase()}`);
   if (values.phone) checks.push(sql<SqlBool>`phone = ${values.phone}`);
-  if (!checks.length) return { username: false, email: false, phone: false };
+  if (!checks.length) return { username: false, email: false, phone: false, elsewhere: false };
   let query = db
     .selectFrom('accounts')
-    .select(['username', 'email', 'phone'])
+    .select([
+      'username',
+      'email',
+      'phone',
+      sql<boolean>`not exists (select 1 from company_members m where m.account_id = accounts.id
+        and m.company_id = ${options.companyId ?? ''})`.as('elsewhere'),
+    ])
     .where(sql<SqlBool>`(${sql.join(checks, sql` or `)})`);
-  if (exceptAccountId) query = query.where('id', '<>', exceptAccountId);
+  if (options.exceptAccountId) query = query.where('id', '<>', options.exceptAccountId);
   const rows = await query.limit(3).execute();
   return {
     username: Boolean(
@@ -249,6 +250,7 @@ export async function findTakenIdentifiers(
     ),
     email: Boolean(values.email && rows.some((r) => r.email?.toLowerCase() === values.email?.toLowerCase())),
     phone: Boolean(values.phone && rows.some((r) => r.phone === values.phone)),
+    elsewhere: rows.some((r) => r.elsewhere),
   };
 }
 
@@ -289,8 +291,8 @@ export async function insertAccount(trx: Db, account: NewManagedAccount, homeCom
 
 /**
  * Creates an account the company manages and its user record (role member, enabled). No checks:
- * the caller validates, checks uniqueness (the unique indexes are the last word) and holds the
- * user-quantity lock (`lockUserQuantity`). The import helper inserts its rows through this too.
+ * the caller validates, checks uniqueness (the unique indexes are the last word) and has taken
+ * the places (`quotas.takePlaces`). The import helper inserts its rows through this too.
  */
 export async function insertManagedAccount(trx: Db, companyId: string, account: NewManagedAccount) {
   const id = await insertAccount(trx, account, companyId);
@@ -343,6 +345,15 @@ export async function setRecordStatus(trx: Db, companyId: string, accountId: str
     .where('company_id', '=', companyId)
     .where('account_id', '=', accountId)
     .execute();
+}
+
+/**
+ * The account's own status, which a company that fully manages it sets with its record's: a
+ * disabled (or administrator-locked) person can then do nothing anywhere, not even with a
+ * console token outside the company.
+ */
+export async function setAccountStatus(trx: Db, accountId: string, status: 'enabled' | 'disabled') {
+  await trx.updateTable('accounts').set({ status }).where('id', '=', accountId).execute();
 }
 
 export async function touchRecord(trx: Db, companyId: string, accountId: string) {

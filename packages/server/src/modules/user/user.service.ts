@@ -15,8 +15,12 @@ import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-po
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
-import type { LicenseService } from '../license/license.service.ts';
+import type { QuotaService } from '../license/quota.service.ts';
+import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
+import { assertIdentifierChecksLeft, spendIdentifierChecks } from './identifier-checks.ts';
 import * as users from './user.repo.ts';
+import { assertMayActOn } from './user-authority.ts';
+import { removePerson } from './user-removal.ts';
 
 export interface UserActor {
   accountId: string;
@@ -29,7 +33,7 @@ type Departments = Map<string, { departmentId: string; name: string }[]>;
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The user as the contract describes it (`user` of calls/user.ts). */
-function toUser(row: users.UserRow, companyId: string, departments: Departments) {
+function toUser(row: users.UserRow, departments: Departments) {
   const lockedUntil = row.locked_until && row.locked_until > new Date() ? row.locked_until : null;
   return {
     userId: row.id,
@@ -42,7 +46,7 @@ function toUser(row: users.UserRow, companyId: string, departments: Departments)
     status: row.status,
     role: row.role,
     isOwner: row.role === 'owner',
-    managed: row.home_company_id === companyId,
+    managed: row.fully_managed,
     mustChangePassword: row.must_change_password,
     loginCount: row.login_count,
     lastLoginAt: iso(row.last_login_at),
@@ -106,13 +110,15 @@ interface NewAccountInput {
 
 export function createUserService(deps: {
   db: Db;
-  licenses: Pick<LicenseService, 'assertQuantityAvailable'>;
+  quotas: Pick<QuotaService, 'takePlaces'>;
+  /** Tells the person of a credential change an administrator made (mail/credential-notices.ts). */
+  notifyCredentialChange?: NotifyCredentialChange;
 }) {
-  const { db, licenses } = deps;
+  const { db, quotas } = deps;
 
   async function present(from: Db, companyId: string, accountId: string) {
     const row = await findExisting(from, companyId, accountId);
-    return toUser(row, companyId, await users.findDepartmentRefs(from, companyId, [row.id]));
+    return toUser(row, await users.findDepartmentRefs(from, companyId, [row.id]));
   }
 
   /** The user record, locked for the transaction; another company's user is not found. */
@@ -128,31 +134,48 @@ export function createUserService(deps: {
    * username, email or phone meanwhile loses on the unique index.
    */
   async function createAccount<T>(
+    actor: { accountId: string; ip: string },
     lang: Language,
     /** The company whose password rules apply (null: the defaults, for developer accounts). */
     companyId: string | null,
     input: NewAccountInput,
     store: (trx: Db, passwordHash: string) => Promise<T>,
   ) {
+    if (companyId) await assertIdentifierChecksLeft(db, companyId);
     assertPasswordAllowed(
       input.password,
       { username: input.username, lang, field: 'password' },
       await passwordPolicyFor(db, companyId),
     );
-    const taken = takenError(lang, await users.findTakenIdentifiers(db, input));
-    if (taken) throw taken;
+    await assertIdentifiersFree(actor, lang, companyId, input);
     const passwordHash = await hashPassword(input.password);
     return uniqueViolationAs(takenByIndex, () => db.transaction().execute((trx) => store(trx, passwordHash)));
   }
 
-  /** Takes a place in the licence's user quantity; parallel creates wait for each other on the lock. */
-  async function takeUserPlace(trx: Db) {
-    await users.lockUserQuantity(trx);
-    await licenses.assertQuantityAvailable('user', 1, trx);
+  /**
+   * Refuses identifiers another account has; an answer that depends on accounts outside the
+   * company spends one of its identifier checks first (identifier-checks.ts).
+   */
+  async function assertIdentifiersFree(
+    actor: { accountId: string; ip: string },
+    lang: Language,
+    companyId: string | null,
+    values: { username?: string; email?: string | null; phone?: string | null },
+    options: { exceptAccountId?: string } = {},
+  ) {
+    const found = await users.findTakenIdentifiers(db, values, {
+      companyId,
+      exceptAccountId: options.exceptAccountId,
+    });
+    const taken = takenError(lang, found);
+    if (!taken) return;
+    if (companyId && found.elsewhere) await spendIdentifierChecks(db, companyId, actor, values);
+    throw taken;
   }
 
-  const assertManaged = (row: users.UserRow, companyId: string) => {
-    if (row.home_company_id !== companyId) throw new AppError('user.not_managed');
+  /** The company may change the account itself (not only its record): see user-authority.ts. */
+  const assertManaged = (row: users.UserRow) => {
+    if (!row.fully_managed) throw new AppError('user.not_managed');
   };
 
   async function list(
@@ -182,7 +205,7 @@ export function createUserService(deps: {
       companyId,
       rows.map((r) => r.id),
     );
-    return { list: rows.map((row) => toUser(row, companyId, departments)), total };
+    return { list: rows.map((row) => toUser(row, departments)), total };
   }
 
   const detail = (companyId: string, userId: string) => present(db, companyId, userId);
@@ -193,9 +216,9 @@ export function createUserService(deps: {
     lang: Language,
     input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean },
   ) {
-    return createAccount(lang, companyId, input, async (trx, passwordHash) => {
+    return createAccount(actor, lang, companyId, input, async (trx, passwordHash) => {
       if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-      await takeUserPlace(trx);
+      await quotas.takePlaces(trx, companyId, 'user');
       const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
       if (input.departmentIds?.length)
         await users.replaceDepartments(trx, companyId, id, input.departmentIds);
@@ -210,7 +233,7 @@ export function createUserService(deps: {
         after: auditView(row, departments),
         ip: actor.ip,
       });
-      return toUser(row, companyId, departments);
+      return toUser(row, departments);
     });
   }
 
@@ -224,8 +247,8 @@ export function createUserService(deps: {
     input: NewAccountInput,
   ) {
     if (!actor.isPlatformAdmin) throw new AppError('user.dev_user_admin_only');
-    return createAccount(lang, null, input, async (trx, passwordHash) => {
-      await takeUserPlace(trx);
+    return createAccount(actor, lang, null, input, async (trx, passwordHash) => {
+      await quotas.takePlaces(trx, null, 'user');
       // The operator chose the password: the developer replaces it at the first sign-in.
       const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
       await insertAuditEvent(trx, {
@@ -268,16 +291,28 @@ export function createUserService(deps: {
       ...(input.phone !== undefined ? { phone: input.phone } : {}),
       ...(input.mustChangePassword !== undefined ? { must_change_password: input.mustChangePassword } : {}),
     };
+    const changesIdentifiers = Boolean(input.email || input.phone);
+    if (changesIdentifiers) {
+      // Checked before the transaction (whose lock the budget's own statements must not wait
+      // for); the unique indexes stay the last word for a parallel change.
+      const existing = await findExisting(db, companyId, input.userId);
+      assertMayActOn(actor.role, existing.role);
+      assertManaged(existing);
+      await assertIdentifierChecksLeft(db, companyId);
+      await assertIdentifiersFree(
+        actor,
+        lang,
+        companyId,
+        { email: input.email, phone: input.phone },
+        { exceptAccountId: existing.id },
+      );
+    }
     return uniqueViolationAs(takenByIndex, () =>
       db.transaction().execute(async (trx) => {
         const { row, departments } = await lockExisting(trx, companyId, input.userId);
+        assertMayActOn(actor.role, row.role);
         if (Object.keys(profile).length) {
-          assertManaged(row, companyId);
-          const taken = takenError(
-            lang,
-            await users.findTakenIdentifiers(trx, { email: input.email, phone: input.phone }, row.id),
-          );
-          if (taken) throw taken;
+          assertManaged(row);
           await users.updateAccountProfile(trx, row.id, profile);
         }
         if (input.departmentIds) {
@@ -297,7 +332,7 @@ export function createUserService(deps: {
           after: auditView(after, afterDepartments),
           ip: actor.ip,
         });
-        return toUser(after, companyId, afterDepartments);
+        return toUser(after, afterDepartments);
       }),
     );
   }
@@ -312,9 +347,13 @@ export function createUserService(deps: {
     return db.transaction().execute(async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       if (status !== 'enabled') assertChangeable(actor, row);
+      assertMayActOn(actor.role, row.role);
       await users.setRecordStatus(trx, companyId, row.id, status);
-      // Enabling also lifts an automatic lock-out, of the accounts the company manages.
-      const clearsLockout = status === 'enabled' && row.home_company_id === companyId;
+      // A fully managed account takes its record's status (its sessions and tokens end when it is
+      // disabled), and enabling it lifts an automatic lock-out too.
+      if (row.fully_managed)
+        await users.setAccountStatus(trx, row.id, status === 'enabled' ? 'enabled' : 'disabled');
+      const clearsLockout = status === 'enabled' && row.fully_managed;
       if (clearsLockout) await users.clearLockout(trx, row.id);
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
@@ -332,7 +371,7 @@ export function createUserService(deps: {
         },
         ip: actor.ip,
       });
-      return toUser(after, companyId, departments);
+      return toUser(after, departments);
     });
   }
 
@@ -344,17 +383,19 @@ export function createUserService(deps: {
   ) {
     // Checked before the (slow) hash, and again under the lock below.
     const existing = await findExisting(db, companyId, input.userId);
-    assertManaged(existing, companyId);
+    assertMayActOn(actor.role, existing.role);
+    assertManaged(existing);
     assertPasswordAllowed(
       input.password,
       { username: existing.username, lang, field: 'password' },
       await passwordPolicyFor(db, companyId),
     );
     const passwordHash = await hashPassword(input.password);
-    return db.transaction().execute(async (trx) => {
+    const user = await db.transaction().execute(async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, input.userId);
-      assertManaged(row, companyId);
-      // Raises the credential version: every session of the account ends.
+      assertMayActOn(actor.role, row.role);
+      assertManaged(row);
+      // Raises the credential version: every session, grant and token of the account ends.
       await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
@@ -367,8 +408,10 @@ export function createUserService(deps: {
         after: { username: row.username, mustChangePassword: input.mustChangePassword, sessionsEnded: true },
         ip: actor.ip,
       });
-      return toUser(after, companyId, departments);
+      return toUser(after, departments);
     });
+    await deps.notifyCredentialChange?.(user.userId, companyId, 'password_reset');
+    return user;
   }
 
   async function uploadPhoto(
@@ -382,7 +425,8 @@ export function createUserService(deps: {
       throw new AppError('upload.too_large', { limit: `${photoLimits.bytes / 1024 / 1024} MiB` });
     return db.transaction().execute(async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
-      assertManaged(row, companyId);
+      assertMayActOn(actor.role, row.role);
+      assertManaged(row);
       const image = await acceptImage(upload, allowed);
       const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
       await users.updateAccountProfile(trx, row.id, { photo_file_id: fileId });
@@ -403,37 +447,19 @@ export function createUserService(deps: {
         },
         ip: actor.ip,
       });
-      return toUser(after, companyId, departments);
+      return toUser(after, departments);
     });
   }
 
-  /**
-   * Removes the user from the company. An account the company manages and that belongs to no
-   * other company goes with its record; otherwise only the record goes (and a managed account
-   * that lives on elsewhere is no longer the company's to manage).
-   */
+  /** Removes the user from the company (see removePerson: a fully managed account ends with it). */
   async function remove(actor: UserActor, companyId: string, userId: string) {
     return db.transaction().execute(async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       assertChangeable(actor, row);
-      const managed = row.home_company_id === companyId;
-      const elsewhere = await users.countOtherMemberships(trx, companyId, row.id);
-      const accountDeleted = managed && elsewhere === 0;
-      if (accountDeleted) {
-        await users.deleteAccount(trx, row.id);
-      } else {
-        await users.deleteRecord(trx, companyId, row.id);
-        if (managed) await users.clearHomeCompany(trx, row.id);
-      }
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
+      assertMayActOn(actor.role, row.role);
+      await removePerson(trx, actor, companyId, row, {
         action: 'user.delete',
-        targetType: 'user',
-        targetId: row.id,
-        before: { ...auditView(row, departments), role: row.role, managed },
-        after: { accountDeleted },
-        ip: actor.ip,
+        before: { ...auditView(row, departments), role: row.role },
       });
       return { userId: row.id };
     });

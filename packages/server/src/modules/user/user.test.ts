@@ -266,7 +266,7 @@ describe('user create', () => {
     expect((await createUser({ username: 'last-place' })).code).toBe(200);
     const before = await snapshot();
     const refused = await createUser({ username: 'one-too-many' });
-    expect(refused).toMatchObject({ code: 403, data: { reason: 'license.quantity_exceeded' } });
+    expect(refused).toMatchObject({ code: 403, data: { reason: 'license.user_quantity_exceeded' } });
     expect(await snapshot()).toEqual(before);
     await ctx.database.db.deleteFrom('accounts').where('id', 'in', fillers).execute();
   });
@@ -588,20 +588,27 @@ describe('user status', () => {
 
     const disabled = await asAcme('status', { userId: admin.data.userId, status: 'disabled' });
     expect(disabled.data).toMatchObject({ status: 'disabled', role: 'admin', managed: true });
-    expect(await asAdmin()).toMatchObject({ code: 404, data: { reason: 'company.not_found' } });
-    const mine = await call<{ list: unknown }>(
+    // Issue 12: the company manages the account fully, so its session ends: nothing works any more,
+    // not even calls outside the company (creating a company of their own).
+    expect(await asAdmin()).toMatchObject({ code: 401 });
+    const create = await call(
       ctx,
-      '/api/v1/manage/company/my/list',
-      {},
+      '/api/v1/manage/company/create',
+      { name: 'Elsewhere' },
       { token: adminToken },
     );
-    expect(mine.data.list).toBeNull();
+    expect(create.code).toBe(401);
 
     await asAcme('status', { userId: admin.data.userId, status: 'locked' });
-    expect((await asAdmin()).code).toBe(404);
     const enabled = await asAcme('status', { userId: admin.data.userId, status: 'enabled' });
     expect(enabled.data.status).toBe('enabled');
-    expect((await asAdmin()).code).toBe(200);
+    // The old session stays ended; a new one works.
+    expect((await asAdmin()).code).toBe(401);
+    const again = await sessionFor(ctx, admin.data.userId);
+    expect(
+      (await call(ctx, '/api/v1/manage/company/detail', {}, { token: again, companyId: acme.companyId }))
+        .code,
+    ).toBe(200);
     const audit = await auditOf(admin.data.userId, 'user.status');
     expect(audit.map((a) => (a.after as { status: string }).status)).toEqual([
       'disabled',

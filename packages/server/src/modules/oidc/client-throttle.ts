@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../../db/database.ts';
+import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
+
+/**
+ * Throttles failed client authentications (wrong client secrets) at the token, introspection
+ * and revocation endpoints, per client:
+ * - from an address the client has not authenticated from (in the last 30 days): at most 100
+ *   failures an hour for the client, and 20 in ten minutes from one address;
+ * - from an address it has authenticated from: only the 20-in-ten-minutes of that address,
+ *   so that someone guessing elsewhere does not stop the application's own server.
+ * Once a budget is spent, further requests for the client are refused before the secret is
+ * compared. Failures are counted when the provider reports them (an "error" event), so a burst
+ * of parallel guesses can overshoot by the number in flight; a secret of 256 random bits is not
+ * guessed either way, the throttle bounds the work and the noise.
+ */
+const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
+const KNOWN_ADDRESS_DAYS = 30;
+
+const budgetsOf = (clientId: string, ip: string, known: boolean): Budget[] => [
+  { key: `client-auth:${clientId}:${ip}`, limit: 20, minutes: 10 },
+  ...(known ? [] : [{ key: `client-auth:${clientId}`, limit: 100, minutes: 60 }]),
+];
+
+/** What the token endpoint answers while a client's budget is spent. */
+export class ClientAuthThrottled extends errors.OIDCProviderError {
+  constructor() {
+    super(429, 'invalid_client');
+    Object.assign(this, {
+      error_description: 'too many failed authentications of this client; try again later',
+    });
+  }
+}
+
+export function createClientThrottle(db: Db) {
+  const knownAddress = (clientId: string, ip: string) =>
+    db
+      .selectFrom('oidc_client_addresses')
+      .select('last_success_at')
+      .where('client_id', '=', clientId)
+      .where('ip', '=', ip)
+      .where('last_success_at', '>', sql<Date>`now() - make_interval(days => ${KNOWN_ADDRESS_DAYS})`);
+  const isKnown = async (clientId: string, ip: string) =>
+    (await knownAddress(clientId, ip).executeTakeFirst()) !== undefined;
+
+  /**
+   * Throws while the client's budget for this address is spent (only on client-authenticating
+   * routes). One statement: whether the address is known, and both answers of the budgets.
+   */
+  async function check(clientId: string): Promise<void> {
+    const ctx = Provider.ctx as KoaContextWithOIDC | undefined;
+    if (!ctx?.oidc || !CLIENT_AUTH_ROUTES.has(ctx.oidc.route)) return;
+    const peek = (budgets: Budget[]) =>
+      sql<boolean>`rate_hit(${budgets.map((b) => b.key)}::text[], ${budgets.map((b) => b.limit)}::int[],
+        ${budgets.map((b) => b.minutes)}::int[], 'peek')`;
+    const { rows } = await sql<{ known: boolean; as_known: boolean; as_unknown: boolean }>`
+      select exists (${knownAddress(clientId, ctx.ip)}) as known,
+        ${peek(budgetsOf(clientId, ctx.ip, true))} as as_known,
+        ${peek(budgetsOf(clientId, ctx.ip, false))} as as_unknown`.execute(db);
+    const row = rows[0];
+    if (row && !(row.known ? row.as_known : row.as_unknown)) throw new ClientAuthThrottled();
+  }
+
+  /** Counts failed client authentications and remembers the addresses clients authenticate from. */
+  function watch(provider: Provider, onError: (error: unknown) => void) {
+    const failed = async (ctx: KoaContextWithOIDC, error: unknown) => {
+      // Only a known client's wrong secret counts (an unknown client id has nothing to guess).
+      const clientId = ctx.oidc?.client?.clientId;
+      if (!clientId || (error as { error?: string }).error !== 'invalid_client') return;
+      if (error instanceof ClientAuthThrottled) return;
+      await spendBudgets(db, budgetsOf(clientId, ctx.ip, await isKnown(clientId, ctx.ip)), 'add');
+    };
+    const onFailure = (ctx: KoaContextWithOIDC, error: unknown) => {
+      failed(ctx, error).catch(onError);
+    };
+    provider.on('grant.error', onFailure);
+    provider.on('introspection.error', onFailure);
+    provider.on('revocation.error', onFailure);
+    provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+      const client = ctx.oidc.client;
+      if (!client || client.clientAuthMethod === 'none') return;
+      db.insertInto('oidc_client_addresses')
+        .values({ client_id: client.clientId, ip: ctx.ip })
+        .onConflict((oc) =>
+          oc
+            .columns(['client_id', 'ip'])
+            .doUpdateSet({ last_success_at: sql<Date>`now()` })
+            // One write a day per address is enough to keep it known.
+            .where('oidc_client_addresses.last_success_at', '<', sql<Date>`now() - interval '1 day'`),
+        )
+        .execute()
+        .catch(onError);
+    });
+  }
+
+  return { check, watch };
+}
+
+export type ClientThrottle = ReturnType<typeof createClientThrottle>;
