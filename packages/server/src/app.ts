@@ -62,7 +62,7 @@ import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.t
 import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
-import { createSignOut, type SignOutAccountEverywhere } from './modules/oidc/sign-out.ts';
+import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
 import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
@@ -114,10 +114,10 @@ export interface TesseraApp {
   /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
   jobs: Jobs;
   /**
-   * Signs a person out of every single sign-on session and tells their applications
-   * (back-channel logout): for an administrator's reset, disable, lock or removal.
+   * Signs a person out of every single sign-on session (or of one company's applications) and
+   * tells their applications by back-channel logout.
    */
-  signOutAccountEverywhere: SignOutAccountEverywhere;
+  signOutAccountEverywhere: AccountSignOut['signOutAccountEverywhere'];
   close(): Promise<void>;
 }
 
@@ -224,6 +224,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
+  // An administrator's disable, lock, removal, password reset or factor removal signs the person
+  // out of their applications too (back-channel logout, modules/oidc/sign-out.ts).
+  const signOut = createSignOut({ db, provider: () => current.provider, log: app.log });
   const reloadKeys = async () => {
     current = await buildProvider();
   };
@@ -267,7 +270,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
-  const companyService = createCompanyService({ db, companies, quotas });
+  const companyService = createCompanyService({ db, companies, quotas, signOut });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -277,9 +280,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     log: app.log,
   });
-  const userService = createUserService({ db, quotas, notifyCredentialChange });
+  const userService = createUserService({ db, quotas, notifyCredentialChange, signOut });
   const departmentService = createDepartmentService({ db });
-  const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
+  const mfaService = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({ db, quotas, log: app.log });
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
@@ -427,6 +430,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
-    signOutAccountEverywhere: createSignOut({ db, provider: () => current.provider }),
+    signOutAccountEverywhere: signOut.signOutAccountEverywhere,
   };
 }

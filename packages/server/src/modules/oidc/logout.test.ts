@@ -1,18 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, BlockList } from 'node:net';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { BlockList } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
+import { companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
-  authorization,
+  signedInTo as signedInToApps,
+  startLogoutReceiver,
+  verifiedLogoutToken,
+} from '../../test/logout-receiver.ts';
+import {
   CookieJar,
   claimsOf,
   formOf,
   go,
   LOGOUT_RETURN,
   openedApp,
-  redeem,
-  signInOnPage,
   startWithCompany,
   submit,
   type TestApp,
@@ -22,63 +22,25 @@ import { addressAllowed, createOutboundFetch } from './outbound-fetch.ts';
 /**
  * Logout to applications: RP-initiated logout (with and without a session), Back-Channel Logout
  * 1.0 (signed logout tokens with `sid`, sent before the answer), Front-Channel Logout 1.0 (the
- * sign-out page loads the apps' URIs in frames, under a CSP that allows exactly those), and the
- * sign-out of a person everywhere that an administrator's action triggers.
+ * sign-out page loads the apps' URIs in frames, under a CSP that allows exactly those). An
+ * administrator's action that signs a person out: account-sign-out.test.ts.
  */
 
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
-let receiver: {
-  server: Server;
-  base: string;
-  received: { path: string; token: string; at: number }[];
-  status: number;
-};
+let receiver: Awaited<ReturnType<typeof startLogoutReceiver>>;
 
 beforeAll(async () => {
   ({ ctx, owner: owner } = await startWithCompany('logoutowner'));
-  const received: { path: string; token: string; at: number }[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const path = (request.url ?? '').split('?')[0] ?? '';
-      if (path === '/hang') return; // never answers
-      received.push({ path, token: new URLSearchParams(body).get('logout_token') ?? '', at: Date.now() });
-      response.writeHead(path === '/broken' ? 500 : 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver = {
-    server,
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    status: 200,
-  };
+  receiver = await startLogoutReceiver();
 });
 afterAll(async () => {
-  receiver.server.closeAllConnections();
-  await new Promise((resolve) => receiver.server.close(resolve));
+  await receiver.close();
   await ctx.close();
 });
 
-const jwks = async () => createLocalJWKSet(await (await fetch(`${ctx.baseUrl}/oidc/jwks`)).json());
-
-/** Signs `person` in to each app in one browser; answers the jar and each app's ID token. */
-async function signedInTo(apps: TestApp[], person: { username: string; password: string }) {
-  const jar = new CookieJar();
-  const idTokens: string[] = [];
-  for (const app of apps) {
-    const auth = authorization(ctx.baseUrl, app.clientId);
-    let landing = await go(jar, auth.url);
-    if (landing.page) landing = await signInOnPage(jar, landing.page, person);
-    const tokens = await redeem(ctx.baseUrl, app, auth, landing);
-    idTokens.push(tokens.id_token!);
-  }
-  return { jar, idTokens };
-}
+const signedInTo = (apps: TestApp[], person: { username: string; password: string }) =>
+  signedInToApps(ctx.baseUrl, apps, person);
 
 const endSession = (idToken: string, extra: Record<string, string> = {}) =>
   `${ctx.baseUrl}/oidc/session/end?${new URLSearchParams({
@@ -103,20 +65,12 @@ describe('back-channel logout', () => {
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/first', '/second']);
     expect(receiver.received.every((r) => r.at <= answeredAt)).toBe(true);
 
-    const keys = await jwks();
     for (const [index, app] of [first, second].entries()) {
       const delivery = receiver.received.find((r) => r.path === (index === 0 ? '/first' : '/second'))!;
-      const { payload, protectedHeader } = await jwtVerify(delivery.token, keys, {
-        issuer: `${ctx.baseUrl}/oidc`,
-        audience: app.clientId,
-      });
+      const payload = await verifiedLogoutToken(ctx.baseUrl, delivery.token, app.clientId);
       const idToken = claimsOf(idTokens[index]);
-      expect(protectedHeader.typ).toBe('logout+jwt');
       expect(payload.sub).toBe(idToken.sub);
       expect(payload.sid).toBe(idToken.sid);
-      expect(payload.events).toEqual({ 'http://schemas.openid.net/event/backchannel-logout': {} });
-      expect(payload.jti).toEqual(expect.any(String));
-      expect(payload.nonce).toBeUndefined();
     }
   });
 
@@ -167,7 +121,7 @@ describe('front-channel logout', () => {
     expect(frame.searchParams.get('iss')).toBe(`${ctx.baseUrl}/oidc`);
     expect(frame.searchParams.get('sid')).toBe(claimsOf(idTokens[0]).sid);
     const csp = response.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain('frame-src http://localhost:7002;');
+    expect(csp).toMatch(/frame-src http:\/\/localhost:7002(;|$)/);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(html).toContain(`href="${LOGOUT_RETURN}?state=bye"`);
   });
@@ -192,34 +146,6 @@ describe('a sign-out request without a session', () => {
     const { idTokens } = await signedInTo([app], person);
     const hinted = await go(new CookieJar(), endSession(idTokens[0]!), LOGOUT_RETURN);
     expect(hinted.callback?.searchParams.get('state')).toBe('bye');
-  });
-});
-
-describe('signing a person out everywhere', () => {
-  it("tells one company's apps, or every app, and ends the single sign-on sessions", async () => {
-    const other = await ownerWithCompany(ctx, 'otherlogoutowner');
-    const ours = await openedApp(ctx, owner, { backchannelLogoutUri: `${receiver.base}/ours` });
-    const theirs = await openedApp(ctx, other, { backchannelLogoutUri: `${receiver.base}/theirs` });
-    const person = await companyMember(ctx, owner, 'greta');
-    await ctx.database.db
-      .insertInto('company_members')
-      .values({ company_id: other.companyId, account_id: person.id, role: 'member', status: 'enabled' })
-      .execute();
-    const { jar } = await signedInTo([ours, theirs], person);
-    receiver.received.length = 0;
-
-    const forOne = await ctx.tessera.signOutAccountEverywhere(person.id, { companyId: owner.companyId });
-    expect(forOne).toEqual({ sessions: 1, delivered: 1, failed: 0 });
-    expect(receiver.received.map((r) => r.path)).toEqual(['/ours']);
-    const stillIn = await go(jar, authorization(ctx.baseUrl, theirs.clientId, { prompt: 'none' }).url);
-    expect(stillIn.callback?.searchParams.get('code')).toBeTruthy();
-
-    receiver.received.length = 0;
-    const everywhere = await ctx.tessera.signOutAccountEverywhere(person.id);
-    expect(everywhere).toEqual({ sessions: 1, delivered: 1, failed: 0 });
-    expect(receiver.received.map((r) => r.path)).toEqual(['/theirs']);
-    const signedOut = await go(jar, authorization(ctx.baseUrl, ours.clientId, { prompt: 'none' }).url);
-    expect(signedOut.callback?.searchParams.get('error')).toBe('login_required');
   });
 });
 
