@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { conformance, LIBRARY_NAMES, outcomeOn, signInOnPage } from '../support/conformance.ts';
 import { LIBRARIES, type Library } from '../support/conformance-rp.ts';
 import { consolePage } from '../support/console.page.ts';
-import { type OidcSuite, PERSON } from '../support/oidc-suite.ts';
+import { type OidcSuite, OTHER, PERSON } from '../support/oidc-suite.ts';
 
 /**
  * Signing out, modelled on the RP-Initiated, Back-Channel and Front-Channel Logout OP profiles:
@@ -110,6 +110,35 @@ export function oidcLogoutFlows(oidc: OidcSuite) {
       name,
     );
   }
+
+  conformance(
+    'Back-Channel Logout OP',
+    "an administrator disables a person: the app of the person's session gets a logout token (issue 13)",
+    async () => {
+      const { freshBrowser, rp, api, otherId } = get();
+      const fresh = await freshBrowser();
+      try {
+        await fresh.page.goto(rp.start('o4', { prompt: 'login' }));
+        await signInOnPage(fresh.page, OTHER.username, OTHER.password);
+        const outcome = await outcomeOn(fresh.page, rp);
+        rp.logouts.length = 0;
+        await api('/api/v1/manage/user/status', { userId: otherId, status: 'disabled' });
+        const back = rp.logouts.filter((l) => l.channel === 'back');
+        assert.deepEqual(
+          back.map((l) => [l.name, l.error]),
+          [['main', undefined]],
+        );
+        assert.equal(back[0]?.claims?.sub, outcome.claims?.sub);
+        assert.equal(back[0]?.claims?.sid, outcome.claims?.sid);
+        await fresh.page.goto(rp.start('o4', { prompt: 'none' }));
+        assert.equal((await outcomeOn(fresh.page, rp, true)).error, 'login_required');
+      } finally {
+        await api('/api/v1/manage/user/status', { userId: otherId, status: 'enabled' });
+        await fresh.context.close();
+      }
+    },
+    'oauth4webapi, console API',
+  );
 
   conformance(
     'RP-Initiated Logout OP',

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { appTemplates } from '@tessera/contract/constants';
 import * as oauth from 'oauth4webapi';
+import { bodyOf } from './conformance-rp.ts';
 
 /**
  * The catalogue's applications as they talk to an OpenID provider, from their own code and
@@ -98,12 +99,6 @@ export interface CatalogueRp {
   /** Logout tokens received by a product (its back-channel logout URI). */
   logoutTokens: Map<string, string[]>;
   stop(): Promise<void>;
-}
-
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  let body = '';
-  for await (const chunk of request) body += chunk;
-  return body;
 }
 
 export async function startCatalogueRp(issuer: string): Promise<CatalogueRp> {

@@ -72,7 +72,8 @@ const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charC
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 
-async function bodyOf(request: IncomingMessage): Promise<string> {
+/** The body of a request, as text (the relying parties' form posts). */
+export async function bodyOf(request: IncomingMessage): Promise<string> {
   let body = '';
   for await (const chunk of request) body += chunk;
   return body;

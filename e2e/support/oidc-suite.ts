@@ -20,6 +20,8 @@ export interface OidcState {
   app: { appId: string; clientId: string; clientSecret: string };
   browser: { context: BrowserContext; page: Page };
   companyId: string;
+  /** The user id of OTHER (an administrator disables them in the logout flows). */
+  otherId: string;
   /** Calls the API as the console's administrator. */
   api<T>(path: string, body: unknown): Promise<T>;
   /** A new browser without any session (closed by the caller). */
@@ -72,13 +74,14 @@ export function oidcSuite(s: Suite) {
       await ui.screenshot(`app-protocol.${lang}`);
     }
     await ui.createUser(PERSON.username, PERSON.password, { name: 'Cora Conform', email: PERSON.email });
-    await ui.createUser(OTHER.username, OTHER.password);
+    const otherId = await ui.createUser(OTHER.username, OTHER.password);
     await ui.createUser(MFA_PERSON.username, MFA_PERSON.password);
     state = {
       rp,
       app: { appId, clientId, clientSecret: created.clientSecret },
       browser: await s.openPage(),
       companyId,
+      otherId,
       api,
       freshBrowser: (options) => s.openPage(options),
     };
