@@ -64,6 +64,8 @@ import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
 import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
 import { pairwiseSubject } from './modules/oidc/subject.ts';
+import { createMetrics } from './modules/ops/metrics.ts';
+import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -91,7 +93,15 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
     Partial<
-      Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'backchannelNetworks'>
+      Pick<
+        Config,
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'metricsToken'
+        | 'backchannelNetworks'
+      >
     >;
   database: DatabaseHandle;
   masterKey: Buffer;
@@ -163,6 +173,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     request.lang = pickLanguage(chosen ?? request.cookies.lang, request.headers['accept-language']);
   });
   installErrorHandling(app);
+  // Before any route, so that every route's answers are counted.
+  const metrics = await createMetrics({ enabled: Boolean(config.metricsToken), app, database });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/'))
       return sendError(request, reply, new AppError('request.route_not_found'));
@@ -173,7 +186,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signInCore = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -218,6 +237,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       fetch: outboundFetch,
       log: app.log,
     });
+    metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
       app.log.warn({ err: error }, 'counting a client authentication failed'),
     );
