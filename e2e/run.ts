@@ -12,6 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { logFlows } from './flows/logs.e2e.ts';
+import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
+import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
+import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
@@ -19,10 +22,11 @@ import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
+import { oidcSuite } from './support/oidc-suite.ts';
 import { startServer } from './support/server.process.ts';
 import { createSuite } from './support/suite.ts';
 
-describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
+describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   const s = createSuite();
 
   before(async () => {
@@ -31,10 +35,15 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
-      // The organisation flows import 200 users into one company: above the default quota.
+      // The organisation flows import 200 users into one company: above the default quota. The
+      // relying parties of the OIDC flows receive back-channel logout tokens on loopback.
       startServer(
         s.adminPassword,
-        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000' },
+        {
+          TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+          TESSERA_COMPANY_USER_QUOTA: '1000',
+          TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+        },
         { logFile: s.serverLog },
       ),
       launchChromium(),
@@ -53,6 +62,11 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   safetyFlows(s);
   appFlows(s);
   logFlows(s);
+  const oidc = oidcSuite(s);
+  oidcCoreFlows(oidc);
+  oidcCatalogueFlows(oidc);
+  oidcLogoutFlows(oidc);
+  oidc.finish();
   screenFlows(s);
   logSecretFlows(s);
 

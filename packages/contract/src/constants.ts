@@ -276,6 +276,10 @@ export interface AppTemplate {
   redirectPath: string;
   /** The app's post-logout return path, likewise. */
   logoutPath: string | null;
+  /** Where the app receives OIDC Back-Channel Logout tokens, if it can. */
+  backchannelLogoutPath: string | null;
+  /** Where the app signs a person out in a frame (OIDC Front-Channel Logout), if it can. */
+  frontchannelLogoutPath: string | null;
   /** Where the app starts a sign-in itself (OIDC third-party initiated login), if it can. */
   initiateLoginPath: string | null;
   tokenAuthMethod: AppTokenAuthMethod;
@@ -294,10 +298,13 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'oidc',
     redirectPath: '/users/auth/openid_connect/callback',
     logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
     initiateLoginPath: '/users/auth/openid_connect',
-    tokenAuthMethod: 'client_secret_basic',
+    // The documented example: client_auth_method "query" (the secret in the form body) and pkce: true.
+    tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
-    pkce: false,
+    pkce: true,
     scopes: ['openid', 'profile', 'email'],
     docsUrl: 'https://docs.gitlab.com/administration/auth/oidc/',
   },
@@ -307,6 +314,8 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'oidc',
     redirectPath: '/login/generic_oauth',
     logoutPath: '/login',
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
     initiateLoginPath: '/login/generic_oauth',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
@@ -321,6 +330,8 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'oidc',
     redirectPath: '/securityRealm/finishLogin',
     logoutPath: '/OicLogout',
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
     initiateLoginPath: '/securityRealm/commenceLogin',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
@@ -334,6 +345,9 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'oidc',
     redirectPath: '/apps/user_oidc/code',
     logoutPath: '/',
+    // user_oidc's route /backchannel-logout/{providerIdentifier}: the provider is named Tessera there.
+    backchannelLogoutPath: '/apps/user_oidc/backchannel-logout/Tessera',
+    frontchannelLogoutPath: null,
     initiateLoginPath: '/apps/user_oidc/login/1',
     tokenAuthMethod: 'client_secret_post',
     signingAlg: 'RS256',
@@ -347,6 +361,8 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'oidc',
     redirectPath: '/c/oidc/callback',
     logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
     initiateLoginPath: '/c/oidc/login',
     tokenAuthMethod: 'client_secret_basic',
     signingAlg: 'RS256',
@@ -360,6 +376,8 @@ export const appTemplates: readonly AppTemplate[] = [
     protocol: 'form',
     redirectPath: '',
     logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
     initiateLoginPath: null,
     tokenAuthMethod: 'client_secret_basic',
     signingAlg: 'ES256',

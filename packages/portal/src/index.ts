@@ -23,6 +23,16 @@ export {
 } from './mfa-pages.ts';
 export { type PortalNavInput, portalNav } from './nav.ts';
 export {
+  type ConsentPageInput,
+  type FrontChannelLogoutPageInput,
+  type LogoutConfirmPageInput,
+  renderConsentPage,
+  renderFrontChannelLogoutPage,
+  renderLogoutConfirmPage,
+  renderSelectAccountPage,
+  type SelectAccountPageInput,
+} from './oidc-pages.ts';
+export {
   type AccountPageInput,
   type ChangePasswordPageInput,
   type PageBrand,

@@ -63,10 +63,14 @@ import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { createClientThrottle } from './modules/oidc/client-throttle.ts';
+import { createConsentStore } from './modules/oidc/consent.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
+import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
+import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
 import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
@@ -109,6 +113,7 @@ export interface AppOptions {
         | 'importConcurrency'
         | 'syslogAllowLocalTargets'
         | 'metricsToken'
+        | 'backchannelNetworks'
       >
     >;
   database: DatabaseHandle;
@@ -136,6 +141,11 @@ export interface TesseraApp {
   boundCalls: CallAtPath[];
   /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
   jobs: Jobs;
+  /**
+   * Signs a person out of every single sign-on session (or of one company's applications) and
+   * tells their applications by back-channel logout.
+   */
+  signOutAccountEverywhere: AccountSignOut['signOutAccountEverywhere'];
   close(): Promise<void>;
 }
 
@@ -221,6 +231,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
   const managementApi = { audience: managementApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
+  const consents = createConsentStore(db);
+  const outboundFetch = createOutboundFetch(config.backchannelNetworks ?? []);
   const buildProvider = async () => {
     const jwks = await loadJwks(db, sealer);
     const provider = createOidcProvider({
@@ -238,6 +250,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
+      pairwiseSubject: pairwiseSubject(sealer),
+      consents,
+      fetch: outboundFetch,
+      log: app.log,
     });
     metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
@@ -246,6 +262,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
+  // An administrator's disable, lock, removal, password reset or factor removal signs the person
+  // out of their applications too (back-channel logout, modules/oidc/sign-out.ts).
+  const signOut = createSignOut({ db, provider: () => current.provider, log: app.log });
   const reloadKeys = async () => {
     current = await buildProvider();
   };
@@ -295,7 +314,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
-  const companyService = createCompanyService({ db, companies, quotas });
+  const companyService = createCompanyService({ db, companies, quotas, signOut });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -305,9 +324,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     log: app.log,
   });
-  const userService = createUserService({ db, quotas, notifyCredentialChange });
+  const userService = createUserService({ db, quotas, notifyCredentialChange, signOut });
   const departmentService = createDepartmentService({ db });
-  const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
+  const mfaService = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({
     db,
@@ -389,6 +408,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
+      consents,
+      companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
       clientCompany: (clientId) => companyOfClient(db, clientId),
       brandOfClient: async (clientId) => {
         const companyId = await companyOfClient(db, clientId);
@@ -486,5 +507,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
+    signOutAccountEverywhere: signOut.signOutAccountEverywhere,
   };
 }

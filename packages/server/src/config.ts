@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
+import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
 export interface Config {
   port: number;
@@ -24,6 +25,11 @@ export interface Config {
   mail: MailConfig;
   /** User imports running at once on the platform (all instances together). */
   importConcurrency: number;
+  /**
+   * Private or special-use networks (CIDRs) where applications' back-channel logout addresses may
+   * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
+   */
+  backchannelNetworks: string[];
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
   /**
@@ -173,6 +179,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const mail = mailConfig(env, publicUrl);
   const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
+  let backchannelNetworks: string[];
+  try {
+    backchannelNetworks = parseNetworks(env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS);
+  } catch {
+    throw new ConfigError(
+      `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
+    );
+  }
   const companyQuotas: CompanyQuotas = {
     // At least 1: the company's creator is its first user.
     user: quotaOf(env, 'TESSERA_COMPANY_USER_QUOTA', defaultCompanyQuotas.user, 1),
@@ -201,6 +215,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     importConcurrency,
+    backchannelNetworks,
     companyQuotas,
     syslogAllowLocalTargets: allowLocal === 'true',
     metricsToken,

@@ -148,6 +148,47 @@ export const en = {
     doneTitle: 'Signed out',
     done: 'You have signed out.',
     doneWithClient: 'You have signed out of {client}.',
+    notSignedIn: 'You are not signed in to Tessera.',
+    returnQuestion: '{client} asks to take you back to {host}.',
+    returnTo: 'Return to {client}',
+    signingOutTitle: 'Signing out',
+    signingOut: 'Signing you out of your applications:',
+    continue: 'Continue',
+  },
+  /** A third-party application asks the person what it may read (OIDC consent). */
+  consent: {
+    title: 'Allow access',
+    intro: '{client} asks to use your Tessera account {username}. It will be able to:',
+    company: 'Added by {company}',
+    scopes: {
+      openid: 'Know who you are when you sign in',
+      profile: 'See your name and username',
+      email: 'See your email address',
+      phone: 'See your phone number',
+      groups: 'See your departments',
+      offline_access: 'Keep this access while you are not using it',
+    } as Record<string, string>,
+    claim: 'See your {claim}',
+    claims: {
+      name: 'name',
+      preferred_username: 'username',
+      email: 'email address',
+      email_verified: 'email verification status',
+      phone_number: 'phone number',
+      phone_number_verified: 'phone verification status',
+      groups: 'departments',
+      updated_at: 'last profile change',
+    } as Record<string, string>,
+    remembered: 'Your answer is remembered for this application.',
+    allow: 'Allow',
+    deny: 'Deny',
+  },
+  /** Someone is signed in and the application asks which account to use. */
+  selectAccount: {
+    title: 'Choose an account',
+    intro: 'Continue to {client}',
+    continueAs: 'Continue as {username}',
+    other: 'Use another account',
   },
   /** The user centre's applications: "my apps", launching one, form-fill sign-in details. */
   apps: {

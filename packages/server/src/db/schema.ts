@@ -384,6 +384,10 @@ export interface AppsTable {
   post_logout_redirect_uris: ColumnType<string[], string | undefined, string>;
   initiate_login_uri: string | null;
   home_url: string | null;
+  /** OIDC Back-Channel Logout 1.0: where the provider posts a logout token. */
+  backchannel_logout_uri: string | null;
+  /** OIDC Front-Channel Logout 1.0: loaded in a frame of the sign-out page. */
+  frontchannel_logout_uri: string | null;
   scopes: ColumnType<string[], string | undefined, string>;
   signing_alg: Generated<'ES256' | 'RS256'>;
   token_auth_method: Generated<'client_secret_basic' | 'client_secret_post' | 'none'>;
@@ -395,6 +399,16 @@ export interface AppsTable {
   refresh_token_ttl: Generated<number>;
   default_access: Generated<'allow_all' | 'prohibit_all'>;
   created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What a person allowed a third-party application (its consent page), per person and app. */
+export interface AppConsentsTable {
+  app_id: string;
+  account_id: string;
+  /** JSON arrays of strings (written as JSON text). */
+  scopes: ColumnType<string[], string, string>;
+  claims: ColumnType<string[], string, string>;
   updated_at: Timestamp;
 }
 
@@ -497,6 +511,7 @@ export interface Database {
   company_syslog: CompanySyslogTable;
   syslog_outbox: SyslogOutboxTable;
   company_brand: CompanyBrandTable;
+  app_consents: AppConsentsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -76,6 +76,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** Networks back-channel logout may reach; the test receivers listen on loopback. */
+    backchannelNetworks?: string[];
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
     /**
@@ -105,6 +107,7 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
+      backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },

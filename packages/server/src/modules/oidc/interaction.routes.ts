@@ -11,18 +11,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
+import { languageOfUiLocales } from '../../lib/i18n.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
+import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
+import type { ConsentStore } from './consent.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
+import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
+import { signInStepsRoutes } from './sign-in-steps.routes.ts';
 import {
   credentialsAtOf,
+  type PendingSignIn,
   pendingSignInResult,
-  readPendingSignIn,
   type SignInStep,
   type StepName,
 } from './sign-in-steps.ts';
@@ -55,9 +61,26 @@ export interface InteractionDeps {
     ip: string;
     userAgent: string | null;
   }): Promise<AppAccessRefusal | undefined>;
+  /** What people allowed third-party applications (consent.ts). */
+  consents: ConsentStore;
+  /** The name of a company (the consent page names the application's company). */
+  companyName(companyId: string): Promise<string | undefined>;
 }
 
-type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The `login_hint` of the authorization request: the sign-in form starts with it. */
+const loginHintOf = (interaction: Interaction) => {
+  const hint = interaction.params.login_hint;
+  return typeof hint === 'string' ? hint.slice(0, 254) : undefined;
+};
+
+/** The login result of a finished pipeline, with the acr the application asked for when met. */
+const loginResultOf = (interaction: Interaction, state: Pick<PendingSignIn, 'accountId' | 'amr'>) => ({
+  accountId: state.accountId,
+  amr: state.amr,
+  acr: acrFor(state.amr, requestedAcr(interaction.params).values),
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -103,7 +126,12 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {
-      return await deps.provider().interactionDetails(request.raw, reply.raw);
+      const interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
+      // The application's ui_locales choose the language, unless the person chose one (the cookie).
+      const query = request.query as { lang?: unknown } | undefined;
+      const uiLang = languageOfUiLocales(interaction.params.ui_locales);
+      if (uiLang && !request.cookies.lang && !query?.lang) request.lang = uiLang;
+      return interaction;
     } catch {
       const t = portalPhrases[request.lang].signIn;
       sendPage(reply, 400, renderErrorPage(pageContext(request), { message: t.sessionExpired }));
@@ -220,7 +248,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   async function finishLogin(
     request: FastifyRequest,
     reply: FastifyReply,
-    login: { accountId: string; amr: string[] },
+    login: { accountId: string; amr: string[]; acr?: string },
   ) {
     await deps.devices.remember(request, reply, login.accountId);
     return finish(request, reply, { login }, false);
@@ -239,86 +267,81 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     skip: StepName[] = [],
   ) {
     const account = await deps.accounts.findAccountById(login.accountId);
+    // An application that names multi-factor authentication (acr_values) gets a second factor.
+    const mfaRequested = multiFactorRequested(requestedAcr(interaction.params));
     const pending: StepName[] = [];
     for (const step of account ? deps.steps : []) {
       if (skip.includes(step.name)) continue;
-      if (account && (await step.applies(account))) pending.push(step.name);
+      if (account && (await step.applies(account, { mfaRequested }))) pending.push(step.name);
     }
-    if (!pending.length) return finishLogin(request, reply, login);
+    if (!pending.length) return finishLogin(request, reply, loginResultOf(interaction, login));
     interaction.result = pendingSignInResult({
       ...login,
       pending,
+      mfaRequested,
       credentialsAt: account ? credentialsAtOf(account) : null,
     });
     await interaction.persist();
     return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
   }
 
-  /**
-   * The first pending step that still applies, with its account; undefined when there is no
-   * pending sign-in, or when it ended because the account was disabled or its credentials were
-   * changed by someone else since the first factor (the sign-in then starts again).
-   */
-  async function currentStep(interaction: Interaction) {
-    const state = readPendingSignIn(interaction);
-    if (!state) return undefined;
-    const account = await deps.accounts.findAccountById(state.accountId);
-    if (account?.status !== 'enabled' || credentialsAtOf(account) !== state.credentialsAt) return undefined;
-    for (const name of state.pending) {
-      const step = deps.steps.find((s) => s.name === name);
-      if (step && (await step.applies(account))) return { state, step, account };
-    }
-    return { state, step: undefined, account };
-  }
-
-  async function showStep(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    interaction: Interaction,
-    current: { step: SignInStep; account: import('../../db/schema.ts').Account },
-    extra: { error?: string; status?: number } = {},
-  ) {
-    return sendPage(
-      reply,
-      extra.status ?? 200,
-      await current.step.render(pageContext(request), {
-        action: `${INTERACTION_PATH}/${interaction.uid}/step/${current.step.name}`,
-        abortAction: `${INTERACTION_PATH}/${interaction.uid}/abort`,
-        csrfToken: csrfFor(interaction.uid),
-        account: current.account,
-        error: extra.error,
-        interactionId: interaction.uid,
-      }),
-    );
-  }
+  const { currentStep, showStep } = signInStepsRoutes(app, {
+    steps: deps.steps,
+    accounts: deps.accounts,
+    csrfFor,
+    pageContext,
+    sendPage,
+    submitted,
+  });
+  const prompts = promptRoutes(app, {
+    provider: deps.provider,
+    accounts: deps.accounts,
+    consents: deps.consents,
+    companyName: deps.companyName,
+    csrfFor,
+    pageContext,
+    sendPage,
+    clientName,
+    submitted,
+    finish,
+  });
 
   app.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;
-    if (interaction.prompt.name === 'login') {
-      const pending = await currentStep(interaction);
-      if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
-      if (pending) {
-        const { accountId, amr } = pending.state;
-        return finishLogin(request, reply, { accountId, amr });
+    const clientId = String(interaction.params.client_id);
+    // The sign-in pipeline under way (after a first factor), whichever prompt started it.
+    const pending = await currentStep(interaction);
+    if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
+    if (pending) return finishLogin(request, reply, loginResultOf(interaction, pending.state));
+    const { name, reasons } = interaction.prompt;
+    if (name === 'login') {
+      // Signed in, and only the second factor the application asked for is missing: a step-up.
+      const session = interaction.session as { accountId?: string; amr?: string[] } | undefined;
+      if (session?.accountId && reasons.length && reasons.every((r) => STEP_UP_REASONS.includes(r))) {
+        const amr = session.amr ?? [];
+        return firstFactorPassed(request, reply, interaction, { accountId: session.accountId, amr });
       }
       // A first factor passed elsewhere (a used sign-in link) for exactly this authorization request.
       const handoff = openHandoff(deps.sealer, request.cookies[HANDOFF_COOKIE]);
-      if (
-        handoff &&
-        handoff.clientId === interaction.params.client_id &&
-        handoff.state === interaction.params.state
-      ) {
+      if (handoff && handoff.clientId === clientId && handoff.state === interaction.params.state) {
         reply.clearCookie(HANDOFF_COOKIE, handoffCookieOptions(deps.secureCookies));
         return firstFactorPassed(request, reply, interaction, {
           accountId: handoff.accountId,
           amr: handoff.amr,
         });
       }
-      return showSignIn(request, reply, interaction.uid, String(interaction.params.client_id));
+      return showSignIn(request, reply, interaction.uid, clientId, { identifier: loginHintOf(interaction) });
     }
-    if (interaction.prompt.name === APP_ACCESS_PROMPT) {
-      const clientId = String(interaction.params.client_id);
+    if (name === SELECT_ACCOUNT_PROMPT) {
+      // "Use another account": the sign-in form (the provider signs the other one out first).
+      if (prompts.switchingAccount(interaction))
+        return showSignIn(request, reply, interaction.uid, clientId, {
+          identifier: loginHintOf(interaction),
+        });
+      return prompts.showSelectAccount(request, reply, interaction);
+    }
+    if (name === APP_ACCESS_PROMPT) {
       const cause =
         interaction.session?.accountId &&
         (await deps.appRefusal({
@@ -341,7 +364,8 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         }),
       );
     }
-    // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
+    if (name === 'consent') return prompts.consent(request, reply, interaction);
+    // No other prompt exists; should one appear, the provider decides again.
     return finish(request, reply, {}, true);
   });
 
@@ -425,54 +449,6 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       const amr = assertion.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'];
       const skip: StepName[] = assertion.userVerified ? ['bind_factor', 'second_factor'] : [];
       return firstFactorPassed(request, reply, interaction, { accountId: account.id, amr }, skip);
-    },
-  );
-
-  app.post<{ Params: { uid: string; step: string }; Body: Record<string, string | undefined> }>(
-    `${INTERACTION_PATH}/:uid/step/:step`,
-    async (request, reply) => {
-      const interaction = await submitted(request, reply);
-      if (!interaction) return reply;
-      const current = await currentStep(interaction);
-      // Not the step that is due (an old tab, or a guessed URL): show whatever is due now.
-      if (!current?.step || current.step.name !== request.params.step) {
-        return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
-      }
-      const outcome = await current.step.submit(
-        {
-          account: current.account,
-          lang: request.lang,
-          ip: request.ip,
-          userAgent: request.headers['user-agent'] ?? null,
-          clientId: String(interaction.params.client_id),
-          interactionId: interaction.uid,
-        },
-        request.body ?? {},
-      );
-      if (typeof outcome === 'string') {
-        return showStep(
-          request,
-          reply,
-          interaction,
-          { ...current, step: current.step },
-          { error: outcome, status: 400 },
-        );
-      }
-      const { accountId, amr, pending } = current.state;
-      const done = [current.step.name, ...(outcome?.completes ?? [])];
-      const rest = pending.filter((name) => !done.includes(name));
-      // A step may have changed the credentials itself (a new password): that change is this sign-in's own.
-      const after = await deps.accounts.findAccountById(accountId);
-      interaction.result = pendingSignInResult({
-        accountId,
-        amr,
-        pending: rest,
-        credentialsAt: after ? credentialsAtOf(after) : null,
-      });
-      await interaction.persist();
-      const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;
-      if (outcome?.page) return sendPage(reply, 200, outcome.page(pageContext(request), { continueAction }));
-      return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
     },
   );
 

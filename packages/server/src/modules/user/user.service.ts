@@ -17,6 +17,7 @@ import { assertDepartmentsInCompany, subtreeIds } from '../department/department
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
+import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from './identifier-checks.ts';
 import * as users from './user.repo.ts';
 import { assertMayActOn } from './user-authority.ts';
@@ -113,6 +114,8 @@ export function createUserService(deps: {
   quotas: Pick<QuotaService, 'takePlaces'>;
   /** Tells the person of a credential change an administrator made (mail/credential-notices.ts). */
   notifyCredentialChange?: NotifyCredentialChange;
+  /** Tells the person's applications when a disable, lock, reset or removal ends their sessions. */
+  signOut: Pick<AccountSignOut, 'prepare'>;
 }) {
   const { db, quotas } = deps;
 
@@ -344,10 +347,14 @@ export function createUserService(deps: {
   };
 
   async function setStatus(actor: UserActor, companyId: string, userId: string, status: UserStatus) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       if (status !== 'enabled') assertChangeable(actor, row);
       assertMayActOn(actor.role, row.role);
+      // Disabling or locking an enabled record ends the person's sessions (at the company's apps,
+      // or everywhere for an account the company fully manages): their apps are told.
+      if (status !== 'enabled' && row.record_status === 'enabled')
+        await signOutBefore(row.id, signOutScopeOf(row, companyId));
       await users.setRecordStatus(trx, companyId, row.id, status);
       // A fully managed account takes its record's status (its sessions and tokens end when it is
       // disabled), and enabling it lifts an automatic lock-out too.
@@ -391,11 +398,12 @@ export function createUserService(deps: {
       await passwordPolicyFor(db, companyId),
     );
     const passwordHash = await hashPassword(input.password);
-    const user = await db.transaction().execute(async (trx) => {
+    const user = await withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, input.userId);
       assertMayActOn(actor.role, row.role);
       assertManaged(row);
       // Raises the credential version: every session, grant and token of the account ends.
+      await signOutBefore(row.id);
       await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
@@ -453,10 +461,11 @@ export function createUserService(deps: {
 
   /** Removes the user from the company (see removePerson: a fully managed account ends with it). */
   async function remove(actor: UserActor, companyId: string, userId: string) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       assertChangeable(actor, row);
       assertMayActOn(actor.role, row.role);
+      await signOutBefore(row.id, signOutScopeOf(row, companyId));
       await removePerson(trx, actor, companyId, row, {
         action: 'user.delete',
         before: { ...auditView(row, departments), role: row.role },
