@@ -37,6 +37,15 @@ import { createCompanyService } from './modules/company/company.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { findEnabledSources } from './modules/identity-source/identity-source.repo.ts';
+import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
+import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
+import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
+import { scanBindingRoutes } from './modules/identity-source/scan/scan-binding.routes.ts';
+import { SCAN_TYPES, scanSignInRoutes } from './modules/identity-source/scan/scan-signin.routes.ts';
+import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
+import { purgeFinishedJobs } from './modules/jobs/jobs.repo.ts';
+import { createJobRunner, type JobRunner } from './modules/jobs/jobs.runner.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -83,12 +92,14 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'scanProviders'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
   signInPolicy?: Partial<SignInPolicy>;
+  /** How long a directory may take to answer one operation (tests shorten the 10 s). */
+  directoryTimeoutMs?: number;
 }
 
 export interface TesseraApp {
@@ -98,6 +109,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -147,7 +160,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -233,6 +245,22 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
+  const jobs = createJobRunner({ db, log: app.log, listen: database.listen, notify: database.notify });
+  const identitySources = createIdentitySources({
+    db,
+    sealer,
+    quotas,
+    jobs,
+    publicUrl: config.publicUrl,
+    urls: config.scanProviders ?? defaultProviderUrls,
+    timeoutMs: options.directoryTimeoutMs,
+  });
+  const signIn = createSignInService({
+    db,
+    accounts,
+    policy: options.signInPolicy,
+    directory: identitySources.directory,
+  });
   const companyService = createCompanyService({ db, companies, quotas });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
@@ -279,6 +307,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    // The third-party accounts section needs the user centre's session, which portalRoutes provides.
+    let bindingsSection: ReturnType<typeof scanBindingRoutes>['section'] | undefined;
     const portal = portalRoutes(scope, {
       db,
       sealer,
@@ -289,6 +319,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       publicUrl: config.publicUrl,
       lifetimes: config.session,
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
+      bindingsSection: (account, sessionId) =>
+        bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
     });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
     myAppsPortalRoutes(scope, {
@@ -307,7 +339,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       startSignIn: portal.startSignIn,
       secureCookies,
     });
-    interactionRoutes(scope, {
+    const interaction = interactionRoutes(scope, {
       provider: () => current.provider,
       signIn,
       sealer,
@@ -320,7 +352,30 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       clientCompany: (clientId) => companyOfClient(db, clientId),
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
+      scanSources: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        if (!companyId) return [];
+        const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
+        return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
+      },
     });
+    const scanDeps = {
+      db,
+      sealer,
+      publicUrl: config.publicUrl,
+      urls: config.scanProviders ?? defaultProviderUrls,
+      quotas,
+      accounts,
+      signIn,
+      clientCompany: (clientId: string) => companyOfClient(db, clientId),
+    };
+    const scan = scanSignInRoutes(scope, scanDeps, interaction);
+    const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
+    bindingsSection = binding.section;
+    scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
+      '/portal/scan/:sourceId/callback',
+      (request, reply) => scan.callback(request, reply, binding.finishBinding),
+    );
   });
 
   const bind = createBinder(app, {
@@ -357,16 +412,24 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {
-    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
-      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
-    );
+    Promise.all([
+      purgeExpiredOidcPayloads(db),
+      purgeIdleBudgets(db),
+      purgeUnknownFailures(db),
+      purgeScanStates(db),
+      purgeFinishedJobs(db),
+    ]).catch((error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'));
   }, 10 * 60_000);
   purgeTimer.unref();
 
+  // Jobs stop being claimed before the server closes; those under way get a moment to finish.
+  app.addHook('preClose', () => jobs.close());
   await app.ready();
+  await jobs.start();
   return {
     app,
     provider: () => current.provider,
@@ -385,5 +448,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
+    jobs,
   };
 }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
+import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
 
 export interface Config {
@@ -24,7 +25,20 @@ export interface Config {
   mail: MailConfig;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
+  scanProviders: ProviderUrls;
 }
+
+/** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
+export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
+  dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
+  dingtalkApi: 'TESSERA_DINGTALK_API_URL',
+  dingtalkOapi: 'TESSERA_DINGTALK_OAPI_URL',
+  weixinOpen: 'TESSERA_WEIXIN_OPEN_URL',
+  weixinApi: 'TESSERA_WEIXIN_API_URL',
+  wecomLogin: 'TESSERA_WECOM_LOGIN_URL',
+  wecomApi: 'TESSERA_WECOM_API_URL',
+};
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
 
@@ -168,6 +182,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const scanProviders = Object.fromEntries(
+    Object.entries(providerUrlVariables).map(([key, name]) => [
+      key,
+      (urlOf(env, name, ['http:', 'https:']) ?? defaultProviderUrls[key as keyof ProviderUrls]).replace(
+        /\/+$/,
+        '',
+      ),
+    ]),
+  ) as unknown as ProviderUrls;
+
   return {
     port,
     host,
@@ -182,6 +206,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     companyQuotas,
+    scanProviders,
   };
 }
 

@@ -2,13 +2,15 @@ import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
+import * as directorySync from './directory-sync.ts';
+import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, quota, safety, session, user };
+export { app, company, department, directorySync, identitySource, license, quota, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -81,6 +83,20 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  identitySource.listIdentitySources,
+  identitySource.identitySourceDetailCall,
+  identitySource.createIdentitySource,
+  identitySource.updateIdentitySource,
+  identitySource.setIdentitySourceStatus,
+  identitySource.deleteIdentitySource,
+  identitySource.testLdapConnection,
+  identitySource.testLdapUser,
+  directorySync.previewSync,
+  directorySync.applySync,
+  directorySync.startSync,
+  directorySync.listSyncRuns,
+  directorySync.syncRunDetail,
+  directorySync.syncRunRows,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

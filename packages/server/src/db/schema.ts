@@ -352,6 +352,97 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  run_after: Timestamp;
+  attempts: Generated<number>;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface IdentitySourcesTable {
+  id: string;
+  company_id: string;
+  type: 'ldap' | 'dingtalk' | 'weixin' | 'work_weixin';
+  name: string;
+  enabled: Generated<boolean>;
+  settings: ColumnType<unknown, string, string>;
+  secret_sealed: string | null;
+  sync_interval_minutes: Generated<number>;
+  next_sync_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdentityLinksTable {
+  source_id: string;
+  company_id: string;
+  account_id: string;
+  external_id: string;
+  external_dn: string | null;
+  external_name: string | null;
+  disabled_by_sync: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdentitySourceDepartmentsTable {
+  source_id: string;
+  external_id: string;
+  department_id: string;
+}
+
+export interface IdentitySourceConflictsTable {
+  source_id: string;
+  external_id: string;
+  fingerprint: string;
+}
+
+export interface SyncRunsTable {
+  id: string;
+  source_id: string;
+  company_id: string;
+  mode: 'preview' | 'apply' | 'sync';
+  trigger: 'manual' | 'schedule';
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  requested_by: string | null;
+  preview_run_id: string | null;
+  counts: ColumnType<unknown, string | null | undefined, string | null>;
+  errors: ColumnType<unknown, string | undefined, string>;
+  plan_hash: string | null;
+  snapshot: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface SyncRunRowsTable {
+  run_id: string;
+  kind: string;
+  seq: number;
+  row: ColumnType<unknown, string, string>;
+}
+
+export interface ScanStatesTable {
+  id: string;
+  source_id: string;
+  purpose: 'sign_in' | 'bind';
+  interaction_uid: string | null;
+  session_id: string | null;
+  expires_at: Date;
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -383,6 +474,14 @@ export interface Database {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
+  jobs: JobsTable;
+  identity_sources: IdentitySourcesTable;
+  identity_links: IdentityLinksTable;
+  identity_source_departments: IdentitySourceDepartmentsTable;
+  identity_source_conflicts: IdentitySourceConflictsTable;
+  sync_runs: SyncRunsTable;
+  sync_run_rows: SyncRunRowsTable;
+  scan_states: ScanStatesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

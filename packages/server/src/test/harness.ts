@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { CompanyQuotas, MailConfig } from '../config.ts';
+import type { CompanyQuotas, Config, MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -83,6 +83,10 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** The DingTalk, WeChat and WeCom base addresses (a provider fixture: scan-providers.ts). */
+    scanProviders?: Config['scanProviders'];
+    /** How long a directory may take to answer (the time-out test shortens it). */
+    directoryTimeoutMs?: number;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -98,7 +102,9 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      scanProviders: options.scanProviders,
     },
+    directoryTimeoutMs: options.directoryTimeoutMs,
     database,
     masterKey,
     validateResponses: true,
