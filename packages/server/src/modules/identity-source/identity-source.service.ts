@@ -74,7 +74,7 @@ export function fieldError(
 }
 
 /** Checks what zod cannot: the filters' syntax and the pasted CA. */
-export function assertLdapSettings(lang: Language, settings: repo.LdapSettings): void {
+export function assertLdapSettings(lang: Language, settings: repo.LdapSettings, fieldPrefix = ''): void {
   try {
     assertSettingsFilters(settings);
   } catch (error) {
@@ -85,7 +85,7 @@ export function assertLdapSettings(lang: Language, settings: repo.LdapSettings):
       } catch {
         field = 'userFilter';
       }
-      throw fieldError(lang, field, 'ldap.invalid_filter');
+      throw fieldError(lang, `${fieldPrefix}${field}`, 'ldap.invalid_filter');
     }
     throw error;
   }
@@ -94,7 +94,7 @@ export function assertLdapSettings(lang: Language, settings: repo.LdapSettings):
       if (!settings.caCertificate.includes('-----BEGIN CERTIFICATE-----')) throw new Error('not PEM');
       new X509Certificate(settings.caCertificate);
     } catch {
-      throw fieldError(lang, 'caCertificate', 'ldap.ca_invalid');
+      throw fieldError(lang, `${fieldPrefix}caCertificate`, 'ldap.ca_invalid');
     }
   }
 }

@@ -157,6 +157,7 @@ export function createJobRunner(deps: {
     },
     /** Runs every due job (and what they queue) until none is left: for tests and shutdown-free tools. */
     async drain() {
+      await reap();
       for (;;) {
         pump();
         await pumping;

@@ -133,7 +133,10 @@ export function createSignInService(deps: {
   }
 
   async function signInWithPassword(attempt: SignInAttempt): Promise<SignInResult> {
-    const identifier = attempt.identifier.trim();
+    // Control characters (a NUL, which PostgreSQL text refuses) belong to no identifier: they
+    // become U+FFFD, so that such an attempt finds nobody, in the database or in a directory.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+    const identifier = attempt.identifier.trim().replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
     const event = (
       result: 'success' | 'failure',
       cause: LoginFailureCause | null,

@@ -76,9 +76,23 @@ export function classifyLdapError(error: unknown, context: { baseDn?: string; tl
   return new SourceFailure('ldap.failed', { detail: text.slice(0, 200) });
 }
 
-/** Throws `ldap.invalid_filter` unless the filter parses (RFC 4515). */
+/** Whether every parenthesis closes and nothing follows the outermost one (values escape theirs as \28 and \29). */
+function balanced(filter: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < filter.length; i++) {
+    const c = filter[i];
+    if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0 && i !== filter.length - 1) return false;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/** Throws `ldap.invalid_filter` unless the filter is one complete RFC 4515 filter. */
 export function assertFilter(filter: string): void {
   try {
+    if (!balanced(filter.trim())) throw new Error('unbalanced');
     FilterParser.parseString(filter);
   } catch {
     throw new SourceFailure('ldap.invalid_filter');

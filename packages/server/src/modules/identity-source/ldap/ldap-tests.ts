@@ -50,7 +50,7 @@ export function createLdapTests(deps: {
     void name;
     void enabled;
     void syncIntervalMinutes;
-    assertLdapSettings(lang, settings);
+    assertLdapSettings(lang, settings, 'settings.');
     let password: string | null = bindPassword || null;
     if (!password && settings.bindDn && input.sourceId) {
       const stored = await repo.findSource(db, companyId, input.sourceId);
