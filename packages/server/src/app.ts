@@ -10,6 +10,8 @@ import { type Config, defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { requestLogSerializer } from './http/request-log.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
@@ -44,8 +46,7 @@ import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts
 import { scanBindingRoutes } from './modules/identity-source/scan/scan-binding.routes.ts';
 import { SCAN_TYPES, scanSignInRoutes } from './modules/identity-source/scan/scan-signin.routes.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
-import { purgeFinishedJobs } from './modules/jobs/jobs.repo.ts';
-import { createJobRunner, type JobRunner } from './modules/jobs/jobs.runner.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -97,6 +98,10 @@ export interface AppOptions {
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** The console's build (default: packages/console/dist). */
+  consoleDir?: string;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
   /** How long a directory may take to answer one operation (tests shorten the 10 s). */
   directoryTimeoutMs?: number;
@@ -110,7 +115,7 @@ export interface TesseraApp {
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
   /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
-  jobs: JobRunner;
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -128,12 +133,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sealer = createSealer(options.masterKey);
 
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: requestLogSerializer },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
     // Only then are X-Forwarded-For/-Proto read: request.ip is the client's address everywhere
     // (budgets, logs, the provider below), and a client cannot name its own address.
     trustProxy: trustProxyOf(config.trustedProxies),
   });
+  const securityHeaders = createSecurityHeaders({ publicUrl: config.publicUrl });
+  securityHeaders.install(app);
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -226,6 +237,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
 
+  const jobs = createJobs({ db, log: app.log, listen: database.listen });
+
   const sessionService = createSessionService({
     sessions,
     accounts,
@@ -245,7 +258,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
-  const jobs = createJobRunner({ db, log: app.log, listen: database.listen, notify: database.notify });
   const identitySources = createIdentitySources({
     db,
     sealer,
@@ -299,6 +311,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       delete raw.headers['x-forwarded-host'];
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      securityHeaders.applyToProvider(reply.raw);
       await current.callback(request.raw, reply.raw);
     };
     scope.all(OIDC_MOUNT, handler);
@@ -413,29 +426,32 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
-  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+  await webRoutes(app, {
+    db,
+    calls: () => bind.bound,
+    version,
+    publicUrl: config.publicUrl,
+    consoleDir: options.consoleDir,
+  });
 
-  const purgeTimer = setInterval(() => {
-    Promise.all([
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([
       purgeExpiredOidcPayloads(db),
       purgeIdleBudgets(db),
       purgeUnknownFailures(db),
       purgeScanStates(db),
-      purgeFinishedJobs(db),
-    ]).catch((error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'));
-  }, 10 * 60_000);
-  purgeTimer.unref();
+    ]);
+  });
 
-  // Jobs stop being claimed before the server closes; those under way get a moment to finish.
-  app.addHook('preClose', () => jobs.close());
   await app.ready();
   await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
-      clearInterval(purgeTimer);
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
@@ -448,6 +464,5 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
-    jobs,
   };
 }

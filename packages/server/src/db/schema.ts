@@ -356,11 +356,13 @@ export interface AppFormCredentialsTable {
 export interface JobsTable {
   id: string;
   kind: string;
-  key: string;
+  key: string | null;
   payload: ColumnType<unknown, string | undefined, string>;
-  status: 'queued' | 'running' | 'done' | 'failed';
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
   run_after: Timestamp;
+  every_seconds: number | null;
   attempts: Generated<number>;
+  max_attempts: number | null;
   locked_by: string | null;
   lease_until: NullableTimestamp;
   last_error: string | null;
@@ -464,6 +466,7 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;
@@ -474,7 +477,6 @@ export interface Database {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
-  jobs: JobsTable;
   identity_sources: IdentitySourcesTable;
   identity_links: IdentityLinksTable;
   identity_source_departments: IdentitySourceDepartmentsTable;

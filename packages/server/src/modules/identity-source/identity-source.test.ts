@@ -18,7 +18,14 @@ const sockets = new Set<Socket>();
 const admin = <T = Record<string, unknown>>(path: string, body: unknown = {}, lang?: string) =>
   call<T>(ctx, path, body, { token: owner.token, companyId: owner.companyId, lang });
 const sourceCount = async () =>
-  Number((await ctx.database.db.selectFrom('identity_sources').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ctx.database.db
+        .selectFrom('identity_sources')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 beforeAll(async () => {
   ctx = await startTestApp({ directoryTimeoutMs: 400 });
@@ -61,7 +68,11 @@ describe('identity source settings', () => {
       expect(zh.msg, reason).toMatch(/[\u4e00-\u9fff]/);
       expect(JSON.stringify(zh.data)).toContain(field);
     }
-    const scan = await admin('/api/v1/manage/identity-source/create', { type: 'dingtalk', name: 'DingTalk', appKey: 'k' }, 'zh');
+    const scan = await admin(
+      '/api/v1/manage/identity-source/create',
+      { type: 'dingtalk', name: 'DingTalk', appKey: 'k' },
+      'zh',
+    );
     expect(scan).toMatchObject({ code: 400, msg: '请输入服务商颁发的密钥' });
     expect(await sourceCount()).toBe(0);
   });
@@ -72,22 +83,51 @@ describe('identity source settings', () => {
       ldapSourceSettings({ caCertificate: LDAP_CA ?? null }),
     );
     expect(created.code, created.msg).toBe(200);
-    expect(created.data.settings).toMatchObject({ bindPasswordSet: true, usernameAttribute: 'uid', uniqueIdAttribute: 'entryUUID' });
+    expect(created.data.settings).toMatchObject({
+      bindPasswordSet: true,
+      usernameAttribute: 'uid',
+      uniqueIdAttribute: 'entryUUID',
+    });
     expect(JSON.stringify(created.data)).not.toContain(DIRECTORY.readerPassword);
-    const stored = await ctx.database.db.selectFrom('identity_sources').select(['settings', 'secret_sealed']).executeTakeFirstOrThrow();
+    const stored = await ctx.database.db
+      .selectFrom('identity_sources')
+      .select(['settings', 'secret_sealed'])
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(DIRECTORY.readerPassword);
     const { sourceId } = created.data;
     const { bindPasswordSet: _, ...settings } = created.data.settings;
     // Saved without the password: the stored one stays.
-    const kept = await admin('/api/v1/manage/identity-source/update', { ...settings, type: 'ldap', sourceId, name: 'Renamed' });
+    const kept = await admin('/api/v1/manage/identity-source/update', {
+      ...settings,
+      type: 'ldap',
+      sourceId,
+      name: 'Renamed',
+    });
     expect(kept.code, kept.msg).toBe(200);
     // Another server without the password again: refused (the stored one goes nowhere new).
-    const moved = await admin('/api/v1/manage/identity-source/update', { ...settings, type: 'ldap', sourceId, url: 'ldap://elsewhere.example:389' });
-    expect(moved.data).toMatchObject({ reason: 'ldap.bind_password_required', fields: [{ field: 'bindPassword' }] });
-    const retyped = await admin('/api/v1/manage/identity-source/update', { type: 'dingtalk', sourceId, name: 'x', appKey: 'k' });
+    const moved = await admin('/api/v1/manage/identity-source/update', {
+      ...settings,
+      type: 'ldap',
+      sourceId,
+      url: 'ldap://elsewhere.example:389',
+    });
+    expect(moved.data).toMatchObject({
+      reason: 'ldap.bind_password_required',
+      fields: [{ field: 'bindPassword' }],
+    });
+    const retyped = await admin('/api/v1/manage/identity-source/update', {
+      type: 'dingtalk',
+      sourceId,
+      name: 'x',
+      appKey: 'k',
+    });
     expect(retyped.data).toMatchObject({ reason: 'identity_source.type_fixed' });
-    const list = await admin<{ list: { name: string; type: string; people: number }[] }>('/api/v1/manage/identity-source/list');
-    expect(list.data.list).toEqual([expect.objectContaining({ name: 'Renamed', type: 'ldap', people: 0, lastRun: null })]);
+    const list = await admin<{ list: { name: string; type: string; people: number }[] }>(
+      '/api/v1/manage/identity-source/list',
+    );
+    expect(list.data.list).toEqual([
+      expect.objectContaining({ name: 'Renamed', type: 'ldap', people: 0, lastRun: null }),
+    ]);
   });
 
   it('shows the callback address of a scan source and has nothing to sync for WeChat', async () => {
@@ -98,21 +138,35 @@ describe('identity source settings', () => {
     expect(created.data.callbackUrl).toBe(`${ctx.baseUrl}/portal/scan/${created.data.sourceId}/callback`);
     expect(created.data.settings).toMatchObject({ secretSet: true, firstScan: 'create' });
     expect(JSON.stringify(created.data)).not.toContain('shh-secret');
-    const sync = await admin('/api/v1/manage/identity-source/sync/preview', { sourceId: created.data.sourceId });
+    const sync = await admin('/api/v1/manage/identity-source/sync/preview', {
+      sourceId: created.data.sourceId,
+    });
     expect(sync.data).toMatchObject({ reason: 'identity_source.not_syncable' });
   });
 
   it('deletes a source and keeps its people, unlinked', async () => {
-    const created = await admin<{ sourceId: string }>('/api/v1/manage/identity-source/create', ldapSourceSettings({ name: 'Doomed' }));
+    const created = await admin<{ sourceId: string }>(
+      '/api/v1/manage/identity-source/create',
+      ldapSourceSettings({ name: 'Doomed' }),
+    );
     const member = await companyMember(ctx, owner, 'linked-person');
     await ctx.database.db
       .insertInto('identity_links')
-      .values({ source_id: created.data.sourceId, company_id: owner.companyId, account_id: member.id, external_id: 'x', external_dn: null, external_name: null })
+      .values({
+        source_id: created.data.sourceId,
+        company_id: owner.companyId,
+        account_id: member.id,
+        external_id: 'x',
+        external_dn: null,
+        external_name: null,
+      })
       .execute();
     const deleted = await admin('/api/v1/manage/identity-source/del', { sourceId: created.data.sourceId });
     expect(deleted.data).toEqual({ sourceId: created.data.sourceId, peopleUnlinked: 1 });
     expect((await admin('/api/v1/manage/user/detail', { userId: member.id })).code).toBe(200);
-    expect((await admin('/api/v1/manage/identity-source/detail', { sourceId: created.data.sourceId })).code).toBe(404);
+    expect(
+      (await admin('/api/v1/manage/identity-source/detail', { sourceId: created.data.sourceId })).code,
+    ).toBe(404);
   });
 });
 
@@ -125,9 +179,16 @@ describe.skipIf(noDirectory)('Test connection and Test user', () => {
     );
 
   it('connects, binds and finds the base DNs, over ldap://, StartTLS and ldaps://', async () => {
-    expect((await test({})).data).toMatchObject({ ok: true, reason: null, message: 'Connected (no encryption) and bound; the user and group root DNs exist' });
+    expect((await test({})).data).toMatchObject({
+      ok: true,
+      reason: null,
+      message: 'Connected (no encryption) and bound; the user and group root DNs exist',
+    });
     expect((await test({ startTls: true, caCertificate: LDAP_CA })).data).toMatchObject({ ok: true });
-    expect((await test({ url: LDAPS_URL, caCertificate: LDAP_CA })).data).toMatchObject({ ok: true, message: expect.stringContaining('ldaps') });
+    expect((await test({ url: LDAPS_URL, caCertificate: LDAP_CA })).data).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('ldaps'),
+    });
     expect((await test({ url: LDAPS_URL, verifyCertificate: false })).data).toMatchObject({ ok: true });
   });
 
@@ -141,28 +202,52 @@ describe.skipIf(noDirectory)('Test connection and Test user', () => {
       [{ url: 'ldap://127.0.0.1:9' }, 'ldap.host_unreachable'],
       [{ url: `ldap://127.0.0.1:${silentPort}` }, 'ldap.timeout'],
     ];
-    for (const [settings, reason] of expectations) expect({ settings, ...(await test(settings)).data }).toMatchObject({ settings, ok: false, reason });
-    expect((await test({ userRootDn: 'ou=nowhere,dc=tessera,dc=test' }, 'zh')).data.message).toBe('目录中不存在基准 DN ou=nowhere,dc=tessera,dc=test');
+    for (const [settings, reason] of expectations)
+      expect({ settings, ...(await test(settings)).data }).toMatchObject({ settings, ok: false, reason });
+    expect((await test({ userRootDn: 'ou=nowhere,dc=tessera,dc=test' }, 'zh')).data.message).toBe(
+      '目录中不存在基准 DN ou=nowhere,dc=tessera,dc=test',
+    );
     for (const userFilter of ['(uid=*', '(&(uid=*)', '(uid=*))(x=y)'])
-      expect((await test({ userFilter })).data).toMatchObject({ reason: 'ldap.invalid_filter', fields: [{ field: 'settings.userFilter' }] });
+      expect((await test({ userFilter })).data).toMatchObject({
+        reason: 'ldap.invalid_filter',
+        fields: [{ field: 'settings.userFilter' }],
+      });
   });
 
   it('finds the test user, checks the password and shows the mapped attributes', async () => {
     const testUser = (testUsername: string, testPassword: string) =>
-      admin<{ ok: boolean; reason: string | null; person: Record<string, unknown> | null }>('/api/v1/manage/identity-source/ldap/test-user', {
-        settings: ldapSourceSettings(),
-        testUsername,
-        testPassword,
-      });
+      admin<{ ok: boolean; reason: string | null; person: Record<string, unknown> | null }>(
+        '/api/v1/manage/identity-source/ldap/test-user',
+        {
+          settings: ldapSourceSettings(),
+          testUsername,
+          testPassword,
+        },
+      );
     const { alice } = DIRECTORY;
     expect((await testUser(alice.uid, alice.password)).data).toMatchObject({
       ok: true,
-      person: { username: 'alice', name: alice.name, email: alice.mail, departments: ['backend'], disabled: false },
+      person: {
+        username: 'alice',
+        name: alice.name,
+        email: alice.mail,
+        departments: ['backend'],
+        disabled: false,
+      },
     });
-    expect((await testUser(alice.uid, 'wrong')).data).toMatchObject({ ok: false, reason: 'ldap.user_password_wrong' });
-    expect((await testUser('nobody-here', 'x')).data).toMatchObject({ ok: false, reason: 'ldap.user_not_found' });
+    expect((await testUser(alice.uid, 'wrong')).data).toMatchObject({
+      ok: false,
+      reason: 'ldap.user_password_wrong',
+    });
+    expect((await testUser('nobody-here', 'x')).data).toMatchObject({
+      ok: false,
+      reason: 'ldap.user_not_found',
+    });
     for (const injection of ['*', 'alice)(uid=*', '\\2a'])
-      expect((await testUser(injection, DIRECTORY.peoplePassword)).data).toMatchObject({ ok: false, reason: 'ldap.user_not_found' });
+      expect((await testUser(injection, DIRECTORY.peoplePassword)).data).toMatchObject({
+        ok: false,
+        reason: 'ldap.user_not_found',
+      });
   });
 
   it('limits how many tests a company runs in an hour', async () => {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import type { JobRunner } from '../jobs/jobs.runner.ts';
+import type { Jobs } from '../jobs/jobs.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { AnySource, LdapSettings } from './identity-source.repo.ts';
 import { createIdentitySourceService, secretPurpose } from './identity-source.service.ts';
@@ -22,7 +22,7 @@ export function createIdentitySources(deps: {
   db: Db;
   sealer: Sealer;
   quotas: Pick<QuotaService, 'takePlaces'>;
-  jobs: JobRunner;
+  jobs: Jobs;
   publicUrl: string;
   urls: ProviderUrls;
   /** How long a directory may take to answer (tests shorten it). */

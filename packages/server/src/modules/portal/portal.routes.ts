@@ -77,13 +77,6 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   const secure = deps.publicUrl.startsWith('https://');
   const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'lax' as const, secure };
 
-  const pageHeaders = {
-    'cache-control': 'no-store',
-    'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-  };
-
   async function currentSession(request: FastifyRequest) {
     const token = request.cookies[SESSION_COOKIE];
     if (!token || token.length > 256) return undefined;
@@ -226,7 +219,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           notice: request.query.notice ? notices(request.lang)[request.query.notice] : undefined,
         },
       );
-      return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
+      return reply.type('text/html; charset=utf-8').send(html);
     },
   );
 

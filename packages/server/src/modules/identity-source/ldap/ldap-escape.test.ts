@@ -50,7 +50,9 @@ describe('escaping of values put into filters and DNs', () => {
     const guid = guidFromBytes(bytes);
     expect(guid).toBe('1e0c2f6b-4d9a-3b4c-8e21-000000000001');
     expect(bytesFromGuid(guid)?.equals(bytes)).toBe(true);
-    expect(uniqueIdAssertion('objectGUID', guid)).toBe('(objectGUID=\\6b\\2f\\0c\\1e\\9a\\4d\\4c\\3b\\8e\\21\\00\\00\\00\\00\\00\\01)');
+    expect(uniqueIdAssertion('objectGUID', guid)).toBe(
+      '(objectGUID=\\6b\\2f\\0c\\1e\\9a\\4d\\4c\\3b\\8e\\21\\00\\00\\00\\00\\00\\01)',
+    );
     expect(uniqueIdAssertion('objectGUID', 'not-a-guid')).toBeUndefined();
     expect(uniqueIdAssertion('entryUUID', 'a*b')).toBe('(entryUUID=a\\2ab)');
   });

@@ -3,8 +3,8 @@ import {
   browse,
   CookieJar,
   csrfOf,
-  followToRedirectUri,
   decodeEntities,
+  followToRedirectUri,
   request,
   signInToPortal,
   startAuthorization,
@@ -12,7 +12,14 @@ import {
 } from '../../../test/browser-flow.ts';
 import { createLdapSource, DIRECTORY, LDAP_URL, noDirectory } from '../../../test/directory.ts';
 import { personUid } from '../../../test/directory-seed.ts';
-import { accountRow, call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../../test/harness.ts';
+import {
+  accountRow,
+  call,
+  companyMember,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../../test/harness.ts';
 import { hashPassword } from '../../account/password.ts';
 import { saveSafetyPart } from '../../safety/safety.repo.ts';
 
@@ -31,7 +38,12 @@ const redirectUri = 'http://localhost:7001/callback';
 const password: string = DIRECTORY.peoplePassword;
 
 async function openedApp(company: { token: string; companyId: string }) {
-  const created = await call<{ app: { appId: string; clientId: string } }>(ctx, '/api/v1/manage/app/create', { name: 'Wiki' }, company);
+  const created = await call<{ app: { appId: string; clientId: string } }>(
+    ctx,
+    '/api/v1/manage/app/create',
+    { name: 'Wiki' },
+    company,
+  );
   const { appId, clientId } = created.data.app;
   await call(ctx, '/api/v1/manage/app/update', { appId, redirectUris: [redirectUri] }, company);
   expect((await call(ctx, '/api/v1/manage/app/status', { appId, status: 'opened' }, company)).code).toBe(200);
@@ -43,7 +55,13 @@ async function signIn(clientId: string, identifier: string, secret = password) {
   const start = await startAuthorization({ baseUrl: ctx.baseUrl, clientId, redirectUri });
   const posted = await submitSignIn(start.jar, start.location, identifier, secret);
   const location = posted.headers.get('location') ?? '';
-  return { status: posted.status, location, html: posted.status === 303 ? '' : decodeEntities(await posted.text()), posted, jar: start.jar };
+  return {
+    status: posted.status,
+    location,
+    html: posted.status === 303 ? '' : decodeEntities(await posted.text()),
+    posted,
+    jar: start.jar,
+  };
 }
 
 const lastEvent = async (identifier: string) =>
@@ -69,18 +87,37 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
     const result = await signIn(appClientId, personUid(100));
     expect(result.status, result.html).toBe(303);
     const account = await accountNamed(personUid(100));
-    expect(account).toMatchObject({ home_company_id: owner.companyId, password_hash: '!', email: `${personUid(100)}@tessera.test` });
-    const link = await ctx.database.db.selectFrom('identity_links').selectAll().where('account_id', '=', account?.id as string).executeTakeFirstOrThrow();
-    expect(link).toMatchObject({ source_id: sourceId, company_id: owner.companyId, external_name: personUid(100) });
+    expect(account).toMatchObject({
+      home_company_id: owner.companyId,
+      password_hash: '!',
+      email: `${personUid(100)}@tessera.test`,
+    });
+    const link = await ctx.database.db
+      .selectFrom('identity_links')
+      .selectAll()
+      .where('account_id', '=', account?.id as string)
+      .executeTakeFirstOrThrow();
+    expect(link).toMatchObject({
+      source_id: sourceId,
+      company_id: owner.companyId,
+      external_name: personUid(100),
+    });
     expect(link.external_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await lastEvent(personUid(100))).toMatchObject({ result: 'success', company_id: owner.companyId, account_id: account?.id });
+    expect(await lastEvent(personUid(100))).toMatchObject({
+      result: 'success',
+      company_id: owner.companyId,
+      account_id: account?.id,
+    });
   });
 
   it('checks every later password against the directory, counting wrong ones like any other', async () => {
     const wrong = await signIn(appClientId, personUid(100), 'Not-the-password-1');
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('The account or password is incorrect');
-    expect(await lastEvent(personUid(100))).toMatchObject({ result: 'failure', failure_cause: 'wrong_password' });
+    expect(await lastEvent(personUid(100))).toMatchObject({
+      result: 'failure',
+      failure_cause: 'wrong_password',
+    });
     expect((await accountNamed(personUid(100)))?.failed_count).toBe(1);
     // The shared page (the user centre, no company) signs a linked person in through the directory too.
     const portal = await signInToPortal(ctx.baseUrl, personUid(100), password);
@@ -91,7 +128,11 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
   it('never lets a directory person in with a local password', async () => {
     const stale = 'Stale-local-pass-1';
     const account = await accountNamed(personUid(100));
-    await ctx.database.db.updateTable('accounts').set({ password_hash: await hashPassword(stale) }).where('id', '=', account?.id as string).execute();
+    await ctx.database.db
+      .updateTable('accounts')
+      .set({ password_hash: await hashPassword(stale) })
+      .where('id', '=', account?.id as string)
+      .execute();
     const refused = await signIn(appClientId, personUid(100), stale);
     expect(refused.status).toBe(401);
     expect(await lastEvent(personUid(100))).toMatchObject({ failure_cause: 'wrong_password' });
@@ -103,11 +144,15 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
       const result = await signIn(appClientId, identifier);
       expect({ identifier, status: result.status }).toEqual({ identifier, status: 401 });
     }
-    const created = await ctx.database.db.selectFrom('identity_links').select('account_id').where('source_id', '=', sourceId).execute();
+    const created = await ctx.database.db
+      .selectFrom('identity_links')
+      .select('account_id')
+      .where('source_id', '=', sourceId)
+      .execute();
     expect(created).toHaveLength(1);
   });
 
-  it('asks no directory about an unknown identifier on the shared page, and no other company\'s for its applications', async () => {
+  it("asks no directory about an unknown identifier on the shared page, and no other company's for its applications", async () => {
     const portal = await signInToPortalExpectingRefusal(personUid(200));
     expect(portal).toContain('The account or password is incorrect');
     const other = await ownerWithCompany(ctx, 'other-owner', 'Other Corp');
@@ -131,9 +176,19 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
     expect(asked.status).toBe(303);
     const page = await browse(asked.jar, new URL(asked.location, ctx.baseUrl).toString());
     expect(page.html).toContain('Set up two-step verification');
-    const settings = await call<{ settings: Record<string, unknown> }>(ctx, '/api/v1/manage/identity-source/detail', { sourceId }, owner);
+    const settings = await call<{ settings: Record<string, unknown> }>(
+      ctx,
+      '/api/v1/manage/identity-source/detail',
+      { sourceId },
+      owner,
+    );
     const { bindPasswordSet: _, ...rest } = settings.data.settings;
-    const saved = await call(ctx, '/api/v1/manage/identity-source/update', { ...rest, sourceId, type: 'ldap', skipMfa: true }, owner);
+    const saved = await call(
+      ctx,
+      '/api/v1/manage/identity-source/update',
+      { ...rest, sourceId, type: 'ldap', skipMfa: true },
+      owner,
+    );
     expect(saved.code, saved.msg).toBe(200);
     const skipped = await signIn(appClientId, personUid(300));
     const landed = await followToRedirectUri(skipped.jar, ctx.baseUrl, skipped.posted, redirectUri);
@@ -141,7 +196,12 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
   });
 
   it('gives a clear message and tries nothing else when the directory does not answer', async () => {
-    const detail = await call<{ settings: Record<string, unknown> }>(ctx, '/api/v1/manage/identity-source/detail', { sourceId }, owner);
+    const detail = await call<{ settings: Record<string, unknown> }>(
+      ctx,
+      '/api/v1/manage/identity-source/detail',
+      { sourceId },
+      owner,
+    );
     const { bindPasswordSet: _, ...rest } = detail.data.settings;
     const moved = await call(
       ctx,
@@ -163,7 +223,9 @@ describe.skipIf(noDirectory)('LDAP sign-in', () => {
     await call(ctx, '/api/v1/manage/identity-source/status', { sourceId, enabled: false }, owner);
     expect((await signIn(appClientId, personUid(100))).status).toBe(401);
     expect(await lastEvent(personUid(100))).toMatchObject({ failure_cause: 'source_disabled' });
-    expect((await accountRow(ctx, (await accountNamed(personUid(100)))?.id as string)).status).toBe('enabled');
+    expect((await accountRow(ctx, (await accountNamed(personUid(100)))?.id as string)).status).toBe(
+      'enabled',
+    );
   });
 });
 

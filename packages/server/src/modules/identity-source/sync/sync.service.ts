@@ -10,8 +10,7 @@ import type { Db } from '../../../db/database.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { translateError } from '../../../lib/i18n.ts';
 import { insertAuditEvent } from '../../audit/audit.repo.ts';
-import type { Job } from '../../jobs/jobs.repo.ts';
-import type { JobRunner } from '../../jobs/jobs.runner.ts';
+import type { Job, Jobs } from '../../jobs/jobs.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
 import { spendIdentifierChecks } from '../../user/identifier-checks.ts';
 import * as sources from '../identity-source.repo.ts';
@@ -44,7 +43,7 @@ export interface SyncActor {
 export function createSyncService(deps: {
   db: Db;
   quotas: Pick<QuotaService, 'takePlaces'>;
-  jobs: JobRunner;
+  jobs: Pick<Jobs, 'register' | 'enqueue' | 'every'>;
   /** Reads the directory behind a source (LDAP, DingTalk or WeCom contacts). */
   readDirectory(source: sources.AnySource): Promise<DirectorySnapshot>;
 }) {
@@ -89,7 +88,7 @@ export function createSyncService(deps: {
   ) {
     return db.transaction().execute(async (trx) => {
       const runId = await runs.insertRun(trx, { companyId, sourceId, ...run });
-      await jobs.enqueueIn(trx, { kind: SYNC_JOB, key: jobKey(sourceId), payload: { runId } });
+      await jobs.enqueue({ kind: SYNC_JOB, key: jobKey(sourceId), payload: { runId } }, trx);
       return runId;
     });
   }
@@ -294,7 +293,7 @@ export function createSyncService(deps: {
   }
 
   jobs.register(SYNC_JOB, { run: runJob, interrupted });
-  jobs.every(60_000, scheduleDue);
+  jobs.every(`${SYNC_JOB}.schedule`, 60, scheduleDue);
 
   return { request, detail, list, rows, scheduleDue, runView: view };
 }
