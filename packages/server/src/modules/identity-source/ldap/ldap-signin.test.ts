@@ -20,6 +20,7 @@ import {
   startTestApp,
   type TestContext,
 } from '../../../test/harness.ts';
+import { openedApp as openApp } from '../../../test/opened-app.ts';
 import { hashPassword } from '../../account/password.ts';
 import { saveSafetyPart } from '../../safety/safety.repo.ts';
 
@@ -37,18 +38,7 @@ let appClientId: string;
 const redirectUri = 'http://localhost:7001/callback';
 const password: string = DIRECTORY.peoplePassword;
 
-async function openedApp(company: { token: string; companyId: string }) {
-  const created = await call<{ app: { appId: string; clientId: string } }>(
-    ctx,
-    '/api/v1/manage/app/create',
-    { name: 'Wiki' },
-    company,
-  );
-  const { appId, clientId } = created.data.app;
-  await call(ctx, '/api/v1/manage/app/update', { appId, redirectUris: [redirectUri] }, company);
-  expect((await call(ctx, '/api/v1/manage/app/status', { appId, status: 'opened' }, company)).code).toBe(200);
-  return clientId;
-}
+const openedApp = (company: { token: string; companyId: string }) => openApp(ctx, company, redirectUri);
 
 /** Signs in to the application of `clientId` on the sign-in page: the POST's answer and the page it shows. */
 async function signIn(clientId: string, identifier: string, secret = password) {

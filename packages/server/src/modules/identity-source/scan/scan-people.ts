@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../../db/database.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
 import type * as repo from '../identity-source.repo.ts';
-import { findLinkByExternalId } from '../identity-source.repo.ts';
+import { findLinkByExternalId, updateLinkNames } from '../identity-source.repo.ts';
 import { createLinkedPeople } from '../sync/sync-apply.ts';
 import { findIdentifierOwners } from '../sync/sync-state.ts';
 import { usernameFromLogin } from './contacts.ts';
@@ -66,5 +66,8 @@ export async function scanPerson(
     return 'conflict';
   }
   const created = await findLinkByExternalId(db, source.id, identity.externalId);
-  return created ? { accountId: created.account_id } : 'conflict';
+  if (!created) return 'conflict';
+  // The user centre shows a scan binding by the provider's name of the person, as after binding.
+  await updateLinkNames(db, source.id, created.account_id, { external_name: identity.name });
+  return { accountId: created.account_id };
 }
