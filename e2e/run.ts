@@ -9,7 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
@@ -29,11 +31,12 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
     s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
+    s.providers = await startProviderFixture();
     [s.server, s.browser] = await Promise.all([
       // The organisation flows import 200 users into one company: above the default quota.
       startServer(
         s.adminPassword,
-        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000' },
+        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000', ...s.providers.env },
         { logFile: s.serverLog },
       ),
       launchChromium(),
@@ -43,6 +46,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   after(async () => {
     await s.browser?.close().catch(() => {});
     await s.server?.stop();
+    await s.providers?.close();
     await rm(s.vendorDir, { recursive: true, force: true });
   });
 
@@ -51,6 +55,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  identitySourceFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 
