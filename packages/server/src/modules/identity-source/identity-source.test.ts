@@ -128,6 +128,15 @@ describe('identity source settings', () => {
     expect(list.data.list).toEqual([
       expect.objectContaining({ name: 'Renamed', type: 'ldap', people: 0, lastRun: null }),
     ]);
+    // Audited: the creation and the accepted change, never the bind password.
+    const audit = await ctx.database.db
+      .selectFrom('audit_events')
+      .select(['action', 'after'])
+      .where('target_id', '=', sourceId)
+      .orderBy('created_at')
+      .execute();
+    expect(audit.map((event) => event.action)).toEqual(['identity_source.create', 'identity_source.update']);
+    expect(JSON.stringify(audit)).not.toContain(DIRECTORY.readerPassword);
   });
 
   it('shows the callback address of a scan source and has nothing to sync for WeChat', async () => {
@@ -167,6 +176,13 @@ describe('identity source settings', () => {
     expect(
       (await admin('/api/v1/manage/identity-source/detail', { sourceId: created.data.sourceId })).code,
     ).toBe(404);
+    const audit = await ctx.database.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', created.data.sourceId)
+      .where('action', '=', 'identity_source.delete')
+      .execute();
+    expect(audit).toHaveLength(1);
   });
 });
 
