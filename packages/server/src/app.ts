@@ -67,6 +67,8 @@ import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { createMetrics } from './modules/ops/metrics.ts';
+import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -93,7 +95,12 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'scanProviders'>>;
+    Partial<
+      Pick<
+        Config,
+        'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'scanProviders' | 'metricsToken'
+      >
+    >;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -161,6 +168,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     request.lang = pickLanguage(chosen ?? request.cookies.lang, request.headers['accept-language']);
   });
   installErrorHandling(app);
+  // Before any route, so that every route's answers are counted.
+  const metrics = await createMetrics({ enabled: Boolean(config.metricsToken), app, database });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/'))
       return sendError(request, reply, new AppError('request.route_not_found'));
@@ -209,6 +219,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
     });
+    metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
       app.log.warn({ err: error }, 'counting a client authentication failed'),
     );
@@ -267,12 +278,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     urls: config.scanProviders ?? defaultProviderUrls,
     timeoutMs: options.directoryTimeoutMs,
   });
-  const signIn = createSignInService({
+  const signInCore = createSignInService({
     db,
     accounts,
     policy: options.signInPolicy,
     directory: identitySources.directory,
   });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
   const companyService = createCompanyService({ db, companies, quotas });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);

@@ -27,6 +27,8 @@ export interface Config {
   companyQuotas: CompanyQuotas;
   /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
   scanProviders: ProviderUrls;
+  /** The bearer token that /metrics asks for; undefined: no metrics are served. */
+  metricsToken: string | undefined;
 }
 
 /** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
@@ -191,6 +193,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ),
     ]),
   ) as unknown as ProviderUrls;
+  const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
+    throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
+  }
 
   return {
     port,
@@ -207,6 +213,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mail,
     companyQuotas,
     scanProviders,
+    metricsToken,
   };
 }
 

@@ -93,6 +93,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -109,6 +111,7 @@ export async function startTestApp(
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       scanProviders: options.scanProviders,
+      metricsToken: options.metricsToken,
     },
     directoryTimeoutMs: options.directoryTimeoutMs,
     database,
