@@ -1,19 +1,32 @@
 import { type LdapPreset, ldapPresets, identitySourceLimits as limits } from '@tessera/contract/constants';
-import { Button, Flex, Form, Input, InputNumber, Space, Switch, Typography } from 'antd';
-import { useCallback, useState } from 'react';
+import { Button, Form, Input, Space, Switch, Typography } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
-import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { BackButton, DetailMissing } from '../../components/detail-nav.tsx';
-import { useLoad } from '../../lib/use-load.ts';
+import type { Phrases } from '../../i18n/en/index.ts';
 import { LdapTestCard } from './ldap-test.card.tsx';
-import { FormSection, requiredRule, SourceForm } from './source-form.tsx';
-import { type LdapDetail, SOURCE_LIST_PATH, type SourceInput } from './source-view.ts';
+import {
+  FormSection,
+  NameField,
+  requiredRule,
+  SourceForm,
+  SourceScreen,
+  SyncIntervalField,
+} from './source-form.tsx';
+import type { LdapDetail, SourceInput } from './source-view.ts';
 import { SyncRunsCard } from './sync-runs.card.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
 type LdapInput = Omit<SourceInput<'ldap'>, 'type'>;
+type Hint =
+  | 'urlHint'
+  | 'startTlsHint'
+  | 'verifyHint'
+  | 'bindDnHint'
+  | 'userDnTemplateHint'
+  | 'uniqueIdHint'
+  | 'skipMfaHint';
+type Field = { required?: boolean; hint?: Hint };
 /** The form's values: every field as text (empty for none). */
 export type LdapValues = { [K in keyof LdapInput]-?: NonNullable<LdapInput[K]> };
 
@@ -63,27 +76,11 @@ const valuesOf = (detail: LdapDetail): LdapValues => {
 
 /** /identity-source/add-ldap and /identity-source/ldap-detail/{id}: one screen with every LDAP field of spec §3. */
 export function LdapSourcePage() {
-  const { t } = useTranslation();
-  const { callApi } = useConsole();
-  const sourceId = useParams().id;
-  const load = useCallback(
-    () =>
-      sourceId ? callApi('/api/v1/manage/identity-source/detail', { sourceId }) : Promise.resolve(undefined),
-    [callApi, sourceId],
+  return (
+    <SourceScreen type="ldap">
+      {(detail, onSaved) => <LdapForm key={detail?.sourceId ?? 'new'} detail={detail} onSaved={onSaved} />}
+    </SourceScreen>
   );
-  const { data, setData, loading } = useLoad(load);
-  if (sourceId && data?.type !== 'ldap')
-    return (
-      <DetailMissing
-        loading={loading}
-        status="404"
-        title={t('sources.form.notFound')}
-        backTo={SOURCE_LIST_PATH}
-        backLabel={t('sources.form.back')}
-      />
-    );
-  const detail = data?.type === 'ldap' ? data : undefined;
-  return <LdapForm key={detail?.sourceId ?? 'new'} detail={detail} onSaved={setData} />;
 }
 
 function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: LdapDetail): void }) {
@@ -107,21 +104,36 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
     form.setFieldsValue(ldapPresets[name]);
     void message.success(t('sources.ldap.presetApplied', { name: t(`sources.ldap.presets.${name}`) }));
   };
-  const required = requiredRule(t('sources.form.required'));
-  const text = (name: keyof LdapValues, max: number, extra?: string, mono = true) => (
+  const required = [requiredRule(t('sources.form.required'))];
+  /** A text field of the directory (monospace), with its label and hint from the phrases. */
+  const text = (
+    name: keyof LdapValues & keyof Phrases['sources']['ldap'],
+    max: number,
+    options: Field = {},
+  ) => (
     <Form.Item
       name={name}
       label={t(`sources.ldap.${name}` as 'sources.ldap.url')}
-      extra={extra}
-      rules={[{ max }]}
+      extra={options.hint ? t(`sources.ldap.${options.hint}`) : undefined}
+      rules={options.required ? [...required, { max }] : [{ max }]}
     >
-      <Input style={mono ? { fontFamily: 'monospace' } : undefined} />
+      <Input style={{ fontFamily: 'monospace' }} inputMode={name === 'url' ? 'url' : undefined} />
+    </Form.Item>
+  );
+  const flag = (name: 'startTls' | 'verifyCertificate' | 'skipMfa', hint: Hint, last = false) => (
+    <Form.Item
+      name={name}
+      label={t(`sources.ldap.${name}`)}
+      extra={t(`sources.ldap.${hint}`)}
+      valuePropName="checked"
+      style={last ? { marginBottom: 0 } : undefined}
+    >
+      <Switch />
     </Form.Item>
   );
 
   return (
-    <Flex vertical gap={16} style={{ maxWidth: 1000 }}>
-      <BackButton to={SOURCE_LIST_PATH}>{t('sources.form.back')}</BackButton>
+    <>
       <SourceForm<LdapValues>
         form={form}
         initialValues={initial}
@@ -131,37 +143,10 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
         testId="ldap-source"
       >
         <FormSection title={t('sources.ldap.server')}>
-          <Form.Item
-            name="name"
-            label={t('sources.form.name')}
-            rules={[requiredRule(t('sources.form.nameRequired'))]}
-          >
-            <Input count={{ show: true, max: limits.nameMax }} />
-          </Form.Item>
-          <Form.Item
-            name="url"
-            label={t('sources.ldap.url')}
-            extra={t('sources.ldap.urlHint')}
-            rules={[required]}
-          >
-            <Input style={{ fontFamily: 'monospace' }} inputMode="url" />
-          </Form.Item>
-          <Form.Item
-            name="startTls"
-            label={t('sources.ldap.startTls')}
-            extra={t('sources.ldap.startTlsHint')}
-            valuePropName="checked"
-          >
-            <Switch />
-          </Form.Item>
-          <Form.Item
-            name="verifyCertificate"
-            label={t('sources.ldap.verifyCertificate')}
-            extra={t('sources.ldap.verifyHint')}
-            valuePropName="checked"
-          >
-            <Switch />
-          </Form.Item>
+          <NameField />
+          {text('url', limits.urlMax, { required: true, hint: 'urlHint' })}
+          {flag('startTls', 'startTlsHint')}
+          {flag('verifyCertificate', 'verifyHint')}
           <Form.Item
             name="caCertificate"
             label={t('sources.ldap.caCertificate')}
@@ -169,7 +154,7 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
           >
             <Input.TextArea rows={3} style={{ fontFamily: 'monospace', fontSize: 12 }} />
           </Form.Item>
-          {text('bindDn', limits.dnMax, t('sources.ldap.bindDnHint'))}
+          {text('bindDn', limits.dnMax, { hint: 'bindDnHint' })}
           <Form.Item
             name="bindPassword"
             label={t('sources.ldap.bindPassword')}
@@ -189,24 +174,11 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
               ))}
             </Space>
           </Form.Item>
-          <Form.Item name="userRootDn" label={t('sources.ldap.userRootDn')} rules={[required]}>
-            <Input style={{ fontFamily: 'monospace' }} />
-          </Form.Item>
-          <Form.Item name="usernameAttribute" label={t('sources.ldap.usernameAttribute')} rules={[required]}>
-            <Input style={{ fontFamily: 'monospace' }} />
-          </Form.Item>
-          {text('userDnTemplate', limits.dnMax, t('sources.ldap.userDnTemplateHint'))}
-          <Form.Item
-            name="uniqueIdAttribute"
-            label={t('sources.ldap.uniqueIdAttribute')}
-            extra={t('sources.ldap.uniqueIdHint')}
-            rules={[required]}
-          >
-            <Input style={{ fontFamily: 'monospace' }} />
-          </Form.Item>
-          <Form.Item name="userFilter" label={t('sources.ldap.userFilter')} rules={[required]}>
-            <Input style={{ fontFamily: 'monospace' }} />
-          </Form.Item>
+          {text('userRootDn', limits.dnMax, { required: true })}
+          {text('usernameAttribute', limits.attributeMax, { required: true })}
+          {text('userDnTemplate', limits.dnMax, { hint: 'userDnTemplateHint' })}
+          {text('uniqueIdAttribute', limits.attributeMax, { required: true, hint: 'uniqueIdHint' })}
+          {text('userFilter', limits.filterMax, { required: true })}
         </FormSection>
 
         <FormSection title={t('sources.ldap.groups')} hint={t('sources.ldap.groupsHint')}>
@@ -214,34 +186,14 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
           {text('groupFilter', limits.filterMax)}
           {text('groupIdAttribute', limits.attributeMax)}
           {text('membershipAttribute', limits.attributeMax)}
-          <Form.Item
-            name="syncIntervalMinutes"
-            label={t('sources.form.syncInterval')}
-            extra={t('sources.form.syncIntervalHint')}
-          >
-            <InputNumber
-              min={0}
-              max={limits.syncIntervalMinutes.max}
-              precision={0}
-              suffix={t('sources.form.minutes')}
-              style={{ width: 200 }}
-            />
-          </Form.Item>
+          <SyncIntervalField last />
         </FormSection>
 
         <FormSection title={t('sources.ldap.signIn')}>
           <Form.Item name="enabled" label={t('sources.form.enabled')} valuePropName="checked">
             <Switch />
           </Form.Item>
-          <Form.Item
-            name="skipMfa"
-            label={t('sources.ldap.skipMfa')}
-            extra={t('sources.ldap.skipMfaHint')}
-            valuePropName="checked"
-            style={{ marginBottom: 0 }}
-          >
-            <Switch />
-          </Form.Item>
+          {flag('skipMfa', 'skipMfaHint', true)}
         </FormSection>
 
         <LdapTestCard form={form} sourceId={detail?.sourceId} />
@@ -251,6 +203,6 @@ function LdapForm({ detail, onSaved }: { detail?: LdapDetail; onSaved(detail: Ld
       ) : (
         <Typography.Text type="secondary">{t('sources.sync.saveFirst')}</Typography.Text>
       )}
-    </Flex>
+    </>
   );
 }

@@ -1,13 +1,16 @@
-import { firstScanModes, identitySourceLimits as limits } from '@tessera/contract/constants';
-import { Flex, Form, Input, InputNumber, Radio, Switch, Typography } from 'antd';
-import { useCallback, useState } from 'react';
+import { firstScanModes } from '@tessera/contract/constants';
+import { Form, Input, Radio, Switch, Typography } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
-import { useConsole } from '../../app/console-context.ts';
-import { BackButton, DetailMissing } from '../../components/detail-nav.tsx';
-import { useLoad } from '../../lib/use-load.ts';
-import { FormSection, requiredRule, SourceForm } from './source-form.tsx';
-import { type ScanDetail, type ScanType, SOURCE_LIST_PATH } from './source-view.ts';
+import {
+  FormSection,
+  NameField,
+  requiredRule,
+  SourceForm,
+  SourceScreen,
+  SyncIntervalField,
+} from './source-form.tsx';
+import type { ScanDetail, ScanType } from './source-view.ts';
 import { SyncRunsCard } from './sync-runs.card.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
@@ -32,31 +35,20 @@ const syncable = (type: ScanType) => type !== 'weixin';
 type ScanValues = Record<string, string | number | boolean>;
 
 /** /identity-source/dingtalk/{id?}, /weixin/{id?} and /WorkWeixin/{id?}: a scan sign-in source. */
-export function scanSourcePage(type: ScanType) {
+function scanSourcePage(type: ScanType) {
   return function ScanSourcePage() {
-    const { t } = useTranslation();
-    const { callApi } = useConsole();
-    const sourceId = useParams().id;
-    const load = useCallback(
-      () =>
-        sourceId
-          ? callApi('/api/v1/manage/identity-source/detail', { sourceId })
-          : Promise.resolve(undefined),
-      [callApi, sourceId],
+    return (
+      <SourceScreen type={type}>
+        {(detail, onSaved) => (
+          <ScanForm
+            key={detail?.sourceId ?? 'new'}
+            type={type}
+            detail={detail as ScanDetail | undefined}
+            onSaved={onSaved}
+          />
+        )}
+      </SourceScreen>
     );
-    const { data, setData, loading } = useLoad(load);
-    if (sourceId && data?.type !== type)
-      return (
-        <DetailMissing
-          loading={loading}
-          status="404"
-          title={t('sources.form.notFound')}
-          backTo={SOURCE_LIST_PATH}
-          backLabel={t('sources.form.back')}
-        />
-      );
-    const detail = data?.type === type ? (data as ScanDetail) : undefined;
-    return <ScanForm key={detail?.sourceId ?? 'new'} type={type} detail={detail} onSaved={setData} />;
   };
 }
 
@@ -98,8 +90,7 @@ function ScanForm({
   });
 
   return (
-    <Flex vertical gap={16} style={{ maxWidth: 1000 }}>
-      <BackButton to={SOURCE_LIST_PATH}>{t('sources.form.back')}</BackButton>
+    <>
       <SourceForm<ScanValues>
         form={form}
         initialValues={initial}
@@ -109,13 +100,7 @@ function ScanForm({
         testId={`scan-source-${type}`}
       >
         <FormSection title={t(`sources.type.${type}`)} hint={t(`sources.typeHint.${type}`)}>
-          <Form.Item
-            name="name"
-            label={t('sources.form.name')}
-            rules={[requiredRule(t('sources.form.nameRequired'))]}
-          >
-            <Input count={{ show: true, max: limits.nameMax }} />
-          </Form.Item>
+          <NameField />
           <Form.Item name="enabled" label={t('sources.form.enabled')} valuePropName="checked">
             <Switch />
           </Form.Item>
@@ -161,25 +146,14 @@ function ScanForm({
             />
           </Form.Item>
           {syncable(type) ? (
-            <Form.Item
-              name="syncIntervalMinutes"
-              label={t('sources.form.syncInterval')}
-              extra={t('sources.form.syncIntervalHint')}
-              style={{ marginTop: 16, marginBottom: 0 }}
-            >
-              <InputNumber
-                min={0}
-                max={limits.syncIntervalMinutes.max}
-                precision={0}
-                suffix={t('sources.form.minutes')}
-                style={{ width: 200 }}
-              />
-            </Form.Item>
+            <div style={{ marginTop: 16 }}>
+              <SyncIntervalField last />
+            </div>
           ) : null}
         </FormSection>
       </SourceForm>
       {syncable(type) && detail ? <SyncRunsCard sourceId={detail.sourceId} enabled={detail.enabled} /> : null}
-    </Flex>
+    </>
   );
 }
 

@@ -70,18 +70,8 @@ export async function findSources(db: Db, companyId: string): Promise<AnySource[
   return rows as AnySource[];
 }
 
-export async function findSource(
-  db: Db,
-  companyId: string,
-  sourceId: string,
-): Promise<AnySource | undefined> {
-  const row = await db
-    .selectFrom('identity_sources')
-    .select(columns)
-    .where('company_id', '=', companyId)
-    .where('id', '=', sourceId)
-    .executeTakeFirst();
-  return row as AnySource | undefined;
+export function findSource(db: Db, companyId: string, sourceId: string): Promise<AnySource | undefined> {
+  return findCompanySource(db, companyId, sourceId, false);
 }
 
 /** A source by id alone: for the scan callback, whose address names the source (then checked against its company). */
@@ -95,19 +85,19 @@ export async function findSourceById(db: Db, sourceId: string): Promise<AnySourc
   return row as AnySource | undefined;
 }
 
-export async function lockSource(
-  db: Db,
-  companyId: string,
-  sourceId: string,
-): Promise<AnySource | undefined> {
-  const row = await db
+/** The source, locked for the rest of the transaction. */
+export function lockSource(db: Db, companyId: string, sourceId: string): Promise<AnySource | undefined> {
+  return findCompanySource(db, companyId, sourceId, true);
+}
+
+async function findCompanySource(db: Db, companyId: string, sourceId: string, lock: boolean) {
+  let query = db
     .selectFrom('identity_sources')
     .select(columns)
     .where('company_id', '=', companyId)
-    .where('id', '=', sourceId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row as AnySource | undefined;
+    .where('id', '=', sourceId);
+  if (lock) query = query.forUpdate();
+  return (await query.executeTakeFirst()) as AnySource | undefined;
 }
 
 /** The enabled sources of some types of a company, oldest first (what its sign-in page offers). */

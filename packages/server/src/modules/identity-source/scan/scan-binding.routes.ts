@@ -98,14 +98,24 @@ export function scanBindingRoutes(
     return found?.source;
   }
 
-  app.post<{ Body: Record<string, string | undefined> }>(BIND_PATH, async (request, reply) => {
+  /** The signed-in person of a user-centre form (its CSRF token checked) and the source it names. */
+  async function formSender(
+    request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
+    reply: FastifyReply,
+  ) {
     const current = await mfaFormSender(request, reply, {
       sealer: deps.sealer,
       signedIn: deps.signedIn,
       pageContext: pageContext(request),
     });
-    if (!current) return reply;
-    const source = await chosenSource(current.account.id, request.body?.sourceId);
+    if (!current) return undefined;
+    return { current, source: await chosenSource(current.account.id, request.body?.sourceId) };
+  }
+
+  app.post<{ Body: Record<string, string | undefined> }>(BIND_PATH, async (request, reply) => {
+    const sender = await formSender(request, reply);
+    if (!sender) return reply;
+    const { current, source } = sender;
     if (!source) return reply.redirect(ACCOUNT_PATH, 303);
     const state = await createScanState(db, {
       sourceId: source.id,
@@ -176,13 +186,9 @@ export function scanBindingRoutes(
   }
 
   app.post<{ Body: Record<string, string | undefined> }>(UNBIND_PATH, async (request, reply) => {
-    const current = await mfaFormSender(request, reply, {
-      sealer: deps.sealer,
-      signedIn: deps.signedIn,
-      pageContext: pageContext(request),
-    });
-    if (!current) return reply;
-    const source = await chosenSource(current.account.id, request.body?.sourceId);
+    const sender = await formSender(request, reply);
+    if (!sender) return reply;
+    const { current, source } = sender;
     // Only scan bindings are the person's to undo; a directory link is the company's.
     if (source && (await repo.deleteLink(db, source.id, current.account.id)))
       await insertAuditEvent(db, {
