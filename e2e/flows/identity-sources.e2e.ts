@@ -29,13 +29,14 @@ export function identitySourceFlows(s: Suite) {
     const started = await startRelyingParty(`${s.server.baseUrl}/oidc`, s.secrets);
     rp = started;
     const companyId = await ui.companyId();
-    const created = await ui.api<{ app: { appId: string; clientId: string; clientSecret: string } }>(
+    const created = await ui.api<{ app: { appId: string; clientId: string }; clientSecret: string }>(
       '/api/v1/manage/app/create',
       { name: 'Directory wiki' },
       companyId,
     );
     assert.equal(created.code, 200, created.msg);
-    const { appId, clientId, clientSecret } = created.data.app;
+    const { appId, clientId } = created.data.app;
+    const { clientSecret } = created.data;
     s.secrets.push(clientSecret);
     await ui.api('/api/v1/manage/app/update', { appId, redirectUris: [started.redirectUri] }, companyId);
     const opened = await ui.api('/api/v1/manage/app/status', { appId, status: 'opened' }, companyId);
@@ -52,7 +53,18 @@ export function identitySourceFlows(s: Suite) {
       await page.goto(app.loginUrl);
       await page.locator('#identifier').waitFor();
       await signIn(page);
-      await page.locator('#greeting').waitFor();
+      try {
+        await page.locator('#greeting').waitFor();
+      } catch (error) {
+        const where = `${page.url()}: ${(
+          await page
+            .locator('h1')
+            .first()
+            .innerText()
+            .catch(() => '')
+        ).trim()}`;
+        throw new Error(`no greeting at ${where}`, { cause: error });
+      }
       return await page.locator('#greeting').innerText();
     } finally {
       await context.close();
@@ -109,7 +121,11 @@ export function identitySourceFlows(s: Suite) {
       .getByText(personUid(5), { exact: true })
       .waitFor();
     await ui.screenshot('identity-source-preview.en');
-    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await page
+      .getByRole('dialog')
+      .locator('.ant-modal-footer')
+      .getByRole('button', { name: 'Close' })
+      .click();
     await runs.getByRole('button', { name: 'Apply this preview' }).click();
     await page.locator('.ant-modal-confirm-btns .ant-btn-primary').click();
     await runs.getByText('Applied').waitFor();
