@@ -85,6 +85,7 @@ import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
 import { userImportRoutes } from './modules/user-import/import.routes.ts';
 import { createUserImportService } from './modules/user-import/import.service.ts';
+import { databaseFileStore, folderFileStore } from './modules/user-import/import-files.ts';
 import { build, version } from './version.ts';
 
 declare module 'fastify' {
@@ -98,7 +99,13 @@ export interface AppOptions {
     Partial<
       Pick<
         Config,
-        'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'scanProviders' | 'metricsToken'
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'importConcurrency'
+        | 'scanProviders'
+        | 'metricsToken'
       >
     >;
   database: DatabaseHandle;
@@ -304,8 +311,16 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const departmentService = createDepartmentService({ db });
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
-  const userImport = createUserImportService({ db, quotas, log: app.log });
-  // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
+  const userImport = createUserImportService({
+    db,
+    quotas,
+    jobs,
+    log: app.log,
+    files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
+    concurrency: config.importConcurrency,
+  });
+  // Imports left without a job by a stopped process never finish. A shutdown waits for its own
+  // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
 

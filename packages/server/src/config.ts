@@ -23,6 +23,8 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /** User imports running at once on the platform (all instances together). */
+  importConcurrency: number;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
   /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const mail = mailConfig(env, publicUrl);
+  const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
   const companyQuotas: CompanyQuotas = {
     // At least 1: the company's creator is its first user.
@@ -211,6 +214,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     licensePublicKey,
     mail,
+    importConcurrency,
     companyQuotas,
     scanProviders,
     metricsToken,

@@ -107,6 +107,23 @@ export const en = {
     'import.more_errors': '{count} more problems are not listed; fix the ones above and import again',
     'import.interrupted':
       'The import was interrupted by a server restart; nothing was stored, please import the file again',
+    'import.damaged':
+      'The file is damaged: its contents do not match the sizes and checksums written in it; save it again as .xlsx',
+    'import.unpacked_too_large':
+      'The workbook unpacks to more than {max} MiB; delete other sheets, images and unused cells, or split it into smaller files',
+    'import.too_many_sheet_rows':
+      'The first sheet has more than {max} rows, blank ones included; delete the rows below the data',
+    'import.row_too_wide': 'The row has more than {max} cells; delete the unused columns',
+    'import.too_many_cells': 'The first sheet has more than {max} cells; delete unused rows and columns',
+    'import.cell_too_long': 'A cell holds more than {max} characters',
+    'import.too_much_text':
+      'The workbook holds more than {max} million characters of text; split it into smaller files',
+    'import.read_timeout': 'Reading the file took more than {seconds} seconds; split it into smaller files',
+    'import.read_memory': 'Reading the file needs more than {max} MiB of memory; split it into smaller files',
+    'import.taken_elsewhere':
+      '{count} usernames, emails or phone numbers in the file belong to people outside this company (which ones is not shown); change them and import again',
+    'import.queue_full':
+      'There are already {max} imports waiting or running for this company or started by you; import again when one of them has ended',
     'license.file_required': 'Please choose a licence file',
     'license.malformed': 'This is not a Tessera licence file',
     'license.bad_signature':

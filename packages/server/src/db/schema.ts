@@ -131,6 +131,19 @@ export interface ImportTasksTable {
   errors: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** Address the file was uploaded from (for the audit event written when it is imported). */
+  created_ip: string | null;
+  /** Null while the task waits in the queue. */
+  started_at: NullableTimestamp;
+  /** The instance running the task, and when it last said so. */
+  claimed_by: string | null;
+  heartbeat_at: NullableTimestamp;
+}
+
+/** The uploaded workbook of an import task, kept until the task ends. */
+export interface ImportTaskFilesTable {
+  task_id: string;
+  content: Uint8Array;
 }
 
 export interface SignInLinksTable {
@@ -369,6 +382,8 @@ export interface JobsTable {
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** While a job of a kind with a platform-wide limit runs: its place (0 to limit - 1). */
+  slot: Generated<number | null>;
 }
 
 export interface IdentitySourcesTable {
@@ -452,6 +467,7 @@ export interface Database {
   departments: DepartmentsTable;
   department_members: DepartmentMembersTable;
   import_tasks: ImportTasksTable;
+  import_task_files: ImportTaskFilesTable;
   sign_in_links: SignInLinksTable;
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;

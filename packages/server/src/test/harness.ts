@@ -134,6 +134,23 @@ export async function startTestApp(
   };
 }
 
+/**
+ * Another server instance on the test's database and master key: a restart (after
+ * `ctx.tessera.close()`), or a second instance behind the same load balancer.
+ */
+export const anotherInstance = (ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>) =>
+  buildApp({
+    config: {
+      publicUrl: ctx.baseUrl,
+      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      logLevel: 'silent',
+      companyQuotas: { user: null, app: null },
+    },
+    database: ctx.database,
+    masterKey: ctx.masterKey,
+    validateResponses: true,
+  });
+
 /** Names a shutdown step that hangs, instead of letting the hook time out silently. */
 async function step(name: string, work: () => Promise<void>) {
   const timer = setTimeout(() => process.stderr.write(`closing ${name} takes more than 10 s\n`), 10_000);
@@ -276,7 +293,7 @@ export async function upload(
   ctx: { tessera: TesseraApp },
   path: string,
   file: { bytes: Buffer; filename: string; type: string; field?: string },
-  options: { token?: string; companyId?: string; fields?: Record<string, string> },
+  options: { token?: string; companyId?: string; fields?: Record<string, string>; lang?: string },
 ) {
   const boundary = `----tessera${randomBytes(8).toString('hex')}`;
   const payload = Buffer.concat([
@@ -296,6 +313,7 @@ export async function upload(
       'content-type': `multipart/form-data; boundary=${boundary}`,
       ...(options.token ? { access_token: options.token } : {}),
       ...(options.companyId ? { company_id: options.companyId } : {}),
+      ...(options.lang ? { 'accept-language': options.lang } : {}),
     },
     payload,
   });

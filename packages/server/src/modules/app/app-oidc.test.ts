@@ -1,6 +1,5 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
 import {
   browse,
   type CookieJar,
@@ -12,6 +11,7 @@ import {
   tokenRequest,
 } from '../../test/browser-flow.ts';
 import {
+  anotherInstance,
   call,
   companyMember,
   grantLicense,
@@ -487,15 +487,7 @@ describe('who may use an application', () => {
 describe('several server instances', () => {
   it('applies an application change on the next request at another instance', async () => {
     // A second instance on the same database, as behind a load balancer.
-    const other = await buildApp({
-      config: {
-        publicUrl: ctx.baseUrl,
-        session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
-        logLevel: 'silent',
-      },
-      database: ctx.database,
-      masterKey: ctx.masterKey,
-    });
+    const other = await anotherInstance(ctx);
     try {
       const app = await createOpenedApp();
       const tokenAtOther = (params: Record<string, string>) =>
