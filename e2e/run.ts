@@ -9,7 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { logFlows } from './flows/logs.e2e.ts';
 import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
@@ -34,6 +36,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
     s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
+    s.providers = await startProviderFixture();
     [s.server, s.browser] = await Promise.all([
       // The organisation flows import 200 users into one company: above the default quota. The
       // relying parties of the OIDC flows receive back-channel logout tokens on loopback.
@@ -43,6 +46,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
           TESSERA_LICENSE_PUBLIC_KEY: publicKey,
           TESSERA_COMPANY_USER_QUOTA: '1000',
           TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+          ...s.providers.env,
         },
         { logFile: s.serverLog },
       ),
@@ -53,6 +57,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   after(async () => {
     await s.browser?.close().catch(() => {});
     await s.server?.stop();
+    await s.providers?.close();
     await rm(s.vendorDir, { recursive: true, force: true });
   });
 
@@ -67,6 +72,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   oidcCatalogueFlows(oidc);
   oidcLogoutFlows(oidc);
   oidc.finish();
+  identitySourceFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 

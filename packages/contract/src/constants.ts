@@ -439,3 +439,67 @@ export const brandLimits = {
   colorPattern: /^#[0-9a-fA-F]{6}$/,
 } as const;
 export const brandImageTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
+/**
+ * Identity sources (spec §1, §2 identity-source routes, §3 LDAP fields): an LDAP or Active
+ * Directory server, and the scan sign-in of DingTalk, WeChat (Open Platform) and WeCom.
+ */
+export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin'] as const;
+export type IdentitySourceType = (typeof identitySourceTypes)[number];
+/** The sources whose contacts (people and departments) can be synced into the company. */
+export const syncableSourceTypes: readonly IdentitySourceType[] = ['ldap', 'dingtalk', 'work_weixin'];
+/** What a scan by someone no person of the company is linked to does. */
+export const firstScanModes = ['link_only', 'create'] as const;
+export type FirstScanMode = (typeof firstScanModes)[number];
+export const identitySourceLimits = {
+  nameMax: 64,
+  dnMax: 512,
+  filterMax: 1024,
+  attributeMax: 64,
+  urlMax: 512,
+  caMax: 16_384,
+  credentialMax: 256,
+  /** Scheduled syncs: every 15 minutes at the most, once a week at the least; 0: on demand only. */
+  syncIntervalMinutes: { min: 15, max: 10_080 },
+  /** Connection and user tests a company may run in an hour (each reaches a server it names). */
+  testsPerHour: 60,
+} as const;
+/** How long a directory may take to answer one operation (connect, bind, search page). */
+export const DIRECTORY_TIMEOUT_MS = 10_000;
+/** Attribute presets of the LDAP screen; every value is a field of the form. */
+export const ldapPresets = {
+  openldap: {
+    usernameAttribute: 'uid',
+    uniqueIdAttribute: 'entryUUID',
+    userFilter: '(objectClass=inetOrgPerson)',
+    groupFilter: '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames))',
+    groupIdAttribute: 'cn',
+    membershipAttribute: 'member',
+  },
+  active_directory: {
+    usernameAttribute: 'sAMAccountName',
+    uniqueIdAttribute: 'objectGUID',
+    userFilter: '(&(objectClass=user)(!(objectClass=computer)))',
+    groupFilter: '(objectClass=group)',
+    groupIdAttribute: 'cn',
+    membershipAttribute: 'member',
+  },
+} as const;
+export type LdapPreset = keyof typeof ldapPresets;
+/** A directory sync: its kind of run, who started it, where it is. */
+export const syncRunModes = ['preview', 'apply', 'sync'] as const;
+export type SyncRunMode = (typeof syncRunModes)[number];
+export const syncRunStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type SyncRunStatus = (typeof syncRunStatuses)[number];
+/** What a sync does to one row (a person or a department), as its preview lists it. */
+export const syncRowKinds = [
+  'department_created',
+  'department_updated',
+  'department_removed',
+  'created',
+  'updated',
+  'moved',
+  'disabled',
+  'enabled',
+  'conflict',
+] as const;
+export type SyncRowKind = (typeof syncRowKinds)[number];

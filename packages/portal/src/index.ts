@@ -55,6 +55,13 @@ export {
 } from './passkey-pages.ts';
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
+export {
+  type AccountBinding,
+  type AccountBindingsSection,
+  renderAccountBindingsSection,
+  type ScanButton,
+  scanButtons,
+} from './scan-pages.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
 export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

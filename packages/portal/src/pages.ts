@@ -4,6 +4,12 @@ import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts'
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import {
+  type AccountBindingsSection,
+  renderAccountBindingsSection,
+  type ScanButton,
+  scanButtons,
+} from './scan-pages.ts';
 
 export interface PageContext {
   lang: Language;
@@ -77,6 +83,8 @@ export interface SignInPageInput {
   error?: string;
   /** Sign in with a passkey instead (shown when a company allows it; passkey-pages.ts). */
   passkey?: { action: string; options: string };
+  /** Scan sign-in of the company's enabled DingTalk, WeChat and WeCom sources (scan-pages.ts). */
+  scan?: ScanButton[];
 }
 
 export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
@@ -107,6 +115,7 @@ ${passkeyForm(ctx, {
 })}`
     : ''
 }
+${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
 <form method="post" action="${input.abortAction}" class="secondary-form">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" class="link">${t.cancel}</button>
@@ -225,6 +234,8 @@ export interface AccountPageInput {
   csrfToken: string;
   /** Second factors (modules/mfa), when the server offers them. */
   mfa?: AccountMfaSection;
+  /** Third-party accounts bound for scan sign-in (modules/identity-source). */
+  bindings?: AccountBindingsSection;
   /** The own password change page (absent for an account without a password yet). */
   passwordHref?: string;
   /** Already localised confirmation shown under the title (for example after a password change). */
@@ -270,6 +281,7 @@ ${
 }
 </section>
 ${input.mfa ? renderAccountMfaSection(ctx, input.mfa) : ''}
+${input.bindings ? renderAccountBindingsSection(ctx, input.bindings) : ''}
 <section>
 <h2>${t.recentSignIns}</h2>
 ${

@@ -43,6 +43,13 @@ import { createDashboardService } from './modules/dashboard/dashboard.service.ts
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { findEnabledSources } from './modules/identity-source/identity-source.repo.ts';
+import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
+import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
+import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
+import { scanBindingRoutes } from './modules/identity-source/scan/scan-binding.routes.ts';
+import { SCAN_TYPES, scanSignInRoutes } from './modules/identity-source/scan/scan-signin.routes.ts';
+import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
@@ -112,6 +119,7 @@ export interface AppOptions {
         | 'companyQuotas'
         | 'importConcurrency'
         | 'syslogAllowLocalTargets'
+        | 'scanProviders'
         | 'metricsToken'
         | 'backchannelNetworks'
       >
@@ -130,6 +138,8 @@ export interface AppOptions {
    * (tests run them by hand with `jobs.drain()`).
    */
   jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+  /** How long a directory may take to answer one operation (tests shorten the 10 s). */
+  directoryTimeoutMs?: number;
 }
 
 export interface TesseraApp {
@@ -204,13 +214,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signInCore = createSignInService({ db, accounts, policy: options.signInPolicy });
-  const signIn: typeof signInCore = {
-    ...signInCore,
-    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
-    signInVerified: async (account, attempt) =>
-      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
-  };
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -314,6 +317,27 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
+  const identitySources = createIdentitySources({
+    db,
+    sealer,
+    quotas,
+    jobs,
+    publicUrl: config.publicUrl,
+    urls: config.scanProviders ?? defaultProviderUrls,
+    timeoutMs: options.directoryTimeoutMs,
+  });
+  const signInCore = createSignInService({
+    db,
+    accounts,
+    policy: options.signInPolicy,
+    directory: identitySources.directory,
+  });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
   const companyService = createCompanyService({ db, companies, quotas, signOut });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
@@ -370,6 +394,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    // The third-party accounts section needs the user centre's session, which portalRoutes provides.
+    let bindingsSection: ReturnType<typeof scanBindingRoutes>['section'] | undefined;
     const portal = portalRoutes(scope, {
       db,
       sealer,
@@ -380,6 +406,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       publicUrl: config.publicUrl,
       lifetimes: config.session,
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
+      bindingsSection: (account, sessionId) =>
+        bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
     });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
     myAppsPortalRoutes(scope, {
@@ -398,7 +426,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       startSignIn: portal.startSignIn,
       secureCookies,
     });
-    interactionRoutes(scope, {
+    const interaction = interactionRoutes(scope, {
       provider: () => current.provider,
       signIn,
       sealer,
@@ -417,7 +445,30 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
+      scanSources: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        if (!companyId) return [];
+        const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
+        return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
+      },
     });
+    const scanDeps = {
+      db,
+      sealer,
+      publicUrl: config.publicUrl,
+      urls: config.scanProviders ?? defaultProviderUrls,
+      quotas,
+      accounts,
+      signIn,
+      clientCompany: (clientId: string) => companyOfClient(db, clientId),
+    };
+    const scan = scanSignInRoutes(scope, scanDeps, interaction);
+    const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
+    bindingsSection = binding.section;
+    scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
+      '/portal/scan/:sourceId/callback',
+      (request, reply) => scan.callback(request, reply, binding.finishBinding),
+    );
   });
 
   const bind = createBinder(app, {
@@ -474,6 +525,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   dashboardRoutes(bind, createDashboardService({ db }));
   brandRoutes(bind, brandService);
   brandStylesheetRoute(app, brandService);
+  identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -483,7 +535,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
 
   jobs.every('maintenance.purge', 600, async () => {
-    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+    await Promise.all([
+      purgeExpiredOidcPayloads(db),
+      purgeIdleBudgets(db),
+      purgeUnknownFailures(db),
+      purgeScanStates(db),
+    ]);
   });
 
   await app.ready();

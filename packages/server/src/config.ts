@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
+import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
 import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
@@ -38,9 +39,22 @@ export interface Config {
    * the same machine). Cloud metadata addresses are refused always.
    */
   syslogAllowLocalTargets: boolean;
+  /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
+  scanProviders: ProviderUrls;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
 }
+
+/** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
+export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
+  dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
+  dingtalkApi: 'TESSERA_DINGTALK_API_URL',
+  dingtalkOapi: 'TESSERA_DINGTALK_OAPI_URL',
+  weixinOpen: 'TESSERA_WEIXIN_OPEN_URL',
+  weixinApi: 'TESSERA_WEIXIN_API_URL',
+  wecomLogin: 'TESSERA_WECOM_LOGIN_URL',
+  wecomApi: 'TESSERA_WECOM_API_URL',
+};
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
 
@@ -196,6 +210,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
   if (!['true', 'false'].includes(allowLocal))
     throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
+  const scanProviders = Object.fromEntries(
+    Object.entries(providerUrlVariables).map(([key, name]) => [
+      key,
+      (urlOf(env, name, ['http:', 'https:']) ?? defaultProviderUrls[key as keyof ProviderUrls]).replace(
+        /\/+$/,
+        '',
+      ),
+    ]),
+  ) as unknown as ProviderUrls;
   const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
@@ -218,6 +241,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     backchannelNetworks,
     companyQuotas,
     syslogAllowLocalTargets: allowLocal === 'true',
+    scanProviders,
     metricsToken,
   };
 }

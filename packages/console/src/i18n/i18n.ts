@@ -60,6 +60,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
     org: async () => (await import('./en/org.ts')).org,
     safety: async () => (await import('./en/safety.ts')).safety,
     settings: async () => (await import('./en/settings.ts')).settings,
+    sources: async () => (await import('./en/sources.ts')).sources,
   },
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
@@ -71,6 +72,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
     org: async () => (await import('./zh/org.ts')).org,
     safety: async () => (await import('./zh/safety.ts')).safety,
     settings: async () => (await import('./zh/settings.ts')).settings,
+    sources: async () => (await import('./zh/sources.ts')).sources,
   },
 };
 /** Screen namespaces asked for so far: a language switch loads them all in the new language. */

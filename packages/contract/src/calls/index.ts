@@ -4,6 +4,8 @@ import * as brand from './brand.ts';
 import * as company from './company.ts';
 import * as dashboard from './dashboard.ts';
 import * as department from './department.ts';
+import * as directorySync from './directory-sync.ts';
+import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
 import * as log from './log.ts';
 import * as quota from './quota.ts';
@@ -12,7 +14,22 @@ import * as session from './session.ts';
 import * as syslog from './syslog.ts';
 import * as user from './user.ts';
 
-export { app, brand, company, dashboard, department, license, log, quota, safety, session, syslog, user };
+export {
+  app,
+  brand,
+  company,
+  dashboard,
+  department,
+  directorySync,
+  identitySource,
+  license,
+  log,
+  quota,
+  safety,
+  session,
+  syslog,
+  user,
+};
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -108,6 +125,20 @@ export const allCalls = [
   brand.updateBrand,
   brand.uploadBrandLogo,
   brand.uploadBrandBackground,
+  identitySource.listIdentitySources,
+  identitySource.identitySourceDetailCall,
+  identitySource.createIdentitySource,
+  identitySource.updateIdentitySource,
+  identitySource.setIdentitySourceStatus,
+  identitySource.deleteIdentitySource,
+  identitySource.testLdapConnection,
+  identitySource.testLdapUser,
+  directorySync.previewSync,
+  directorySync.applySync,
+  directorySync.startSync,
+  directorySync.listSyncRuns,
+  directorySync.syncRunDetail,
+  directorySync.syncRunRows,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

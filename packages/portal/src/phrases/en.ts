@@ -23,6 +23,30 @@ export const en = {
     throttled: 'Too many sign-in attempts. Please try again later',
     notAllowed: 'This account may not sign in to {client}',
     sessionExpired: 'The sign-in page has expired. Please start again from your application',
+    directoryUnavailable:
+      "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
+    directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
+  },
+  /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
+  scan: {
+    providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,
+    or: 'or sign in with',
+    failed: 'Signing in with {provider} did not work: {detail}',
+    notLinked:
+      'This {provider} account is not bound to anyone in {company}. Sign in with your password, then bind it under My account',
+    expired: 'The scan has expired or was already used. Please start again',
+    sectionTitle: 'Third-party accounts',
+    sectionIntro: 'Bind an account to sign in by scanning its QR code instead of typing your password.',
+    none: 'Your companies have no scan sign-in set up.',
+    bound: 'Bound: {name}',
+    boundNoName: 'Bound',
+    bind: 'Bind',
+    unbind: 'Unbind',
+    notBound: 'Not bound',
+    boundOk: 'The account is now bound: you can sign in by scanning.',
+    unboundOk: 'The account is no longer bound.',
+    takenByOther: 'This {provider} account is already bound to another person of {company}.',
+    sourceOf: '{source} · {company}',
   },
   account: {
     title: 'My account',

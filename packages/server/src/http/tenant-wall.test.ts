@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { identitySourceWall } from './tenant-wall.identity-source.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -27,6 +28,14 @@ beforeAll(async () => {
   bMemberId = member.data.userId;
 });
 afterAll(() => ctx.close());
+
+// ---- identity sources (modules/identity-source): probes and B's state in their own file.
+const sources = identitySourceWall(() => ({ ctx, b }));
+let bSourcesBefore: string;
+beforeAll(async () => {
+  await sources.setUp();
+  bSourcesBefore = await sources.stateOfB();
+});
 
 // ---- departments: a department of B, named by id in A's probes; B's tree must come out unchanged.
 let bDepartmentId: string;
@@ -339,6 +348,7 @@ const secretsOfB = () => [
   bImportTaskId,
   'Beta Secret App',
   'Beta robot',
+  ...sources.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -382,6 +392,7 @@ const probes: Record<string, () => unknown> = {
   ...safetyProbes,
   ...appProbes,
   ...logProbes,
+  ...sources.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -489,6 +500,10 @@ describe('tenant wall', () => {
 
   it("leaves B's syslog, brand and log settings unset", async () => {
     expect(await settingsOfB()).toEqual([[], [], []]);
+  });
+
+  it("leaves B's identity sources, their secrets and sync runs as they were", async () => {
+    expect(await sources.stateOfB()).toBe(bSourcesBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { CompanyQuotas, MailConfig } from '../config.ts';
+import type { CompanyQuotas, Config, MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -87,6 +87,10 @@ export async function startTestApp(
     companyQuotas?: CompanyQuotas;
     /** Background jobs: they run as in production unless a test turns them off (`run: false`) to run them with `tessera.jobs.drain()`. */
     jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+    /** The DingTalk, WeChat and WeCom base addresses (a provider fixture: scan-providers.ts). */
+    scanProviders?: Config['scanProviders'];
+    /** How long a directory may take to answer (the time-out test shortens it). */
+    directoryTimeoutMs?: number;
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
@@ -113,9 +117,11 @@ export async function startTestApp(
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
       syslogAllowLocalTargets: true,
+      scanProviders: options.scanProviders,
       metricsToken: options.metricsToken,
     },
     jobs: options.jobs,
+    directoryTimeoutMs: options.directoryTimeoutMs,
     database,
     masterKey,
     logStream: options.log,

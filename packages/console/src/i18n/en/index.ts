@@ -8,10 +8,23 @@ import { org } from './org.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { enShell } from './shell.ts';
+import { sources } from './sources.ts';
 
 /**
  * English phrases: the source type that every other language satisfies. The app imports only
  * the type (the shell is in ./shell.ts, the rest is loaded with its screen); tests use the value.
  */
-export const en = { ...enShell, about, apps, brand, dashboardPanels, license, log, org, safety, settings };
+export const en = {
+  ...enShell,
+  about,
+  apps,
+  brand,
+  dashboardPanels,
+  license,
+  log,
+  org,
+  safety,
+  settings,
+  sources,
+};
 export type Phrases = typeof en;

@@ -9,6 +9,7 @@ import { org } from './org.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
+import { sources } from './sources.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
 export const zh = {
@@ -22,4 +23,5 @@ export const zh = {
   org,
   safety,
   settings,
+  sources,
 } satisfies Phrases;

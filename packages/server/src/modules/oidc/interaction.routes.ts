@@ -1,4 +1,3 @@
-import { interpolate } from '@tessera/contract';
 import {
   type PageBrand,
   type PageContext,
@@ -16,13 +15,13 @@ import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
-import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { ConsentStore } from './consent.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { failureMessageOf } from './sign-in-messages.ts';
 import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
 import { signInStepsRoutes } from './sign-in-steps.routes.ts';
 import {
@@ -65,6 +64,8 @@ export interface InteractionDeps {
   consents: ConsentStore;
   /** The name of a company (the consent page names the application's company). */
   companyName(companyId: string): Promise<string | undefined>;
+  /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
+  scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -175,46 +176,21 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         identifier: extra.identifier,
         error: extra.error,
         passkey,
+        scan: ((await deps.scanSources?.(clientId)) ?? []).map((source) => ({
+          action: `${INTERACTION_PATH}/${uid}/scan/${source.sourceId}`,
+          type: source.type,
+          name: source.name,
+        })),
       }),
     );
   }
 
   /** The sign-in page's message for a refused first factor. */
-  async function failureMessage(
+  const failureMessage = async (
     request: FastifyRequest,
     clientId: string,
     result: Extract<SignInResult, { ok: false }>,
-  ) {
-    const t = portalPhrases[request.lang].signIn;
-    const p = portalPhrases[request.lang].passkey;
-    const messages: Record<LoginFailureCause, string> = {
-      missing_credentials: t.missingFields,
-      unknown_account: t.invalidCredentials,
-      wrong_password: t.invalidCredentials,
-      throttled: t.throttled,
-      account_disabled: t.accountDisabled,
-      // An automatic lock-out ends at a known time; a lock set by an administrator does not.
-      account_locked: result.lockedUntil
-        ? interpolate(t.accountLocked, {
-            until: result.lockedUntil.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB'),
-          })
-        : t.accountLockedByAdmin,
-      not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
-      // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
-      mfa_failed: portalPhrases[request.lang].mfa.wrongCode,
-      mfa_locked: portalPhrases[request.lang].mfa.wrongCode,
-      // The password_expired step logs its own refusals; the password form never answers it.
-      password_expired: t.invalidCredentials,
-      passkey_failed: p.rejected,
-      passkey_cloned: p.rejected,
-      passkey_not_allowed: p.notAllowed,
-      // Refused applications have their own page (the app_access prompt); never the password form's answer.
-      app_disabled: portalPhrases[request.lang].apps.refused.app_disabled,
-      app_not_assigned: portalPhrases[request.lang].apps.refused.app_not_assigned,
-      app_assignment_expired: portalPhrases[request.lang].apps.refused.app_assignment_expired,
-    };
-    return messages[result.cause];
-  }
+  ) => failureMessageOf(request.lang, await clientName(clientId, request), result);
 
   /** Hands the reply to the provider, which redirects back into the authorization. */
   async function finish(
@@ -388,14 +364,23 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {
-        const status = result.cause === 'throttled' ? 429 : 401;
+        const status =
+          result.cause === 'throttled' ? 429 : result.cause === 'directory_unavailable' ? 503 : 401;
         return showSignIn(request, reply, interaction.uid, clientId, {
           error: await failureMessage(request, clientId, result),
           identifier,
           status,
         });
       }
-      return firstFactorPassed(request, reply, interaction, { accountId: result.account.id, amr: ['pwd'] });
+      // A source with the skip-MFA flag vouches for the person on its own.
+      const skip: StepName[] = result.skipMfa ? ['bind_factor', 'second_factor'] : [];
+      return firstFactorPassed(
+        request,
+        reply,
+        interaction,
+        { accountId: result.account.id, amr: ['pwd'] },
+        skip,
+      );
     },
   );
 
@@ -465,4 +450,8 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       );
     },
   );
+
+  return { details, submitted, showSignIn, failureMessage, firstFactorPassed, sendPage, pageContext };
 }
+
+export type InteractionHelpers = ReturnType<typeof interactionRoutes>;

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
+import {
+  type AccountBindingsSection,
+  type AccountMfaSection,
+  portalPhrases,
+  renderAccountPage,
+} from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
@@ -51,7 +56,17 @@ export interface PortalDeps {
   lifetimes: { idleSeconds: number; absoluteSeconds: number };
   /** The second-factor section of the account page (modules/mfa). */
   mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
+  /** The third-party accounts section (modules/identity-source), set once those routes exist. */
+  bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
 }
+
+/** Confirmations the account page shows after a change elsewhere (`?notice=`). */
+const notices = (lang: 'en' | 'zh') =>
+  ({
+    [PASSWORD_CHANGED_QUERY]: portalPhrases[lang].ownPassword.changed,
+    scan_bound: portalPhrases[lang].scan.boundOk,
+    scan_unbound: portalPhrases[lang].scan.unboundOk,
+  }) as Record<string, string>;
 
 /**
  * The user centre is a client of Tessera's own provider, like any application: it has its own
@@ -198,12 +213,10 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           logoutAction: '/portal/logout',
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+          bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
           nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
-          notice:
-            request.query.notice === PASSWORD_CHANGED_QUERY
-              ? portalPhrases[request.lang].ownPassword.changed
-              : undefined,
+          notice: request.query.notice ? notices(request.lang)[request.query.notice] : undefined,
         },
       );
       return reply.type('text/html; charset=utf-8').send(html);

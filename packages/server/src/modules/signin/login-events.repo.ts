@@ -26,7 +26,15 @@ export type LoginFailureCause =
   // to it (or not a user of its company), or the assignment has expired.
   | 'app_disabled'
   | 'app_not_assigned'
-  | 'app_assignment_expired';
+  | 'app_assignment_expired'
+  // Identity sources (modules/identity-source): the company's directory did not answer, the
+  // person's source is disabled, a directory person could not be added (a quota, a taken
+  // username), a scan sign-in failed at the provider, or the scanned account is nobody's.
+  | 'directory_unavailable'
+  | 'source_disabled'
+  | 'directory_conflict'
+  | 'scan_failed'
+  | 'scan_not_linked';
 
 export interface LoginEvent {
   companyId: string | null;
