@@ -36,6 +36,8 @@ import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { consoleRoleRoutes } from './modules/console-role/console-role.routes.ts';
+import { createConsoleRoleService } from './modules/console-role/console-role.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
@@ -59,6 +61,12 @@ import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { createAuthorizationService } from './modules/permission/authorization.service.ts';
+import { createDecisionService, credentialsLoader } from './modules/permission/decision.service.ts';
+import { permissionRoutes } from './modules/permission/permission.routes.ts';
+import { createPermissionCache, PERMISSIONS_CHANNEL } from './modules/permission/policy-cache.ts';
+import { createResourceService } from './modules/permission/resource.service.ts';
+import { createRoleService } from './modules/permission/role.service.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -162,6 +170,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
   const clients = consoleClients(config.publicUrl, sealer);
 
+  // ---- permissions: decided from a cache that every change on every instance invalidates
+  const permissionCache = createPermissionCache({ db, loadCredentials: credentialsLoader(db, sealer) });
+  const unlistenPermissions = await database.listen(PERMISSIONS_CHANNEL, permissionCache.onNotice);
+  const decisions = createDecisionService({ db, cache: permissionCache });
+
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
   // Every client, Tessera's own included, is found through the adapter, so that failed client
@@ -193,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       appAccess,
       departmentPaths: (companyId, accountId) => departmentPathsOf(db, companyId, accountId),
+      permissions: (app, accountId) => decisions.claim(app, accountId),
       appRefused: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>
@@ -338,7 +352,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   const bind = createBinder(app, {
     authenticate: sessionService.authenticate,
-    adminRoleIn: companies.findAdminRole,
+    consoleStandingIn: companies.findConsoleStanding,
+    authenticateApp: decisions.authenticateApp,
     authenticateApiToken: createApiCallerAuthenticator({
       db,
       issuer,
@@ -370,6 +385,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  consoleRoleRoutes(bind, createConsoleRoleService({ db }));
+  permissionRoutes(bind, {
+    resources: createResourceService({ db, cache: permissionCache }),
+    roles: createRoleService({ db, cache: permissionCache }),
+    authorizations: createAuthorizationService({ db, cache: permissionCache }),
+    decisions,
+  });
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -394,6 +416,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       clearInterval(purgeTimer);
       mailer.close();
       await unlisten();
+      await unlistenPermissions();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
       const deadline = setTimeout(() => app.server.closeAllConnections(), 5_000);
       deadline.unref();

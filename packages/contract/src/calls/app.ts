@@ -143,6 +143,7 @@ export const listApps = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app', 'authority'], level: 'read' },
   apiAccess: true,
   request: z
     .object({
@@ -161,6 +162,7 @@ export const createApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z
     .object({
       name: appName,
@@ -185,6 +187,7 @@ export const appDetailCall = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId }),
   response: appDetail,
@@ -196,6 +199,7 @@ export const updateApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     name: appName.optional(),
@@ -224,6 +228,7 @@ export const setAppStatus = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, status: z.enum(['opened', 'disabled']) }),
   response: appSummary,
 });
@@ -234,6 +239,7 @@ export const deleteApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ appId: z.string() }),
 });
@@ -244,6 +250,7 @@ export const resetAppSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ clientSecret: z.string() }),
 });
@@ -254,6 +261,7 @@ export const uploadAppLogo = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ logo: z.string() }),
   upload: {
@@ -283,6 +291,7 @@ export const listAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
   response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
@@ -295,6 +304,7 @@ export const addAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({
     appId,
@@ -310,6 +320,7 @@ export const removeAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
   response: z.object({ removed: z.number().int() }),
@@ -341,6 +352,7 @@ export const listApiAccounts = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
 });
@@ -351,6 +363,7 @@ export const createApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
   response: z.object({ account: apiAccount, secret: z.string() }),
 });
@@ -361,6 +374,7 @@ export const updateApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     accountId: id,
@@ -376,6 +390,7 @@ export const resetApiAccountSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ secret: z.string() }),
 });
@@ -386,6 +401,7 @@ export const deleteApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ accountId: z.string() }),
 });
@@ -417,6 +433,7 @@ export const appFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: formConfig,
 });
@@ -427,6 +444,7 @@ export const updateAppFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     loginUrl: webUrl.refine((value) => formLoginUrlProblem(value) !== 'http', {

@@ -1,14 +1,17 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as company from './company.ts';
+import * as consoleRole from './console-role.ts';
+import * as decision from './decision.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
+import * as permission from './permission.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, quota, safety, session, user };
+export { app, company, consoleRole, decision, department, license, permission, quota, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -81,6 +84,35 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  // permissions (spec §3 Resource, Role, Authorization), the decision API, console roles (§6)
+  permission.listResources,
+  permission.createResource,
+  permission.updateResource,
+  permission.deleteResource,
+  permission.listRoles,
+  permission.roleDetail,
+  permission.createRole,
+  permission.updateRole,
+  permission.deleteRole,
+  permission.listRoleMembers,
+  permission.addRoleMembers,
+  permission.removeRoleMembers,
+  permission.previewRoleMembers,
+  permission.listAuthorizations,
+  permission.createAuthorization,
+  permission.updateAuthorization,
+  permission.deleteAuthorization,
+  permission.previewAuthorization,
+  permission.checkAccess,
+  decision.decideOne,
+  decision.decideMany,
+  decision.permittedActions,
+  consoleRole.listConsoleRoles,
+  consoleRole.createConsoleRole,
+  consoleRole.updateConsoleRole,
+  consoleRole.deleteConsoleRole,
+  consoleRole.assignConsoleRole,
+  consoleRole.myConsoleAccess,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -30,6 +30,8 @@ export interface OidcProviderOptions {
   secureCookies: boolean;
   /** A person's departments in a company as paths (`Sales/East`): the `groups` claim. */
   departmentPaths(companyId: string, accountId: string): Promise<string[]>;
+  /** What a person may do in an application (resource name → actions): the `permissions` claim. */
+  permissions(app: TesseraAppClient, accountId: string): Promise<Record<string, string[]>>;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
   /**
@@ -126,6 +128,8 @@ const claims = {
   phone: ['phone_number', 'phone_number_verified'],
   // An application's people: their departments in the application's company (see findAccount).
   groups: ['groups'],
+  // What the person may do in the application (modules/permission).
+  permissions: ['permissions'],
 };
 
 export function createOidcProvider(options: OidcProviderOptions): Provider {
@@ -141,7 +145,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
     },
     claims,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups'],
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups', 'permissions'],
     // PKCE always, except for an application whose administrator turned it off (a third-party app
     // that cannot send it; such an app is always a confidential client with a secret).
     pkce: { required: (_ctx, client) => appOf(client as never)?.requirePkce ?? true },
@@ -300,8 +304,13 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
             app && scope.split(' ').includes('groups')
               ? await options.departmentPaths(app.companyId, account.id)
               : undefined;
+          const permissions =
+            app && scope.split(' ').includes('permissions')
+              ? await options.permissions(app, account.id)
+              : undefined;
           return {
             groups,
+            permissions,
             sub: account.id,
             preferred_username: account.username,
             name: account.display_name ?? account.username,

@@ -4,6 +4,7 @@ import {
   type ErrorReason,
   isErrorReason,
   type Language,
+  type MemberRole,
   type PasswordClass,
   type ServerPhrases,
   type UserStatus,
@@ -424,14 +425,21 @@ export function createUserImportService(deps: {
     en: { enabled: 'Enabled', disabled: 'Disabled', locked: 'Locked' },
     zh: { enabled: '启用', disabled: '禁用', locked: '锁定' },
   };
-  const roleText: Record<Language, Record<string, string>> = {
+  const roleText: Record<Language, Record<MemberRole, string>> = {
     en: {
       owner: 'Owner',
       admin: 'Administrator',
       external_admin: 'External administrator',
+      delegated_admin: 'Administrator with a console role',
       member: 'Member',
     },
-    zh: { owner: '所有者', admin: '管理员', external_admin: '外部管理员', member: '成员' },
+    zh: {
+      owner: '所有者',
+      admin: '管理员',
+      external_admin: '外部管理员',
+      delegated_admin: '控制台角色管理员',
+      member: '成员',
+    },
   };
   const yesNo: Record<Language, [string, string]> = { en: ['Yes', 'No'], zh: ['是', '否'] };
 
