@@ -5,7 +5,7 @@ import type {
   ResourceType,
   RestrictionMiss,
 } from '@tessera/contract';
-import { applies, type CompiledRestrictions, type DecisionContext, restrictionMiss } from './restrictions.ts';
+import { type CompiledRestrictions, type DecisionContext, outcome } from './restrictions.ts';
 
 /**
  * The permission evaluator (spec §3): pure functions over a company's compiled policy and a
@@ -169,8 +169,7 @@ export function decide(
     for (const rule of rules) {
       if (seen.has(rule.id) || !covers(rule, resource, action)) continue;
       seen.add(rule.id);
-      const miss = restrictionMiss(rule.restrictions, ctx, local);
-      const entry: MatchedRule = { rule, via, applied: applies(rule.effect, miss), miss };
+      const entry: MatchedRule = { rule, via, ...outcome(rule.effect, rule.restrictions, ctx, local) };
       if (explain) matched.push(entry);
       if (entry.applied) (rule.effect === 'reject' ? rejects : allows).push(entry);
     }
@@ -189,7 +188,7 @@ function applyingRules(policy: CompiledPolicy, person: PersonFacts, app: Compile
     for (const rule of app.rulesBySubject.get(key) ?? []) {
       if (seen.has(rule.id)) continue;
       seen.add(rule.id);
-      if (applies(rule.effect, restrictionMiss(rule.restrictions, ctx, local))) applying.push(rule);
+      if (outcome(rule.effect, rule.restrictions, ctx, local).applied) applying.push(rule);
     }
   }
   return applying;

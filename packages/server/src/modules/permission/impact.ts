@@ -15,8 +15,8 @@ import type { DecisionContext } from './restrictions.ts';
 /**
  * What a change would do to people's access, before it is saved: for everyone the change can
  * reach, the (resource, action) pairs the changed rules cover are decided before and after.
- * Counted for now, as if every rule's time windows and address ranges held (a change of access
- * wherever and whenever the rules' conditions are met); validity periods count.
+ * Possible access is compared, now: a rule limited to hours or addresses counts as able to
+ * allow and as not bound to reject (restrictions.ts); validity periods count.
  */
 
 const PAIRS_LISTED = 20;
@@ -98,7 +98,7 @@ export function compare(
 ): PersonChange[] {
   const unique = [...new Map(pairs.map((pair) => [pairKey(pair), pair])).values()];
   const appIds = [...new Set(unique.map((pair) => pair.appId))];
-  const ctx: DecisionContext = { at: new Date(), ip: undefined, conditionsHold: true };
+  const ctx: DecisionContext = { at: new Date(), ip: undefined, possible: true };
   const signature = (policy: CompiledPolicy, person: PersonFacts) =>
     person.enabled
       ? subjectsOf(policy, person)

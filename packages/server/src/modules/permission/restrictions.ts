@@ -26,10 +26,10 @@ export interface DecisionContext {
   at: Date;
   ip: IpAddress | undefined;
   /**
-   * Treat time windows and address ranges as holding (the validity period still counts): what
-   * a change of access looks like wherever and whenever the rules' conditions are met (previews).
+   * Possible access (previews): a rule limited to hours or addresses counts as able to allow and
+   * as not bound to reject; the validity period still counts, at `at`.
    */
-  conditionsHold?: boolean;
+  possible?: boolean;
 }
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
@@ -96,7 +96,7 @@ export function restrictionMiss(
   const at = ctx.at.getTime();
   if (r.validFrom !== null && at < r.validFrom) return 'not_yet_valid';
   if (r.validUntil !== null && at >= r.validUntil) return 'expired';
-  if (ctx.conditionsHold) return null;
+  if (ctx.possible) return null;
   if (r.windows.length > 0) {
     let now = local.get(r.timeZone);
     if (!now) {
@@ -116,9 +116,19 @@ export function restrictionMiss(
 }
 
 /**
- * Whether a rule with this outcome takes part in the decision. A missing condition keeps a rule
- * out, with one exception: a reject whose only open question is the client address applies
- * (an application that does not send the address is not let around a rejection by address).
+ * Whether a rule takes part in the decision, and the restriction that did not hold. A restriction
+ * that does not hold keeps a rule out, with one exception: a reject whose only open question is
+ * the client address applies (an application that does not send the address is not let around
+ * a rejection by address).
  */
-export const applies = (effect: 'allow' | 'reject', miss: RestrictionMiss | null) =>
-  miss === null || (effect === 'reject' && miss === 'address_unknown');
+export function outcome(
+  effect: 'allow' | 'reject',
+  r: CompiledRestrictions,
+  ctx: DecisionContext,
+  local: Map<string, { day: number; minute: number }>,
+): { applied: boolean; miss: RestrictionMiss | null } {
+  const miss = restrictionMiss(r, ctx, local);
+  if (ctx.possible && miss === null && (r.windows.length > 0 || r.ranges.length > 0))
+    return { applied: effect === 'allow', miss: null };
+  return { applied: miss === null || (effect === 'reject' && miss === 'address_unknown'), miss };
+}
