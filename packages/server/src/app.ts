@@ -19,7 +19,9 @@ import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import {
   API_TOKEN_TTL,
+  createAccessTokenVerifier,
   createApiCallerAuthenticator,
+  decisionApiAudience,
   managementApiAudience,
 } from './modules/app/api-caller.ts';
 import { countApps } from './modules/app/app.repo.ts';
@@ -173,7 +175,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   // ---- permissions: decided from a cache that every change on every instance invalidates
   const permissionCache = createPermissionCache({ db, loadCredentials: credentialsLoader(db, sealer) });
   const unlistenPermissions = await database.listen(PERMISSIONS_CHANNEL, permissionCache.onNotice);
-  const decisions = createDecisionService({ db, cache: permissionCache });
+  const decisionApi = { audience: decisionApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
+  const decisions = createDecisionService({
+    db,
+    cache: permissionCache,
+    tokenIssuedTo: createAccessTokenVerifier({ issuer, ...decisionApi, jwks: () => current.jwks }),
+  });
 
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
@@ -200,6 +207,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       adapter: Adapter,
       jwks,
       managementApi,
+      decisionApi,
       cookieKeys,
       clients: [],
       findAccount: accounts.findAccountById,

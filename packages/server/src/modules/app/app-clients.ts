@@ -13,6 +13,8 @@ export interface TesseraAppClient {
   companyId: string;
   requirePkce: boolean;
   ttl: { authorizationCode: number; idToken: number; accessToken: number; refreshToken: number };
+  /** Which client secret the app has (apiSecretVersion): its decision API tokens end with it. */
+  secretVersion: string;
 }
 
 /** What the provider knows of a programmatic access account's client. */
@@ -25,7 +27,7 @@ export interface TesseraApiClient {
 }
 
 /**
- * A short fingerprint of an access account's sealed secret (sealing is randomised, so every
+ * A short fingerprint of an access account's or application's sealed secret (sealing is randomised, so every
  * reset gives a new one). Access tokens carry it; a token of an older secret is refused.
  */
 export const apiSecretVersion = (secretSealed: string): string =>
@@ -48,7 +50,10 @@ export function appClientMetadata(app: App, clientSecret: string) {
       accessToken: app.access_token_ttl,
       refreshToken: app.refresh_token_ttl,
     },
+    secretVersion: apiSecretVersion(app.client_secret_sealed),
   };
+  // A confidential client also gets tokens of its own for the permission decision API.
+  const confidential = app.token_auth_method !== 'none';
   return {
     client_id: app.client_id,
     client_secret: clientSecret,
@@ -57,7 +62,7 @@ export function appClientMetadata(app: App, clientSecret: string) {
     application_type: app.redirect_uris.every(isWebScheme) ? 'web' : 'native',
     redirect_uris: app.redirect_uris,
     post_logout_redirect_uris: app.post_logout_redirect_uris,
-    grant_types: ['authorization_code', 'refresh_token'],
+    grant_types: ['authorization_code', 'refresh_token', ...(confidential ? ['client_credentials'] : [])],
     response_types: ['code'],
     scope: app.scopes.join(' '),
     id_token_signed_response_alg: app.signing_alg,

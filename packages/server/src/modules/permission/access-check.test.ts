@@ -46,11 +46,11 @@ type Impact = {
 beforeAll(async () => {
   ctx = await startTestApp();
   owner = await ownerWithCompany(ctx, 'check-owner');
-  [fay, gus, hal] = (await Promise.all(['fay', 'gus', 'hal'].map((n) => companyMember(ctx, owner, n)))) as [
-    Person,
-    Person,
-    Person,
-  ];
+  [fay, gus, hal] = await Promise.all([
+    companyMember(ctx, owner, 'fay'),
+    companyMember(ctx, owner, 'gus'),
+    companyMember(ctx, owner, 'hal'),
+  ]);
   const created = await admin<{ app: { appId: string } }>('app/create', { name: 'Books' });
   appId = created.data.app.appId;
   ledger = (

@@ -5,7 +5,7 @@ import type { AppCaller } from '../../http/bind.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
-import { CLIENT_SECRET_PURPOSE } from '../app/app-clients.ts';
+import { apiSecretVersion, CLIENT_SECRET_PURPOSE } from '../app/app-clients.ts';
 import { budgetsOf } from '../oidc/client-throttle.ts';
 import { decide, type MatchedRule, permittedActions, type Verdict } from './evaluator.ts';
 import type { AppCredentials, PermissionCache } from './policy-cache.ts';
@@ -29,6 +29,7 @@ export function credentialsLoader(db: Db, sealer: Sealer) {
       appId: app.id,
       companyId: app.company_id,
       status: app.status,
+      secretVersion: apiSecretVersion(app.client_secret_sealed),
       secretHash:
         app.token_auth_method === 'none'
           ? null
@@ -72,12 +73,33 @@ const answer = (verdict: Verdict) => ({
  * Everything is answered from the cache (policy-cache.ts); an application only ever reaches
  * its own company's people and its own resources.
  */
-export function createDecisionService(deps: { db: Db; cache: PermissionCache }) {
+export function createDecisionService(deps: {
+  db: Db;
+  cache: PermissionCache;
+  /** The client behind an application's own client credentials access token (api-caller.ts). */
+  tokenIssuedTo?(token: string): Promise<{ clientId: string; secretVersion: string } | null>;
+}) {
   const { cache } = deps;
   /** Addresses refused for a client after too many wrong secrets: `${clientId} ${ip}` → until. */
   const blocked = new Map<string, number>();
 
+  /**
+   * `Bearer <access token>` from the token endpoint (grant client_credentials, for the decision
+   * API's audience): the application as it is now, and only while the token's secret is its secret.
+   */
+  async function appOfToken(token: string): Promise<AppCaller> {
+    const issued = deps.tokenIssuedTo ? await deps.tokenIssuedTo(token) : null;
+    const app = issued ? await cache.credentials(issued.clientId) : null;
+    if (!issued || !app?.secretHash || app.secretVersion !== issued.secretVersion)
+      throw new AppError('app_client.invalid');
+    if (app.status === 'disabled') throw new AppError('app_client.disabled');
+    return { appId: app.appId, companyId: app.companyId, clientId: issued.clientId };
+  }
+
+  /** The application calling: its client id and secret (HTTP Basic), or its own access token. */
   async function authenticateApp(authorization: string | undefined, ip: string): Promise<AppCaller> {
+    if (authorization && authorization.slice(0, 7).toLowerCase() === 'bearer ')
+      return appOfToken(authorization.slice(7).trim());
     const given = basicCredentials(authorization);
     if (!given || given.clientId.length > 128) throw new AppError('app_client.invalid');
     const blockKey = `${given.clientId} ${ip}`;

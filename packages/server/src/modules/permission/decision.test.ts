@@ -289,6 +289,49 @@ describe('the decision API', () => {
     ]);
     expect(JSON.parse(stdout)).toMatchObject({ code: 200, data: { allowed: true, reason: 'allowed' } });
   });
+
+  it("takes the application's own token from the client credentials grant (openid-client), until its secret changes", async () => {
+    const configOf = (of: typeof app) =>
+      client.discovery(
+        new URL(`${ctx.baseUrl}/oidc`),
+        of.clientId,
+        undefined,
+        client.ClientSecretBasic(of.clientSecret),
+        { execute: [client.allowInsecureRequests] },
+      );
+    const tokens = await client.clientCredentialsGrant(await configOf(app));
+    expect(tokens.token_type).toBe('bearer');
+    const bearer = `Bearer ${tokens.access_token}`;
+    const asked = { userId: bob.id, resource: 'orders', action: 'write' };
+    expect(await decide('check', asked, bearer)).toMatchObject({ status: 200, data: { allowed: true } });
+    // The Wiki application's token answers about the Wiki application only.
+    const wiki = await client.clientCredentialsGrant(await configOf(other));
+    expect(
+      (await decide<{ reason: string }>('check', asked, `Bearer ${wiki.access_token}`)).data.reason,
+    ).toBe('unknown_resource');
+    // The token is for the decision API only: the management API does not take it.
+    const manage = await fetch(`${ctx.baseUrl}/api/v1/manage/app/list`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: bearer, company_id: owner.companyId },
+      body: '{}',
+    });
+    expect(manage.status).toBe(401);
+    // A token for another audience is refused, and so is a token once the secret is reset.
+    await expect(
+      client.clientCredentialsGrant(await configOf(app), { resource: `${ctx.baseUrl}/api/v1/manage` }),
+    ).rejects.toMatchObject({ error: 'invalid_target' });
+    const reset = await admin<{ clientSecret: string }>('/api/v1/manage/app/secret/reset', {
+      appId: app.appId,
+    });
+    await settled();
+    expect(await decide('check', asked, bearer)).toMatchObject({
+      status: 401,
+      data: { reason: 'app_client.invalid' },
+    });
+    app = { ...app, clientSecret: reset.data.clientSecret };
+    const renewed = await client.clientCredentialsGrant(await configOf(app));
+    expect((await decide('check', asked, `Bearer ${renewed.access_token}`)).status).toBe(200);
+  });
 });
 
 describe('the permissions scope', () => {

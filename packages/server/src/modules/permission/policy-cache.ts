@@ -27,6 +27,8 @@ export interface AppCredentials {
   appId: string;
   companyId: string;
   status: 'to_be_configured' | 'opened' | 'disabled';
+  /** Which secret the app has: its client credentials tokens carry the one they were issued for. */
+  secretVersion: string;
   /** SHA-256 of the client secret; null for a public client (no secret, no decision API). */
   secretHash: Buffer | null;
 }
