@@ -3,9 +3,10 @@ import { about } from './about.ts';
 import { apps } from './apps.ts';
 import { license } from './license.ts';
 import { org } from './org.ts';
+import { permission } from './permission.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
-export const zh = { ...zhShell, about, apps, license, org, safety, settings } satisfies Phrases;
+export const zh = { ...zhShell, about, apps, license, org, permission, safety, settings } satisfies Phrases;
