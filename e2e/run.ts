@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { permissionFlows } from './flows/permissions.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
@@ -51,6 +52,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  permissionFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 

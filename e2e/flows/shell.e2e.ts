@@ -114,6 +114,7 @@ export function shellFlows(s: Suite) {
         'Dashboard',
         'Applications',
         'Organization',
+        'Permissions',
         'Security',
         'Settings',
       ]);
@@ -123,6 +124,7 @@ export function shellFlows(s: Suite) {
         'Dashboard',
         'Applications',
         'Organization',
+        'Permissions',
         'Security',
         'Settings',
         'Company settings',
@@ -145,7 +147,7 @@ export function shellFlows(s: Suite) {
       await page.getByTestId('tab').nth(1).getByRole('button', { name: 'Close Licence' }).click();
       await page.waitForURL(`${base}/dev/dashboard`);
 
-      for (const path of ['/no/such/page', '/permission/index', '/setting']) {
+      for (const path of ['/no/such/page', '/brand/index', '/setting']) {
         await page.goto(`${base}/dev${path}`);
         await page.waitForURL(`${base}/dev/404`);
       }

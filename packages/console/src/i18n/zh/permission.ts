@@ -121,9 +121,9 @@ export const permission = {
   },
   impact: {
     title: '此变更的影响',
-    examined: '可能受影响 {{count}} 人',
-    gaining: '{{count}} 人获得权限',
-    losing: '{{count}} 人失去权限',
+    examined: '可能受影响的人数：{{count}}',
+    gaining: '获得权限：{{count}}',
+    losing: '失去权限：{{count}}',
     nothing: '此变更不会让任何人获得或失去权限。',
     gained: '获得',
     lost: '失去',

@@ -94,7 +94,7 @@ export function AuthorizationList({
     },
     {
       key: 'operations',
-      title: t('permission.authorization.actions'),
+      title: t('permission.authorization.operationScope'),
       render: (row) =>
         row.actionScope === 'all' ? t('permission.authorization.allActions') : row.actions.join(', '),
     },
