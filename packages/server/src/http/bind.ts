@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '../lib/errors.ts';
 import { translateError, translateValidation } from '../lib/i18n.ts';
+import type { ApiCaller, AppCaller } from './callers.ts';
 import { ok } from './envelope.ts';
 import { parseRequest } from './validation.ts';
 
@@ -50,18 +51,7 @@ export interface CallContext<Body> {
   file: UploadedFile | undefined;
 }
 
-/** An application calling with its own OIDC client id and secret. */
-export interface AppCaller {
-  appId: string;
-  companyId: string;
-  clientId: string;
-}
-
-/** A programmatic access account calling with a client credentials token. */
-export interface ApiCaller {
-  apiAccountId: string;
-  companyId: string;
-}
+export type { ApiCaller, AppCaller };
 
 export interface BinderDeps {
   authenticate(token: string): Promise<AuthSession | null>;

@@ -2,6 +2,7 @@ import { Alert, Button, Card, Flex, Form, Input, List, Select, Space, Tag, Typog
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
+import { camel } from '../../lib/camel.ts';
 import { UserPicker } from '../org/user-picker.tsx';
 import type { AccessCheck, AppOption } from './permission-types.ts';
 import { useAppResources } from './use-permission-data.ts';
@@ -52,7 +53,7 @@ function RuleList({ rules, title }: { rules: Rule[]; title: string }) {
             ) : (
               <Tag color="orange">
                 {t('permission.check.notApplied')}
-                {rule.miss ? `: ${t(`permission.check.misses.${rule.miss}`)}` : ''}
+                {rule.miss ? `: ${t(`permission.check.misses.${camel(rule.miss)}`)}` : ''}
               </Tag>
             )}
           </Flex>
@@ -154,7 +155,7 @@ export function CheckAccessTab({ apps }: { apps: AppOption[] }) {
               type={result.allowed ? 'success' : 'error'}
               showIcon
               message={result.allowed ? t('permission.check.allowed') : t('permission.check.denied')}
-              description={t(`permission.check.reasons.${result.reason}`)}
+              description={t(`permission.check.reasons.${camel(result.reason)}`)}
             />
             <RuleList rules={result.deciding} title={t('permission.check.deciding')} />
             <RuleList rules={result.matched} title={t('permission.check.matched')} />

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JWK, jwtVerify } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ApiCaller } from '../../http/bind.ts';
+import type { ApiCaller } from '../../http/callers.ts';
 import { apiSecretVersion } from './app-clients.ts';
 
 /** The management API's audience in access accounts' tokens (a resource indicator, RFC 8707). */

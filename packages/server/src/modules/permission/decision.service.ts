@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseIp } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
-import type { AppCaller } from '../../http/bind.ts';
+import type { AppCaller } from '../../http/callers.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
