@@ -433,6 +433,25 @@ export interface PermissionAuthorizationResourcesTable {
   resource_id: string;
 }
 
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -454,6 +473,7 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;

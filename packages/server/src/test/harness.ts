@@ -89,6 +89,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -104,6 +106,7 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      metricsToken: options.metricsToken,
     },
     database,
     masterKey,
