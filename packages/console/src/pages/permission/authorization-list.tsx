@@ -1,9 +1,10 @@
-import { Button, Flex, Space, Tag, Typography } from 'antd';
+import { Flex, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, type DataPaging, DataTable } from '../../components/data-table.tsx';
 import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
+import { editDeleteColumn } from './paged-list.tsx';
 import type { Authorization } from './permission-types.ts';
 
 /** The restrictions of an authorization in a few words. */
@@ -104,21 +105,7 @@ export function AuthorizationList({
       render: (row) => <RestrictionSummary r={row.restrictions} />,
       minScreen: 'lg',
     },
-    {
-      key: 'actions',
-      title: t('permission.common.actions'),
-      width: 130,
-      render: (row) => (
-        <Space size={0}>
-          <Button type="link" size="small" onClick={() => onEdit(row)}>
-            {t('permission.common.edit')}
-          </Button>
-          <Button type="link" size="small" danger onClick={() => void remove(row)}>
-            {t('permission.common.delete')}
-          </Button>
-        </Space>
-      ),
-    },
+    editDeleteColumn(t, onEdit, (row) => void remove(row)),
   ];
 
   return (

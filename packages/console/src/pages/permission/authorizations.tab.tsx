@@ -1,39 +1,30 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { Button, Flex, Select, Space } from 'antd';
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { KeywordSearch } from '../../components/keyword-search.tsx';
-import { useLoad } from '../../lib/use-load.ts';
 import { AuthorizationFormModal, type AuthorizationTarget } from './authorization-form.modal.tsx';
 import { AuthorizationList } from './authorization-list.tsx';
+import { usePagedList } from './paged-list.tsx';
 import type { AppOption, Authorization } from './permission-types.ts';
 
 /** The Authorizations tab: by application, subject type and keyword; created and changed after a preview. */
 export function AuthorizationsTab({ apps }: { apps: AppOption[] }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const [query, setQuery] = useState({
-    page: 1,
-    pageSize: 20,
-    keyword: '',
-    appId: undefined as string | undefined,
-    subjectType: undefined as Authorization['subject']['type'] | undefined,
-  });
   const [target, setTarget] = useState<AuthorizationTarget>();
 
-  const load = useCallback(
-    () =>
-      callApi('/api/v1/manage/permission/authorization/list', {
-        page: query.page,
-        pageSize: query.pageSize,
-        appId: query.appId,
-        subjectType: query.subjectType,
-        keyword: query.keyword || undefined,
-      }),
-    [callApi, query],
+  const { query, filter, rows, loading, reload, paging } = usePagedList(
+    {
+      page: 1,
+      pageSize: 20,
+      keyword: '',
+      appId: undefined as string | undefined,
+      subjectType: undefined as Authorization['subject']['type'] | undefined,
+    },
+    (q) => callApi('/api/v1/manage/permission/authorization/list', { ...q, keyword: q.keyword || undefined }),
   );
-  const { data, loading, reload } = useLoad(load);
 
   return (
     <>
@@ -45,7 +36,7 @@ export function AuthorizationsTab({ apps }: { apps: AppOption[] }) {
             placeholder={t('permission.common.allApps')}
             options={apps}
             value={query.appId}
-            onChange={(appId?: string) => setQuery({ ...query, page: 1, appId })}
+            onChange={(appId?: string) => filter({ appId })}
             style={{ width: 200 }}
           />
           <Select
@@ -57,15 +48,13 @@ export function AuthorizationsTab({ apps }: { apps: AppOption[] }) {
               label: t(`permission.authorization.subjectTypes.${type}`),
             }))}
             value={query.subjectType}
-            onChange={(subjectType?: Authorization['subject']['type']) =>
-              setQuery({ ...query, page: 1, subjectType })
-            }
+            onChange={(subjectType?: Authorization['subject']['type']) => filter({ subjectType })}
             style={{ width: 150 }}
           />
           <KeywordSearch
             keyword={query.keyword}
             placeholder={t('permission.authorization.searchPlaceholder')}
-            onSearch={(keyword) => setQuery({ ...query, page: 1, keyword })}
+            onSearch={(keyword) => filter({ keyword })}
           />
         </Space>
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setTarget({ mode: 'create' })}>
@@ -73,15 +62,9 @@ export function AuthorizationsTab({ apps }: { apps: AppOption[] }) {
         </Button>
       </Flex>
       <AuthorizationList
-        rows={data?.list ?? []}
+        rows={rows}
         loading={loading}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
-          showTotal: (count) => t('permission.common.total', { count }),
-          onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        paging={paging}
         onEdit={(authorization) => setTarget({ mode: 'edit', authorization })}
         onDeleted={reload}
       />

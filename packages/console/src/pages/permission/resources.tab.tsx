@@ -1,13 +1,13 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { Button, Flex, Select, Space, Tag } from 'antd';
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
-import { useLoad } from '../../lib/use-load.ts';
+import { editDeleteColumn, usePagedList } from './paged-list.tsx';
 import type { AppOption, Resource } from './permission-types.ts';
 import { ResourceFormModal } from './resource-form.modal.tsx';
 
@@ -17,25 +17,12 @@ export function ResourcesTab({ apps }: { apps: AppOption[] }) {
   const { callApi } = useConsole();
   const { message } = useFeedback();
   const confirm = useDangerConfirm();
-  const [query, setQuery] = useState({
-    page: 1,
-    pageSize: 20,
-    keyword: '',
-    appId: undefined as string | undefined,
-  });
   const [editing, setEditing] = useState<Resource | null>();
 
-  const load = useCallback(
-    () =>
-      callApi('/api/v1/manage/permission/resource/list', {
-        page: query.page,
-        pageSize: query.pageSize,
-        appId: query.appId,
-        keyword: query.keyword || undefined,
-      }),
-    [callApi, query],
+  const { query, filter, rows, loading, reload, paging } = usePagedList(
+    { page: 1, pageSize: 20, keyword: '', appId: undefined as string | undefined },
+    (q) => callApi('/api/v1/manage/permission/resource/list', { ...q, keyword: q.keyword || undefined }),
   );
-  const { data, loading, reload } = useLoad(load);
 
   const remove = (resource: Resource) =>
     confirm({
@@ -75,21 +62,11 @@ export function ResourcesTab({ apps }: { apps: AppOption[] }) {
       render: (row) => row.description ?? '',
       minScreen: 'lg',
     },
-    {
-      key: 'actions',
-      title: t('permission.common.actions'),
-      width: 140,
-      render: (row) => (
-        <Space size={0}>
-          <Button type="link" size="small" onClick={() => setEditing(row)}>
-            {t('permission.common.edit')}
-          </Button>
-          <Button type="link" size="small" danger onClick={() => void remove(row)}>
-            {t('permission.common.delete')}
-          </Button>
-        </Space>
-      ),
-    },
+    editDeleteColumn<Resource>(
+      t,
+      (row) => setEditing(row),
+      (row) => void remove(row),
+    ),
   ];
 
   return (
@@ -102,13 +79,13 @@ export function ResourcesTab({ apps }: { apps: AppOption[] }) {
             placeholder={t('permission.common.allApps')}
             options={apps}
             value={query.appId}
-            onChange={(appId?: string) => setQuery({ ...query, page: 1, appId })}
+            onChange={(appId?: string) => filter({ appId })}
             style={{ width: 200 }}
           />
           <KeywordSearch
             keyword={query.keyword}
             placeholder={t('permission.resource.searchPlaceholder')}
-            onSearch={(keyword) => setQuery({ ...query, page: 1, keyword })}
+            onSearch={(keyword) => filter({ keyword })}
           />
         </Space>
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing(null)}>
@@ -119,16 +96,10 @@ export function ResourcesTab({ apps }: { apps: AppOption[] }) {
         label={t('permission.tabs.resources')}
         testId="resources"
         columns={columns}
-        rows={data?.list ?? []}
+        rows={rows}
         rowKey={(row) => row.resourceId}
         loading={loading}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
-          showTotal: (count) => t('permission.common.total', { count }),
-          onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        paging={paging}
       />
       <ResourceFormModal
         target={editing}

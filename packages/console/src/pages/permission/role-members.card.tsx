@@ -1,15 +1,15 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { Button, Card, Flex, Form, Modal } from 'antd';
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { formatDate } from '../../lib/format/date.ts';
-import { useLoad } from '../../lib/use-load.ts';
 import { UserPicker } from '../org/user-picker.tsx';
 import { ImpactPreview } from './impact-preview.tsx';
+import { usePagedList } from './paged-list.tsx';
 import type { AccessImpact, Role, RoleMember } from './permission-types.ts';
 
 const who = (m: RoleMember) => (m.name ? `${m.name} (${m.username})` : m.username);
@@ -19,23 +19,20 @@ export function RoleMembersCard({ role, onChanged }: { role: Role; onChanged(): 
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const { message, modal } = useFeedback();
-  const [query, setQuery] = useState({ page: 1, pageSize: 10, keyword: '' });
   const [adding, setAdding] = useState(false);
   const [impact, setImpact] = useState<{ userIds: string[]; impact: AccessImpact }>();
   const [busy, setBusy] = useState(false);
   const [form] = Form.useForm<{ userIds: string[] }>();
 
-  const load = useCallback(
-    () =>
+  const { query, filter, rows, loading, reload, paging } = usePagedList(
+    { page: 1, pageSize: 10, keyword: '' },
+    (q) =>
       callApi('/api/v1/manage/permission/role/member/list', {
+        ...q,
         roleId: role.roleId,
-        page: query.page,
-        pageSize: query.pageSize,
-        keyword: query.keyword || undefined,
+        keyword: q.keyword || undefined,
       }),
-    [callApi, role.roleId, query],
   );
-  const { data, loading, reload } = useLoad(load);
   const changed = () => {
     reload();
     onChanged();
@@ -143,23 +140,17 @@ export function RoleMembersCard({ role, onChanged }: { role: Role; onChanged(): 
         <KeywordSearch
           keyword={query.keyword}
           placeholder={t('permission.members.searchPlaceholder')}
-          onSearch={(keyword) => setQuery({ ...query, page: 1, keyword })}
+          onSearch={(keyword) => filter({ keyword })}
         />
       </Flex>
       <DataTable
         label={t('permission.members.title')}
         testId="role-members"
         columns={columns}
-        rows={data?.list ?? []}
+        rows={rows}
         rowKey={(row) => row.userId}
         loading={loading}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
-          showTotal: (count) => t('permission.common.total', { count }),
-          onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        paging={paging}
       />
       <Modal
         open={adding}

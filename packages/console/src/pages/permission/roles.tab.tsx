@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { Button, Flex, Space } from 'antd';
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
@@ -9,7 +9,7 @@ import { type DataColumn, DataTable } from '../../components/data-table.tsx';
 import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { formatDate } from '../../lib/format/date.ts';
 import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
-import { useLoad } from '../../lib/use-load.ts';
+import { usePagedList } from './paged-list.tsx';
 import { type Role, roleDetailPath } from './permission-types.ts';
 import { RoleFormModal } from './role-form.modal.tsx';
 
@@ -20,19 +20,12 @@ export function RolesTab() {
   const { message } = useFeedback();
   const confirm = useDangerConfirm();
   const navigate = useNavigate();
-  const [query, setQuery] = useState({ page: 1, pageSize: 20, keyword: '' });
   const [editing, setEditing] = useState<Role | null>();
 
-  const load = useCallback(
-    () =>
-      callApi('/api/v1/manage/permission/role/list', {
-        page: query.page,
-        pageSize: query.pageSize,
-        keyword: query.keyword || undefined,
-      }),
-    [callApi, query],
+  const { query, filter, rows, loading, reload, paging } = usePagedList(
+    { page: 1, pageSize: 20, keyword: '' },
+    (q) => callApi('/api/v1/manage/permission/role/list', { ...q, keyword: q.keyword || undefined }),
   );
-  const { data, loading, reload } = useLoad(load);
 
   const remove = (role: Role) =>
     confirm({
@@ -97,7 +90,7 @@ export function RolesTab() {
         <KeywordSearch
           keyword={query.keyword}
           placeholder={t('permission.role.searchPlaceholder')}
-          onSearch={(keyword) => setQuery({ ...query, page: 1, keyword })}
+          onSearch={(keyword) => filter({ keyword })}
         />
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing(null)}>
           {t('permission.role.create')}
@@ -107,16 +100,10 @@ export function RolesTab() {
         label={t('permission.tabs.roles')}
         testId="roles"
         columns={columns}
-        rows={data?.list ?? []}
+        rows={rows}
         rowKey={(row) => row.roleId}
         loading={loading}
-        paging={{
-          page: query.page,
-          pageSize: query.pageSize,
-          total: data?.total ?? 0,
-          showTotal: (count) => t('permission.common.total', { count }),
-          onChange: (page, pageSize) => setQuery({ ...query, page, pageSize }),
-        }}
+        paging={paging}
       />
       <RoleFormModal
         target={editing}
