@@ -18,6 +18,7 @@ import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
 import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
 import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { permissionFlows } from './flows/permissions.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
@@ -73,6 +74,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   oidcLogoutFlows(oidc);
   oidc.finish();
   identitySourceFlows(s);
+  permissionFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 

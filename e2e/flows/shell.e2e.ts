@@ -115,6 +115,7 @@ export function shellFlows(s: Suite) {
         'Applications',
         'Identity sources',
         'Organization',
+        'Permissions',
         'Security',
         'Settings',
       ]);
@@ -125,6 +126,7 @@ export function shellFlows(s: Suite) {
         'Applications',
         'Identity sources',
         'Organization',
+        'Permissions',
         'Security',
         'Settings',
         'Company settings',
@@ -147,7 +149,7 @@ export function shellFlows(s: Suite) {
       await page.getByTestId('tab').nth(1).getByRole('button', { name: 'Close Licence' }).click();
       await page.waitForURL(`${base}/dev/dashboard`);
 
-      for (const path of ['/no/such/page', '/permission/index', '/setting']) {
+      for (const path of ['/no/such/page', '/brand/index', '/setting']) {
         await page.goto(`${base}/dev${path}`);
         await page.waitForURL(`${base}/dev/404`);
       }

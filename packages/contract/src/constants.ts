@@ -45,8 +45,14 @@ export type Language = (typeof languages)[number];
 export const consoleVariants = ['admin', 'dev'] as const;
 export type ConsoleVariant = (typeof consoleVariants)[number];
 
-export const memberRoles = ['owner', 'admin', 'external_admin', 'member'] as const;
+/**
+ * A person's role in a company (spec §6), highest first. `delegated_admin`: a person who reaches
+ * the console through a custom console role of the company, for that role's permission groups only.
+ */
+export const memberRoles = ['owner', 'admin', 'external_admin', 'delegated_admin', 'member'] as const;
 export type MemberRole = (typeof memberRoles)[number];
+/** The roles that reach the console in a company. */
+export const consoleMemberRoles = ['owner', 'admin', 'external_admin', 'delegated_admin'] as const;
 
 /** A person's standing in one company (spec §3 User status). */
 export const userStatuses = ['enabled', 'disabled', 'locked'] as const;
@@ -206,9 +212,18 @@ export const appLimits = {
 
 /**
  * Scopes an application may ask for; `openid` is always granted. `groups`: the person's
- * departments in the application's company, as paths (`Sales/East`).
+ * departments in the application's company, as paths (`Sales/East`). `permissions`: what the
+ * person may do in the application (its resources and their actions, see the permission model).
  */
-export const appScopes = ['openid', 'profile', 'email', 'phone', 'groups', 'offline_access'] as const;
+export const appScopes = [
+  'openid',
+  'profile',
+  'email',
+  'phone',
+  'groups',
+  'permissions',
+  'offline_access',
+] as const;
 
 /**
  * Why a redirect or logout URI is refused, or null when it is acceptable. Exact-match URIs
@@ -503,3 +518,115 @@ export const syncRowKinds = [
   'conflict',
 ] as const;
 export type SyncRowKind = (typeof syncRowKinds)[number];
+// ---- Permissions (spec §3 Resource, Role, Authorization; §6 permission groups)
+
+/** Spec §6: the permission groups of the console; a console role grants each to read or to manage. */
+export const consoleGroups = [
+  'app',
+  'identitySource',
+  'user',
+  'department',
+  'authority',
+  'security',
+  'log',
+  'branding',
+  'licence',
+  'companySettings',
+  'about',
+] as const;
+export type ConsoleGroup = (typeof consoleGroups)[number];
+export const consoleLevels = ['read', 'manage'] as const;
+export type ConsoleLevel = (typeof consoleLevels)[number];
+/**
+ * Finer abilities a console role may hold without managing their whole group: `resetCredentials`
+ * (of the user group): reset a person's password, send a sign-in link, remove second factors
+ * (a help desk that reads users and gets people back in).
+ */
+export const consoleAbilities = ['resetCredentials'] as const;
+export type ConsoleAbility = (typeof consoleAbilities)[number];
+export const consoleAbilityGroup: Record<ConsoleAbility, ConsoleGroup> = { resetCredentials: 'user' };
+
+/**
+ * What a call needs from a custom console role: `console`, anyone who reaches the console in the
+ * company; or one of `groups` at `level` (manage includes read), or the `ability`.
+ */
+export type ConsoleAccess =
+  | 'console'
+  | { groups: readonly ConsoleGroup[]; level: ConsoleLevel; ability?: ConsoleAbility };
+
+/** What a person may do in the console of one company. */
+export interface ConsoleGrants {
+  groups: Partial<Record<ConsoleGroup, ConsoleLevel>>;
+  abilities: ConsoleAbility[];
+}
+
+/** Owners, administrators and external administrators: every group, to manage. */
+export const fullConsoleGrants: ConsoleGrants = {
+  groups: Object.fromEntries(consoleGroups.map((group) => [group, 'manage'])) as ConsoleGrants['groups'],
+  abilities: [...consoleAbilities],
+};
+
+/** Whether grants allow a call's access (the server's check in bind(), and the console's menu). */
+export function grantsAllow(grants: ConsoleGrants, access: ConsoleAccess | undefined): boolean {
+  if (access === undefined) return false;
+  if (access === 'console') return true;
+  const held = access.groups.some((group) => {
+    const level = grants.groups[group];
+    return level === 'manage' || (level === 'read' && access.level === 'read');
+  });
+  return held || (access.ability !== undefined && grants.abilities.includes(access.ability));
+}
+
+/** Resource types (spec §3 Resource): an application's menus, APIs, buttons and data sets. */
+export const resourceTypes = ['menu', 'api', 'button', 'data'] as const;
+export type ResourceType = (typeof resourceTypes)[number];
+export const authorizationSubjectTypes = ['user', 'role', 'department'] as const;
+export type AuthorizationSubjectType = (typeof authorizationSubjectTypes)[number];
+export const authorizationEffects = ['allow', 'reject'] as const;
+export type AuthorizationEffect = (typeof authorizationEffects)[number];
+/** Resource scope and operation scope: everything of the application / the resources, or the listed ones. */
+export const authorizationScopes = ['all', 'specific'] as const;
+export type AuthorizationScope = (typeof authorizationScopes)[number];
+
+export const permissionLimits = {
+  nameMax: 64,
+  descriptionMax: 200,
+  dataMax: 2000,
+  actionMax: 64,
+  actionsMax: 50,
+  resourcesPerAuthorization: 200,
+  windowsMax: 10,
+  ipRangesMax: 50,
+  /** Questions one check-many call may ask. */
+  checkManyMax: 200,
+  /** People one call can add to or remove from a role. */
+  membersMax: 500,
+  /** People a preview lists by name (the counts cover everyone). */
+  previewListMax: 100,
+} as const;
+
+/** An action type: a letter or digit first, then letters, digits, `_ . : -` (for example `read`, `orders:export`). */
+export const ACTION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+/** A time of day, `HH:MM` from 00:00 to 24:00. */
+export const TIME_OF_DAY_PATTERN = /^(?:[01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$/;
+
+/** Why a decision came out as it did. */
+export const decisionReasons = [
+  'allowed',
+  'rejected',
+  'no_match',
+  'unknown_person',
+  'person_disabled',
+  'unknown_resource',
+  'unknown_action',
+] as const;
+export type DecisionReason = (typeof decisionReasons)[number];
+/** Why a rule that names the person, resource and action did not apply (its restrictions). */
+export const restrictionMisses = [
+  'not_yet_valid',
+  'expired',
+  'outside_hours',
+  'address_outside',
+  'address_unknown',
+] as const;
+export type RestrictionMiss = (typeof restrictionMisses)[number];

@@ -1,4 +1,4 @@
-import { interpolate, type Language, serverPhrases } from '@tessera/contract';
+import { interpolate, type Language, type MemberRole, serverPhrases } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
@@ -221,7 +221,7 @@ export function renderLoggedOutPage(ctx: PageContext, input: { clientName?: stri
 
 export interface AccountPageInput {
   account: { username: string; name: string | null; email: string | null; phone: string | null };
-  companies: { companyId: string; name: string; role: 'owner' | 'admin' | 'external_admin' | 'member' }[];
+  companies: { companyId: string; name: string; role: MemberRole }[];
   currentCompanyId: string | null;
   signIns: {
     at: Date;

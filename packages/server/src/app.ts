@@ -19,7 +19,9 @@ import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import {
   API_TOKEN_TTL,
+  createAccessTokenVerifier,
   createApiCallerAuthenticator,
+  decisionApiAudience,
   managementApiAudience,
 } from './modules/app/api-caller.ts';
 import { countApps } from './modules/app/app.repo.ts';
@@ -38,6 +40,8 @@ import { createBrandService } from './modules/brand/brand.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { consoleRoleRoutes } from './modules/console-role/console-role.routes.ts';
+import { createConsoleRoleService } from './modules/console-role/console-role.service.ts';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { createDashboardService } from './modules/dashboard/dashboard.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
@@ -80,6 +84,12 @@ import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
 import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
 import { opsRoutes } from './modules/ops/ops.routes.ts';
+import { createAuthorizationService } from './modules/permission/authorization.service.ts';
+import { createDecisionService, credentialsLoader } from './modules/permission/decision.service.ts';
+import { permissionRoutes } from './modules/permission/permission.routes.ts';
+import { createPermissionCache, PERMISSIONS_CHANNEL } from './modules/permission/policy-cache.ts';
+import { createResourceService } from './modules/permission/resource.service.ts';
+import { createRoleService } from './modules/permission/role.service.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -216,6 +226,16 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sessions = createSessionsRepo(db);
   const clients = consoleClients(config.publicUrl, sealer);
 
+  // ---- permissions: decided from a cache that every change on every instance invalidates
+  const permissionCache = createPermissionCache({ db, loadCredentials: credentialsLoader(db, sealer) });
+  const unlistenPermissions = await database.listen(PERMISSIONS_CHANNEL, permissionCache.onNotice);
+  const decisionApi = { audience: decisionApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
+  const decisions = createDecisionService({
+    db,
+    cache: permissionCache,
+    tokenIssuedTo: createAccessTokenVerifier({ issuer, ...decisionApi, jwks: () => current.jwks }),
+  });
+
   // ---- OIDC provider, rebuilt when the signing keys change
   await ensureSigningKeys(db, sealer);
   // Every client, Tessera's own included, is found through the adapter, so that failed client
@@ -243,12 +263,14 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       adapter: Adapter,
       jwks,
       managementApi,
+      decisionApi,
       cookieKeys,
       clients: [],
       findAccount: accounts.findAccountById,
       secureCookies,
       appAccess,
       departmentPaths: (companyId, accountId) => departmentPathsOf(db, companyId, accountId),
+      permissions: (app, accountId) => decisions.claim(app, accountId),
       appRefused: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>
@@ -473,7 +495,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   const bind = createBinder(app, {
     authenticate: sessionService.authenticate,
-    adminRoleIn: companies.findAdminRole,
+    consoleStandingIn: companies.findConsoleStanding,
+    authenticateApp: decisions.authenticateApp,
     authenticateApiToken: createApiCallerAuthenticator({
       db,
       issuer,
@@ -526,6 +549,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   brandRoutes(bind, brandService);
   brandStylesheetRoute(app, brandService);
   identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
+  consoleRoleRoutes(bind, createConsoleRoleService({ db }));
+  permissionRoutes(bind, {
+    resources: createResourceService({ db, cache: permissionCache }),
+    roles: createRoleService({ db, cache: permissionCache }),
+    authorizations: createAuthorizationService({ db, cache: permissionCache }),
+    decisions,
+  });
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -554,6 +584,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       await jobs.close();
       mailer.close();
       await unlisten();
+      await unlistenPermissions();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.
       const deadline = setTimeout(() => app.server.closeAllConnections(), 5_000);
       deadline.unref();

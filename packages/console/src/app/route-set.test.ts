@@ -5,6 +5,8 @@ import {
   breadcrumbOf,
   declaredScreens,
   findScreen,
+  grantedPermissions,
+  isPermitted,
   menuOf,
   menuSelectionOf,
   redirectsOf,
@@ -191,6 +193,8 @@ describe('route table (spec §2)', () => {
       'users',
       'userDetails',
       'department',
+      'permission',
+      'roleDetail',
       'generalSafety',
       'mfa',
       'companySettings',
@@ -300,6 +304,7 @@ describe('menu and breadcrumbs derived from the table', () => {
           { key: '/org/department', title: 'route.department', icon: undefined },
         ],
       },
+      { key: '/permission/index', title: 'route.permission', icon: 'permission' },
       {
         key: '/safety-management',
         title: 'route.safety',
@@ -327,6 +332,18 @@ describe('menu and breadcrumbs derived from the table', () => {
       '/safety-management/mfa',
     ]);
     expect(menuOf('reduced')[5]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+  });
+
+  it("builds the permission groups from the server's answer: a help desk sees the user screens only", () => {
+    const helpDesk = grantedPermissions({ groups: { user: 'read' }, abilities: ['resetCredentials'] });
+    expect([...helpDesk]).toEqual(['user']);
+    expect(menuOf('full', helpDesk).map((entry) => entry.key)).toEqual(['/dashboard', '/org']);
+    expect(isPermitted('full', '/org/user-detail', helpDesk)).toBe(true);
+    expect(isPermitted('full', '/permission/index', helpDesk)).toBe(false);
+    expect(isPermitted('full', '/dashboard', helpDesk)).toBe(true);
+    // A credential reset alone brings the user group's screens along.
+    expect([...grantedPermissions({ groups: {}, abilities: ['resetCredentials'] })]).toEqual(['user']);
+    expect(grantedPermissions(undefined).size).toBe(11);
   });
 
   it('leaves out screens without the permission', () => {

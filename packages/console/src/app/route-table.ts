@@ -304,6 +304,9 @@ export const routeTable: readonly RouteNode[] = [
         path: '/permission/index',
         title: 'route.permission',
         access: 'authority',
+        screen: withPhrases(['permission', 'org'], () =>
+          import('../pages/permission/permission.page.tsx').then((m) => m.PermissionPage),
+        ),
       }),
       screen({
         name: 'roleDetail',
@@ -312,6 +315,9 @@ export const routeTable: readonly RouteNode[] = [
         access: 'authority',
         hidden: true,
         activeMenu: '/permission/index',
+        screen: withPhrases(['permission', 'org'], () =>
+          import('../pages/permission/role-detail.page.tsx').then((m) => m.RoleDetailPage),
+        ),
       }),
     ],
   }),

@@ -160,6 +160,7 @@ export const listApps = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app', 'authority'], level: 'read' },
   apiAccess: true,
   request: z
     .object({
@@ -178,6 +179,7 @@ export const createApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z
     .object({
       name: appName,
@@ -202,6 +204,7 @@ export const appDetailCall = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId }),
   response: appDetail,
@@ -213,6 +216,7 @@ export const updateApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     name: appName.optional(),
@@ -243,6 +247,7 @@ export const setAppStatus = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, status: z.enum(['opened', 'disabled']) }),
   response: appSummary,
 });
@@ -253,6 +258,7 @@ export const deleteApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ appId: z.string() }),
 });
@@ -263,6 +269,7 @@ export const resetAppSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ clientSecret: z.string() }),
 });
@@ -273,6 +280,7 @@ export const uploadAppLogo = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ logo: z.string() }),
   upload: {
@@ -302,6 +310,7 @@ export const listAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
   response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
@@ -314,6 +323,7 @@ export const addAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({
     appId,
@@ -329,6 +339,7 @@ export const removeAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
   response: z.object({ removed: z.number().int() }),
@@ -360,6 +371,7 @@ export const listApiAccounts = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
 });
@@ -370,6 +382,7 @@ export const createApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
   response: z.object({ account: apiAccount, secret: z.string() }),
 });
@@ -380,6 +393,7 @@ export const updateApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     accountId: id,
@@ -395,6 +409,7 @@ export const resetApiAccountSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ secret: z.string() }),
 });
@@ -405,6 +420,7 @@ export const deleteApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ accountId: z.string() }),
 });
@@ -436,6 +452,7 @@ export const appFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: formConfig,
 });
@@ -446,6 +463,7 @@ export const updateAppFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     loginUrl: webUrl.refine((value) => formLoginUrlProblem(value) !== 'http', {

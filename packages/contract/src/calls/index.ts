@@ -2,12 +2,15 @@ import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as brand from './brand.ts';
 import * as company from './company.ts';
+import * as consoleRole from './console-role.ts';
 import * as dashboard from './dashboard.ts';
+import * as decision from './decision.ts';
 import * as department from './department.ts';
 import * as directorySync from './directory-sync.ts';
 import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
 import * as log from './log.ts';
+import * as permission from './permission.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
@@ -18,12 +21,15 @@ export {
   app,
   brand,
   company,
+  consoleRole,
   dashboard,
+  decision,
   department,
   directorySync,
   identitySource,
   license,
   log,
+  permission,
   quota,
   safety,
   session,
@@ -139,6 +145,35 @@ export const allCalls = [
   directorySync.listSyncRuns,
   directorySync.syncRunDetail,
   directorySync.syncRunRows,
+  // permissions (spec §3 Resource, Role, Authorization), the decision API, console roles (§6)
+  permission.listResources,
+  permission.createResource,
+  permission.updateResource,
+  permission.deleteResource,
+  permission.listRoles,
+  permission.roleDetail,
+  permission.createRole,
+  permission.updateRole,
+  permission.deleteRole,
+  permission.listRoleMembers,
+  permission.addRoleMembers,
+  permission.removeRoleMembers,
+  permission.previewRoleMembers,
+  permission.listAuthorizations,
+  permission.createAuthorization,
+  permission.updateAuthorization,
+  permission.deleteAuthorization,
+  permission.previewAuthorization,
+  permission.checkAccess,
+  decision.decideOne,
+  decision.decideMany,
+  decision.permittedActions,
+  consoleRole.listConsoleRoles,
+  consoleRole.createConsoleRole,
+  consoleRole.updateConsoleRole,
+  consoleRole.deleteConsoleRole,
+  consoleRole.assignConsoleRole,
+  consoleRole.myConsoleAccess,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

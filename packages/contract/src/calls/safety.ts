@@ -68,6 +68,7 @@ export const getGeneralSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: generalSafety,
 });
@@ -78,6 +79,7 @@ export const updateGeneralSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: generalSafety,
   response: generalSafety,
 });
@@ -88,6 +90,7 @@ export const getMfaSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: mfaSafety,
 });
@@ -98,6 +101,7 @@ export const updateMfaSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: mfaSafety,
   response: mfaSafety,
 });
@@ -119,6 +123,7 @@ export const userMfaFactors = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: z.object({ userId: id }),
   response: z.object({ list: z.array(mfaFactor), recoveryCodesLeft: z.number().int() }),
 });
@@ -129,6 +134,7 @@ export const deleteUserMfaFactor = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: z.object({ userId: id, factorId: id.optional() }),
   response: z.object({ removed: z.number().int() }),
 });

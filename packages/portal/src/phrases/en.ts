@@ -63,6 +63,7 @@ export const en = {
       owner: 'Owner',
       admin: 'Administrator',
       external_admin: 'External administrator',
+      delegated_admin: 'Administrator with a console role',
       member: 'Member',
     },
     recentSignIns: 'Recent sign-ins',

@@ -335,6 +335,103 @@ const settingsOfB = async () =>
       .where('company_id', '=', b.companyId)
       .execute(),
   ]);
+// ---- permissions and console roles (issue 15): B's resource, role, authorization and console
+// role, named by id in A's probes; B's view of them must come out unchanged.
+let bResourceId: string;
+let bRoleId: string;
+let bAuthorizationId: string;
+let bConsoleRoleId: string;
+let bPermissionsBefore: string;
+const permissionsOfB = async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const answers = await Promise.all([
+    call(ctx, '/api/v1/manage/permission/resource/list', {}, asB),
+    call(ctx, '/api/v1/manage/permission/role/list', {}, asB),
+    call(ctx, '/api/v1/manage/permission/role/member/list', { roleId: bRoleId }, asB),
+    call(ctx, '/api/v1/manage/permission/authorization/list', {}, asB),
+    call(ctx, '/api/v1/manage/console-role/list', {}, asB),
+  ]);
+  return JSON.stringify(answers.map((answer) => answer.data));
+};
+beforeAll(async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const resource = await call<{ resourceId: string }>(
+    ctx,
+    '/api/v1/manage/permission/resource/create',
+    { appId: bAppId, name: 'beta-secret-resource', actions: ['read'] },
+    asB,
+  );
+  bResourceId = resource.data.resourceId;
+  const role = await call<{ roleId: string }>(
+    ctx,
+    '/api/v1/manage/permission/role/create',
+    { name: 'Beta Secret Role', description: 'Beta only' },
+    asB,
+  );
+  bRoleId = role.data.roleId;
+  await call(
+    ctx,
+    '/api/v1/manage/permission/role/member/add',
+    { roleId: bRoleId, userIds: [bMemberId] },
+    asB,
+  );
+  const authorization = await call<{ authorizationId: string }>(
+    ctx,
+    '/api/v1/manage/permission/authorization/create',
+    { appId: bAppId, subject: { type: 'role', id: bRoleId }, resourceIds: [bResourceId] },
+    asB,
+  );
+  bAuthorizationId = authorization.data.authorizationId;
+  const consoleRole = await call<{ roleId: string }>(
+    ctx,
+    '/api/v1/manage/console-role/create',
+    { name: 'Beta Secret Desk', grants: { groups: { user: 'read' } } },
+    asB,
+  );
+  bConsoleRoleId = consoleRole.data.roleId;
+  bPermissionsBefore = await permissionsOfB();
+});
+const authorizationOfB = () => ({
+  appId: bAppId,
+  subject: { type: 'role', id: bRoleId },
+  resourceIds: [bResourceId],
+});
+const permissionProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/permission/resource/list': () => ({ appId: bAppId, keyword: 'beta' }),
+  '/api/v1/manage/permission/resource/create': () => ({ appId: bAppId, name: 'planted-by-a' }),
+  '/api/v1/manage/permission/resource/update': () => ({ resourceId: bResourceId, name: 'renamed-by-a' }),
+  '/api/v1/manage/permission/resource/del': () => ({ resourceId: bResourceId }),
+  '/api/v1/manage/permission/role/list': () => ({ keyword: 'beta' }),
+  '/api/v1/manage/permission/role/detail': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/create': () => ({ name: 'Role planted by A', description: 'Planted by A' }),
+  '/api/v1/manage/permission/role/update': () => ({ roleId: bRoleId, name: 'Renamed by A' }),
+  '/api/v1/manage/permission/role/del': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/member/list': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/member/add': () => ({ roleId: bRoleId, userIds: [bMemberId] }),
+  '/api/v1/manage/permission/role/member/remove': () => ({ roleId: bRoleId, userIds: [bMemberId] }),
+  '/api/v1/manage/permission/role/member/preview': () => ({ roleId: bRoleId, remove: [bMemberId] }),
+  '/api/v1/manage/permission/authorization/list': () => ({ appId: bAppId, subjectId: bRoleId }),
+  '/api/v1/manage/permission/authorization/create': authorizationOfB,
+  '/api/v1/manage/permission/authorization/update': () => ({
+    authorizationId: bAuthorizationId,
+    authorization: authorizationOfB(),
+  }),
+  '/api/v1/manage/permission/authorization/del': () => ({ authorizationId: bAuthorizationId }),
+  '/api/v1/manage/permission/authorization/preview': () => ({
+    authorizationId: bAuthorizationId,
+    authorization: authorizationOfB(),
+  }),
+  '/api/v1/manage/permission/check': () => ({ userId: bMemberId, resourceId: bResourceId, action: 'read' }),
+  '/api/v1/manage/console-role/list': () => ({}),
+  '/api/v1/manage/console-role/create': () => ({
+    name: 'Desk planted by A',
+    grants: { groups: { app: 'read' } },
+  }),
+  '/api/v1/manage/console-role/update': () => ({ roleId: bConsoleRoleId, name: 'Renamed by A' }),
+  '/api/v1/manage/console-role/del': () => ({ roleId: bConsoleRoleId }),
+  '/api/v1/manage/console-role/assign': () => ({ userId: bMemberId, roleId: bConsoleRoleId }),
+  '/api/v1/manage/company/my/access': () => ({ companyId: b.companyId }),
+};
 
 /** What B has that must never leak. */
 const secretsOfB = () => [
@@ -349,6 +446,13 @@ const secretsOfB = () => [
   'Beta Secret App',
   'Beta robot',
   ...sources.secrets(),
+  'beta-secret-resource',
+  bResourceId,
+  'Beta Secret Role',
+  bRoleId,
+  bAuthorizationId,
+  'Beta Secret Desk',
+  bConsoleRoleId,
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -393,6 +497,7 @@ const probes: Record<string, () => unknown> = {
   ...appProbes,
   ...logProbes,
   ...sources.probes,
+  ...permissionProbes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -504,6 +609,10 @@ describe('tenant wall', () => {
 
   it("leaves B's identity sources, their secrets and sync runs as they were", async () => {
     expect(await sources.stateOfB()).toBe(bSourcesBefore);
+  });
+
+  it("leaves B's resources, roles, authorizations and console roles as they were", async () => {
+    expect(await permissionsOfB()).toBe(bPermissionsBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -158,6 +158,7 @@ export const apps = {
       phone: 'phone',
       groups: 'groups (departments, as Sales/East)',
       offlineAccess: 'offline_access (refresh tokens)',
+      permissions: 'permissions (what the person may do in the application)',
     },
     signingAlg: 'ID token signing algorithm',
     signingAlgHint: 'ES256 is the default; choose RS256 for applications that support RSA only.',

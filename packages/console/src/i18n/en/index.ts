@@ -5,6 +5,7 @@ import { dashboardPanels } from './dashboard-panels.ts';
 import { license } from './license.ts';
 import { log } from './log.ts';
 import { org } from './org.ts';
+import { permission } from './permission.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { enShell } from './shell.ts';
@@ -23,6 +24,7 @@ export const en = {
   license,
   log,
   org,
+  permission,
   safety,
   settings,
   sources,

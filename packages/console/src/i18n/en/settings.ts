@@ -37,6 +37,7 @@ export const settings = {
     owner: 'Owner',
     admin: 'Administrator',
     externalAdmin: 'External administrator',
+    delegatedAdmin: 'Delegated administrator',
     member: 'Member',
   },
   remove: 'Remove',

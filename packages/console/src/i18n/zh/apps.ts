@@ -156,6 +156,7 @@ export const apps = {
       phone: 'phone（手机号）',
       groups: 'groups（所在部门，如 销售部/华东）',
       offlineAccess: 'offline_access（刷新令牌）',
+      permissions: 'permissions（此人在应用中可执行的操作）',
     },
     signingAlg: 'ID Token 签名算法',
     signingAlgHint: '默认 ES256；仅支持 RSA 的应用请选择 RS256。',

@@ -6,6 +6,7 @@ import { dashboardPanels } from './dashboard-panels.ts';
 import { license } from './license.ts';
 import { log } from './log.ts';
 import { org } from './org.ts';
+import { permission } from './permission.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
@@ -21,6 +22,7 @@ export const zh = {
   license,
   log,
   org,
+  permission,
   safety,
   settings,
   sources,

@@ -37,6 +37,7 @@ export const settings = {
     owner: '所有者',
     admin: '管理员',
     externalAdmin: '外部管理员',
+    delegatedAdmin: '委派管理员',
     member: '成员',
   },
   remove: '移除',

@@ -18,6 +18,8 @@ export interface TesseraAppClient {
   /** OIDC Front-Channel Logout 1.0 (the provider has no setting for it: the sign-out page loads it). */
   frontchannelLogoutUri: string | null;
   ttl: { authorizationCode: number; idToken: number; accessToken: number; refreshToken: number };
+  /** Which client secret the app has (apiSecretVersion): its decision API tokens end with it. */
+  secretVersion: string;
 }
 
 /** What the provider knows of a programmatic access account's client. */
@@ -30,7 +32,7 @@ export interface TesseraApiClient {
 }
 
 /**
- * A short fingerprint of an access account's sealed secret (sealing is randomised, so every
+ * A short fingerprint of an access account's or application's sealed secret (sealing is randomised, so every
  * reset gives a new one). Access tokens carry it; a token of an older secret is refused.
  */
 export const apiSecretVersion = (secretSealed: string): string =>
@@ -55,7 +57,10 @@ export function appClientMetadata(app: App, clientSecret: string) {
       accessToken: app.access_token_ttl,
       refreshToken: app.refresh_token_ttl,
     },
+    secretVersion: apiSecretVersion(app.client_secret_sealed),
   };
+  // A confidential client also gets tokens of its own for the permission decision API.
+  const confidential = app.token_auth_method !== 'none';
   return {
     client_id: app.client_id,
     client_secret: clientSecret,
@@ -70,7 +75,8 @@ export function appClientMetadata(app: App, clientSecret: string) {
     ...(app.backchannel_logout_uri
       ? { backchannel_logout_uri: app.backchannel_logout_uri, backchannel_logout_session_required: true }
       : {}),
-    grant_types: ['authorization_code', 'refresh_token'],
+    grant_types: ['authorization_code', 'refresh_token', ...(confidential ? ['client_credentials'] : [])],
+
     response_types: ['code'],
     scope: app.scopes.join(' '),
     id_token_signed_response_alg: app.signing_alg,

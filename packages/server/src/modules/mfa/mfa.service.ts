@@ -1,4 +1,4 @@
-import { type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
+import { consoleMemberRoles, type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
 import QRCode from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
@@ -23,8 +23,8 @@ const isOtpType = (type: string): type is OtpType => (OTP_TYPES as readonly stri
 const SEED_PURPOSE = 'mfa-otp-seed';
 const RECOVERY_PURPOSE = 'mfa-recovery-code';
 const ISSUER = 'Tessera';
-/** Roles that mode `admins` asks a second factor of. */
-const ADMIN_ROLES = new Set(['owner', 'admin', 'external_admin']);
+/** Roles that mode `admins` asks a second factor of: everyone who reaches the console. */
+const ADMIN_ROLES = new Set<string>(consoleMemberRoles);
 
 export interface MfaLockout {
   maxFailures: number;

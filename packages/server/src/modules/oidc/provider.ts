@@ -31,9 +31,13 @@ export interface OidcProviderOptions {
    * tokens are JWTs for this audience (verified by modules/app/api-caller.ts, nothing stored).
    */
   managementApi: { audience: string; tokenTtl: number };
+  /** The permission decision API: applications' own client credentials tokens are for it. */
+  decisionApi: { audience: string; tokenTtl: number };
   secureCookies: boolean;
   /** A person's departments in a company as paths (`Sales/East`): the `groups` claim. */
   departmentPaths(companyId: string, accountId: string): Promise<string[]>;
+  /** What a person may do in an application (resource name → actions): the `permissions` claim. */
+  permissions(app: TesseraAppClient, accountId: string): Promise<Record<string, string[]>>;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
   /**
@@ -86,6 +90,8 @@ const claims = {
   iss: null,
   openid: ['sub', 'acr', 'amr', 'auth_time'],
   ...scopeClaims,
+  // What the person may do in the application (modules/permission).
+  permissions: ['permissions'],
 };
 
 /** The claims a client may read: those of the scopes it is allowed (all for Tessera's own). */
@@ -137,7 +143,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
     },
     claims,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups'],
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups', 'permissions'],
     acrValues: [...acrValuesSupported],
     // The code flow only, with the client authentication methods an application can be given.
     responseTypes: ['code'],
@@ -188,19 +194,31 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       },
       // Programmatic access accounts (modules/app) get tokens for the management API.
       clientCredentials: { enabled: true },
-      // Their tokens are signed JWTs for the management API (no database write per grant); any
+      // Their tokens are signed JWTs for the management API (no database write per grant);
+      // an application's own client credentials tokens are for the permission decision API. Any
       // other client asking for a resource is refused, as before.
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, client, oneOf) =>
-          client.clientId.startsWith('api_') ? options.managementApi.audience : oneOf,
-        getResourceServerInfo(_ctx, resource, client) {
-          if (resource !== options.managementApi.audience || !client.clientId.startsWith('api_'))
-            throw new errors.InvalidTarget();
+        defaultResource: (ctx, client, oneOf) => {
+          if (client.clientId.startsWith('api_')) return options.managementApi.audience;
+          if (ctx.oidc.params?.grant_type === 'client_credentials' && appOf(client as never))
+            return options.decisionApi.audience;
+          return oneOf;
+        },
+        getResourceServerInfo(ctx, resource, client) {
+          const api =
+            resource === options.managementApi.audience && client.clientId.startsWith('api_')
+              ? options.managementApi
+              : resource === options.decisionApi.audience &&
+                  appOf(client as never) &&
+                  ctx.oidc.params?.grant_type === 'client_credentials'
+                ? options.decisionApi
+                : null;
+          if (!api) throw new errors.InvalidTarget();
           return {
             scope: '',
-            audience: options.managementApi.audience,
-            accessTokenTTL: options.managementApi.tokenTtl,
+            audience: api.audience,
+            accessTokenTTL: api.tokenTtl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
@@ -226,7 +244,9 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         // An access account's token names the secret it was issued for: a secret reset ends it.
         jwt(_ctx, token, jwt) {
           const api = token.client?.tessera_api_account as TesseraApiClient | undefined;
+          const app = appOf(token.client as never);
           if (api) jwt.payload.sv = api.secretVersion;
+          else if (app) jwt.payload.sv = app.secretVersion;
         },
       },
     },
@@ -266,7 +286,8 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
           : appLimits.refreshTokenMax,
       Interaction: 600,
       Session: 12 * 3600,
-      ClientCredentials: options.managementApi.tokenTtl,
+      ClientCredentials: (_ctx, _token, client) =>
+        appOf(client as never) ? options.decisionApi.tokenTtl : options.managementApi.tokenTtl,
     },
     // Browsers may call the token endpoint for public (single-page) apps only, and userinfo, and
     // only from the origins of the app's own callback URLs.
@@ -321,8 +342,13 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
             app && wantsGroups && (!allowed || allowed.has('groups'))
               ? await options.departmentPaths(app.companyId, account.id)
               : undefined;
+          const permissions =
+            app && scope.split(' ').includes('permissions')
+              ? await options.permissions(app, account.id)
+              : undefined;
           const values: Record<string, unknown> = {
             groups,
+            permissions,
             sub: account.id,
             preferred_username: account.username,
             name: account.display_name ?? account.username,

@@ -19,9 +19,16 @@ const roleText: Record<Language, Record<string, string>> = {
     owner: 'Owner',
     admin: 'Administrator',
     external_admin: 'External administrator',
+    delegated_admin: 'Administrator with a console role',
     member: 'Member',
   },
-  zh: { owner: '所有者', admin: '管理员', external_admin: '外部管理员', member: '成员' },
+  zh: {
+    owner: '所有者',
+    admin: '管理员',
+    external_admin: '外部管理员',
+    delegated_admin: '控制台角色管理员',
+    member: '成员',
+  },
 };
 const yesNo: Record<Language, [string, string]> = { en: ['Yes', 'No'], zh: ['是', '否'] };
 

@@ -1,3 +1,4 @@
+import type { MemberRole } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import { fullyManagedColumn } from '../../user/user-authority.ts';
@@ -26,7 +27,7 @@ export interface LinkedPerson {
   phone: string | null;
   /** The record's status in the company. */
   recordStatus: 'enabled' | 'disabled' | 'locked';
-  role: 'owner' | 'admin' | 'external_admin' | 'member';
+  role: MemberRole;
   fullyManaged: boolean;
   /** The departments of the source the person is in now. */
   sourceDepartmentIds: string[];
