@@ -24,6 +24,11 @@ export interface Config {
   mail: MailConfig;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  /**
+   * TESSERA_FETCH_ALLOW_LOOPBACK: outgoing fetches an administrator asks for (a SAML service
+   * provider's metadata URL) may reach the loopback address. For tests; never in production.
+   */
+  fetchAllowLoopback: boolean;
 }
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
@@ -168,6 +173,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const allowLoopback = env.TESSERA_FETCH_ALLOW_LOOPBACK?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(allowLoopback))
+    throw new ConfigError(`TESSERA_FETCH_ALLOW_LOOPBACK must be true or false (got "${allowLoopback}")`);
+
   return {
     port,
     host,
@@ -182,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     companyQuotas,
+    fetchAllowLoopback: allowLoopback === 'true',
   };
 }
 

@@ -5,10 +5,11 @@ import * as department from './department.ts';
 import * as license from './license.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
+import * as saml from './saml.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, quota, safety, session, user };
+export { app, company, department, license, quota, safety, saml, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -81,6 +82,13 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  saml.samlDetail,
+  saml.updateSaml,
+  saml.importSamlMetadata,
+  saml.samlIdpDetail,
+  saml.prepareSamlKey,
+  saml.activateSamlKey,
+  saml.discardSamlKey,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -83,6 +83,8 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** TESSERA_FETCH_ALLOW_LOOPBACK: metadata URLs of test servers on 127.0.0.1 may be fetched. */
+    fetchAllowLoopback?: boolean;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -98,6 +100,7 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      fetchAllowLoopback: options.fetchAllowLoopback,
     },
     database,
     masterKey,
