@@ -7,7 +7,7 @@ import { certificatePem } from '../modules/saml/saml-signature.ts';
 /**
  * A small SAML service provider for tests: @node-saml/node-saml (the library passport-saml and
  * many Node applications use) behind an HTTP server on 127.0.0.1. It signs its requests, can
- * decrypt assertions, keeps a session per browser (cookie `sp`), and answers single logout.
+ * decrypt assertions, keeps a session per browser (cookie `sp<port>`), and answers single logout.
  */
 export interface TestServiceProvider {
   baseUrl: string;
@@ -59,6 +59,8 @@ export async function startTestServiceProvider(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const entityId = options.entityId ?? `${baseUrl}/metadata`;
+  // Cookies do not tell ports apart: each SP on 127.0.0.1 names its own.
+  const cookieName = () => `sp${(server.address() as AddressInfo).port}`;
   const spConfig = {
     issuer: entityId,
     callbackUrl: `${baseUrl}/acs`,
@@ -81,7 +83,7 @@ export async function startTestServiceProvider(
   );
 
   const sessionOf = (request: IncomingMessage) =>
-    /(?:^|; )sp=([^;]+)/.exec(request.headers.cookie ?? '')?.[1];
+    new RegExp(`(?:^|; )${cookieName()}=([^;]+)`).exec(request.headers.cookie ?? '')?.[1];
   const json = (
     response: ServerResponse,
     status: number,
@@ -119,7 +121,7 @@ export async function startTestServiceProvider(
           response,
           200,
           { profile, relayState: null },
-          { 'set-cookie': `sp=${id}; Path=/; HttpOnly` },
+          { 'set-cookie': `${cookieName()}=${id}; Path=/; HttpOnly` },
         );
       } catch (error) {
         events.push({ kind: 'refused', error: (error as Error).message });
