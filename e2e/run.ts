@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
+import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
@@ -25,14 +26,16 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
 
   before(async () => {
     s.vendorDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-vendor-'));
+    s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
     [s.server, s.browser] = await Promise.all([
       // The organisation flows import 200 users into one company: above the default quota.
-      startServer(s.adminPassword, {
-        TESSERA_LICENSE_PUBLIC_KEY: publicKey,
-        TESSERA_COMPANY_USER_QUOTA: '1000',
-      }),
+      startServer(
+        s.adminPassword,
+        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000' },
+        { logFile: s.serverLog },
+      ),
       launchChromium(),
     ]);
   });
@@ -49,6 +52,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   safetyFlows(s);
   appFlows(s);
   screenFlows(s);
+  logSecretFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {
     assert.deepEqual(s.pageErrors, []);

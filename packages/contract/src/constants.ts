@@ -223,6 +223,14 @@ export const appScopes = ['openid', 'profile', 'email', 'phone', 'groups', 'offl
 export type RedirectUriProblem = 'invalid' | 'wildcard' | 'scheme' | 'http' | 'fragment' | 'userinfo';
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether what is sent to an http(s) address is protected on the way: https, or http to the
+ * loopback host only (RFC 8252 §7.3). The rule of callback addresses and of form login pages.
+ */
+export const isProtectedWebUrl = (url: URL) =>
+  url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHosts.has(url.hostname.toLowerCase()));
+
 const forbiddenSchemes = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ftp:']);
 
 export function redirectUriProblem(value: string): RedirectUriProblem | null {
@@ -237,7 +245,7 @@ export function redirectUriProblem(value: string): RedirectUriProblem | null {
   const scheme = url.protocol.toLowerCase();
   if (forbiddenSchemes.has(scheme)) return 'scheme';
   if (scheme === 'http:') {
-    if (!loopbackHosts.has(url.hostname.toLowerCase())) return 'http';
+    if (!isProtectedWebUrl(url)) return 'http';
   } else if (scheme !== 'https:' && !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(scheme)) {
     return 'scheme';
   }
@@ -245,6 +253,23 @@ export function redirectUriProblem(value: string): RedirectUriProblem | null {
   if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return 'userinfo';
   if (value.includes('#')) return 'fragment';
   return null;
+}
+
+/**
+ * Why a form-fill app's login address is refused, or null when it is acceptable: a complete
+ * http(s) address without user info, and the person's password is posted to it, so it must be
+ * protected on the way (`isProtectedWebUrl`: https, http on the loopback host only).
+ */
+export function formLoginUrlProblem(value: string): 'invalid' | 'http' | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'invalid';
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
+    return 'invalid';
+  return isProtectedWebUrl(url) ? null : 'http';
 }
 
 /** A third-party application template of the catalogue at /application/select-app. */

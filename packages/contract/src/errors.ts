@@ -75,6 +75,7 @@ export const errorReasons = {
   'app.redirect_uri_fragment': 400,
   'app.redirect_uri_userinfo': 400,
   'app.url_invalid': 400,
+  'app.login_url_http': 400,
   'app.lifetime_required': 400,
   'app.lifetime_range': 400,
   'app.template_unknown': 400,

@@ -10,6 +10,8 @@ import { type Config, defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { requestLogSerializer } from './http/request-log.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
@@ -98,6 +100,10 @@ export interface AppOptions {
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
+  /** The console's build (default: packages/console/dist). */
+  consoleDir?: string;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
 }
 
@@ -125,12 +131,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const sealer = createSealer(options.masterKey);
 
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: requestLogSerializer },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
     // Only then are X-Forwarded-For/-Proto read: request.ip is the client's address everywhere
     // (budgets, logs, the provider below), and a client cannot name its own address.
     trustProxy: trustProxyOf(config.trustedProxies),
   });
+  const securityHeaders = createSecurityHeaders({ publicUrl: config.publicUrl });
+  securityHeaders.install(app);
   await app.register(fastifyCookie);
   // The console's scripts are the bulk of what a browser downloads; the OIDC routes answer raw and are not touched.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -290,6 +302,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       delete raw.headers['x-forwarded-host'];
       raw.originalUrl = raw.url;
       raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
+      securityHeaders.applyToProvider(reply.raw);
       await current.callback(request.raw, reply.raw);
     };
     scope.all(OIDC_MOUNT, handler);
@@ -403,7 +416,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
-  await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
+  await webRoutes(app, {
+    db,
+    calls: () => bind.bound,
+    version,
+    publicUrl: config.publicUrl,
+    consoleDir: options.consoleDir,
+  });
 
   const purgeTimer = setInterval(() => {
     Promise.all([

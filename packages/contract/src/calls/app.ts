@@ -11,6 +11,7 @@ import {
   appTokenAuthMethods,
   appTypes,
   formCredentialModes,
+  formLoginUrlProblem,
   recommendedTokenLifetimes,
   redirectUriProblem,
 } from '../constants.ts';
@@ -428,7 +429,9 @@ export const updateAppFormConfig = defineCall({
   tenant: true,
   request: z.object({
     appId,
-    loginUrl: webUrl,
+    loginUrl: webUrl.refine((value) => formLoginUrlProblem(value) !== 'http', {
+      error: 'app.login_url_http',
+    }),
     usernameField: fieldName,
     passwordField: fieldName,
     extraFields: z

@@ -76,6 +76,8 @@ export const en = {
     'app.redirect_uri_fragment': 'A callback address cannot contain a # fragment',
     'app.redirect_uri_userinfo': 'A callback address cannot contain a user name or password',
     'app.url_invalid': 'Enter a complete http or https address',
+    'app.login_url_http':
+      'The password is posted to this address: use https (http is allowed for localhost only)',
     'app.lifetime_required': 'Please enter the expiry in seconds',
     'app.lifetime_range': 'The expiry is out of the allowed range of seconds',
     'app.template_unknown': 'No such application in the catalogue',

@@ -75,6 +75,7 @@ export const zh = {
     'app.redirect_uri_fragment': '回调地址不能包含 # 片段',
     'app.redirect_uri_userinfo': '回调地址不能包含用户名或密码',
     'app.url_invalid': '请输入完整的 http 或 https 地址',
+    'app.login_url_http': '密码将提交到此地址，请使用 https（仅 localhost 允许使用 http）',
     'app.lifetime_required': '请输入以秒为单位的过期时间',
     'app.lifetime_range': '过期时间超出允许的秒数范围',
     'app.template_unknown': '应用目录中没有此应用',

@@ -191,6 +191,8 @@ export const en = {
     notFound: 'This application does not exist or is not available to you.',
     notConfigured:
       'This application cannot be opened yet: its sign-in is not set up. Please contact your administrator',
+    insecure:
+      'This application is not opened: its sign-in address does not use https, so your password would travel unprotected. Please contact your administrator',
   },
   saml: {
     signingOutTitle: 'Signing out of {app}',

@@ -180,6 +180,7 @@ export const zh = {
     },
     notFound: '此应用不存在或对您不可用。',
     notConfigured: '此应用的登录尚未设置，暂时无法打开，请联系管理员',
+    insecure: '此应用未打开：其登录地址未使用 https，您的密码将在传输中失去保护，请联系管理员',
   },
   saml: {
     signingOutTitle: '正在退出 {app}',

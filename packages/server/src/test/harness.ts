@@ -85,17 +85,23 @@ export async function startTestApp(
     companyQuotas?: CompanyQuotas;
     /** TESSERA_FETCH_ALLOW_LOOPBACK: metadata URLs of test servers on 127.0.0.1 may be fetched. */
     fetchAllowLoopback?: boolean;
+    /** Receives the server log, from level info (tests of what the log says). */
+    log?: { write(line: string): void };
+    /** The address people use (default: http://localhost, with the port when listening). */
+    publicUrl?: string;
+    /** A console build of the test's own. */
+    consoleDir?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
+      logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
@@ -104,6 +110,8 @@ export async function startTestApp(
     },
     database,
     masterKey,
+    logStream: options.log,
+    consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });

@@ -267,7 +267,8 @@ export const apps = {
     intro:
       'When a user opens the application from the portal, its login form is posted for them with the stored user name and password.',
     loginUrl: 'Login URL',
-    loginUrlHint: 'The address the login form posts to.',
+    loginUrlHint: 'The address the login form posts to (https; http for localhost only).',
+    loginUrlHttp: 'The password is posted to this address: use https (http is allowed for localhost only)',
     usernameField: 'User name field',
     passwordField: 'Password field',
     fieldRequired: 'Please enter the field name',

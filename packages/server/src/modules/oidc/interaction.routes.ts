@@ -62,14 +62,6 @@ const pageContext = (request: FastifyRequest): PageContext => ({
   assetsBase: PORTAL_ASSETS_PATH,
 });
 
-const securityHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
  * The OIDC interaction: the sign-in form (plain HTML, works without JavaScript) and its
  * submission. CSRF: the form carries an HMAC of the interaction id, and the provider only
@@ -79,7 +71,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
 
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(securityHeaders).send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {

@@ -62,13 +62,6 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   const secure = deps.publicUrl.startsWith('https://');
   const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'lax' as const, secure };
 
-  const pageHeaders = {
-    'cache-control': 'no-store',
-    'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-  };
-
   async function currentSession(request: FastifyRequest) {
     const token = request.cookies[SESSION_COOKIE];
     if (!token || token.length > 256) return undefined;
@@ -213,7 +206,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
               : undefined,
         },
       );
-      return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
+      return reply.type('text/html; charset=utf-8').send(html);
     },
   );
 
