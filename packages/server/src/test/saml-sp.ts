@@ -151,7 +151,7 @@ export async function startTestServiceProvider(
       }
       for (const [id, signedIn] of sessions) if (signedIn.nameID === profile.nameID) sessions.delete(id);
       events.push({ kind: 'logged_out', profile });
-      const relay = request.method === 'GET' ? (url.searchParams.get('RelayState') ?? '') : '';
+      const relay = (form ? form.RelayState : url.searchParams.get('RelayState')) ?? '';
       response.writeHead(302, { location: await sp.getLogoutResponseUrlAsync(profile, relay, {}, true) });
       return response.end();
     }

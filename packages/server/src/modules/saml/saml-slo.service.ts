@@ -7,6 +7,7 @@ import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import {
   consumeLogoutRequest,
   endSamlSession,
+  findLogoutChain,
   findSamlApp,
   findSessionForLogout,
   findSsoSession,
@@ -206,13 +207,16 @@ export function createSamlSlo(deps: {
     const received = await receiveMessage(db, request, { companyId, kind: 'LogoutResponse', endpoint });
     const inResponseTo = attributeOf(received.message, 'InResponseTo');
     // Answers only a LogoutRequest Tessera sent and is still waiting for: once.
-    if (!inResponseTo || !(await consumeLogoutRequest(db, received.app.id, inResponseTo)))
-      throw new SamlInputError('replayed', `InResponseTo ${inResponseTo ?? 'missing'}`);
+    const session = inResponseTo && (await consumeLogoutRequest(db, received.app.id, inResponseTo));
+    if (!session) throw new SamlInputError('replayed', `InResponseTo ${inResponseTo ?? 'missing'}`);
     const status = onlyChild(received.message, NS.protocol, 'Status');
     const code = status && onlyChild(status, NS.protocol, 'StatusCode');
     if ((code && attributeOf(code, 'Value')) !== STATUS.success)
       request.log.warn({ app: received.app.id }, 'a service provider did not confirm single logout');
-    return received.relayState ? continueChain(received.relayState) : { kind: 'done', app: received.app };
+    // The chain is the one of the session the request ended (a service provider that drops the
+    // RelayState does not stop the others from being told).
+    const chain = await findLogoutChain(db, session.sso_session_uid, session.account_id);
+    return chain ? continueChain(chain.id) : { kind: 'done', app: received.app };
   }
 
   return { afterSsoLogout, continueChain, receiveLogoutRequest, receiveLogoutResponse, returnAfterLogout };

@@ -205,6 +205,16 @@ export const consumeLogoutRequest = (db: Db, appId: string, requestId: string) =
     .returningAll()
     .executeTakeFirst();
 
+/** The single logout under way for a single sign-on session, if one is. */
+export const findLogoutChain = (db: Db, ssoSessionUid: string, accountId: string) =>
+  db
+    .selectFrom('saml_logout_chains')
+    .select('id')
+    .where('sso_session_uid', '=', ssoSessionUid)
+    .where('account_id', '=', accountId)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+
 export async function endSamlSession(db: Db, sessionId: string): Promise<void> {
   await db
     .updateTable('saml_sessions')
