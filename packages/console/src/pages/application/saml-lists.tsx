@@ -54,11 +54,12 @@ export function AcsList({ narrow }: { narrow: boolean }) {
                   precision={0}
                   aria-label={t('apps.saml.acsIndex')}
                   addonBefore={narrow ? undefined : t('apps.saml.acsIndex')}
-                  style={{ width: narrow ? 90 : 150 }}
+                  style={{ width: narrow ? 90 : 130 }}
                 />
               </Form.Item>
               <Form.Item name={[field.name, 'isDefault']} valuePropName="checked" style={{ marginBottom: 0 }}>
                 <Checkbox
+                  style={{ whiteSpace: 'nowrap' }}
                   onChange={(event) => {
                     // One default: checking one clears the others.
                     if (!event.target.checked) return;
@@ -155,7 +156,7 @@ export function AttributeList({ narrow }: { narrow: boolean }) {
                   { required: true, whitespace: true, message: t('apps.saml.fieldRequired') },
                   { max: samlLimits.attributeNameMax },
                 ]}
-                style={{ flex: 2, marginBottom: 0, minWidth: narrow ? '100%' : 200 }}
+                style={{ flex: 2, marginBottom: 0, minWidth: narrow ? '100%' : 140 }}
               >
                 <Input
                   placeholder={t('apps.saml.attributeName')}
@@ -163,7 +164,7 @@ export function AttributeList({ narrow }: { narrow: boolean }) {
                   spellCheck={false}
                 />
               </Form.Item>
-              <Form.Item name={[field.name, 'nameFormat']} style={{ marginBottom: 0, width: 130 }}>
+              <Form.Item name={[field.name, 'nameFormat']} style={{ marginBottom: 0, width: 110 }}>
                 <Select
                   aria-label={t('apps.saml.attributeNameFormat')}
                   options={samlAttributeNameFormats.map((value) => ({
@@ -172,7 +173,7 @@ export function AttributeList({ narrow }: { narrow: boolean }) {
                   }))}
                 />
               </Form.Item>
-              <Form.Item name={[field.name, 'source']} style={{ marginBottom: 0, width: 180 }}>
+              <Form.Item name={[field.name, 'source']} style={{ marginBottom: 0, width: 160 }}>
                 <Select
                   aria-label={t('apps.saml.attributeSource')}
                   options={samlAttributeSources.map((value) => ({
