@@ -91,7 +91,7 @@ const certificatesOf = (descriptor: Element, use: 'signing' | 'encryption') =>
 export function parseServiceProviderMetadata(xml: string): ServiceProviderMetadata {
   let doc: ReturnType<typeof parseXml>;
   try {
-    doc = parseXml(xml, samlLimits.metadataBytes);
+    doc = parseXml(xml, { maxBytes: samlLimits.metadataBytes, maxElements: 3000, maxDepth: 32 });
   } catch (error) {
     if (error instanceof SamlInputError) throw metadataError(error.problem);
     throw error;

@@ -54,14 +54,71 @@ export class SamlInputError extends Error {
 /** Protocol messages are small; a document past this is refused before it is parsed. */
 export const MESSAGE_MAX_BYTES = 64 * 1024;
 
+/** The shape a document may have: how many elements, how deeply nested (checked before parsing). */
+export interface XmlShapeLimits {
+  maxBytes: number;
+  maxElements: number;
+  maxDepth: number;
+}
+
+/** A protocol message (an AuthnRequest holds about ten elements). */
+export const MESSAGE_LIMITS: XmlShapeLimits = { maxBytes: MESSAGE_MAX_BYTES, maxElements: 300, maxDepth: 32 };
+
+/**
+ * Counts elements and nesting with one pass over the text, before the DOM parser (whose time
+ * grows faster than the document) sees it: a flood of elements or a deep nest is refused in
+ * microseconds. Comments, CDATA, processing instructions and quoted attribute values are skipped.
+ */
+export function checkXmlShape(text: string, limits: XmlShapeLimits): void {
+  let elements = 0;
+  let depth = 0;
+  let at = text.indexOf('<');
+  const skipTo = (from: number, end: string) => {
+    const found = text.indexOf(end, from);
+    if (found < 0) throw new SamlInputError('malformed', `unterminated ${end}`);
+    return found + end.length;
+  };
+  while (at >= 0) {
+    let next: number;
+    if (text.startsWith('<!--', at)) next = skipTo(at + 4, '-->');
+    else if (text.startsWith('<![CDATA[', at)) next = skipTo(at + 9, ']]>');
+    else if (text.startsWith('<?', at)) next = skipTo(at + 2, '?>');
+    else if (text.startsWith('</', at)) {
+      depth--;
+      next = skipTo(at + 2, '>');
+    } else {
+      let quote = '';
+      let end = at + 1;
+      for (; end < text.length; end++) {
+        const c = text[end];
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '>') break;
+      }
+      if (end >= text.length) throw new SamlInputError('malformed', 'unterminated tag');
+      elements++;
+      if (text[end - 1] !== '/') depth++;
+      if (elements > limits.maxElements || depth > limits.maxDepth)
+        throw new SamlInputError(
+          'too_large',
+          `more than ${limits.maxElements} elements or ${limits.maxDepth} levels`,
+        );
+      next = end + 1;
+    }
+    at = text.indexOf('<', next);
+  }
+}
+
 /**
  * Parses untrusted XML strictly: no document type declaration (so no entities, internal or
  * external, and nothing is ever fetched), any parser complaint refuses the document, and the
- * size is bounded before parsing starts.
+ * size, the number of elements and their nesting are bounded before parsing starts.
  */
-export function parseXml(text: string, maxBytes = MESSAGE_MAX_BYTES): Document {
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new SamlInputError('too_large');
+export function parseXml(text: string, limits: XmlShapeLimits = MESSAGE_LIMITS): Document {
+  if (Buffer.byteLength(text, 'utf8') > limits.maxBytes) throw new SamlInputError('too_large');
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SamlInputError('dtd');
+  checkXmlShape(text, limits);
   let doc: Document;
   try {
     doc = new DOMParser({
