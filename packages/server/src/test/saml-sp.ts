@@ -22,6 +22,8 @@ export interface TestServiceProvider {
     kind: 'signed_in' | 'refused' | 'logged_out' | 'logout_response';
     profile?: Profile | null;
     error?: string;
+    /** The SAMLResponse as it arrived (base64 decoded). */
+    response?: string;
   }[];
   /** Points the SP at an identity provider (its endpoints and certificates). */
   useIdp(
@@ -113,10 +115,12 @@ export async function startTestServiceProvider(
     }
     if (url.pathname === '/acs' && request.method === 'POST') {
       try {
-        const { profile } = await sp.validatePostResponseAsync(await body(request));
+        const form = await body(request);
+        const { profile } = await sp.validatePostResponseAsync(form);
         const id = `s${++counter}`;
         if (profile) sessions.set(id, profile);
-        events.push({ kind: 'signed_in', profile });
+        const received = Buffer.from(form.SAMLResponse ?? '', 'base64').toString('utf8');
+        events.push({ kind: 'signed_in', profile, response: received });
         return json(
           response,
           200,

@@ -173,7 +173,9 @@ describe('assertions', () => {
       expect(profile?.nameIDFormat).toBe('urn:oasis:names:tc:SAML:2.0:nameid-format:persistent');
       expect(profile?.nameID).toMatch(/^[A-Za-z0-9_-]{20,}$/);
       expect(profile?.nameID).not.toContain(erin.username);
-      expect(String(profile?.getAssertionXml?.() ?? '')).not.toContain('EncryptedAssertion');
+      const sent = sp.events.at(-1)?.response ?? '';
+      expect(sent).toContain('EncryptedAssertion');
+      expect(sent).not.toContain(String(profile?.nameID));
     } finally {
       await manage(ctx, owner, '/api/v1/manage/app/saml/update', {
         appId,
