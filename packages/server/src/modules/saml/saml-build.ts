@@ -142,6 +142,21 @@ export type Outgoing =
   | { kind: 'redirect'; url: string }
   | { kind: 'post'; action: string; fields: { name: string; value: string }[] };
 
+/** A message over HTTP-POST: the form the browser posts to `destination`. */
+export const postForm = (
+  parameter: 'SAMLRequest' | 'SAMLResponse',
+  xml: string,
+  destination: string,
+  relayState: string | null | undefined,
+): Outgoing => ({
+  kind: 'post',
+  action: destination,
+  fields: [
+    { name: parameter, value: Buffer.from(xml, 'utf8').toString('base64') },
+    ...(relayState !== undefined && relayState !== null ? [{ name: 'RelayState', value: relayState }] : []),
+  ],
+});
+
 /**
  * Sends a message over a binding, signed: HTTP-Redirect signs the query (the XML stays
  * unsigned, as the binding wants), HTTP-POST signs the XML (responses come signed already).
@@ -159,14 +174,7 @@ export function outgoing(input: {
 }): Outgoing {
   if (input.binding === 'post') {
     const xml = input.signed ? input.xml : signRootElement(input.xml, input.key, input.algorithm);
-    return {
-      kind: 'post',
-      action: input.destination,
-      fields: [
-        { name: input.parameter, value: Buffer.from(xml, 'utf8').toString('base64') },
-        ...(input.relayState !== undefined ? [{ name: 'RelayState', value: input.relayState }] : []),
-      ],
-    };
+    return postForm(input.parameter, xml, input.destination, input.relayState);
   }
   const encoded = deflateRawSync(Buffer.from(input.xml, 'utf8')).toString('base64');
   const query = [

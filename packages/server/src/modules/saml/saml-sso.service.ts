@@ -20,7 +20,7 @@ import {
   saveSamlSession,
 } from './saml.repo.ts';
 import { attributeValues } from './saml-attributes.ts';
-import { buildErrorResponse, buildResponse, type Outgoing, outgoing } from './saml-build.ts';
+import { buildErrorResponse, buildResponse, type Outgoing, postForm } from './saml-build.ts';
 import type { SamlKeys } from './saml-keys.ts';
 import { idpEndpoints, SAML_MOUNT } from './saml-metadata.ts';
 import { receiveMessage } from './saml-receive.ts';
@@ -172,17 +172,7 @@ export function createSamlSso(deps: SamlSsoDeps) {
         key,
         config.signature_algorithm,
       );
-      const sent = outgoing({
-        xml,
-        binding: 'post',
-        parameter: 'SAMLResponse',
-        destination: acsUrl,
-        relayState: received.relayState,
-        key,
-        algorithm: config.signature_algorithm,
-        signed: true,
-      });
-      return { kind: 'respond', app, message: sent };
+      return { kind: 'respond', app, message: postForm('SAMLResponse', xml, acsUrl, received.relayState) };
     }
     const started = await begin(app, {
       requestId: received.id,
@@ -232,16 +222,7 @@ export function createSamlSso(deps: SamlSsoDeps) {
       key,
       config.signature_algorithm,
     );
-    return outgoing({
-      xml,
-      binding: 'post',
-      parameter: 'SAMLResponse',
-      destination: flow.acs_url,
-      relayState: flow.relay_state ?? undefined,
-      key,
-      algorithm: config.signature_algorithm,
-      signed: true,
-    });
+    return postForm('SAMLResponse', xml, flow.acs_url, flow.relay_state);
   }
 
   /** The provider's answer at the callback: the SAML Response for the service provider. */
@@ -367,16 +348,7 @@ export function createSamlSso(deps: SamlSsoDeps) {
         encryptFor: config.encrypt_assertion ? config.encryption_certificate : null,
       },
     );
-    return outgoing({
-      xml,
-      binding: 'post',
-      parameter: 'SAMLResponse',
-      destination: flow.acs_url,
-      relayState: flow.relay_state ?? undefined,
-      key,
-      algorithm: config.signature_algorithm,
-      signed: true,
-    });
+    return postForm('SAMLResponse', xml, flow.acs_url, flow.relay_state);
   }
 
   return { startSpInitiated, startIdpInitiated, finish };
