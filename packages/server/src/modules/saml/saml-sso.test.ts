@@ -86,7 +86,11 @@ describe('SP-initiated sign-in', () => {
       .selectAll()
       .where('account_id', '=', alice.id)
       .execute();
-    expect(events.some((e) => e.result === 'success')).toBe(true);
+    // The login event names the app, as for OIDC apps (the dashboard counts app sign-ins by it).
+    const { clientId } = await manage<{ clientId: string }>(ctx, owner, '/api/v1/manage/app/detail', {
+      appId,
+    });
+    expect(events.some((e) => e.result === 'success' && e.client_id === clientId)).toBe(true);
   });
 
   it('over HTTP-POST inside the single sign-on session: no sign-in page, RelayState carried', async () => {
