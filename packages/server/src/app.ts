@@ -39,6 +39,7 @@ import { createCompanyService } from './modules/company/company.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -59,6 +60,8 @@ import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { createMetrics } from './modules/ops/metrics.ts';
+import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -94,7 +97,15 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
     Partial<
-      Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'fetchAllowLoopback'>
+      Pick<
+        Config,
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'metricsToken'
+        | 'fetchAllowLoopback'
+      >
     >;
   database: DatabaseHandle;
   masterKey: Buffer;
@@ -114,6 +125,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -159,6 +172,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     request.lang = pickLanguage(chosen ?? request.cookies.lang, request.headers['accept-language']);
   });
   installErrorHandling(app);
+  // Before any route, so that every route's answers are counted.
+  const metrics = await createMetrics({ enabled: Boolean(config.metricsToken), app, database });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/'))
       return sendError(request, reply, new AppError('request.route_not_found'));
@@ -169,7 +185,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signInCore = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -215,6 +237,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
     });
+    metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
       app.log.warn({ err: error }, 'counting a client authentication failed'),
     );
@@ -244,6 +267,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     });
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
+
+  const jobs = createJobs({ db, log: app.log, listen: database.listen });
 
   const sessionService = createSessionService({
     sessions,
@@ -424,23 +449,24 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleDir: options.consoleDir,
   });
 
-  const purgeTimer = setInterval(() => {
-    Promise.all([
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([
       purgeExpiredOidcPayloads(db),
       purgeIdleBudgets(db),
       purgeUnknownFailures(db),
       purgeSamlState(db),
-    ]).catch((error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'));
-  }, 10 * 60_000);
-  purgeTimer.unref();
+    ]);
+  });
 
   await app.ready();
+  await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
-      clearInterval(purgeTimer);
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -29,6 +29,8 @@ export interface Config {
    * provider's metadata URL) may reach the loopback address. For tests; never in production.
    */
   fetchAllowLoopback: boolean;
+  /** The bearer token that /metrics asks for; undefined: no metrics are served. */
+  metricsToken: string | undefined;
 }
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
@@ -176,6 +178,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const allowLoopback = env.TESSERA_FETCH_ALLOW_LOOPBACK?.trim().toLowerCase() || 'false';
   if (!['true', 'false'].includes(allowLoopback))
     throw new ConfigError(`TESSERA_FETCH_ALLOW_LOOPBACK must be true or false (got "${allowLoopback}")`);
+  const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
+    throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
+  }
 
   return {
     port,
@@ -192,6 +198,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mail,
     companyQuotas,
     fetchAllowLoopback: allowLoopback === 'true',
+    metricsToken,
   };
 }
 

@@ -353,6 +353,25 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database extends SamlTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -374,6 +393,7 @@ export interface Database extends SamlTables {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;

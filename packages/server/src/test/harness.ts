@@ -91,6 +91,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -107,6 +109,7 @@ export async function startTestApp(
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       fetchAllowLoopback: options.fetchAllowLoopback,
+      metricsToken: options.metricsToken,
     },
     database,
     masterKey,
