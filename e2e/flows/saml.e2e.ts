@@ -5,7 +5,8 @@ import type { Suite } from '../support/suite.ts';
 
 const SAML_USER = 'sam.saml';
 const SAML_USER_PASSWORD = 'Sam-pass-2026';
-const LOOPBACK_REFUSED = 'This address leads to a loopback, link-local or cloud metadata address';
+const LOOPBACK_REFUSED =
+  'This address leads inside a network (loopback, private, link-local or cloud metadata)';
 
 /**
  * SAML applications: an administrator adds one from its service provider's metadata (a real

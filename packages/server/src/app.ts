@@ -105,6 +105,7 @@ export interface AppOptions {
         | 'companyQuotas'
         | 'metricsToken'
         | 'fetchAllowLoopback'
+        | 'fetchAllowPrivate'
       >
     >;
   database: DatabaseHandle;
@@ -437,7 +438,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       db,
       keys: samlKeys,
       publicUrl: config.publicUrl,
-      fetchAllowLoopback: config.fetchAllowLoopback ?? false,
+      fetchReach: {
+        allowLoopback: config.fetchAllowLoopback ?? false,
+        allowPrivate: config.fetchAllowPrivate ?? false,
+      },
     }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });

@@ -160,7 +160,7 @@ export const en = {
       'The metadata describes {count} service providers; use the document of this application only',
     'saml.metadata_no_acs': 'The metadata has no HTTP-POST Assertion Consumer Service with an https address',
     'saml.fetch_refused_address':
-      'This address leads to a loopback, link-local or cloud metadata address, which Tessera does not fetch',
+      'This address leads inside a network (loopback, private, link-local or cloud metadata), which Tessera does not fetch',
     'saml.fetch_failed': 'The metadata could not be fetched ({reason})',
     'saml.fetch_throttled': 'Too many metadata fetches, please try again later',
     'saml.key_next_exists': 'A next certificate is already published: activate or discard it first',

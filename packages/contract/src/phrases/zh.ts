@@ -150,7 +150,8 @@ export const zh = {
     'saml.metadata_no_sp': '元数据中没有 SAML 2.0 服务提供方（SPSSODescriptor）',
     'saml.metadata_many_entities': '元数据描述了 {count} 个服务提供方，请只使用此应用的文档',
     'saml.metadata_no_acs': '元数据中没有使用 https 地址的 HTTP-POST 断言消费服务',
-    'saml.fetch_refused_address': '此地址指向回环、链路本地或云元数据地址，Tessera 不会获取',
+    'saml.fetch_refused_address':
+      '此地址指向网络内部（回环、私有、链路本地或云元数据地址），Tessera 不会获取',
     'saml.fetch_failed': '无法获取元数据（{reason}）',
     'saml.fetch_throttled': '获取元数据过于频繁，请稍后再试',
     'saml.key_next_exists': '已发布下一个证书：请先启用或撤回它',

@@ -16,7 +16,7 @@ export const appsSaml = {
   fileTooLarge: 'The file is larger than 512 KiB',
   pastePlaceholder: '<md:EntityDescriptor entityID="…">…</md:EntityDescriptor>',
   urlHint:
-    'Fetched once, now, and never again by itself. Addresses inside the platform (loopback, link-local, cloud metadata) are refused.',
+    'Fetched once, now, and never again by itself. Addresses inside a network (loopback, private, link-local, cloud metadata) are refused.',
   importSubmit: 'Import',
   imported: 'The metadata is imported',
   metadataRequired: 'Choose a file, paste the metadata or enter its URL',

@@ -15,7 +15,8 @@ export const appsSaml = {
   fileChosen: '已读取 {{name}}，{{size}} KiB',
   fileTooLarge: '文件超过 512 KiB',
   pastePlaceholder: '<md:EntityDescriptor entityID="…">…</md:EntityDescriptor>',
-  urlHint: '仅在此时获取一次，之后不会自动再次获取。平台内部地址（回环、链路本地、云元数据服务）会被拒绝。',
+  urlHint:
+    '仅在此时获取一次，之后不会自动再次获取。网络内部地址（回环、私有、链路本地、云元数据服务）会被拒绝。',
   importSubmit: '导入',
   imported: '元数据已导入',
   metadataRequired: '请选择文件、粘贴元数据或填写其 URL',

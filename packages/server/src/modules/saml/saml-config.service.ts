@@ -8,7 +8,7 @@ import { spendBudgets } from '../../lib/rate-windows.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { findSamlConfig } from './saml.repo.ts';
 import { certificateInfo, parseCertificate } from './saml-certificates.ts';
-import { fetchMetadata } from './saml-fetch.ts';
+import { type FetchReach, fetchMetadata } from './saml-fetch.ts';
 import type { KeyActor, SamlKeys } from './saml-keys.ts';
 import { idpEndpoints, idpMetadataXml, parseServiceProviderMetadata } from './saml-metadata.ts';
 
@@ -110,8 +110,8 @@ export function createSamlConfigService(deps: {
   db: Db;
   keys: SamlKeys;
   publicUrl: string;
-  /** TESSERA_FETCH_ALLOW_LOOPBACK (tests): metadata may be fetched from 127.0.0.1. */
-  fetchAllowLoopback: boolean;
+  /** TESSERA_FETCH_ALLOW_PRIVATE and _LOOPBACK: where metadata URLs may lead inside a network. */
+  fetchReach: FetchReach;
 }) {
   const { db, keys } = deps;
 
@@ -214,7 +214,7 @@ export function createSamlConfigService(deps: {
     if (body.url) {
       const budget = { key: `saml-metadata-fetch:${companyId}`, limit: 30, minutes: 60 };
       if (!(await spendBudgets(db, [budget], 'reserve'))) throw new AppError('saml.fetch_throttled');
-      xml = await fetchMetadata(body.url, { allowLoopback: deps.fetchAllowLoopback });
+      xml = await fetchMetadata(body.url, deps.fetchReach);
     }
     const metadata = parseServiceProviderMetadata(xml ?? '');
     return db.transaction().execute(async (trx) => {

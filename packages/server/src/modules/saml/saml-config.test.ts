@@ -110,13 +110,19 @@ describe('metadata', () => {
     } finally {
       redirector.close();
     }
-    expect(isFetchableAddress('127.0.0.1', false)).toBe(false);
-    expect(isFetchableAddress('::ffff:7f00:1', false)).toBe(false);
-    expect(isFetchableAddress('64:ff9b::a9fe:a9fe', true)).toBe(false);
-    expect(isFetchableAddress('fe80::1', true)).toBe(false);
-    expect(isFetchableAddress('100.100.100.200', true)).toBe(false);
-    expect(isFetchableAddress('10.1.2.3', false)).toBe(true);
-    expect(isFetchableAddress('203.0.113.9', false)).toBe(true);
+    const closed = { allowLoopback: false, allowPrivate: false };
+    const open = { allowLoopback: true, allowPrivate: true };
+    expect(isFetchableAddress('127.0.0.1', closed)).toBe(false);
+    expect(isFetchableAddress('::ffff:7f00:1', closed)).toBe(false);
+    expect(isFetchableAddress('10.1.2.3', closed)).toBe(false);
+    expect(isFetchableAddress('::ffff:192.168.1.5', closed)).toBe(false);
+    expect(isFetchableAddress('fd12::1', closed)).toBe(false);
+    expect(isFetchableAddress('10.1.2.3', open)).toBe(true);
+    // Never, whatever the installation allows: link-local, cloud metadata (also through NAT64).
+    expect(isFetchableAddress('64:ff9b::a9fe:a9fe', open)).toBe(false);
+    expect(isFetchableAddress('fe80::1', open)).toBe(false);
+    expect(isFetchableAddress('100.100.100.200', open)).toBe(false);
+    expect(isFetchableAddress('203.0.113.9', closed)).toBe(true);
   });
 });
 

@@ -9,9 +9,12 @@ import { AppError } from '../../lib/errors.ts';
  * Fetches a service provider's metadata once, when an administrator asks (never on a schedule),
  * without letting the URL reach inside: the host is resolved first and every address it has is
  * checked; the connection then goes to that checked address (no second lookup a rebinding DNS
- * server could answer differently). Loopback, link-local, unspecified and multicast addresses
- * and the cloud metadata services are refused; private networks are allowed (a company's own
- * service providers live there). At most 3 redirects (each checked), 10 s, 512 KiB.
+ * server could answer differently). Link-local, unspecified and multicast addresses and the cloud
+ * metadata services are always refused; private networks (RFC 1918, shared 100.64/10, unique
+ * local fc00::/7) and loopback only where the installation allows them (an on-premises
+ * installation whose service providers live there; tests): anyone may create a company, and its
+ * administrator must not reach inside the platform's network. At most 3 redirects (each
+ * checked), 10 s, 512 KiB.
  */
 
 const blocked = new BlockList();
@@ -28,6 +31,19 @@ const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
+const privateNetworks = new BlockList();
+privateNetworks.addSubnet('10.0.0.0', 8, 'ipv4');
+privateNetworks.addSubnet('172.16.0.0', 12, 'ipv4');
+privateNetworks.addSubnet('192.168.0.0', 16, 'ipv4');
+privateNetworks.addSubnet('100.64.0.0', 10, 'ipv4');
+privateNetworks.addSubnet('fc00::', 7, 'ipv6');
+
+/** Which addresses inside a network an installation lets outgoing fetches reach. */
+export interface FetchReach {
+  allowLoopback: boolean;
+  allowPrivate: boolean;
+}
+
 /** The IPv4 address an IPv6 address carries (mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::a.b.c.d). */
 function embeddedIpv4(address: string): string | undefined {
   const match = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -40,23 +56,24 @@ function embeddedIpv4(address: string): string | undefined {
 }
 
 /** Whether an outgoing fetch may connect to this address. */
-export function isFetchableAddress(address: string, allowLoopback: boolean): boolean {
+export function isFetchableAddress(address: string, reach: FetchReach): boolean {
   const family = isIP(address);
   if (!family) return false;
   const v4 = family === 6 ? embeddedIpv4(address) : address;
   const [checked, type] = v4 ? [v4, 'ipv4' as const] : [address, 'ipv6' as const];
-  if (loopback.check(checked, type)) return allowLoopback;
-  return !blocked.check(checked, type);
+  if (loopback.check(checked, type)) return reach.allowLoopback;
+  if (blocked.check(checked, type)) return false;
+  return reach.allowPrivate || !privateNetworks.check(checked, type);
 }
 
-async function checkedAddress(url: URL, allowLoopback: boolean) {
+async function checkedAddress(url: URL, reach: FetchReach) {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host)
     ? [{ address: host, family: isIP(host) }]
     : await lookup(host, { all: true }).catch(() => {
         throw new AppError('saml.fetch_failed', { reason: 'DNS' });
       });
-  if (!addresses.length || addresses.some((a) => !isFetchableAddress(a.address, allowLoopback)))
+  if (!addresses.length || addresses.some((a) => !isFetchableAddress(a.address, reach)))
     throw new AppError('saml.fetch_refused_address');
   return addresses[0] as { address: string; family: number };
 }
@@ -95,13 +112,13 @@ async function readBody(response: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function fetchMetadata(address: string, options: { allowLoopback: boolean }): Promise<string> {
+export async function fetchMetadata(address: string, reach: FetchReach): Promise<string> {
   const deadline = Date.now() + 10_000;
   let url = new URL(address);
   for (let hop = 0; hop <= 3; hop++) {
     if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
       throw new AppError('saml.url_invalid');
-    const response = await get(url, await checkedAddress(url, options.allowLoopback), deadline);
+    const response = await get(url, await checkedAddress(url, reach), deadline);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
