@@ -1,5 +1,6 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FeedbackHost } from '../../app/feedback-host.tsx';
 import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { renderWithConsole } from '../org/test-services.tsx';
 import { AppSamlCard } from './app-saml.card.tsx';
@@ -53,15 +54,20 @@ const idp = (next: boolean): SamlIdp => ({
 });
 
 async function renderCard(stored = settings()) {
-  const setup = renderWithConsole(<AppSamlCard app={appDetail({ protocol: 'saml' })} />, (path, body) => {
-    if (path === DETAIL) return stored;
-    if (path === UPDATE) return { ...stored, ...(body as object) };
-    if (path === IMPORT) return settings({ entityId: 'https://imported.example.com', metadataUrl: null });
-    if (path === '/api/v1/manage/app/saml/idp') return idp(false);
-    if (path === '/api/v1/manage/app/saml/key/prepare') return idp(true);
-    if (path === '/api/v1/manage/app/saml/key/activate') return idp(false);
-    throw new Error(`unexpected call ${path}`);
-  });
+  const setup = renderWithConsole(
+    <FeedbackHost>
+      <AppSamlCard app={appDetail({ protocol: 'saml' })} />
+    </FeedbackHost>,
+    (path, body) => {
+      if (path === DETAIL) return stored;
+      if (path === UPDATE) return { ...stored, ...(body as object) };
+      if (path === IMPORT) return settings({ entityId: 'https://imported.example.com', metadataUrl: null });
+      if (path === '/api/v1/manage/app/saml/idp') return idp(false);
+      if (path === '/api/v1/manage/app/saml/key/prepare') return idp(true);
+      if (path === '/api/v1/manage/app/saml/key/activate') return idp(false);
+      throw new Error(`unexpected call ${path}`);
+    },
+  );
   render(setup.ui);
   await screen.findByTestId('saml-form');
   await screen.findByTestId('saml-idp-metadata-url');
