@@ -21,6 +21,7 @@ import { orgFlows } from './flows/org.e2e.ts';
 import { permissionFlows } from './flows/permissions.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
+import { samlFlows } from './flows/saml.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { launchChromium } from './support/browser.ts';
@@ -75,6 +76,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   oidc.finish();
   identitySourceFlows(s);
   permissionFlows(s);
+  samlFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 

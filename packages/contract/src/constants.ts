@@ -1,3 +1,8 @@
+import type { SamlTemplateSettings } from './saml.ts';
+import { samlAppTemplates } from './saml-templates.ts';
+
+export * from './saml.ts';
+
 /** Business constants of the console specification (§9) and platform defaults. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 export const SIDEBAR_COLLAPSE_WIDTH_PX = 992;
@@ -172,8 +177,8 @@ export const UPLOAD_FILE_FIELD = 'file';
 /** Applications (spec §3 Application, §4 states). */
 export const appTypes = ['self_built', 'third_party'] as const;
 export type AppType = (typeof appTypes)[number];
-/** How an application is signed in to: as an OIDC client, or by filling its login form. */
-export const appProtocols = ['oidc', 'form'] as const;
+/** How an application is signed in to: as an OIDC client, a SAML 2.0 service provider, or by filling its login form. */
+export const appProtocols = ['oidc', 'form', 'saml'] as const;
 export type AppProtocol = (typeof appProtocols)[number];
 /** to_be_configured → opened ↔ disabled (spec §4). */
 export const appStatuses = ['to_be_configured', 'opened', 'disabled'] as const;
@@ -302,8 +307,10 @@ export interface AppTemplate {
   /** Whether the app sends PKCE (RFC 7636) with its authorization requests. */
   pkce: boolean;
   scopes: readonly string[];
-  /** Documentation of the app's OIDC settings. */
+  /** Documentation of the app's single sign-on settings. */
   docsUrl: string;
+  /** A SAML service provider's known settings (protocol `saml`). */
+  saml?: SamlTemplateSettings;
 }
 
 export const appTemplates: readonly AppTemplate[] = [
@@ -400,6 +407,7 @@ export const appTemplates: readonly AppTemplate[] = [
     scopes: [],
     docsUrl: '',
   },
+  ...samlAppTemplates,
 ];
 
 /** Logs (spec §9 Log ranges: last month, last three months; plus a custom range). */

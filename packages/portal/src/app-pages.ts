@@ -107,15 +107,30 @@ export interface FormLaunchPageInput {
  */
 export function renderFormLaunchPage(ctx: PageContext, input: FormLaunchPageInput): string {
   const t = portalPhrases[ctx.lang].apps;
-  const title = interpolate(t.launchTitle, { app: input.appName });
+  return renderAutoPostPage(ctx, {
+    title: interpolate(t.launchTitle, { app: input.appName }),
+    intro: interpolate(t.launchIntro, { app: input.appName }),
+    action: input.action,
+    fields: input.fields,
+  });
+}
+
+/**
+ * A form of hidden fields posted to another site at once (a form-fill sign-in, a SAML message
+ * over HTTP-POST): `form-launch.js` submits it, the visible Continue button does without script.
+ */
+export function renderAutoPostPage(
+  ctx: PageContext,
+  input: { title: string; intro: string; action: string; fields: { name: string; value: string }[] },
+): string {
   return layout(
     ctx,
-    title,
-    html`<h1>${title}</h1>
-<p class="muted">${interpolate(t.launchIntro, { app: input.appName })}</p>
+    input.title,
+    html`<h1>${input.title}</h1>
+<p class="muted">${input.intro}</p>
 <form method="post" action="${input.action}" accept-charset="utf-8" autocomplete="off" data-auto-submit>
 ${input.fields.map((field) => html`<input type="hidden" name="${field.name}" value="${field.value}">`)}
-<button type="submit" class="primary">${t.continue}</button>
+<button type="submit" class="primary">${portalPhrases[ctx.lang].apps.continue}</button>
 </form>
 <script src="${ctx.assetsBase}/form-launch.js" defer></script>`,
   );

@@ -8,6 +8,7 @@ export {
   renderAppCredentialsPage,
   renderAppOpenPage,
   renderAppProblemPage,
+  renderAutoPostPage,
   renderFormLaunchPage,
   renderMyAppsPage,
 } from './app-pages.ts';

@@ -94,6 +94,14 @@ import { portalClient, portalClientMetadata, portalRoutes } from './modules/port
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
+import { purgeSamlState } from './modules/saml/saml.repo.ts';
+import { samlRoutes } from './modules/saml/saml.routes.ts';
+import { createSamlConfigService } from './modules/saml/saml-config.service.ts';
+import { createSamlKeys } from './modules/saml/saml-keys.ts';
+import { samlLogoutHook } from './modules/saml/saml-logout-hook.ts';
+import { createSamlSlo, SAML_LOGOUT_RETURN_PATH } from './modules/saml/saml-slo.service.ts';
+import { createSamlSso, SAML_CALLBACK_PATH } from './modules/saml/saml-sso.service.ts';
+import { samlWebRoutes } from './modules/saml/saml-web.routes.ts';
 import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
@@ -132,6 +140,8 @@ export interface AppOptions {
         | 'scanProviders'
         | 'metricsToken'
         | 'backchannelNetworks'
+        | 'fetchAllowLoopback'
+        | 'fetchAllowPrivate'
       >
     >;
   database: DatabaseHandle;
@@ -246,10 +256,17 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     ),
   );
   const clientThrottle = createClientThrottle(db);
+  // SAML applications sign in as internal clients that come back to these (modules/saml).
+  const samlClientUrls = {
+    callback: `${config.publicUrl}${SAML_CALLBACK_PATH}`,
+    logoutReturn: `${config.publicUrl}${SAML_LOGOUT_RETURN_PATH}`,
+  };
   const Adapter = createOidcAdapter(db, async (clientId) => {
     await clientThrottle.check(clientId);
-    return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId);
+    return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, samlClientUrls);
   });
+  const samlKeys = createSamlKeys({ db, sealer });
+  const samlSlo = createSamlSlo({ db, sealer, keys: samlKeys, publicUrl: config.publicUrl, issuer });
   const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
@@ -284,6 +301,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     clientThrottle.watch(provider, (error) =>
       app.log.warn({ err: error }, 'counting a client authentication failed'),
     );
+    // Single logout reaches the SAML applications of a single sign-on session that ends.
+    provider.use(samlLogoutHook(samlSlo));
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
@@ -414,6 +433,24 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     scope.all(`${OIDC_MOUNT}/*`, handler);
   });
 
+  await samlWebRoutes(app, {
+    db,
+    keys: samlKeys,
+    sso: createSamlSso({
+      db,
+      sealer,
+      keys: samlKeys,
+      publicUrl: config.publicUrl,
+      issuer,
+      tokenEndpoint,
+      findAccount: accounts.findAccountById,
+      departmentPaths: (companyId, accountId) => departmentPathsOf(db, companyId, accountId),
+    }),
+    slo: samlSlo,
+    publicUrl: config.publicUrl,
+    secureCookies,
+  });
+
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
     // The third-party accounts section needs the user centre's session, which portalRoutes provides.
@@ -527,6 +564,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
+  samlRoutes(
+    bind,
+    createSamlConfigService({
+      db,
+      keys: samlKeys,
+      publicUrl: config.publicUrl,
+      fetchReach: {
+        allowLoopback: config.fetchAllowLoopback ?? false,
+        allowPrivate: config.fetchAllowPrivate ?? false,
+      },
+    }),
+  );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
   const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
@@ -570,6 +619,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeIdleBudgets(db),
       purgeUnknownFailures(db),
       purgeScanStates(db),
+      purgeSamlState(db),
     ]);
   });
 

@@ -41,6 +41,16 @@ export interface Config {
   syslogAllowLocalTargets: boolean;
   /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
   scanProviders: ProviderUrls;
+  /**
+   * TESSERA_FETCH_ALLOW_LOOPBACK: outgoing fetches an administrator asks for (a SAML service
+   * provider's metadata URL) may reach the loopback address. For tests; never in production.
+   */
+  fetchAllowLoopback: boolean;
+  /**
+   * TESSERA_FETCH_ALLOW_PRIVATE: such fetches may reach private networks (10/8, 172.16/12,
+   * 192.168/16, 100.64/10, fc00::/7), for an installation whose service providers live there.
+   */
+  fetchAllowPrivate: boolean;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
 }
@@ -219,6 +229,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ),
     ]),
   ) as unknown as ProviderUrls;
+  const flag = (name: string) => {
+    const value = env[name]?.trim().toLowerCase() || 'false';
+    if (!['true', 'false'].includes(value))
+      throw new ConfigError(`${name} must be true or false (got "${value}")`);
+    return value === 'true';
+  };
   const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
@@ -242,6 +258,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     companyQuotas,
     syslogAllowLocalTargets: allowLocal === 'true',
     scanProviders,
+    fetchAllowLoopback: flag('TESSERA_FETCH_ALLOW_LOOPBACK'),
+    fetchAllowPrivate: flag('TESSERA_FETCH_ALLOW_PRIVATE'),
     metricsToken,
   };
 }

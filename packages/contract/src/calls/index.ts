@@ -13,6 +13,7 @@ import * as log from './log.ts';
 import * as permission from './permission.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
+import * as saml from './saml.ts';
 import * as session from './session.ts';
 import * as syslog from './syslog.ts';
 import * as user from './user.ts';
@@ -32,6 +33,7 @@ export {
   permission,
   quota,
   safety,
+  saml,
   session,
   syslog,
   user,
@@ -174,6 +176,13 @@ export const allCalls = [
   consoleRole.deleteConsoleRole,
   consoleRole.assignConsoleRole,
   consoleRole.myConsoleAccess,
+  saml.samlDetail,
+  saml.updateSaml,
+  saml.importSamlMetadata,
+  saml.samlIdpDetail,
+  saml.prepareSamlKey,
+  saml.activateSamlKey,
+  saml.discardSamlKey,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -260,6 +260,31 @@ export const en = {
     insecure:
       'This application is not opened: its sign-in address does not use https, so your password would travel unprotected. Please contact your administrator',
   },
+  saml: {
+    signingOutTitle: 'Signing out of {app}',
+    signingOutIntro: 'Signing you out of {app}. If nothing happens, select Continue.',
+    problemTitle: 'Single sign-on failed',
+    noEmail:
+      '{app} identifies people by their email address, and your account has none. Please contact your administrator',
+    problem: {
+      too_large: 'The sign-in request of the application is too large.',
+      malformed: 'The sign-in request of the application could not be read.',
+      dtd: 'The sign-in request of the application contains a document type declaration, which is not accepted.',
+      unexpected_message: 'The application sent a message that does not belong here.',
+      unknown_service_provider:
+        'This application is not registered with Tessera. Please contact your administrator',
+      signature_missing: 'The request of the application is not signed, and it must be.',
+      signature_invalid: 'The signature of the application’s request is not valid.',
+      certificate_missing:
+        'The application signs its requests, but no certificate of it is registered. Please contact your administrator',
+      acs_not_registered: 'The application asked for its answer at an address that is not registered for it.',
+      destination_mismatch: 'The request was meant for another address.',
+      replayed: 'This request was used already. Please start again from the application.',
+      expired: 'The request of the application has expired. Please start again from the application.',
+      unsupported: 'The application asked for something Tessera does not support.',
+      no_session: 'The sign-in has expired. Please start again from the application.',
+    },
+  },
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

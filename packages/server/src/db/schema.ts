@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SamlTables } from './schema-saml.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -375,7 +376,7 @@ export interface AppsTable {
   name: string;
   description: string | null;
   type: 'self_built' | 'third_party';
-  protocol: 'oidc' | 'form';
+  protocol: 'oidc' | 'form' | 'saml';
   template: string | null;
   status: Generated<'to_be_configured' | 'opened' | 'disabled'>;
   logo_file_id: string | null;
@@ -627,7 +628,7 @@ export interface ScanStatesTable {
   created_at: Timestamp;
 }
 
-export interface Database {
+export interface Database extends SamlTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;

@@ -433,6 +433,52 @@ const permissionProbes: Record<string, () => unknown> = {
   '/api/v1/manage/company/my/access': () => ({ companyId: b.companyId }),
 };
 
+// ---- SAML (modules/saml): a SAML app of B with its service provider settings, named by id in
+// A's probes; B's settings and signing certificates must come out unchanged.
+let bSamlAppId: string;
+let bSamlBefore: string;
+const samlOfB = async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const detail = await call(ctx, '/api/v1/manage/app/saml/detail', { appId: bSamlAppId }, asB);
+  const idp = await call(ctx, '/api/v1/manage/app/saml/idp', {}, asB);
+  return JSON.stringify([detail.data, idp.data]);
+};
+beforeAll(async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const created = await call<{ app: { appId: string } }>(
+    ctx,
+    '/api/v1/manage/app/create',
+    { name: 'Beta Secret Wiki', protocol: 'saml' },
+    asB,
+  );
+  bSamlAppId = created.data.app.appId;
+  await call(
+    ctx,
+    '/api/v1/manage/app/saml/update',
+    {
+      appId: bSamlAppId,
+      entityId: 'https://wiki.beta.example/sp',
+      acs: [{ url: 'https://wiki.beta.example/acs', index: 0 }],
+    },
+    asB,
+  );
+  await call(ctx, '/api/v1/manage/app/saml/key/prepare', {}, asB);
+  bSamlBefore = await samlOfB();
+});
+const samlProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/app/saml/detail': () => ({ appId: bSamlAppId }),
+  '/api/v1/manage/app/saml/update': () => ({ appId: bSamlAppId, entityId: 'https://planted.example' }),
+  '/api/v1/manage/app/saml/metadata/import': () => ({
+    appId: bSamlAppId,
+    xml: '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://planted.example"/>',
+  }),
+  // The identity provider calls act on the company in the header only (A's own keys).
+  '/api/v1/manage/app/saml/idp': () => ({}),
+  '/api/v1/manage/app/saml/key/prepare': () => ({}),
+  '/api/v1/manage/app/saml/key/activate': () => ({}),
+  '/api/v1/manage/app/saml/key/discard': () => ({}),
+};
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
   b.companyId,
@@ -453,6 +499,8 @@ const secretsOfB = () => [
   bAuthorizationId,
   'Beta Secret Desk',
   bConsoleRoleId,
+  'Beta Secret Wiki',
+  'wiki.beta.example',
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -498,6 +546,7 @@ const probes: Record<string, () => unknown> = {
   ...logProbes,
   ...sources.probes,
   ...permissionProbes,
+  ...samlProbes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -588,6 +637,10 @@ describe('tenant wall', () => {
 
   it("leaves B's application, its access accounts, assignments and form settings as they were", async () => {
     expect(await appOfB()).toBe(bAppBefore);
+  });
+
+  it("leaves B's SAML settings and signing certificates as they were", async () => {
+    expect(await samlOfB()).toBe(bSamlBefore);
   });
 
   it("leaves B's quotas as they were", async () => {

@@ -91,6 +91,8 @@ export async function startTestApp(
     scanProviders?: Config['scanProviders'];
     /** How long a directory may take to answer (the time-out test shortens it). */
     directoryTimeoutMs?: number;
+    /** TESSERA_FETCH_ALLOW_LOOPBACK: metadata URLs of test servers on 127.0.0.1 may be fetched. */
+    fetchAllowLoopback?: boolean;
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
@@ -118,6 +120,7 @@ export async function startTestApp(
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
       syslogAllowLocalTargets: true,
       scanProviders: options.scanProviders,
+      fetchAllowLoopback: options.fetchAllowLoopback,
       metricsToken: options.metricsToken,
     },
     jobs: options.jobs,

@@ -85,14 +85,53 @@ export function appClientMetadata(app: App, clientSecret: string) {
   };
 }
 
+/** Where a SAML application's internal client comes back to (modules/saml). */
+export interface SamlClientUrls {
+  callback: string;
+  logoutReturn: string;
+}
+
+/**
+ * A SAML application's internal client: SAML sign-ins are authorizations of it, so that they run
+ * through the one sign-in pipeline and single sign-on session. Its code and its logout return go
+ * to Tessera's own SAML endpoints only; no refresh tokens, short-lived tokens that never leave
+ * the server.
+ */
+export function samlClientMetadata(app: App, clientSecret: string, urls: SamlClientUrls) {
+  const tessera: TesseraAppClient = {
+    appId: app.id,
+    companyId: app.company_id,
+    type: app.type,
+    requirePkce: true,
+    frontchannelLogoutUri: null,
+    ttl: { authorizationCode: 60, idToken: 60, accessToken: 60, refreshToken: 60 },
+    secretVersion: apiSecretVersion(app.client_secret_sealed),
+  };
+  return {
+    client_id: app.client_id,
+    client_secret: clientSecret,
+    client_name: app.name,
+    application_type: 'web',
+    redirect_uris: [urls.callback],
+    post_logout_redirect_uris: [urls.logoutReturn],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    scope: 'openid',
+    id_token_signed_response_alg: 'ES256',
+    token_endpoint_auth_method: 'client_secret_basic',
+    tessera_app: tessera,
+  };
+}
+
 /**
  * Client metadata by client id, read from the database on every request: a changed, disabled
  * or deleted application or access account takes effect on the next request on every server
- * instance. An application without a callback URL (or a form-fill one) is no OIDC client; a
+ * instance. An application without a callback URL (or a form-fill one) is no OIDC client (a SAML
+ * one is its internal client, see samlClientMetadata); a
  * disabled one still is, so that its users see why they cannot sign in. An expired access
  * account is no client at all: its next token request is refused.
  */
-export async function findClientMetadata(db: Db, sealer: Sealer, clientId: string) {
+export async function findClientMetadata(db: Db, sealer: Sealer, clientId: string, saml: SamlClientUrls) {
   if (clientId.startsWith('api_')) {
     const account = await db
       .selectFrom('app_api_accounts')
@@ -121,8 +160,10 @@ export async function findClientMetadata(db: Db, sealer: Sealer, clientId: strin
     .selectFrom('apps')
     .selectAll()
     .where('client_id', '=', clientId)
-    .where('protocol', '=', 'oidc')
+    .where('protocol', 'in', ['oidc', 'saml'])
     .executeTakeFirst();
+  if (app?.protocol === 'saml')
+    return samlClientMetadata(app, sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE), saml);
   if (!app || app.redirect_uris.length === 0) return undefined;
   return appClientMetadata(app, sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE));
 }

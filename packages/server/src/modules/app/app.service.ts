@@ -4,11 +4,12 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { App, AppApiAccount, AppsTable } from '../../db/schema.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
+import { templateSettings as samlTemplateSettings } from '../saml/saml-config.service.ts';
 import * as repo from './app.repo.ts';
 import { API_ACCOUNT_SECRET_PURPOSE, CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 
@@ -169,6 +170,16 @@ export function createAppService(deps: {
       // A place in the company's quota and the licence; parallel creates wait for each other.
       await quotas.takePlaces(trx, companyId, 'app');
       const app = await trx.insertInto('apps').values(row).returningAll().executeTakeFirstOrThrow();
+      // A catalogue SAML app comes with its service provider's known settings (modules/saml).
+      const saml = template?.saml;
+      const baseUrl = body.baseUrl;
+      if (saml && baseUrl)
+        await uniqueViolationAs({ app_saml_configs_entity: 'saml.entity_id_taken' }, () =>
+          trx
+            .insertInto('app_saml_configs')
+            .values({ app_id: app.id, company_id: companyId, ...samlTemplateSettings(saml, baseUrl) })
+            .execute(),
+        );
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
       return { app: detailOf(app), clientSecret };
     });
@@ -225,7 +236,9 @@ export function createAppService(deps: {
         const configured =
           before.protocol === 'oidc'
             ? before.redirect_uris.length > 0
-            : Boolean(await repo.findFormConfig(trx, before.id));
+            : before.protocol === 'saml'
+              ? await repo.samlConfigured(trx, before.id)
+              : Boolean(await repo.findFormConfig(trx, before.id));
         if (!configured) throw new AppError('app.not_configured');
       }
       const after = await trx

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { App, AppFormConfig } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { findFormConfig } from './app.repo.ts';
+import { findFormConfig, samlConfigured } from './app.repo.ts';
 import { FORM_PASSWORD_PURPOSE } from './app.service.ts';
 import { type AppAccessRefusal, appAccessRefusal, appsOpenTo, logAppSignIn } from './app-access.ts';
 import {
@@ -112,6 +112,12 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
     if (found.app.protocol === 'oidc') {
       const url = oidcLaunchUrl(found.app, issuer);
       return url ? { kind: 'redirect', url, ...found } : { kind: 'not_configured', ...found };
+    }
+    if (found.app.protocol === 'saml') {
+      // IdP-initiated SAML sign-in (modules/saml): the provider checks access again on the way.
+      return (await samlConfigured(db, found.app.id))
+        ? { kind: 'redirect', url: `/saml/apps/${encodeURIComponent(found.app.id)}/start`, ...found }
+        : { kind: 'not_configured', ...found };
     }
     const config = await findFormConfig(db, found.app.id);
     const url = webUrl(config?.login_url);
