@@ -1,5 +1,6 @@
 import { interpolate, type Language, serverPhrases } from '@tessera/contract';
 import { html, type SafeHtml, trusted } from './html.ts';
+import { type AccountDevicesSection, renderAccountDevicesSection } from './device-pages.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';
@@ -199,6 +200,8 @@ export interface AccountPageInput {
   csrfToken: string;
   /** Second factors (modules/mfa), when the server offers them. */
   mfa?: AccountMfaSection;
+  /** Exchange devices (modules/exchange), when the person has any or a company of theirs runs the agent. */
+  devices?: AccountDevicesSection;
   /** The own password change page (absent for an account without a password yet). */
   passwordHref?: string;
   /** Already localised confirmation shown under the title (for example after a password change). */
@@ -244,6 +247,7 @@ ${
 }
 </section>
 ${input.mfa ? renderAccountMfaSection(ctx, input.mfa) : ''}
+${input.devices?.companies.length ? renderAccountDevicesSection(ctx, input.devices) : ''}
 <section>
 <h2>${t.recentSignIns}</h2>
 ${

@@ -6,7 +6,7 @@ import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
-import { type Config, defaultCompanyQuotas } from './config.ts';
+import { type Config, defaultCompanyQuotas, defaultExchangeConfig } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
@@ -39,6 +39,17 @@ import { createCompanyService } from './modules/company/company.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createAddressGuard } from './modules/exchange/address-guard.ts';
+import { agentRoutes } from './modules/exchange/agent.routes.ts';
+import { createAgentService } from './modules/exchange/agent.service.ts';
+import { createVerifiedPasswords } from './modules/exchange/device-secrets.ts';
+import { scheduleRotation } from './modules/exchange/device-rotation.ts';
+import { createDevicesService } from './modules/exchange/devices.service.ts';
+import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/exchange.portal.routes.ts';
+import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
+import { createExchangeSettingsService } from './modules/exchange/exchange-settings.service.ts';
+import { createOwnDevicesService } from './modules/exchange/own-devices.service.ts';
+import { createJobRunner, type JobRunner } from './modules/jobs/jobs.runner.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -85,7 +96,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'exchange'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -95,6 +106,8 @@ export interface AppOptions {
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
+  /** Runs background jobs on a timer (default true; tests run them with `jobs.runDue()`). */
+  startJobs?: boolean;
 }
 
 export interface TesseraApp {
@@ -104,6 +117,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** Background jobs (device password rotation...). */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -260,6 +275,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const userImport = createUserImportService({ db, quotas, log: app.log });
+  const exchangeConfig = config.exchange ?? defaultExchangeConfig;
+  const addressGuard = createAddressGuard(exchangeConfig.privateAddresses);
+  const ownDevices = createOwnDevicesService({ db, sealer, publicUrl: config.publicUrl });
+  const jobs = createJobRunner({ db, log: app.log });
+  await scheduleRotation(jobs, db, sealer);
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
@@ -290,6 +310,20 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     scope.all(`${OIDC_MOUNT}/*`, handler);
   });
 
+  // The Exchange agent: ActiveSync and Autodiscover for phones, on this same port.
+  await agentRoutes(app, {
+    agent: createAgentService({
+      db,
+      sealer,
+      // A phone's password is checked with argon2id once; then for 15 minutes, or until it changes, from memory.
+      verified: createVerifiedPasswords({ ttlMs: 15 * 60_000, max: 10_000 }),
+      maxHoldSeconds: exchangeConfig.maxHoldSeconds,
+    }),
+    guard: addressGuard,
+    maxHoldSeconds: exchangeConfig.maxHoldSeconds,
+    publicUrl: config.publicUrl,
+  });
+
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
     const portal = portalRoutes(scope, {
@@ -302,7 +336,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       publicUrl: config.publicUrl,
       lifetimes: config.session,
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
+      devicesSection: accountDevicesSection({ devices: ownDevices, sealer }),
     });
+    exchangePortalRoutes(scope, { devices: ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
     myAppsPortalRoutes(scope, {
       db,
@@ -369,6 +405,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   userImportRoutes(bind, userImport);
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
+  exchangeRoutes(
+    bind,
+    createExchangeSettingsService({ db, sealer, guard: addressGuard, publicUrl: config.publicUrl }),
+    createDevicesService({ db, sealer }),
+  );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   await webRoutes(app, {
     db,
@@ -379,19 +420,27 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
 
   const purgeTimer = setInterval(() => {
-    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
+    Promise.all([
+      purgeExpiredOidcPayloads(db),
+      purgeIdleBudgets(db),
+      purgeUnknownFailures(db),
+      jobs.purgeFailed(),
+    ]).catch(
       (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
     );
   }, 10 * 60_000);
   purgeTimer.unref();
 
   await app.ready();
+  if (options.startJobs !== false) jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    jobs,
     async close() {
       clearInterval(purgeTimer);
+      await jobs.stop();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -2,13 +2,14 @@ import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
+import * as exchange from './exchange.ts';
 import * as license from './license.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, quota, safety, session, user };
+export { app, company, department, exchange, license, quota, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -81,6 +82,20 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  exchange.getDeviceSettings,
+  exchange.updateDeviceSettings,
+  exchange.getRegistrationToken,
+  exchange.rotateRegistrationToken,
+  exchange.getExchangeSettings,
+  exchange.updateExchangeSettings,
+  exchange.listDevices,
+  exchange.deleteDevices,
+  exchange.deviceDetail,
+  exchange.approveDevices,
+  exchange.setDeviceStatus,
+  exchange.updateDevice,
+  exchange.devicePermissionOf,
+  exchange.setDevicePermission,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { CompanyQuotas, MailConfig } from '../config.ts';
+import { type CompanyQuotas, defaultExchangeConfig, type ExchangeConfig, type MailConfig } from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -89,6 +89,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** The Exchange agent; tests reach their Exchange stand-ins on 127.0.0.1, so private addresses are allowed. */
+    exchange?: Partial<ExchangeConfig>;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -104,6 +106,7 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
     },
     database,
     masterKey,
@@ -111,6 +114,8 @@ export async function startTestApp(
     consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
+    // Tests run background jobs themselves (tessera.jobs.runDue()).
+    startJobs: false,
   });
   if (options.listen) await tessera.app.listen({ port, host: '127.0.0.1' });
   return {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
+import { type AccountDevicesSection, type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
@@ -51,6 +51,15 @@ export interface PortalDeps {
   lifetimes: { idleSeconds: number; absoluteSeconds: number };
   /** The second-factor section of the account page (modules/mfa). */
   mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
+  /** The Exchange devices section of the account page (modules/exchange). */
+  devicesSection?: (account: Account, sessionId: string) => Promise<AccountDevicesSection>;
+}
+
+/** The confirmation an account page address asks for (`?notice=`), from the known ones only. */
+function noticeOf(lang: 'en' | 'zh', notice: string | undefined): string | undefined {
+  if (notice === PASSWORD_CHANGED_QUERY) return portalPhrases[lang].ownPassword.changed;
+  const deviceNotices = portalPhrases[lang].devices.notices;
+  return notice && Object.hasOwn(deviceNotices, notice) ? deviceNotices[notice] : undefined;
 }
 
 /**
@@ -198,12 +207,10 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           logoutAction: '/portal/logout',
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+          devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
           nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
-          notice:
-            request.query.notice === PASSWORD_CHANGED_QUERY
-              ? portalPhrases[request.lang].ownPassword.changed
-              : undefined,
+          notice: noticeOf(request.lang, request.query.notice),
         },
       );
       return reply.type('text/html; charset=utf-8').send(html);
