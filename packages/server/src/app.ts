@@ -49,7 +49,7 @@ import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/
 import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
 import { createExchangeSettingsService } from './modules/exchange/exchange-settings.service.ts';
 import { createOwnDevicesService } from './modules/exchange/own-devices.service.ts';
-import { createJobRunner, type JobRunner } from './modules/jobs/jobs.runner.ts';
+import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -70,6 +70,8 @@ import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { createMetrics } from './modules/ops/metrics.ts';
+import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
@@ -96,7 +98,9 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'exchange'>>;
+    Partial<
+      Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'metricsToken' | 'exchange'>
+    >;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
@@ -106,8 +110,6 @@ export interface AppOptions {
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
-  /** Runs background jobs on a timer (default true; tests run them with `jobs.runDue()`). */
-  startJobs?: boolean;
 }
 
 export interface TesseraApp {
@@ -117,8 +119,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
-  /** Background jobs (device password rotation...). */
-  jobs: JobRunner;
+  /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -164,6 +166,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     request.lang = pickLanguage(chosen ?? request.cookies.lang, request.headers['accept-language']);
   });
   installErrorHandling(app);
+  // Before any route, so that every route's answers are counted.
+  const metrics = await createMetrics({ enabled: Boolean(config.metricsToken), app, database });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/'))
       return sendError(request, reply, new AppError('request.route_not_found'));
@@ -174,7 +179,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signIn = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signInCore = createSignInService({ db, accounts, policy: options.signInPolicy });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -213,6 +224,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
     });
+    metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
       app.log.warn({ err: error }, 'counting a client authentication failed'),
     );
@@ -240,6 +252,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     });
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
+
+  const jobs = createJobs({ db, log: app.log, listen: database.listen });
 
   const sessionService = createSessionService({
     sessions,
@@ -278,8 +292,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const exchangeConfig = config.exchange ?? defaultExchangeConfig;
   const addressGuard = createAddressGuard(exchangeConfig.privateAddresses);
   const ownDevices = createOwnDevicesService({ db, sealer, publicUrl: config.publicUrl });
-  const jobs = createJobRunner({ db, log: app.log });
-  await scheduleRotation(jobs, db, sealer);
+  scheduleRotation(jobs, db, sealer);
   // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
@@ -419,28 +432,19 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleDir: options.consoleDir,
   });
 
-  const purgeTimer = setInterval(() => {
-    Promise.all([
-      purgeExpiredOidcPayloads(db),
-      purgeIdleBudgets(db),
-      purgeUnknownFailures(db),
-      jobs.purgeFailed(),
-    ]).catch(
-      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
-    );
-  }, 10 * 60_000);
-  purgeTimer.unref();
+  jobs.every('maintenance.purge', 600, async () => {
+    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+  });
 
   await app.ready();
-  if (options.startJobs !== false) jobs.start();
+  await jobs.start();
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
     jobs,
     async close() {
-      clearInterval(purgeTimer);
-      await jobs.stop();
+      await jobs.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -58,6 +58,8 @@ describe('configuration', () => {
     [{ TESSERA_PUBLIC_URL: 'ftp://x' }, 'TESSERA_PUBLIC_URL'],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
     [{ TESSERA_MASTER_KEY: 'short' }, 'TESSERA_MASTER_KEY'],
+    [{ TESSERA_METRICS_TOKEN: 'too-short' }, 'TESSERA_METRICS_TOKEN'],
+    [{ TESSERA_METRICS_TOKEN: 'a token with spaces that is long enough' }, 'TESSERA_METRICS_TOKEN'],
     [{ TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'has space' }, 'TESSERA_BOOTSTRAP_ADMIN_USERNAME'],
     [{ TESSERA_BOOTSTRAP_ADMIN_PASSWORD: 'short' }, 'TESSERA_BOOTSTRAP_ADMIN_PASSWORD'],
     [{ TESSERA_SESSION_IDLE_SECONDS: '5' }, 'TESSERA_SESSION_IDLE_SECONDS'],

@@ -25,6 +25,8 @@ export interface Config {
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
   exchange: ExchangeConfig;
+  /** The bearer token that /metrics asks for; undefined: no metrics are served. */
+  metricsToken: string | undefined;
 }
 
 /** The Exchange agent (modules/exchange). */
@@ -192,6 +194,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ),
     privateAddresses: privateAddressesOf(env.TESSERA_EXCHANGE_PRIVATE_ADDRESSES),
   };
+  const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
+    throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
+  }
 
   return {
     port,
@@ -208,6 +214,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mail,
     companyQuotas,
     exchange,
+    metricsToken,
   };
 }
 

@@ -356,26 +356,23 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
-/** A unit of background work (modules/jobs). */
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
 export interface JobsTable {
   id: string;
   kind: string;
+  key: string | null;
   payload: ColumnType<unknown, string | undefined, string>;
-  run_at: Timestamp;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
   attempts: Generated<number>;
-  max_attempts: Generated<number>;
-  locked_until: NullableTimestamp;
+  max_attempts: number | null;
   locked_by: string | null;
+  lease_until: NullableTimestamp;
   last_error: string | null;
-  failed_at: NullableTimestamp;
   created_at: Timestamp;
-}
-
-/** Periodic work: one instance at a time moves `next_run_at` on and enqueues a job. */
-export interface JobSchedulesTable {
-  kind: string;
-  every_seconds: number;
-  next_run_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
 }
 
 /** A company's Exchange agent and device rules (modules/exchange). */
@@ -453,6 +450,7 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;
@@ -463,8 +461,6 @@ export interface Database {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
-  jobs: JobsTable;
-  job_schedules: JobSchedulesTable;
   exchange_settings: ExchangeSettingsTable;
   exchange_devices: ExchangeDevicesTable;
   exchange_credentials: ExchangeCredentialsTable;

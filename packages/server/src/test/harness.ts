@@ -91,6 +91,8 @@ export async function startTestApp(
     consoleDir?: string;
     /** The Exchange agent; tests reach their Exchange stand-ins on 127.0.0.1, so private addresses are allowed. */
     exchange?: Partial<ExchangeConfig>;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -107,6 +109,7 @@ export async function startTestApp(
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
+      metricsToken: options.metricsToken,
     },
     database,
     masterKey,
@@ -114,8 +117,6 @@ export async function startTestApp(
     consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
-    // Tests run background jobs themselves (tessera.jobs.runDue()).
-    startJobs: false,
   });
   if (options.listen) await tessera.app.listen({ port, host: '127.0.0.1' });
   return {

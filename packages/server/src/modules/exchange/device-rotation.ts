@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import type { JobRunner } from '../jobs/jobs.runner.ts';
+import type { Jobs } from '../jobs/jobs.ts';
 import { issueDevicePassword } from './device-passwords.ts';
 
 /** The job that rotates device passwords (spec §5: every 7 days by default, at most 90). */
 export const ROTATION_JOB = 'exchange.rotate-device-passwords';
-/** Devices rotated per job run; a full batch enqueues the next run at once. */
+/** Devices rotated per batch; a run goes on with the next batch while one comes back full. */
 const BATCH = 100;
 /** A registration nobody approved is forgotten after this many days (it holds a place of the person's limit). */
 export const UNAPPROVED_DAYS = 30;
@@ -46,11 +46,11 @@ export async function rotateDuePasswords(db: Db, sealer: Sealer, batch = BATCH):
   return rotated;
 }
 
-/** Registers the rotation with the job runner: hourly, and again at once while devices are due. */
-export async function scheduleRotation(runner: JobRunner, db: Db, sealer: Sealer): Promise<void> {
-  runner.handle(ROTATION_JOB, async () => {
-    const rotated = await rotateDuePasswords(db, sealer);
-    if (rotated >= BATCH) await runner.enqueue(ROTATION_JOB);
+/** Registers the rotation as a periodic job: hourly, batch after batch while devices are due. */
+export function scheduleRotation(jobs: Jobs, db: Db, sealer: Sealer): void {
+  jobs.every(ROTATION_JOB, 3600, async (_job, context) => {
+    while ((await rotateDuePasswords(db, sealer)) >= BATCH) {
+      if (!(await context.heartbeat())) return;
+    }
   });
-  await runner.every(ROTATION_JOB, 3600);
 }
