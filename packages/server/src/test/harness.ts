@@ -4,7 +4,12 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import { type CompanyQuotas, defaultExchangeConfig, type ExchangeConfig, type MailConfig } from '../config.ts';
+import {
+  type CompanyQuotas,
+  defaultExchangeConfig,
+  type ExchangeConfig,
+  type MailConfig,
+} from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';

@@ -142,7 +142,9 @@ function parseBase64(raw: string): ParsedQuery {
           const rest = params
             .filter((param) => param.tag !== USER_TAG)
             .map((param) => Buffer.concat([Buffer.from([param.tag, param.value.length]), param.value]));
-          return Buffer.concat([head, ...rest, Buffer.from([USER_TAG, user.length]), user]).toString('base64');
+          return Buffer.concat([head, ...rest, Buffer.from([USER_TAG, user.length]), user]).toString(
+            'base64',
+          );
         },
       },
     };

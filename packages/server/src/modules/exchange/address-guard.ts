@@ -1,4 +1,4 @@
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -32,7 +32,11 @@ const internalRanges: [string, number, 'ipv4' | 'ipv6'][] = [
 
 export type PrivateAddresses = 'all' | readonly string[] | undefined;
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 export function createAddressGuard(allowed: PrivateAddresses) {
   const internal = new BlockList();

@@ -67,7 +67,11 @@ export async function agentDevices(db: Db, name: string, deviceId: string | null
 }
 
 /** The named person in a company (for a registration token of that company), or undefined. */
-export async function agentPerson(db: Db, companyId: string, name: string): Promise<AgentCompanyView | undefined> {
+export async function agentPerson(
+  db: Db,
+  companyId: string,
+  name: string,
+): Promise<AgentCompanyView | undefined> {
   const result = await sql<AgentCompanyView>`
     select ${companyColumns}
     from accounts a
@@ -81,7 +85,9 @@ export async function agentPerson(db: Db, companyId: string, name: string): Prom
 
 /** The id of the named account, when there is one (for the login event of a refusal). */
 export async function accountIdNamed(db: Db, name: string): Promise<string | undefined> {
-  const result = await sql<{ id: string }>`select a.id from accounts a where ${accountNamed(name)} limit 1`.execute(db);
+  const result = await sql<{
+    id: string;
+  }>`select a.id from accounts a where ${accountNamed(name)} limit 1`.execute(db);
   return result.rows[0]?.id;
 }
 

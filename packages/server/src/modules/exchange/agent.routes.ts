@@ -3,9 +3,9 @@ import { pipeline } from 'node:stream/promises';
 import { ACTIVESYNC_PATH } from '@tessera/contract';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent, errors as undiciErrors } from 'undici';
+import { basicCredentials, parseActiveSyncQuery } from './activesync-request.ts';
 import type { AddressGuard } from './address-guard.ts';
 import type { AgentDecision, AgentService } from './agent.service.ts';
-import { basicCredentials, parseActiveSyncQuery } from './activesync-request.ts';
 import { autodiscoverResponse, emailOfAutodiscoverRequest } from './autodiscover.ts';
 
 /**

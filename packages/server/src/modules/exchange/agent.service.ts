@@ -11,6 +11,7 @@ import {
 } from '../signin/login-events.repo.ts';
 
 type Cause = LoginFailureCause | AgentFailureCause;
+
 import {
   type ActiveSyncQuery,
   accountNameOf,
@@ -18,8 +19,8 @@ import {
   SENDING_COMMANDS,
 } from './activesync-request.ts';
 import * as repo from './agent.repo.ts';
-import { type DevicePolicy, policyAllows } from './device-policy.ts';
 import { issueDevicePassword, passwordDigitsOf } from './device-passwords.ts';
+import { type DevicePolicy, policyAllows } from './device-policy.ts';
 import { mayBeToken, type VerifiedPasswords } from './device-secrets.ts';
 import { findCompanyByToken } from './exchange-settings.repo.ts';
 import { openServicePassword } from './exchange-settings.service.ts';
@@ -114,7 +115,8 @@ export function createAgentService(deps: {
   function personRefusal(view: repo.AgentCompanyView): [403, Cause] | null {
     if (!view.enabled || !view.exchange_url) return [403, 'exchange_disabled'];
     if (view.member_status === 'locked') return [403, 'account_locked'];
-    if (view.account_status !== 'enabled' || view.member_status !== 'enabled') return [403, 'account_disabled'];
+    if (view.account_status !== 'enabled' || view.member_status !== 'enabled')
+      return [403, 'account_disabled'];
     return null;
   }
 
@@ -150,7 +152,8 @@ export function createAgentService(deps: {
       storedUntil < now + (holdSeconds - 60) * 1000 ||
       device.last_ip !== request.ip ||
       (request.userAgent !== null && device.user_agent !== request.userAgent);
-    if (stale) await repo.recordTraffic(db, device.id, { ip: request.ip, userAgent: request.userAgent, holdSeconds });
+    if (stale)
+      await repo.recordTraffic(db, device.id, { ip: request.ip, userAgent: request.userAgent, holdSeconds });
     if (storedUntil < now) await event(request, ids, null);
     return { kind: 'forward', upstream, deviceRowId: device.id, longPoll };
   }
@@ -188,7 +191,12 @@ export function createAgentService(deps: {
     }
     const known = candidates.find((device) => device.company_id === companyId);
     if (known) {
-      const cause = known.status === 'disabled' ? 'device_disabled' : known.activation === 'active' ? 'device_password_pending' : 'device_to_be_activated';
+      const cause =
+        known.status === 'disabled'
+          ? 'device_disabled'
+          : known.activation === 'active'
+            ? 'device_password_pending'
+            : 'device_to_be_activated';
       await event(request, { ...ids, deviceRowId: known.id }, cause);
       return refuse(cause === 'device_disabled' ? 403 : 401);
     }
@@ -243,7 +251,11 @@ export function createAgentService(deps: {
 
   /** Budgets of wrong device passwords: the device's (as named) and the address's. */
   const budgetsOf = (name: string, request: AgentRequest): Budget[] => [
-    { key: `eas:device:${name}:${request.query.deviceId ?? '-'}`, limit: agentBudgets.perDevicePerHour, minutes: 60 },
+    {
+      key: `eas:device:${name}:${request.query.deviceId ?? '-'}`,
+      limit: agentBudgets.perDevicePerHour,
+      minutes: 60,
+    },
     { key: `eas:ip:${request.ip}`, limit: agentBudgets.perAddressPerHour, minutes: 60 },
   ];
 
@@ -251,7 +263,8 @@ export function createAgentService(deps: {
     const { credentials, query } = request;
     // A phone that sends no credentials is asked for them; that is no decision about anyone.
     if (!credentials) return refuse(401);
-    if (request.method === 'POST' && (!query.command || !query.deviceId || !query.deviceType)) return refuse(400);
+    if (request.method === 'POST' && (!query.command || !query.deviceId || !query.deviceType))
+      return refuse(400);
     const name = accountNameOf(credentials.user);
     const { password } = credentials;
     const candidates = await repo.agentDevices(db, name, query.deviceId);
@@ -264,7 +277,11 @@ export function createAgentService(deps: {
 
     const budgets = budgetsOf(name, request);
     if (!(await spendBudgets(db, budgets, 'reserve'))) {
-      await event(request, { companyId: null, accountId: (await repo.accountIdNamed(db, name)) ?? null, deviceRowId: null }, 'throttled');
+      await event(
+        request,
+        { companyId: null, accountId: (await repo.accountIdNamed(db, name)) ?? null, deviceRowId: null },
+        'throttled',
+      );
       return refuse(429);
     }
     let matched: repo.AgentDevice | undefined;
@@ -280,8 +297,16 @@ export function createAgentService(deps: {
     if (!matched) {
       const first = candidates[0];
       const accountId = first?.account_id ?? (await repo.accountIdNamed(db, name)) ?? null;
-      const cause = withPassword.length ? 'device_password_wrong' : accountId ? 'device_unknown' : 'unknown_account';
-      await event(request, { companyId: first?.company_id ?? null, accountId, deviceRowId: first?.id ?? null }, cause);
+      const cause = withPassword.length
+        ? 'device_password_wrong'
+        : accountId
+          ? 'device_unknown'
+          : 'unknown_account';
+      await event(
+        request,
+        { companyId: first?.company_id ?? null, accountId, deviceRowId: first?.id ?? null },
+        cause,
+      );
       return refuse(401);
     }
     await spendBudgets(db, budgets, 'release');

@@ -16,7 +16,9 @@ const escapeXml = (text: string) =>
 
 /** The address in the request's EMailAddress element, when it looks like one. */
 export function emailOfAutodiscoverRequest(body: string): string | null {
-  const match = /<(?:\w+:)?EMailAddress>\s*([^<\s]{3,254})\s*<\/(?:\w+:)?EMailAddress>/.exec(body.slice(0, 16 * 1024));
+  const match = /<(?:\w+:)?EMailAddress>\s*([^<\s]{3,254})\s*<\/(?:\w+:)?EMailAddress>/.exec(
+    body.slice(0, 16 * 1024),
+  );
   const email = match?.[1];
   return email && /^[^@\s]+@[^@\s]+$/.test(email) ? email : null;
 }

@@ -1,5 +1,5 @@
 import type { DeviceActivation, DeviceStatus } from '@tessera/contract';
-import { type Insertable, type RawBuilder, type Selectable, type Updateable, sql } from 'kysely';
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ExchangeDevicesTable } from '../../db/schema.ts';
 
@@ -131,7 +131,9 @@ export async function findDevices(db: Db, companyId: string, query: DeviceQuery)
 }
 
 export async function findDevice(db: Db, companyId: string, id: string): Promise<DeviceRow | undefined> {
-  return (await selectDevices(db, companyId).where('d.id', '=', id).executeTakeFirst()) as DeviceRow | undefined;
+  return (await selectDevices(db, companyId).where('d.id', '=', id).executeTakeFirst()) as
+    | DeviceRow
+    | undefined;
 }
 
 /** The devices of these ids that the company has, with their people's roles (locked for the change). */

@@ -5,8 +5,8 @@ import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertMayActOn, roleIn } from '../user/user-authority.ts';
-import type { DevicePolicy } from './device-policy.ts';
 import { type IssuedPassword, issueDevicePassword, passwordDigitsOf } from './device-passwords.ts';
+import type { DevicePolicy } from './device-policy.ts';
 import * as repo from './devices.repo.ts';
 
 type DeviceFilter = z.output<typeof exchange.listDevices.request>;
@@ -108,7 +108,14 @@ export function createDevicesService(deps: { db: Db; sealer: Sealer }) {
     });
   }
 
-  const audit = (trx: Db, actor: DeviceActor, companyId: string, action: string, id: string, after?: unknown) =>
+  const audit = (
+    trx: Db,
+    actor: DeviceActor,
+    companyId: string,
+    action: string,
+    id: string,
+    after?: unknown,
+  ) =>
     insertAuditEvent(trx, {
       companyId,
       actorAccountId: actor.accountId,
@@ -123,7 +130,13 @@ export function createDevicesService(deps: { db: Db; sealer: Sealer }) {
     changeDevices(actor, companyId, ids, async (trx, devices) => {
       for (const device of devices)
         await audit(trx, actor, companyId, 'exchange.device_delete', device.id, { name: device.name });
-      return { removed: await repo.deleteDevices(trx, companyId, devices.map((device) => device.id)) };
+      return {
+        removed: await repo.deleteDevices(
+          trx,
+          companyId,
+          devices.map((device) => device.id),
+        ),
+      };
     });
 
   async function approve(actor: DeviceActor, companyId: string, ids: readonly string[]) {

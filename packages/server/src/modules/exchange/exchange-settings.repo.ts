@@ -16,16 +16,28 @@ const tokenColumns = (sealer: Sealer, token: string) => ({
 });
 
 export async function findSettings(db: Db, companyId: string): Promise<ExchangeSettingsRow | undefined> {
-  return db.selectFrom('exchange_settings').selectAll().where('company_id', '=', companyId).executeTakeFirst();
+  return db
+    .selectFrom('exchange_settings')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
 }
 
 /** The company's row, made first when it has none (a parallel call may make it: both read the same row). */
-export async function ensureSettings(db: Db, sealer: Sealer, companyId: string): Promise<ExchangeSettingsRow> {
+export async function ensureSettings(
+  db: Db,
+  sealer: Sealer,
+  companyId: string,
+): Promise<ExchangeSettingsRow> {
   const found = await findSettings(db, companyId);
   if (found) return found;
   await db
     .insertInto('exchange_settings')
-    .values({ company_id: companyId, ...tokenColumns(sealer, newRegistrationToken()), updated_at: new Date() })
+    .values({
+      company_id: companyId,
+      ...tokenColumns(sealer, newRegistrationToken()),
+      updated_at: new Date(),
+    })
     .onConflict((oc) => oc.column('company_id').doNothing())
     .execute();
   return (await findSettings(db, companyId)) as ExchangeSettingsRow;

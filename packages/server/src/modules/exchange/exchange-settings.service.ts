@@ -104,13 +104,18 @@ export function createExchangeSettingsService(deps: {
   async function registrationToken(actor: SettingsActor, companyId: string) {
     assertMayChange(actor.role);
     const row = await ensureSettings(db, sealer, companyId);
-    return { token: openToken(sealer, row.registration_token_sealed), rotatedAt: row.token_rotated_at.toISOString() };
+    return {
+      token: openToken(sealer, row.registration_token_sealed),
+      rotatedAt: row.token_rotated_at.toISOString(),
+    };
   }
 
   /** The audit event says when, never the token. */
   async function rotateToken(actor: SettingsActor, companyId: string) {
     const view = (row: ExchangeSettingsRow) => ({ tokenRotatedAt: row.token_rotated_at.toISOString() });
-    await change(actor, companyId, 'exchange.token_rotate', view, (trx) => replaceToken(trx, sealer, companyId));
+    await change(actor, companyId, 'exchange.token_rotate', view, (trx) =>
+      replaceToken(trx, sealer, companyId),
+    );
     return registrationToken(actor, companyId);
   }
 
@@ -124,7 +129,8 @@ export function createExchangeSettingsService(deps: {
     if (input.enabled && !input.exchangeUrl) throw new AppError('exchange.url_required');
     if (input.enabled && input.credentialMode === 'service') {
       if (!input.serviceUsername) throw new AppError('exchange.service_username_required');
-      if (!password && !row?.service_password_sealed) throw new AppError('exchange.service_password_required');
+      if (!password && !row?.service_password_sealed)
+        throw new AppError('exchange.service_password_required');
     }
     if (input.exchangeUrl && (await deps.guard.refusesUrl(input.exchangeUrl)))
       throw new AppError('exchange.url_private');

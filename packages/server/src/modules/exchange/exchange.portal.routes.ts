@@ -59,7 +59,11 @@ export function exchangePortalRoutes(
     assetsBase: PORTAL_ASSETS_PATH,
   });
   const submitted = (request: FormRequest, reply: FastifyReply) =>
-    mfaFormSender(request, reply, { sealer: deps.sealer, signedIn: deps.signedIn, pageContext: pageContext(request) });
+    mfaFormSender(request, reply, {
+      sealer: deps.sealer,
+      signedIn: deps.signedIn,
+      pageContext: pageContext(request),
+    });
   const deviceIdOf = (request: FormRequest) => String(request.body?.deviceId ?? '').slice(0, 64);
 
   const refused = (request: FastifyRequest, reply: FastifyReply, why: OwnDeviceRefusal) => {
@@ -70,7 +74,11 @@ export function exchangePortalRoutes(
       renderErrorPage(pageContext(request), { message: why === 'not_found' ? t.notFound : t.notAllowed }),
     );
   };
-  const showPassword = (request: FastifyRequest, reply: FastifyReply, shown: { name: string; password: string | null }) =>
+  const showPassword = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: { name: string; password: string | null },
+  ) =>
     sendMfaPage(
       reply,
       200,
@@ -106,7 +114,9 @@ export function exchangePortalRoutes(
     const current = await submitted(request, reply);
     if (!current) return reply;
     const status = request.body?.status === 'disabled' ? 'disabled' : 'enabled';
-    const refusal = await deps.devices.manage(current.account.id, deviceIdOf(request), request.ip, { status });
+    const refusal = await deps.devices.manage(current.account.id, deviceIdOf(request), request.ip, {
+      status,
+    });
     if (refusal) return refused(request, reply, refusal);
     return reply.redirect(`${ACCOUNT_PATH}?notice=${status}#devices`, 303);
   });
@@ -158,7 +168,10 @@ function signInRoutes(
     return sendMfaPage(
       reply,
       200,
-      page(request, current.sessionId, target, { username: target.username ?? '', passwordSaved: Boolean(target.username) }),
+      page(request, current.sessionId, target, {
+        username: target.username ?? '',
+        passwordSaved: Boolean(target.username),
+      }),
     );
   });
 
@@ -175,9 +188,17 @@ function signInRoutes(
       const password = String(request.body?.password ?? '');
       const saved = Boolean(target.username);
       const errors = {
-        username: !username ? t.usernameRequired : username.length > max ? interpolate(t.tooLong, { max }) : undefined,
+        username: !username
+          ? t.usernameRequired
+          : username.length > max
+            ? interpolate(t.tooLong, { max })
+            : undefined,
         password:
-          !password && !saved ? t.passwordRequired : password.length > max ? interpolate(t.tooLong, { max }) : undefined,
+          !password && !saved
+            ? t.passwordRequired
+            : password.length > max
+              ? interpolate(t.tooLong, { max })
+              : undefined,
       };
       if (errors.username || errors.password) {
         const fields = { username: username.slice(0, max), passwordSaved: saved, errors };

@@ -91,7 +91,10 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
         limit: company.user_device_limit ?? 3,
         server,
         username: account.email ?? account.username,
-        token: agentOn && company.registration_token_sealed ? openToken(sealer, company.registration_token_sealed) : null,
+        token:
+          agentOn && company.registration_token_sealed
+            ? openToken(sealer, company.registration_token_sealed)
+            : null,
         personal: company.credential_mode === 'personal',
         ownUsername: company.own_username,
         devices: devices
@@ -118,7 +121,15 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
       .innerJoin('company_members as m', (join) =>
         join.onRef('m.company_id', '=', 'd.company_id').onRef('m.account_id', '=', 'd.account_id'),
       )
-      .select(['d.id', 'd.company_id', 'd.name', 'd.activation', 'd.status', 'm.device_permission', 'm.status as member_status'])
+      .select([
+        'd.id',
+        'd.company_id',
+        'd.name',
+        'd.activation',
+        'd.status',
+        'm.device_permission',
+        'm.status as member_status',
+      ])
       .where('d.account_id', '=', accountId)
       .where('d.id', '=', deviceRowId)
       .executeTakeFirst();
@@ -138,7 +149,10 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
   async function reveal(accountId: string, deviceRowId: string) {
     const device = await ownDevice(accountId, deviceRowId);
     if (!device) return { refused: 'not_found' as const };
-    return { name: device.name, password: (await takePendingPassword(db, sealer, accountId, deviceRowId)) ?? null };
+    return {
+      name: device.name,
+      password: (await takePendingPassword(db, sealer, accountId, deviceRowId)) ?? null,
+    };
   }
 
   /**
@@ -162,9 +176,18 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
         })
         .where('id', '=', device.id)
         .execute();
-      await audit(trx, accountId, device, approving ? 'exchange.device_approve' : 'exchange.device_password_reset', ip);
+      await audit(
+        trx,
+        accountId,
+        device,
+        approving ? 'exchange.device_approve' : 'exchange.device_password_reset',
+        ip,
+      );
     });
-    return { name: device.name, password: sealer.open(issued.password_pending_sealed, PENDING_PASSWORD_PURPOSE) };
+    return {
+      name: device.name,
+      password: sealer.open(issued.password_pending_sealed, PENDING_PASSWORD_PURPOSE),
+    };
   }
 
   /** Disables, enables or removes the person's own device (device-management permission `admin`). */
@@ -183,7 +206,11 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
         await trx.deleteFrom('exchange_devices').where('id', '=', device.id).execute();
         return;
       }
-      await trx.updateTable('exchange_devices').set({ status: change.status }).where('id', '=', device.id).execute();
+      await trx
+        .updateTable('exchange_devices')
+        .set({ status: change.status })
+        .where('id', '=', device.id)
+        .execute();
       await audit(trx, accountId, device, `exchange.device_${change.status}`, ip);
     });
     return null;
@@ -217,8 +244,14 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
         .where('company_id', '=', companyId)
         .where('account_id', '=', actor.accountId)
         .executeTakeFirst();
-      const password = credentials.password ?? (stored ? openOwnPassword(sealer, stored.password_sealed) : '');
-      await saveOwnCredentials(trx, sealer, { companyId, accountId: actor.accountId }, { username: credentials.username, password });
+      const password =
+        credentials.password ?? (stored ? openOwnPassword(sealer, stored.password_sealed) : '');
+      await saveOwnCredentials(
+        trx,
+        sealer,
+        { companyId, accountId: actor.accountId },
+        { username: credentials.username, password },
+      );
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,
