@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { exchangeWall } from './tenant-wall.exchange.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -264,8 +265,21 @@ const appProbes: Record<string, () => unknown> = {
   }),
 };
 
+// ---- Exchange (modules/exchange): a device of B's person and B's registration token.
+const exchange = exchangeWall(
+  () => ctx,
+  () => b,
+  () => bMemberId,
+);
+let bExchangeBefore: string;
+beforeAll(async () => {
+  await exchange.setUp();
+  bExchangeBefore = await exchange.stateOfB();
+});
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
+  ...exchange.secrets(),
   b.companyId,
   'Beta Secret Holdings',
   'beta-staff',
@@ -318,6 +332,7 @@ const probes: Record<string, () => unknown> = {
   ...mfaProbes,
   ...safetyProbes,
   ...appProbes,
+  ...exchange.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -417,6 +432,10 @@ describe('tenant wall', () => {
       { module: 'app', quota: null },
       { module: 'user', quota: null },
     ]);
+  });
+
+  it("leaves B's devices, Exchange settings and device permissions as they were", async () => {
+    expect(await exchange.stateOfB()).toBe(bExchangeBefore);
   });
 
   it("leaves B's department tree as it was", async () => {
