@@ -1,6 +1,6 @@
 import { interpolate, type Language, serverPhrases } from '@tessera/contract';
-import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountDevicesSection, renderAccountDevicesSection } from './device-pages.ts';
+import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';

@@ -42,8 +42,8 @@ import { createDepartmentService } from './modules/department/department.service
 import { createAddressGuard } from './modules/exchange/address-guard.ts';
 import { agentRoutes } from './modules/exchange/agent.routes.ts';
 import { createAgentService } from './modules/exchange/agent.service.ts';
-import { createVerifiedPasswords } from './modules/exchange/device-secrets.ts';
 import { scheduleRotation } from './modules/exchange/device-rotation.ts';
+import { createVerifiedPasswords } from './modules/exchange/device-secrets.ts';
 import { createDevicesService } from './modules/exchange/devices.service.ts';
 import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/exchange.portal.routes.ts';
 import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
@@ -99,7 +99,10 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
     Partial<
-      Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'metricsToken' | 'exchange'>
+      Pick<
+        Config,
+        'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'metricsToken' | 'exchange'
+      >
     >;
   database: DatabaseHandle;
   masterKey: Buffer;

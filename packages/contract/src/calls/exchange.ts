@@ -60,7 +60,8 @@ const registrationToken = z.object({ token: z.string(), rotatedAt: z.string() })
 
 export const getRegistrationToken = defineCall({
   path: '/api/v1/manage/safety/device/token',
-  summary: "The company's device registration token, which phones send once to register (owner and administrators)",
+  summary:
+    "The company's device registration token, which phones send once to register (owner and administrators)",
   tag: 'Exchange',
   auth: 'session',
   tenant: true,

@@ -135,7 +135,8 @@ export const en = {
     'exchange.url_required': 'Please enter the Exchange address before turning the agent on',
     'exchange.url_invalid':
       'Enter the Exchange address as https://mail.example.com (no user name, query or fragment)',
-    'exchange.url_http': 'The agent sends credentials to Exchange: use https (http is allowed for localhost only)',
+    'exchange.url_http':
+      'The agent sends credentials to Exchange: use https (http is allowed for localhost only)',
     'exchange.url_private':
       'This address is in a private or local network, which this server does not reach for companies (TESSERA_EXCHANGE_PRIVATE_ADDRESSES)',
     'exchange.service_username_required': 'Please enter the service account that signs in to Exchange',

@@ -127,7 +127,8 @@ export const zh = {
     'exchange.rotation_days_range': '设备密码轮换周期须在 1 到 90 天之间',
     'exchange.device_limit_range': '每个用户的设备上限须在 1 到 50 之间',
     'exchange.url_required': '开启代理前请填写 Exchange 地址',
-    'exchange.url_invalid': '请按 https://mail.example.com 的格式填写 Exchange 地址（不含用户名、查询参数或片段）',
+    'exchange.url_invalid':
+      '请按 https://mail.example.com 的格式填写 Exchange 地址（不含用户名、查询参数或片段）',
     'exchange.url_http': '代理会向 Exchange 发送凭据：请使用 https（仅 localhost 可用 http）',
     'exchange.url_private':
       '该地址位于私有或本地网络，本服务器不为企业访问此类地址（TESSERA_EXCHANGE_PRIVATE_ADDRESSES）',

@@ -209,7 +209,8 @@ export const zh = {
     enable: '启用',
     remove: '删除',
     passwordTitle: '{device} 的设备密码',
-    passwordIntro: '请在 {device} 上将此密码填写为 Exchange 账户的密码。密码仅显示这一次：设备会保存它，您也可以随时在此生成新密码。',
+    passwordIntro:
+      '请在 {device} 上将此密码填写为 Exchange 账户的密码。密码仅显示这一次：设备会保存它，您也可以随时在此生成新密码。',
     passwordGone: '该密码已显示过。如需再次使用，请生成新密码。',
     back: '返回我的账号',
     exchangeSignIn: 'Exchange 登录信息',

@@ -161,7 +161,7 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
    */
   async function issue(accountId: string, deviceRowId: string, ip: string, approving: boolean) {
     const device = await ownDevice(accountId, deviceRowId);
-    if (!device || device.member_status !== 'enabled') return { refused: 'not_found' as const };
+    if (device?.member_status !== 'enabled') return { refused: 'not_found' as const };
     if (approving ? device.device_permission !== 'admin' : device.status !== 'enabled')
       return { refused: 'not_allowed' as const };
     if ((device.activation === 'to_be_activated') !== approving) return { refused: 'not_allowed' as const };
@@ -198,7 +198,7 @@ export function createOwnDevicesService(deps: { db: Db; sealer: Sealer; publicUr
     change: { status: DeviceStatus } | 'remove',
   ): Promise<OwnDeviceRefusal | null> {
     const device = await ownDevice(accountId, deviceRowId);
-    if (!device || device.member_status !== 'enabled') return 'not_found';
+    if (device?.member_status !== 'enabled') return 'not_found';
     if (device.device_permission !== 'admin') return 'not_allowed';
     await db.transaction().execute(async (trx) => {
       if (change === 'remove') {

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type AccountDevicesSection, type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
+import {
+  type AccountDevicesSection,
+  type AccountMfaSection,
+  portalPhrases,
+  renderAccountPage,
+} from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
