@@ -186,6 +186,10 @@ describe('route table (spec §2)', () => {
       'department',
       'generalSafety',
       'mfa',
+      'device',
+      'exchange',
+      'deviceManage',
+      'deviceManageDetail',
       'companySettings',
       'license',
       'about',
@@ -265,7 +269,13 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/application/select-app')).toBe('→ /404');
     for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    for (const name of ['radius', 'ca']) {
       expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    // Issue 18: the device screens are built (full set only).
+    for (const name of ['device', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+      expect(landing('full', `/safety-management/${name}`), name).toBe(name);
     }
     expect(landing('full', '/setting/admin')).toBe('→ /404');
     expect(landing('reduced', '/setting/admin')).toBe('→ /404');
@@ -293,6 +303,9 @@ describe('menu and breadcrumbs derived from the table', () => {
         children: [
           { key: '/safety-management/general', title: 'route.generalSafety', icon: undefined },
           { key: '/safety-management/mfa', title: 'route.mfa', icon: undefined },
+          { key: '/safety-management/device', title: 'route.device', icon: undefined },
+          { key: '/safety-management/exchange', title: 'route.exchange', icon: undefined },
+          { key: '/safety-management/deviceManage', title: 'route.deviceManage', icon: undefined },
         ],
       },
       {

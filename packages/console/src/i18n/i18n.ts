@@ -53,6 +53,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   en: {
     about: async () => (await import('./en/about.ts')).about,
     apps: async () => (await import('./en/apps.ts')).apps,
+    devices: async () => (await import('./en/devices.ts')).devices,
     license: async () => (await import('./en/license.ts')).license,
     org: async () => (await import('./en/org.ts')).org,
     safety: async () => (await import('./en/safety.ts')).safety,
@@ -61,6 +62,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
     apps: async () => (await import('./zh/apps.ts')).apps,
+    devices: async () => (await import('./zh/devices.ts')).devices,
     license: async () => (await import('./zh/license.ts')).license,
     org: async () => (await import('./zh/org.ts')).org,
     safety: async () => (await import('./zh/safety.ts')).safety,

@@ -281,6 +281,7 @@ export const deleteDevices = defineCall({
 });
 
 export const deviceEvent = z.object({
+  eventId: z.string(),
   at: z.string(),
   result: z.enum(['success', 'failure']),
   cause: z.string().nullable(),

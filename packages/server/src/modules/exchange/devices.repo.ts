@@ -201,7 +201,7 @@ export async function countDevicesOf(db: Db, companyId: string, accountId: strin
 export async function eventsOfDevice(db: Db, companyId: string, id: string, limit = 20) {
   return db
     .selectFrom('login_events')
-    .select(['created_at', 'result', 'failure_cause', 'ip'])
+    .select(['id', 'created_at', 'result', 'failure_cause', 'ip'])
     .where('company_id', '=', companyId)
     .where('device_id', '=', id)
     .orderBy('created_at', 'desc')

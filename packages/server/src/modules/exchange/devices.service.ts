@@ -81,6 +81,7 @@ export function createDevicesService(deps: { db: Db; sealer: Sealer }) {
     return {
       device: deviceView(row),
       events: events.map((event) => ({
+        eventId: String(event.id),
         at: event.created_at.toISOString(),
         result: event.result,
         cause: event.failure_cause,
