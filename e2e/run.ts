@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appFlows } from './flows/apps.e2e.ts';
+import { exchangeFlows } from './flows/exchange.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
@@ -33,7 +34,12 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
       // The organisation flows import 200 users into one company: above the default quota.
       startServer(
         s.adminPassword,
-        { TESSERA_LICENSE_PUBLIC_KEY: publicKey, TESSERA_COMPANY_USER_QUOTA: '1000' },
+        {
+          TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+          TESSERA_COMPANY_USER_QUOTA: '1000',
+          // The Exchange flows reach their ActiveSync stand-in on the loopback address.
+          TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '127.0.0.1',
+        },
         { logFile: s.serverLog },
       ),
       launchChromium(),
@@ -51,6 +57,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  exchangeFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 
