@@ -74,7 +74,7 @@ export function exchangeFlows(s: Suite) {
       try {
         await signInToPortal(portal, baseUrl, PHONE_USER, PHONE_USER_PASSWORD);
         await portal.waitForURL(`${baseUrl}/portal/account`);
-        await portal.locator('#devices').getByRole('button', { name: 'Show password' }).click();
+        await portal.locator('#devices').getByRole('button', { name: 'Show the new password' }).click();
         password = await portal.locator('code[data-device-password]').getAttribute('data-device-password');
         assert.ok(password, 'the user centre shows the device password once');
         s.secrets.push(password);

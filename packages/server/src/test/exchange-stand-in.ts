@@ -191,9 +191,11 @@ export async function startExchangeStandIn(options: {
       largeAnswerBytes = bytes;
     },
     async close() {
-      server.closeAllConnections();
+      if (!server.listening) return;
+      const closed = once(server, 'close');
       server.close();
-      await once(server, 'close');
+      server.closeAllConnections();
+      await closed;
     },
   };
 }
