@@ -1,4 +1,5 @@
 import { interpolate } from '@tessera/contract';
+import { credentialFields } from './credential-fields.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
@@ -154,8 +155,6 @@ export interface ExchangeSignInPageInput {
 export function renderExchangeSignInPage(ctx: PageContext, input: ExchangeSignInPageInput): string {
   const t = portalPhrases[ctx.lang].devices;
   const title = interpolate(t.signInTitle, { company: input.companyName });
-  const error = (message: string | undefined, id: string) =>
-    message ? html`<p class="alert" role="alert" id="${id}">${message}</p>` : '';
   return layout(
     ctx,
     title,
@@ -163,17 +162,7 @@ export function renderExchangeSignInPage(ctx: PageContext, input: ExchangeSignIn
 <p class="muted">${interpolate(t.signInIntro, { company: input.companyName })}</p>
 <form method="post" action="${input.action}" autocomplete="off">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="exchange-username">${t.username}</label>
-<input id="exchange-username" name="username" autocomplete="off" required maxlength="256" value="${input.username}"${
-      input.errors?.username ? html` aria-invalid="true" aria-describedby="username-error"` : ''
-    }>
-${error(input.errors?.username, 'username-error')}
-<label for="exchange-password">${t.password}</label>
-<input id="exchange-password" name="password" type="password" autocomplete="new-password" maxlength="256"${
-      input.passwordSaved ? '' : html` required`
-    }${input.errors?.password ? html` aria-invalid="true" aria-describedby="password-error"` : ''}>
-${input.passwordSaved ? html`<p class="muted small">${t.passwordKept}</p>` : ''}
-${error(input.errors?.password, 'password-error')}
+${credentialFields({ idPrefix: 'exchange', labels: t, username: input.username, passwordSaved: input.passwordSaved, errors: input.errors })}
 <button type="submit" class="primary">${t.save}</button>
 </form>
 ${

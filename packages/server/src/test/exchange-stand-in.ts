@@ -102,6 +102,8 @@ function queryOf(url: string) {
 export async function startExchangeStandIn(options: {
   service: { username: string; password: string };
   mailboxes: string[];
+  /** Mailboxes whose own sign-in Exchange also accepts (for their own mailbox only). */
+  ownPasswords?: Record<string, string>;
   pingHoldMs: number;
 }) {
   const requests: StandInRequest[] = [];
@@ -129,7 +131,12 @@ export async function startExchangeStandIn(options: {
     };
     requests.push(record);
     events.emit('request', record);
-    if (request.headers.authorization !== expected) {
+    const own = Object.entries(options.ownPasswords ?? {}).find(
+      ([user, password]) =>
+        request.headers.authorization === `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` &&
+        (request.method === 'OPTIONS' || query.user?.toLowerCase() === user),
+    );
+    if (request.headers.authorization !== expected && !own) {
       response.writeHead(401, {
         'www-authenticate': 'Basic realm="mail.example.test"',
         'content-length': '0',

@@ -101,6 +101,7 @@ beforeAll(async () => {
   exchange = await startExchangeStandIn({
     service: SERVICE,
     mailboxes: [people.alice.email, people.bob.email],
+    ownPasswords: { [people.alice.email]: 'Alice-Own-Exchange-1' },
     pingHoldMs: 1500,
   });
   owner = await ownerWithCompany(ctx, 'eas-owner', 'Acme Mail');
@@ -387,6 +388,42 @@ describe('the Exchange agent', () => {
     });
     expect(answer.status).toBe(503);
     expect(answer.headers['retry-after']).toBeDefined();
+  });
+
+  it("signs in to Exchange with the person's own account, saved sealed in the user centre, when the company chooses", async () => {
+    await manage('/api/v1/manage/safety/exchange/update', {
+      enabled: true,
+      exchangeUrl: exchange.url,
+      credentialMode: 'personal',
+      activation: 'approval',
+      userDeviceLimit: 3,
+      defaultDevicePermission: 'user',
+    });
+    const device = (await deviceNamed(people.alice.id, androidGmail())) as Device;
+    const { password } = await enrolAgain(device);
+    const sync = () =>
+      activeSync(ctx.baseUrl, androidGmail(), { user: people.alice.email, password, body: syncBody() });
+    // Nothing saved yet: refused without reaching Exchange.
+    expect((await sync()).status).toBe(403);
+    expect((await causesOf(people.alice.id))[0]).toBe('exchange_credentials_missing');
+    const { jar, page } = await signInToPortal(ctx.baseUrl, people.alice.username, people.alice.password);
+    const signInPage = `${ctx.baseUrl}/portal/account/exchange/${owner.companyId}`;
+    expect(page.html).toContain(`/portal/account/exchange/${owner.companyId}`);
+    const saved = await postForm(jar, signInPage, {
+      csrf: csrfOf(page.html),
+      username: people.alice.email,
+      password: 'Alice-Own-Exchange-1',
+    });
+    expect(saved.html).not.toContain('Alice-Own-Exchange-1');
+    const stored = await ctx.database.db
+      .selectFrom('exchange_credentials')
+      .selectAll()
+      .executeTakeFirstOrThrow();
+    expect(stored.password_sealed).not.toContain('Alice-Own-Exchange-1');
+    expect((await sync()).status).toBe(200);
+    expect(exchange.requests.at(-1)?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${people.alice.email}:Alice-Own-Exchange-1`).toString('base64')}`,
+    );
   });
 });
 
