@@ -75,7 +75,7 @@ export const devices = {
       lastLoginAt: 'Last login',
       actions: 'Actions',
     },
-    total: '{{count}} devices',
+    total: 'Devices: {{count}}',
     empty: 'No device has registered yet',
     approve: 'Approve',
     enable: 'Enable',

@@ -115,7 +115,7 @@ function DeviceDetail({
                 </Descriptions.Item>
               ))}
             </Descriptions>
-            <Typography.Text type="secondary">
+            <Typography.Text type="secondary" style={{ display: 'block', marginTop: 8 }}>
               {t('devices.detail.ownerPermission', {
                 permission: t(`devices.exchange.permissions.${detail.ownerPermission}`),
               })}
