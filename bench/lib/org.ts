@@ -16,9 +16,20 @@ const vendor = generateKeyPairSync('ed25519');
 const vendorPublicPem = vendor.publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const vendorPrivatePem = vendor.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-/** Starts a server that trusts this run's vendor key (so that `licenseUsers` can license it). */
+/**
+ * Starts a server that trusts this run's vendor key (so that `licenseUsers` can license it), and
+ * whose new companies have no quota beyond the licence (the benchmarks add thousands of users).
+ */
 export const startLicensableServer = (options: StartOptions = {}) =>
-  startServer({ ...options, env: { ...options.env, TESSERA_LICENSE_PUBLIC_KEY: vendorPublicPem } });
+  startServer({
+    ...options,
+    env: {
+      TESSERA_COMPANY_USER_QUOTA: 'unlimited',
+      TESSERA_COMPANY_APP_QUOTA: 'unlimited',
+      ...options.env,
+      TESSERA_LICENSE_PUBLIC_KEY: vendorPublicPem,
+    },
+  });
 
 interface Envelope<T> {
   code: number;

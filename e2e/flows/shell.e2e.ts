@@ -113,6 +113,7 @@ export function shellFlows(s: Suite) {
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
         'Applications',
+        'Identity sources',
         'Organization',
         'Security',
         'Settings',
@@ -122,6 +123,7 @@ export function shellFlows(s: Suite) {
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
         'Applications',
+        'Identity sources',
         'Organization',
         'Security',
         'Settings',
@@ -160,6 +162,7 @@ export function shellFlows(s: Suite) {
       assert.deepEqual(await ui.menuLabels(), [
         'Dashboard',
         'Applications',
+        'Identity sources',
         'Organization',
         'Security',
         'Settings',

@@ -95,7 +95,7 @@ export async function startServer(
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       await stop();
@@ -114,5 +114,5 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await stop();
-  throw new Error(`the server did not answer within 60 s:\n${output}`);
+  throw new Error(`the server did not answer within 120 s:\n${output}`);
 }

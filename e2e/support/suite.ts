@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ProviderFixture } from '../../packages/server/src/test/scan-providers.ts';
 import { artifactsDir, consolePage } from './console.page.ts';
 import type { licenseVendor } from './license.vendor.ts';
 import type { RunningServer } from './server.process.ts';
@@ -44,6 +45,8 @@ export interface Suite {
   server: RunningServer | undefined;
   browser: Browser | undefined;
   vendor: ReturnType<typeof licenseVendor> | undefined;
+  /** Local DingTalk, WeChat and WeCom servers the run's server is pointed at (e2e/flows/identity-sources.e2e.ts). */
+  providers: ProviderFixture | undefined;
   /** A folder of the run for files the flows write (removed afterwards). */
   vendorDir: string;
   /** Uncaught page errors, console errors and Content-Security-Policy violations; the last test expects none. */
@@ -72,6 +75,7 @@ export function createSuite(): Suite {
     server: undefined,
     browser: undefined,
     vendor: undefined,
+    providers: undefined,
     vendorDir: '',
     pageErrors: [],
     secrets: [

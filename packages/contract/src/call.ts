@@ -101,6 +101,18 @@ export const downloadFile = z.object({
   bytes: z.instanceof(Uint8Array),
 });
 
+/**
+ * What the handler of a `download` call returns when the file is written as it is read (an
+ * export of many rows): the bytes come from `chunks` and are sent as they come.
+ */
+export const downloadStream = z.object({
+  filename: z.string(),
+  contentType: z.string(),
+  chunks: z.custom<AsyncIterable<Uint8Array>>(
+    (value) => typeof value === 'object' && value !== null && Symbol.asyncIterator in value,
+  ),
+});
+
 /** An id named in a request (a user, a department, an application...). */
 export const entityId = z.string().trim().min(1).max(64);
 

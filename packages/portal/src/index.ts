@@ -30,8 +30,19 @@ export {
 } from './mfa-pages.ts';
 export { type PortalNavInput, portalNav } from './nav.ts';
 export {
+  type ConsentPageInput,
+  type FrontChannelLogoutPageInput,
+  type LogoutConfirmPageInput,
+  renderConsentPage,
+  renderFrontChannelLogoutPage,
+  renderLogoutConfirmPage,
+  renderSelectAccountPage,
+  type SelectAccountPageInput,
+} from './oidc-pages.ts';
+export {
   type AccountPageInput,
   type ChangePasswordPageInput,
+  type PageBrand,
   type PageContext,
   renderAccountPage,
   renderChangePasswordPage,
@@ -51,6 +62,13 @@ export {
 } from './passkey-pages.ts';
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
+export {
+  type AccountBinding,
+  type AccountBindingsSection,
+  renderAccountBindingsSection,
+  type ScanButton,
+  scanButtons,
+} from './scan-pages.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
 export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

@@ -33,9 +33,13 @@ import {
 } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
+import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
+import { createBrandService } from './modules/brand/brand.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
+import { createDashboardService } from './modules/dashboard/dashboard.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
@@ -49,11 +53,21 @@ import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/
 import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
 import { createExchangeSettingsService } from './modules/exchange/exchange-settings.service.ts';
 import { createOwnDevicesService } from './modules/exchange/own-devices.service.ts';
+import { findEnabledSources } from './modules/identity-source/identity-source.repo.ts';
+import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
+import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
+import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
+import { scanBindingRoutes } from './modules/identity-source/scan/scan-binding.routes.ts';
+import { SCAN_TYPES, scanSignInRoutes } from './modules/identity-source/scan/scan-signin.routes.ts';
+import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
 import { createQuotaService } from './modules/license/quota.service.ts';
+import { logRoutes } from './modules/log/log.routes.ts';
+import { createLogService } from './modules/log/log.service.ts';
+import { purgeExpiredLogs, raiseFailureAlerts } from './modules/log/log-jobs.ts';
 import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
@@ -66,10 +80,14 @@ import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { createClientThrottle } from './modules/oidc/client-throttle.ts';
+import { createConsentStore } from './modules/oidc/consent.ts';
 import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
+import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
+import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
+import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
 import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
@@ -83,11 +101,15 @@ import { createSessionService, type TokenEndpoint } from './modules/session/sess
 import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
+import { syslogRoutes } from './modules/syslog/syslog.routes.ts';
+import { createSyslogService } from './modules/syslog/syslog.service.ts';
+import { createSyslogDelivery, DELIVER_JOB, DISPATCH_JOB } from './modules/syslog/syslog-delivery.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
 import { userImportRoutes } from './modules/user-import/import.routes.ts';
 import { createUserImportService } from './modules/user-import/import.service.ts';
+import { databaseFileStore, folderFileStore } from './modules/user-import/import-files.ts';
 import { build, version } from './version.ts';
 
 declare module 'fastify' {
@@ -101,7 +123,21 @@ export interface AppOptions {
     Partial<
       Pick<
         Config,
-        'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'metricsToken' | 'exchange'
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'metricsToken'
+        | 'exchange'
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'importConcurrency'
+        | 'syslogAllowLocalTargets'
+        | 'scanProviders'
+        | 'metricsToken'
+        | 'backchannelNetworks'
       >
     >;
   database: DatabaseHandle;
@@ -113,6 +149,13 @@ export interface AppOptions {
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: { write(line: string): void };
   signInPolicy?: Partial<SignInPolicy>;
+  /**
+   * Background jobs (modules/jobs): polling and back-off, and whether this instance runs them
+   * (tests run them by hand with `jobs.drain()`).
+   */
+  jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+  /** How long a directory may take to answer one operation (tests shorten the 10 s). */
+  directoryTimeoutMs?: number;
 }
 
 export interface TesseraApp {
@@ -124,6 +167,11 @@ export interface TesseraApp {
   boundCalls: CallAtPath[];
   /** Background jobs (modules/jobs): tests run the queued ones with `drain()`. */
   jobs: Jobs;
+  /**
+   * Signs a person out of every single sign-on session (or of one company's applications) and
+   * tells their applications by back-channel logout.
+   */
+  signOutAccountEverywhere: AccountSignOut['signOutAccountEverywhere'];
   close(): Promise<void>;
 }
 
@@ -182,13 +230,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const accounts = createAccountsRepo(db);
   const companies = createCompaniesRepo(db);
   const sessions = createSessionsRepo(db);
-  const signInCore = createSignInService({ db, accounts, policy: options.signInPolicy });
-  const signIn: typeof signInCore = {
-    ...signInCore,
-    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
-    signInVerified: async (account, attempt) =>
-      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
-  };
   const clients = consoleClients(config.publicUrl, sealer);
 
   // ---- OIDC provider, rebuilt when the signing keys change
@@ -209,6 +250,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const secureCookies = config.publicUrl.startsWith('https://');
   const managementApi = { audience: managementApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
+  const consents = createConsentStore(db);
+  const outboundFetch = createOutboundFetch(config.backchannelNetworks ?? []);
   const buildProvider = async () => {
     const jwks = await loadJwks(db, sealer);
     const provider = createOidcProvider({
@@ -226,6 +269,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         logAppSignIn(db, { ...event, companyId: app.companyId, userAgent: null }),
       appSignedIn: ({ app, ...event }) =>
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
+      pairwiseSubject: pairwiseSubject(sealer),
+      consents,
+      fetch: outboundFetch,
+      log: app.log,
     });
     metrics.watchProvider(provider);
     clientThrottle.watch(provider, (error) =>
@@ -234,6 +281,9 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
+  // An administrator's disable, lock, removal, password reset or factor removal signs the person
+  // out of their applications too (back-channel logout, modules/oidc/sign-out.ts).
+  const signOut = createSignOut({ db, provider: () => current.provider, log: app.log });
   const reloadKeys = async () => {
     current = await buildProvider();
   };
@@ -256,7 +306,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     return { status: response.statusCode, body: JSON.parse(response.payload || '{}') };
   };
 
-  const jobs = createJobs({ db, log: app.log, listen: database.listen });
+  const jobs = createJobs({
+    db,
+    log: app.log,
+    listen: database.listen,
+    pollMs: options.jobs?.pollMs,
+    backoff: options.jobs?.backoff,
+  });
 
   const sessionService = createSessionService({
     sessions,
@@ -277,7 +333,28 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     licenses,
     defaults: config.companyQuotas ?? defaultCompanyQuotas,
   });
-  const companyService = createCompanyService({ db, companies, quotas });
+  const identitySources = createIdentitySources({
+    db,
+    sealer,
+    quotas,
+    jobs,
+    publicUrl: config.publicUrl,
+    urls: config.scanProviders ?? defaultProviderUrls,
+    timeoutMs: options.directoryTimeoutMs,
+  });
+  const signInCore = createSignInService({
+    db,
+    accounts,
+    policy: options.signInPolicy,
+    directory: identitySources.directory,
+  });
+  const signIn: typeof signInCore = {
+    ...signInCore,
+    signInWithPassword: async (attempt) => metrics.signedIn(await signInCore.signInWithPassword(attempt)),
+    signInVerified: async (account, attempt) =>
+      metrics.signedIn(await signInCore.signInVerified(account, attempt)),
+  };
+  const companyService = createCompanyService({ db, companies, quotas, signOut });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mailService = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -287,16 +364,25 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     log: app.log,
   });
-  const userService = createUserService({ db, quotas, notifyCredentialChange });
+  const userService = createUserService({ db, quotas, notifyCredentialChange, signOut });
   const departmentService = createDepartmentService({ db });
-  const mfaService = createMfaService({ db, sealer, notifyCredentialChange });
+  const mfaService = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
-  const userImport = createUserImportService({ db, quotas, log: app.log });
   const exchangeConfig = config.exchange ?? defaultExchangeConfig;
   const addressGuard = createAddressGuard(exchangeConfig.privateAddresses);
   const ownDevices = createOwnDevicesService({ db, sealer, publicUrl: config.publicUrl });
   scheduleRotation(jobs, db, sealer);
-  // Imports left running by a stopped process never finish; a shutdown waits for (or fails) its own.
+  const userImport = createUserImportService({
+    db,
+    quotas,
+    jobs,
+    log: app.log,
+    files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
+    concurrency: config.importConcurrency,
+  });
+  const brandService = createBrandService({ db });
+  // Imports left without a job by a stopped process never finish. A shutdown waits for its own
+  // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
   app.addHook('preClose', () => userImport.close());
 
@@ -342,6 +428,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    // The third-party accounts section needs the user centre's session, which portalRoutes provides.
+    let bindingsSection: ReturnType<typeof scanBindingRoutes>['section'] | undefined;
     const portal = portalRoutes(scope, {
       db,
       sealer,
@@ -353,6 +441,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       lifetimes: config.session,
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
       devicesSection: accountDevicesSection({ devices: ownDevices, sealer }),
+      bindingsSection: (account, sessionId) =>
+        bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
     });
     exchangePortalRoutes(scope, { devices: ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
@@ -372,7 +462,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       startSignIn: portal.startSignIn,
       secureCookies,
     });
-    interactionRoutes(scope, {
+    const interaction = interactionRoutes(scope, {
       provider: () => current.provider,
       signIn,
       sealer,
@@ -382,10 +472,39 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       secureCookies,
       passkey: fido2Service,
       appRefusal: (input) => appRefusalForClient(db, input),
+      consents,
+      companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
       clientCompany: (clientId) => companyOfClient(db, clientId),
+      brandOfClient: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        return companyId ? brandService.pageBrand(companyId) : null;
+      },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
+      scanSources: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        if (!companyId) return [];
+        const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
+        return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
+      },
     });
+    const scanDeps = {
+      db,
+      sealer,
+      publicUrl: config.publicUrl,
+      urls: config.scanProviders ?? defaultProviderUrls,
+      quotas,
+      accounts,
+      signIn,
+      clientCompany: (clientId: string) => companyOfClient(db, clientId),
+    };
+    const scan = scanSignInRoutes(scope, scanDeps, interaction);
+    const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
+    bindingsSection = binding.section;
+    scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
+      '/portal/scan/:sourceId/callback',
+      (request, reply) => scan.callback(request, reply, binding.finishBinding),
+    );
   });
 
   const bind = createBinder(app, {
@@ -427,6 +546,27 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     createDevicesService({ db, sealer }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
+  const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
+  jobs.register(DELIVER_JOB, {
+    run: (job, context) => syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
+  });
+  jobs.every(DISPATCH_JOB, 2, () => syslogDelivery.dispatch());
+  jobs.every('log.purge', 3600, async (_job, context) => {
+    await purgeExpiredLogs(db, context);
+  });
+  jobs.every('log.alerts', 60, async () => {
+    await raiseFailureAlerts(db);
+  });
+  logRoutes(bind, createLogService({ db }));
+  syslogRoutes(
+    bind,
+    createSyslogService({ db, allowLocalTargets, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }),
+  );
+  dashboardRoutes(bind, createDashboardService({ db }));
+  brandRoutes(bind, brandService);
+  brandStylesheetRoute(app, brandService);
+  identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -436,11 +576,16 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   });
 
   jobs.every('maintenance.purge', 600, async () => {
-    await Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]);
+    await Promise.all([
+      purgeExpiredOidcPayloads(db),
+      purgeIdleBudgets(db),
+      purgeUnknownFailures(db),
+      purgeScanStates(db),
+    ]);
   });
 
   await app.ready();
-  await jobs.start();
+  if (options.jobs?.run !== false) await jobs.start();
   return {
     app,
     provider: () => current.provider,
@@ -460,5 +605,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       }
     },
     boundCalls: bind.bound,
+    signOutAccountEverywhere: signOut.signOutAccountEverywhere,
   };
 }

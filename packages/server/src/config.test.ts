@@ -16,6 +16,8 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'admin', password: undefined },
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
+      importConcurrency: 2,
+      backchannelNetworks: [],
       companyQuotas: { user: 100, app: 10 },
     });
   });
@@ -34,6 +36,8 @@ describe('configuration', () => {
       TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
+      TESSERA_IMPORT_CONCURRENCY: '4',
+      TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
       TESSERA_COMPANY_USER_QUOTA: '2500',
       TESSERA_COMPANY_APP_QUOTA: 'unlimited',
     });
@@ -46,6 +50,8 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
+      importConcurrency: 4,
+      backchannelNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
       companyQuotas: { user: 2500, app: null },
     });
   });
@@ -72,6 +78,9 @@ describe('configuration', () => {
     [{ TESSERA_SMTP_URL: 'not a url' }, 'TESSERA_SMTP_URL'],
     [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
+    [{ TESSERA_IMPORT_CONCURRENCY: '0' }, 'TESSERA_IMPORT_CONCURRENCY'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
     [{ TESSERA_COMPANY_USER_QUOTA: '0' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_USER_QUOTA: 'lots' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_APP_QUOTA: '-1' }, 'TESSERA_COMPANY_APP_QUOTA'],

@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
+import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
+import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
 export interface Config {
   port: number;
@@ -22,9 +24,24 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /** User imports running at once on the platform (all instances together). */
+  importConcurrency: number;
+  /**
+   * Private or special-use networks (CIDRs) where applications' back-channel logout addresses may
+   * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
+   */
+  backchannelNetworks: string[];
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
   exchange: ExchangeConfig;
+  /**
+   * Syslog targets on loopback and link-local addresses are refused (a company administrator must
+   * not reach the server's own services through them) unless this is true (tests, a receiver on
+   * the same machine). Cloud metadata addresses are refused always.
+   */
+  syslogAllowLocalTargets: boolean;
+  /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
+  scanProviders: ProviderUrls;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
 }
@@ -41,6 +58,16 @@ export interface ExchangeConfig {
 }
 
 export const defaultExchangeConfig: ExchangeConfig = { maxHoldSeconds: 1860, privateAddresses: undefined };
+/** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
+export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
+  dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
+  dingtalkApi: 'TESSERA_DINGTALK_API_URL',
+  dingtalkOapi: 'TESSERA_DINGTALK_OAPI_URL',
+  weixinOpen: 'TESSERA_WEIXIN_OPEN_URL',
+  weixinApi: 'TESSERA_WEIXIN_API_URL',
+  wecomLogin: 'TESSERA_WECOM_LOGIN_URL',
+  wecomApi: 'TESSERA_WECOM_API_URL',
+};
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
 
@@ -177,7 +204,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const mail = mailConfig(env, publicUrl);
+  const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
+  let backchannelNetworks: string[];
+  try {
+    backchannelNetworks = parseNetworks(env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS);
+  } catch {
+    throw new ConfigError(
+      `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
+    );
+  }
   const companyQuotas: CompanyQuotas = {
     // At least 1: the company's creator is its first user.
     user: quotaOf(env, 'TESSERA_COMPANY_USER_QUOTA', defaultCompanyQuotas.user, 1),
@@ -194,6 +230,18 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ),
     privateAddresses: privateAddressesOf(env.TESSERA_EXCHANGE_PRIVATE_ADDRESSES),
   };
+  const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(allowLocal))
+    throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
+  const scanProviders = Object.fromEntries(
+    Object.entries(providerUrlVariables).map(([key, name]) => [
+      key,
+      (urlOf(env, name, ['http:', 'https:']) ?? defaultProviderUrls[key as keyof ProviderUrls]).replace(
+        /\/+$/,
+        '',
+      ),
+    ]),
+  ) as unknown as ProviderUrls;
   const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
@@ -212,8 +260,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     licensePublicKey,
     mail,
+    importConcurrency,
+    backchannelNetworks,
     companyQuotas,
     exchange,
+    syslogAllowLocalTargets: allowLocal === 'true',
+    scanProviders,
     metricsToken,
   };
 }

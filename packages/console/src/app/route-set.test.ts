@@ -181,6 +181,13 @@ describe('route table (spec §2)', () => {
       'app',
       'appDetails',
       'selectApp',
+      'identitySource',
+      'selectIdentitySource',
+      'ldapDetail',
+      'addLdap',
+      'dingtalk',
+      'weixin',
+      'workWeixin',
       'users',
       'userDetails',
       'department',
@@ -201,6 +208,12 @@ describe('route table (spec §2)', () => {
       'dashboard',
       'app',
       'appDetails',
+      'identitySource',
+      'selectIdentitySource',
+      'ldapDetail',
+      'addLdap',
+      'dingtalk',
+      'weixin',
       'users',
       'userDetails',
       'generalSafety',
@@ -287,6 +300,7 @@ describe('menu and breadcrumbs derived from the table', () => {
     expect(menuOf('full')).toEqual([
       { key: '/dashboard', title: 'route.dashboard', icon: 'home' },
       { key: '/application/index', title: 'route.app', icon: 'app' },
+      { key: '/identity-source/index', title: 'route.identitySource', icon: 'identitySource' },
       {
         key: '/org',
         title: 'route.organization',
@@ -320,12 +334,12 @@ describe('menu and breadcrumbs derived from the table', () => {
       },
     ]);
     expect(menuOf('reduced')[1]?.key).toBe('/application/index');
-    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
-    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual([
+    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
+    expect(menuOf('reduced')[4]?.children?.map((entry) => entry.key)).toEqual([
       '/safety-management/general',
       '/safety-management/mfa',
     ]);
-    expect(menuOf('reduced')[4]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(menuOf('reduced')[5]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
   });
 
   it('leaves out screens without the permission', () => {

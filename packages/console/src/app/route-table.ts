@@ -193,16 +193,42 @@ export const routeTable: readonly RouteNode[] = [
         path: '/identity-source/index',
         title: 'route.identitySource',
         access: 'identitySource',
+        screen: withPhrases('sources', () =>
+          import('../pages/identity-source/identity-sources.page.tsx').then((m) => m.IdentitySourcesPage),
+        ),
       }),
       ...(
         [
-          ['selectIdentitySource', '/identity-source/select-identity-source'],
-          ['ldapDetail', '/identity-source/ldap-detail/:id'],
-          ['addLdap', '/identity-source/add-ldap'],
-          ['dingtalk', '/identity-source/dingtalk/:id?'],
-          ['weixin', '/identity-source/weixin/:id?'],
+          [
+            'selectIdentitySource',
+            '/identity-source/select-identity-source',
+            () =>
+              import('../pages/identity-source/select-identity-source.page.tsx').then(
+                (m) => m.SelectIdentitySourcePage,
+              ),
+          ],
+          [
+            'ldapDetail',
+            '/identity-source/ldap-detail/:id',
+            () => import('../pages/identity-source/ldap-source.page.tsx').then((m) => m.LdapSourcePage),
+          ],
+          [
+            'addLdap',
+            '/identity-source/add-ldap',
+            () => import('../pages/identity-source/ldap-source.page.tsx').then((m) => m.LdapSourcePage),
+          ],
+          [
+            'dingtalk',
+            '/identity-source/dingtalk/:id?',
+            () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.DingtalkSourcePage),
+          ],
+          [
+            'weixin',
+            '/identity-source/weixin/:id?',
+            () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WeixinSourcePage),
+          ],
         ] as const
-      ).map(([name, path]) =>
+      ).map(([name, path, page]) =>
         screen({
           name,
           path,
@@ -210,6 +236,7 @@ export const routeTable: readonly RouteNode[] = [
           access: 'identitySource',
           hidden: true,
           activeMenu: '/identity-source/index',
+          screen: withPhrases('sources', page),
         }),
       ),
       screen({
@@ -220,6 +247,9 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         fullOnly: true,
         activeMenu: '/identity-source/index',
+        screen: withPhrases('sources', () =>
+          import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WorkWeixinSourcePage),
+        ),
       }),
     ],
   }),
@@ -381,13 +411,29 @@ export const routeTable: readonly RouteNode[] = [
     icon: 'log',
     redirect: '/log/index',
     redirectFullOnly: true,
-    children: [screen({ name: 'log', path: '/log/index', title: 'route.log', access: 'log' })],
+    children: [
+      screen({
+        name: 'log',
+        path: '/log/index',
+        title: 'route.log',
+        access: 'log',
+        screen: withPhrases('log', () => import('../pages/log/log.page.tsx').then((m) => m.LogPage)),
+      }),
+    ],
   }),
   group({
     path: '/brand',
     title: 'route.brand',
     icon: 'brand',
-    children: [screen({ name: 'brand', path: '/brand/index', title: 'route.brand', access: 'branding' })],
+    children: [
+      screen({
+        name: 'brand',
+        path: '/brand/index',
+        title: 'route.brand',
+        access: 'branding',
+        screen: withPhrases('brand', () => import('../pages/brand/brand.page.tsx').then((m) => m.BrandPage)),
+      }),
+    ],
   }),
   group({
     name: 'setting',

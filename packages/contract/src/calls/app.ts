@@ -39,6 +39,19 @@ export const redirectUri = z
     if (problem) ctx.addIssue({ code: 'custom', message: `app.redirect_uri_${problem}`, input: value });
   });
 
+/**
+ * Where the provider reaches the app when a person signs out (OIDC Back-Channel and Front-Channel
+ * Logout 1.0): the rules of callback URLs, and http(s) only (a server posts to it, or a browser
+ * frame loads it). An empty string clears it.
+ */
+const logoutUri = z
+  .union([
+    z.literal('').transform(() => null),
+    redirectUri.refine((value) => /^https?:/i.test(value), { error: 'app.redirect_uri_scheme' }),
+  ])
+  .nullable()
+  .optional();
+
 const redirectUris = z
   .array(redirectUri)
   .max(appLimits.urisMax)
@@ -106,6 +119,10 @@ export const appOidcSettings = z.object({
   postLogoutRedirectUris: z.array(z.string()),
   /** Where the app starts a sign-in itself (OIDC third-party initiated login); the portal launches it there. */
   initiateLoginUri: z.string().nullable(),
+  /** Where the provider posts a signed logout token when a person signs out (Back-Channel Logout). */
+  backchannelLogoutUri: z.string().nullable(),
+  /** Loaded in a hidden frame of the sign-out page (Front-Channel Logout), with `iss` and `sid`. */
+  frontchannelLogoutUri: z.string().nullable(),
   homeUrl: z.string().nullable(),
   scopes: z.array(z.string()),
   signingAlg: z.enum(appSigningAlgorithms),
@@ -202,6 +219,8 @@ export const updateApp = defineCall({
     description: optionalText(appLimits.descriptionMax),
     redirectUris: redirectUris.optional(),
     postLogoutRedirectUris: redirectUris.optional(),
+    backchannelLogoutUri: logoutUri,
+    frontchannelLogoutUri: logoutUri,
     initiateLoginUri: optionalWebUrl,
     homeUrl: optionalWebUrl,
     scopes: z

@@ -1,15 +1,37 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
+import * as brand from './brand.ts';
 import * as company from './company.ts';
+import * as dashboard from './dashboard.ts';
 import * as department from './department.ts';
+import * as directorySync from './directory-sync.ts';
 import * as exchange from './exchange.ts';
+import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
+import * as log from './log.ts';
 import * as quota from './quota.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
+import * as syslog from './syslog.ts';
 import * as user from './user.ts';
 
-export { app, company, department, exchange, license, quota, safety, session, user };
+export {
+  app,
+  brand,
+  company,
+  dashboard,
+  department,
+  directorySync,
+  exchange,
+  identitySource,
+  license,
+  log,
+  quota,
+  safety,
+  session,
+  syslog,
+  user,
+};
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -96,6 +118,43 @@ export const allCalls = [
   exchange.updateDevice,
   exchange.devicePermissionOf,
   exchange.setDevicePermission,
+  dashboard.userDataOverview,
+  dashboard.userLoginTrend,
+  dashboard.userMfaInfo,
+  dashboard.appLoginCount,
+  dashboard.appLoginTrend,
+  dashboard.appLoginCountRatio,
+  dashboard.newFailList,
+  dashboard.failTrend,
+  dashboard.loginHotspot,
+  dashboard.newLoginList,
+  log.signInLog,
+  log.adminLog,
+  log.adminLogActions,
+  log.exportLog,
+  log.logSettings,
+  log.updateLogSettings,
+  syslog.syslogConf,
+  syslog.updateSyslog,
+  syslog.syslogStatus,
+  brand.getBrand,
+  brand.updateBrand,
+  brand.uploadBrandLogo,
+  brand.uploadBrandBackground,
+  identitySource.listIdentitySources,
+  identitySource.identitySourceDetailCall,
+  identitySource.createIdentitySource,
+  identitySource.updateIdentitySource,
+  identitySource.setIdentitySourceStatus,
+  identitySource.deleteIdentitySource,
+  identitySource.testLdapConnection,
+  identitySource.testLdapUser,
+  directorySync.previewSync,
+  directorySync.applySync,
+  directorySync.startSync,
+  directorySync.listSyncRuns,
+  directorySync.syncRunDetail,
+  directorySync.syncRunRows,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

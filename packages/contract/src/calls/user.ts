@@ -285,6 +285,8 @@ export const importRowError = z.object({
 export const importTask = z.object({
   taskId: z.string(),
   status: z.enum(importTaskStatuses),
+  /** While the task waits for its turn: its place among the company's unfinished imports (1: next). */
+  queuePosition: z.number().int().nullable(),
   fileName: z.string().nullable(),
   total: z.number().int(),
   created: z.number().int(),
@@ -306,7 +308,8 @@ export const createImportTask = defineCall({
 
 export const importTaskCall = defineCall({
   path: '/api/v1/manage/user/batch-task',
-  summary: 'An import task: importing, success, or failed with the reason of every refused row',
+  summary:
+    'An import task: importing (with its place in the queue while it waits), success, or failed with the reason of every refused row',
   tag: 'User',
   auth: 'session',
   tenant: true,

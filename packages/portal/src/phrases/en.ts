@@ -24,6 +24,30 @@ export const en = {
     throttled: 'Too many sign-in attempts. Please try again later',
     notAllowed: 'This account may not sign in to {client}',
     sessionExpired: 'The sign-in page has expired. Please start again from your application',
+    directoryUnavailable:
+      "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
+    directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
+  },
+  /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
+  scan: {
+    providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,
+    or: 'or sign in with',
+    failed: 'Signing in with {provider} did not work: {detail}',
+    notLinked:
+      'This {provider} account is not bound to anyone in {company}. Sign in with your password, then bind it under My account',
+    expired: 'The scan has expired or was already used. Please start again',
+    sectionTitle: 'Third-party accounts',
+    sectionIntro: 'Bind an account to sign in by scanning its QR code instead of typing your password.',
+    none: 'Your companies have no scan sign-in set up.',
+    bound: 'Bound: {name}',
+    boundNoName: 'Bound',
+    bind: 'Bind',
+    unbind: 'Unbind',
+    notBound: 'Not bound',
+    boundOk: 'The account is now bound: you can sign in by scanning.',
+    unboundOk: 'The account is no longer bound.',
+    takenByOther: 'This {provider} account is already bound to another person of {company}.',
+    sourceOf: '{source} · {company}',
   },
   account: {
     title: 'My account',
@@ -149,6 +173,47 @@ export const en = {
     doneTitle: 'Signed out',
     done: 'You have signed out.',
     doneWithClient: 'You have signed out of {client}.',
+    notSignedIn: 'You are not signed in to Tessera.',
+    returnQuestion: '{client} asks to take you back to {host}.',
+    returnTo: 'Return to {client}',
+    signingOutTitle: 'Signing out',
+    signingOut: 'Signing you out of your applications:',
+    continue: 'Continue',
+  },
+  /** A third-party application asks the person what it may read (OIDC consent). */
+  consent: {
+    title: 'Allow access',
+    intro: '{client} asks to use your Tessera account {username}. It will be able to:',
+    company: 'Added by {company}',
+    scopes: {
+      openid: 'Know who you are when you sign in',
+      profile: 'See your name and username',
+      email: 'See your email address',
+      phone: 'See your phone number',
+      groups: 'See your departments',
+      offline_access: 'Keep this access while you are not using it',
+    } as Record<string, string>,
+    claim: 'See your {claim}',
+    claims: {
+      name: 'name',
+      preferred_username: 'username',
+      email: 'email address',
+      email_verified: 'email verification status',
+      phone_number: 'phone number',
+      phone_number_verified: 'phone verification status',
+      groups: 'departments',
+      updated_at: 'last profile change',
+    } as Record<string, string>,
+    remembered: 'Your answer is remembered for this application.',
+    allow: 'Allow',
+    deny: 'Deny',
+  },
+  /** Someone is signed in and the application asks which account to use. */
+  selectAccount: {
+    title: 'Choose an account',
+    intro: 'Continue to {client}',
+    continueAs: 'Continue as {username}',
+    other: 'Use another account',
   },
   /** The user centre's applications: "my apps", launching one, form-fill sign-in details. */
   apps: {

@@ -637,6 +637,276 @@ create index jobs_finished on jobs (finished_at) where status in ('done', 'faile
   },
   {
     id: 14,
+    name: 'import queue',
+    // User imports run as jobs (kind user-import, one per company at a time): the task keeps the
+    // address it was uploaded from (for its audit event) and when its turn came; the uploaded file
+    // waits in the database until the task ends. Jobs of a kind with a platform-wide limit run in
+    // numbered slots, and a unique index on running slots settles two claims in a race.
+    sql: `
+alter table import_tasks
+  add column created_ip text,
+  add column started_at timestamptz;
+create table import_task_files (
+  task_id text primary key references import_tasks (id) on delete cascade,
+  content bytea not null
+);
+alter table jobs add column slot integer;
+create unique index jobs_one_per_slot on jobs (kind, slot) where status = 'running' and slot is not null;
+`,
+  },
+  {
+    id: 15,
+    name: 'logs, syslog forwarding and brand',
+    // Sign-in events get their place (from the offline geo-IP database) and browser (from the
+    // user agent) when they are written: the log screen filters and the dashboard groups on them
+    // over millions of rows, which a lookup per row at read time cannot do. Coordinates are kept
+    // at city precision (0.1 degree) for the travel check only.
+    //
+    // Indexes follow the queries of modules/log: the newest rows of a company (optionally of one
+    // person, application, result or cause) and the dashboard's aggregates, which read only
+    // columns the company/time index carries (index-only scans).
+    sql: `
+alter table login_events add column country text;
+alter table login_events add column region text;
+alter table login_events add column city text;
+alter table login_events add column latitude real;
+alter table login_events add column longitude real;
+alter table login_events add column browser text;
+alter table login_events add column os text;
+alter table login_events add column marks text[];
+drop index login_events_company_time;
+create index login_events_company_time on login_events (company_id, created_at desc, id desc)
+  include (result, failure_cause, client_id, account_id, country, region, marks);
+create index login_events_company_client_time on login_events (company_id, client_id, created_at desc, id desc);
+create index login_events_company_cause_time on login_events (company_id, failure_cause, created_at desc, id desc)
+  where failure_cause is not null;
+create index login_events_company_result_time on login_events (company_id, result, created_at desc, id desc);
+-- Marked sign-ins are rare: the mark filter reads them alone (a strict @> implies marks is not null).
+create index login_events_company_marked_time on login_events (company_id, created_at desc, id desc)
+  where marks is not null;
+-- The failure-spike job reads the last minutes of failures of every company.
+create index login_events_failure_time on login_events (created_at) where result = 'failure';
+drop index login_events_account_time;
+create index login_events_account_time on login_events (account_id, created_at desc, id desc);
+
+drop index audit_events_company_time;
+create index audit_events_company_time on audit_events (company_id, created_at desc, id desc);
+create index audit_events_company_actor_time on audit_events (company_id, actor_account_id, created_at desc, id desc);
+create index audit_events_company_action_time on audit_events (company_id, action, created_at desc, id desc);
+
+-- Where an account last signed in from, and the countries it signed in from: the marks
+-- "new country" and "impossible travel" of a sign-in are decided against these.
+create table account_sign_in_places (
+  account_id text primary key references accounts (id) on delete cascade,
+  countries text[] not null default '{}',
+  last_latitude real,
+  last_longitude real,
+  last_at timestamptz
+);
+
+create table company_log_settings (
+  company_id text primary key references companies (id) on delete cascade,
+  retention_days integer not null check (retention_days between 1 and 3650),
+  updated_at timestamptz not null default now()
+);
+
+-- Failure spikes found by the alert job: one row per company, cause (and account) and spike.
+create table log_alerts (
+  id text primary key,
+  company_id text not null references companies (id) on delete cascade,
+  cause text not null,
+  account_id text,
+  identifier text,
+  count integer not null,
+  threshold integer not null,
+  window_minutes integer not null,
+  created_at timestamptz not null default now()
+);
+create index log_alerts_company_time on log_alerts (company_id, created_at desc);
+
+-- Syslog forwarding per company and its outbox. A trigger puts every sign-in, administration
+-- and alert event of a company that forwards into the outbox, in the transaction that writes
+-- the event, whatever code wrote it; the delivery job sends the outbox in order and deletes
+-- what the receiver took.
+create table company_syslog (
+  company_id text primary key references companies (id) on delete cascade,
+  enabled boolean not null default false,
+  protocol text not null check (protocol in ('udp', 'tcp', 'tls')),
+  host text not null,
+  port integer not null check (port between 1 and 65535),
+  tag text not null,
+  ca_pem text,
+  delivered_at timestamptz,
+  delivered_event_at timestamptz,
+  delivered_count bigint not null default 0,
+  last_error text,
+  last_error_at timestamptz,
+  updated_at timestamptz not null default now()
+);
+create table syslog_outbox (
+  seq bigserial primary key,
+  company_id text not null references companies (id) on delete cascade,
+  kind text not null check (kind in ('signin', 'audit', 'alert')),
+  event_id text not null,
+  created_at timestamptz not null default now()
+);
+create index syslog_outbox_company on syslog_outbox (company_id, seq);
+create function syslog_enqueue() returns trigger language plpgsql as $$
+begin
+  if new.company_id is not null
+     and exists (select 1 from company_syslog s where s.company_id = new.company_id and s.enabled) then
+    insert into syslog_outbox (company_id, kind, event_id) values (new.company_id, tg_argv[0], new.id);
+  end if;
+  return null;
+end
+$$;
+create trigger login_events_syslog after insert on login_events
+  for each row execute function syslog_enqueue('signin');
+create trigger audit_events_syslog after insert on audit_events
+  for each row execute function syslog_enqueue('audit');
+create trigger log_alerts_syslog after insert on log_alerts
+  for each row execute function syslog_enqueue('alert');
+
+-- Brand of a company's sign-in pages (the default language is the company's own column).
+create table company_brand (
+  company_id text primary key references companies (id) on delete cascade,
+  logo_file_id text references files (id) on delete set null,
+  background_file_id text references files (id) on delete set null,
+  primary_color text,
+  title text,
+  footer_text text,
+  footer_link text,
+  updated_at timestamptz not null default now()
+);
+`,
+  },
+  {
+    id: 16,
+    name: 'application logout and consent',
+    // Logout to applications (OIDC Back-Channel and Front-Channel Logout 1.0), and what a
+    // person allowed a third-party application (the consent page remembers it per person).
+    sql: `
+alter table apps add column backchannel_logout_uri text;
+alter table apps add column frontchannel_logout_uri text;
+
+create table app_consents (
+  app_id text not null references apps (id) on delete cascade,
+  account_id text not null references accounts (id) on delete cascade,
+  scopes jsonb not null default '[]',
+  claims jsonb not null default '[]',
+  updated_at timestamptz not null default now(),
+  primary key (app_id, account_id)
+);
+create index app_consents_account on app_consents (account_id);
+`,
+  },
+  {
+    id: 17,
+    name: 'identity sources and directory sync',
+    sql: `
+-- LDAP / Active Directory, DingTalk, WeChat and WeCom sources of a company. Settings are JSON
+-- (their shape is the contract's); the one secret of each (bind password, app secret) is sealed.
+create table identity_sources (
+  id text primary key,
+  company_id text not null references companies (id) on delete cascade,
+  type text not null check (type in ('ldap', 'dingtalk', 'weixin', 'work_weixin')),
+  name text not null,
+  enabled boolean not null default true,
+  settings jsonb not null,
+  secret_sealed text,
+  sync_interval_minutes integer not null default 0,
+  next_sync_at timestamptz,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index identity_sources_company on identity_sources (company_id, created_at);
+create index identity_sources_due on identity_sources (next_sync_at) where sync_interval_minutes > 0;
+
+-- A person of the company and the entry of a source that is them (entryUUID, objectGUID,
+-- unionid, userid). It goes with the person's record in the company.
+create table identity_links (
+  source_id text not null references identity_sources (id) on delete cascade,
+  company_id text not null,
+  account_id text not null,
+  external_id text not null,
+  -- LDAP: the entry's DN and the username it signs in with; scan: the provider's nickname.
+  external_dn text,
+  external_name text,
+  -- Disabled by a sync (gone from the directory, or disabled there): only such people are enabled again by one.
+  disabled_by_sync boolean not null default false,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  primary key (source_id, external_id),
+  unique (source_id, account_id),
+  foreign key (company_id, account_id) references company_members (company_id, account_id) on delete cascade
+);
+create index identity_links_account on identity_links (account_id);
+
+-- The departments a source maintains (a group, an organisational unit, a DingTalk or WeCom department).
+create table identity_source_departments (
+  source_id text not null references identity_sources (id) on delete cascade,
+  external_id text not null,
+  department_id text not null references departments (id) on delete cascade,
+  primary key (source_id, external_id),
+  unique (department_id)
+);
+
+-- Directory entries whose username, email or phone an account outside the company has, as
+-- already counted to the company (a fingerprint of those identifiers): counted once, not per run.
+create table identity_source_conflicts (
+  source_id text not null references identity_sources (id) on delete cascade,
+  external_id text not null,
+  fingerprint text not null,
+  primary key (source_id, external_id)
+);
+
+create table sync_runs (
+  id text primary key,
+  source_id text not null references identity_sources (id) on delete cascade,
+  company_id text not null references companies (id) on delete cascade,
+  mode text not null check (mode in ('preview', 'apply', 'sync')),
+  trigger text not null check (trigger in ('manual', 'schedule')),
+  status text not null check (status in ('queued', 'running', 'succeeded', 'failed')),
+  requested_by text references accounts (id) on delete set null,
+  preview_run_id text references sync_runs (id) on delete set null,
+  counts jsonb,
+  errors jsonb not null default '[]',
+  -- A digest of the plan's rows: an apply of a preview must plan the same.
+  plan_hash text,
+  -- A preview keeps the directory as it read it, so that applying it plans against the same data.
+  snapshot jsonb,
+  created_at timestamptz not null default now(),
+  started_at timestamptz,
+  finished_at timestamptz
+);
+create index sync_runs_source on sync_runs (source_id, created_at desc);
+create unique index sync_runs_applied_once on sync_runs (preview_run_id) where preview_run_id is not null;
+
+create table sync_run_rows (
+  run_id text not null references sync_runs (id) on delete cascade,
+  kind text not null,
+  seq integer not null,
+  row jsonb not null,
+  primary key (run_id, kind, seq)
+);
+
+-- Scan sign-in and binding: the OAuth state, single use and short-lived, bound to the sign-in
+-- interaction (or to the user-centre session that binds). Stored hashed.
+create table scan_states (
+  id text primary key,
+  source_id text not null references identity_sources (id) on delete cascade,
+  purpose text not null check (purpose in ('sign_in', 'bind')),
+  interaction_uid text,
+  session_id text,
+  expires_at timestamptz not null,
+  used_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create index scan_states_expires on scan_states (expires_at);
+`,
+  },
+  {
+    id: 18,
     name: 'exchange agent and devices',
     sql: `
 -- A company's Exchange agent (one row, made when its settings are first read) and its device rules.

@@ -133,6 +133,19 @@ export interface ImportTasksTable {
   errors: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** Address the file was uploaded from (for the audit event written when it is imported). */
+  created_ip: string | null;
+  /** Null while the task waits in the queue. */
+  started_at: NullableTimestamp;
+  /** The instance running the task, and when it last said so. */
+  claimed_by: string | null;
+  heartbeat_at: NullableTimestamp;
+}
+
+/** The uploaded workbook of an import task, kept until the task ends. */
+export interface ImportTaskFilesTable {
+  task_id: string;
+  content: Uint8Array;
 }
 
 export interface SignInLinksTable {
@@ -182,6 +195,17 @@ export interface LoginEventsTable {
   failure_cause: string | null;
   /** The Exchange device the event is about (modules/exchange), if any. */
   device_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Place of the address (ISO 3166-1 alpha-2, region, city) and city-precision coordinates, at write time. */
+  country: ColumnType<string | null, string | null | undefined, string | null>;
+  region: ColumnType<string | null, string | null | undefined, string | null>;
+  city: ColumnType<string | null, string | null | undefined, string | null>;
+  latitude: ColumnType<number | null, number | null | undefined, number | null>;
+  longitude: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Browser and operating system read from the user agent at write time. */
+  browser: ColumnType<string | null, string | null | undefined, string | null>;
+  os: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `new_country`, `impossible_travel` (successful sign-ins only). */
+  marks: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   created_at: Timestamp;
 }
 
@@ -254,6 +278,67 @@ export interface AuditEventsTable {
   created_at: Timestamp;
 }
 
+export interface AccountSignInPlacesTable {
+  account_id: string;
+  countries: ColumnType<string[], string[] | undefined, string[]>;
+  last_latitude: number | null;
+  last_longitude: number | null;
+  last_at: NullableTimestamp;
+}
+
+export interface CompanyLogSettingsTable {
+  company_id: string;
+  retention_days: number;
+  updated_at: Timestamp;
+}
+
+export interface LogAlertsTable {
+  id: string;
+  company_id: string;
+  cause: string;
+  account_id: string | null;
+  identifier: string | null;
+  count: number;
+  threshold: number;
+  window_minutes: number;
+  created_at: Timestamp;
+}
+
+export interface CompanySyslogTable {
+  company_id: string;
+  enabled: boolean;
+  protocol: 'udp' | 'tcp' | 'tls';
+  host: string;
+  port: number;
+  tag: string;
+  ca_pem: string | null;
+  delivered_at: NullableTimestamp;
+  delivered_event_at: NullableTimestamp;
+  delivered_count: ColumnType<string, string | number | undefined, string | number>;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface SyslogOutboxTable {
+  seq: ColumnType<string, never, never>;
+  company_id: string;
+  kind: 'signin' | 'audit' | 'alert';
+  event_id: string;
+  created_at: Timestamp;
+}
+
+export interface CompanyBrandTable {
+  company_id: string;
+  logo_file_id: string | null;
+  background_file_id: string | null;
+  primary_color: string | null;
+  title: string | null;
+  footer_text: string | null;
+  footer_link: string | null;
+  updated_at: Timestamp;
+}
+
 export interface InstallationTable {
   id: number;
   application_code: string;
@@ -303,6 +388,10 @@ export interface AppsTable {
   post_logout_redirect_uris: ColumnType<string[], string | undefined, string>;
   initiate_login_uri: string | null;
   home_url: string | null;
+  /** OIDC Back-Channel Logout 1.0: where the provider posts a logout token. */
+  backchannel_logout_uri: string | null;
+  /** OIDC Front-Channel Logout 1.0: loaded in a frame of the sign-out page. */
+  frontchannel_logout_uri: string | null;
   scopes: ColumnType<string[], string | undefined, string>;
   signing_alg: Generated<'ES256' | 'RS256'>;
   token_auth_method: Generated<'client_secret_basic' | 'client_secret_post' | 'none'>;
@@ -314,6 +403,16 @@ export interface AppsTable {
   refresh_token_ttl: Generated<number>;
   default_access: Generated<'allow_all' | 'prohibit_all'>;
   created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What a person allowed a third-party application (its consent page), per person and app. */
+export interface AppConsentsTable {
+  app_id: string;
+  account_id: string;
+  /** JSON arrays of strings (written as JSON text). */
+  scopes: ColumnType<string[], string, string>;
+  claims: ColumnType<string[], string, string>;
   updated_at: Timestamp;
 }
 
@@ -373,6 +472,82 @@ export interface JobsTable {
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** While a job of a kind with a platform-wide limit runs: its place (0 to limit - 1). */
+  slot: Generated<number | null>;
+}
+
+export interface IdentitySourcesTable {
+  id: string;
+  company_id: string;
+  type: 'ldap' | 'dingtalk' | 'weixin' | 'work_weixin';
+  name: string;
+  enabled: Generated<boolean>;
+  settings: ColumnType<unknown, string, string>;
+  secret_sealed: string | null;
+  sync_interval_minutes: Generated<number>;
+  next_sync_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdentityLinksTable {
+  source_id: string;
+  company_id: string;
+  account_id: string;
+  external_id: string;
+  external_dn: string | null;
+  external_name: string | null;
+  disabled_by_sync: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdentitySourceDepartmentsTable {
+  source_id: string;
+  external_id: string;
+  department_id: string;
+}
+
+export interface IdentitySourceConflictsTable {
+  source_id: string;
+  external_id: string;
+  fingerprint: string;
+}
+
+export interface SyncRunsTable {
+  id: string;
+  source_id: string;
+  company_id: string;
+  mode: 'preview' | 'apply' | 'sync';
+  trigger: 'manual' | 'schedule';
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  requested_by: string | null;
+  preview_run_id: string | null;
+  counts: ColumnType<unknown, string | null | undefined, string | null>;
+  errors: ColumnType<unknown, string | undefined, string>;
+  plan_hash: string | null;
+  snapshot: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface SyncRunRowsTable {
+  run_id: string;
+  kind: string;
+  seq: number;
+  row: ColumnType<unknown, string, string>;
+}
+
+export interface ScanStatesTable {
+  id: string;
+  source_id: string;
+  purpose: 'sign_in' | 'bind';
+  interaction_uid: string | null;
+  session_id: string | null;
+  expires_at: Date;
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
 }
 
 /** A company's Exchange agent and device rules (modules/exchange). */
@@ -436,6 +611,7 @@ export interface Database {
   departments: DepartmentsTable;
   department_members: DepartmentMembersTable;
   import_tasks: ImportTasksTable;
+  import_task_files: ImportTaskFilesTable;
   sign_in_links: SignInLinksTable;
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;
@@ -464,6 +640,20 @@ export interface Database {
   exchange_settings: ExchangeSettingsTable;
   exchange_devices: ExchangeDevicesTable;
   exchange_credentials: ExchangeCredentialsTable;
+  account_sign_in_places: AccountSignInPlacesTable;
+  company_log_settings: CompanyLogSettingsTable;
+  log_alerts: LogAlertsTable;
+  company_syslog: CompanySyslogTable;
+  syslog_outbox: SyslogOutboxTable;
+  company_brand: CompanyBrandTable;
+  app_consents: AppConsentsTable;
+  identity_sources: IdentitySourcesTable;
+  identity_links: IdentityLinksTable;
+  identity_source_departments: IdentitySourceDepartmentsTable;
+  identity_source_conflicts: IdentitySourceConflictsTable;
+  sync_runs: SyncRunsTable;
+  sync_run_rows: SyncRunRowsTable;
+  scan_states: ScanStatesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

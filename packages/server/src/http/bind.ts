@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   type CallAtPath,
   type CallDef,
@@ -168,12 +169,20 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
       });
       if (deps.validateResponses) call.response.parse(data);
       if (call.download) {
-        const download = data as { filename: string; contentType: string; bytes: Uint8Array };
-        return reply
+        const download = data as {
+          filename: string;
+          contentType: string;
+          bytes?: Uint8Array;
+          chunks?: AsyncIterable<Uint8Array>;
+        };
+        reply
           .header('content-type', download.contentType)
           .header('content-disposition', contentDisposition(download.filename))
-          .header('cache-control', 'no-store')
-          .send(Buffer.from(download.bytes));
+          .header('cache-control', 'no-store');
+        // A streamed file is sent as it is written; an error half-way ends the connection, so
+        // the browser reports the download as failed rather than keeping a cut file.
+        if (download.chunks) return reply.send(Readable.from(download.chunks));
+        return reply.send(Buffer.from(download.bytes ?? new Uint8Array()));
       }
       return ok(data);
     };

@@ -99,6 +99,10 @@ describe('the request log', () => {
   });
 
   it('keeps what helps reading the log', () => {
+    // Issue 14: DingTalk returns its code as authCode to the scan callback.
+    expect(redactUrl('/portal/scan/s1/callback?authCode=abc123&state=xyz')).toBe(
+      '/portal/scan/s1/callback?authCode=[redacted]&state=[redacted]',
+    );
     expect(redactUrl('/api/v1/manage/user/list')).toBe('/api/v1/manage/user/list');
     expect(redactUrl('/portal/apps?notice=removed&lang=zh')).toBe('/portal/apps?notice=removed&lang=zh');
     expect(redactUrl('/oidc/.well-known/openid-configuration')).toBe(

@@ -15,6 +15,8 @@ const REDACTED = '[redacted]';
 /** Query parameters that are secrets (or identify a person) wherever they appear. */
 const secretParams = new Set([
   'code',
+  // DingTalk's name for the authorisation code (authCode, compared in lower case).
+  'authcode',
   'state',
   'token',
   'id_token',

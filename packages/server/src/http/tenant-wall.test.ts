@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
+import { identitySourceWall } from './tenant-wall.identity-source.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -28,6 +29,14 @@ beforeAll(async () => {
   bMemberId = member.data.userId;
 });
 afterAll(() => ctx.close());
+
+// ---- identity sources (modules/identity-source): probes and B's state in their own file.
+const sources = identitySourceWall(() => ({ ctx, b }));
+let bSourcesBefore: string;
+beforeAll(async () => {
+  await sources.setUp();
+  bSourcesBefore = await sources.stateOfB();
+});
 
 // ---- departments: a department of B, named by id in A's probes; B's tree must come out unchanged.
 let bDepartmentId: string;
@@ -277,6 +286,69 @@ beforeAll(async () => {
   bExchangeBefore = await exchange.stateOfB();
 });
 
+// ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
+// probes; B's syslog and brand settings must stay as they were (unset).
+beforeAll(async () => {
+  await ctx.database.db
+    .insertInto('login_events')
+    .values({
+      id: newId(),
+      company_id: b.companyId,
+      account_id: bMemberId,
+      identifier: 'beta-staff',
+      client_id: null,
+      ip: '81.2.69.142',
+      user_agent: null,
+      result: 'failure',
+      failure_cause: 'wrong_password',
+      country: 'GB',
+    })
+    .execute();
+});
+const windowBody = () => ({ companyId: b.companyId, window: 'month' });
+const logProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/index/user-data-overview': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/user-login-trend': windowBody,
+  '/api/v1/manage/index/user-mfa-info': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/app-login-count': windowBody,
+  '/api/v1/manage/index/app-login-trend': windowBody,
+  '/api/v1/manage/index/app-login-count-ratio': windowBody,
+  '/api/v1/manage/index/new-fail-list': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/fail-trend': windowBody,
+  '/api/v1/manage/index/login-hotspot': () => ({ companyId: b.companyId, scope: 'world' }),
+  '/api/v1/manage/index/new-login-list': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/sign-in/list': () => ({ companyId: b.companyId, userId: bMemberId, appId: bAppId }),
+  '/api/v1/manage/log/admin/list': () => ({ companyId: b.companyId, actorId: b.account.id }),
+  '/api/v1/manage/log/admin/actions': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/export': () => ({ view: 'signin', format: 'xlsx', userId: bMemberId }),
+  '/api/v1/manage/log/settings': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/settings/update': () => ({ companyId: b.companyId, retentionDays: 1 }),
+  '/api/v1/manage/company/syslog/conf': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/syslog/update': () => ({
+    companyId: b.companyId,
+    enabled: true,
+    protocol: 'udp',
+    host: '127.0.0.1',
+    port: 514,
+    tag: 'planted',
+  }),
+  '/api/v1/manage/company/syslog/status': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/brand/detail': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/brand/update': () => ({ companyId: b.companyId, title: 'Planted by A' }),
+  '/api/v1/manage/brand/logo': () => ({}),
+  '/api/v1/manage/brand/background': () => ({}),
+};
+const settingsOfB = async () =>
+  Promise.all([
+    ctx.database.db.selectFrom('company_syslog').selectAll().where('company_id', '=', b.companyId).execute(),
+    ctx.database.db.selectFrom('company_brand').selectAll().where('company_id', '=', b.companyId).execute(),
+    ctx.database.db
+      .selectFrom('company_log_settings')
+      .selectAll()
+      .where('company_id', '=', b.companyId)
+      .execute(),
+  ]);
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
   ...exchange.secrets(),
@@ -290,6 +362,7 @@ const secretsOfB = () => [
   bImportTaskId,
   'Beta Secret App',
   'Beta robot',
+  ...sources.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -333,13 +406,19 @@ const probes: Record<string, () => unknown> = {
   ...safetyProbes,
   ...appProbes,
   ...exchange.probes,
+  ...logProbes,
+  ...sources.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
 };
 
 async function send(path: string, body: unknown, companyId: string | undefined, isUpload: boolean) {
-  if (path === '/api/v1/manage/user/batch-task/template' || path === '/api/v1/manage/user/export')
+  if (
+    path === '/api/v1/manage/user/batch-task/template' ||
+    path === '/api/v1/manage/user/export' ||
+    path === '/api/v1/manage/log/export'
+  )
     return downloadAsText(path, body, companyId);
   if (isUpload) {
     return upload(
@@ -436,6 +515,14 @@ describe('tenant wall', () => {
 
   it("leaves B's devices, Exchange settings and device permissions as they were", async () => {
     expect(await exchange.stateOfB()).toBe(bExchangeBefore);
+  });
+
+  it("leaves B's syslog, brand and log settings unset", async () => {
+    expect(await settingsOfB()).toEqual([[], [], []]);
+  });
+
+  it("leaves B's identity sources, their secrets and sync runs as they were", async () => {
+    expect(await sources.stateOfB()).toBe(bSourcesBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
 import {
   type CompanyQuotas,
+  type Config,
   defaultExchangeConfig,
   type ExchangeConfig,
   type MailConfig,
@@ -81,6 +82,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** Networks back-channel logout may reach; the test receivers listen on loopback. */
+    backchannelNetworks?: string[];
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
     /**
@@ -88,6 +91,12 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** Background jobs: they run as in production unless a test turns them off (`run: false`) to run them with `tessera.jobs.drain()`. */
+    jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+    /** The DingTalk, WeChat and WeCom base addresses (a provider fixture: scan-providers.ts). */
+    scanProviders?: Config['scanProviders'];
+    /** How long a directory may take to answer (the time-out test shortens it). */
+    directoryTimeoutMs?: number;
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
@@ -110,12 +119,18 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
+      backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
+      // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
+      syslogAllowLocalTargets: true,
+      scanProviders: options.scanProviders,
       metricsToken: options.metricsToken,
     },
+    jobs: options.jobs,
+    directoryTimeoutMs: options.directoryTimeoutMs,
     database,
     masterKey,
     logStream: options.log,
@@ -135,6 +150,23 @@ export async function startTestApp(
     },
   };
 }
+
+/**
+ * Another server instance on the test's database and master key: a restart (after
+ * `ctx.tessera.close()`), or a second instance behind the same load balancer.
+ */
+export const anotherInstance = (ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>) =>
+  buildApp({
+    config: {
+      publicUrl: ctx.baseUrl,
+      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      logLevel: 'silent',
+      companyQuotas: { user: null, app: null },
+    },
+    database: ctx.database,
+    masterKey: ctx.masterKey,
+    validateResponses: true,
+  });
 
 /** Names a shutdown step that hangs, instead of letting the hook time out silently. */
 async function step(name: string, work: () => Promise<void>) {
@@ -278,7 +310,7 @@ export async function upload(
   ctx: { tessera: TesseraApp },
   path: string,
   file: { bytes: Buffer; filename: string; type: string; field?: string },
-  options: { token?: string; companyId?: string; fields?: Record<string, string> },
+  options: { token?: string; companyId?: string; fields?: Record<string, string>; lang?: string },
 ) {
   const boundary = `----tessera${randomBytes(8).toString('hex')}`;
   const payload = Buffer.concat([
@@ -298,6 +330,7 @@ export async function upload(
       'content-type': `multipart/form-data; boundary=${boundary}`,
       ...(options.token ? { access_token: options.token } : {}),
       ...(options.companyId ? { company_id: options.companyId } : {}),
+      ...(options.lang ? { 'accept-language': options.lang } : {}),
     },
     payload,
   });

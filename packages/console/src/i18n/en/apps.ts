@@ -136,6 +136,12 @@ export const apps = {
       'Exact addresses the application receives the sign-in answer at; https, or http on localhost only.',
     logoutUris: 'Logout URLs',
     logoutUrisHint: 'Where people may be sent back after signing out.',
+    backchannelLogoutUri: 'Back-channel logout URI',
+    backchannelLogoutUriHint:
+      'When someone signs out of Tessera (or an administrator disables them), Tessera posts a signed logout token here, so the application ends their session too.',
+    frontchannelLogoutUri: 'Front-channel logout URI',
+    frontchannelLogoutUriHint:
+      "Loaded in a hidden frame of Tessera's sign-out page (with iss and sid), for applications that end their session in the browser.",
     addUri: 'Add address',
     removeUri: 'Remove address',
     uriPlaceholder: 'https://app.example.com/callback',

@@ -135,6 +135,12 @@ export const apps = {
     redirectUrisHint: '应用接收登录结果的准确地址；须使用 https，仅 localhost 可用 http。',
     logoutUris: '登出回调地址',
     logoutUrisHint: '用户退出登录后可以返回的地址。',
+    backchannelLogoutUri: '后端通道登出地址',
+    backchannelLogoutUriHint:
+      '用户退出 Tessera（或被管理员禁用）时，Tessera 向此地址发送签名的登出令牌，应用随即结束该用户的会话。',
+    frontchannelLogoutUri: '前端通道登出地址',
+    frontchannelLogoutUriHint:
+      '在 Tessera 退出页面的隐藏框架中加载（附带 iss 和 sid），适用于在浏览器中结束会话的应用。',
     addUri: '添加地址',
     removeUri: '删除地址',
     uriPlaceholder: 'https://app.example.com/callback',

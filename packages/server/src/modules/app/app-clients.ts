@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
+import { companySectorUri } from '../oidc/subject.ts';
 
 export const CLIENT_SECRET_PURPOSE = 'client-secret';
 export const API_ACCOUNT_SECRET_PURPOSE = 'api-account-secret';
@@ -11,7 +12,11 @@ export const API_ACCOUNT_SECRET_PURPOSE = 'api-account-secret';
 export interface TesseraAppClient {
   appId: string;
   companyId: string;
+  /** A third-party app asks each person's consent for what it reads; a self-built one does not. */
+  type: App['type'];
   requirePkce: boolean;
+  /** OIDC Front-Channel Logout 1.0 (the provider has no setting for it: the sign-out page loads it). */
+  frontchannelLogoutUri: string | null;
   ttl: { authorizationCode: number; idToken: number; accessToken: number; refreshToken: number };
 }
 
@@ -41,7 +46,9 @@ export function appClientMetadata(app: App, clientSecret: string) {
   const tessera: TesseraAppClient = {
     appId: app.id,
     companyId: app.company_id,
+    type: app.type,
     requirePkce: app.require_pkce,
+    frontchannelLogoutUri: app.frontchannel_logout_uri,
     ttl: {
       authorizationCode: app.authorization_code_ttl,
       idToken: app.id_token_ttl,
@@ -57,6 +64,12 @@ export function appClientMetadata(app: App, clientSecret: string) {
     application_type: app.redirect_uris.every(isWebScheme) ? 'web' : 'native',
     redirect_uris: app.redirect_uris,
     post_logout_redirect_uris: app.post_logout_redirect_uris,
+    // A person's `sub` is the same in every app of the company, and unrelated elsewhere (subject.ts).
+    subject_type: 'pairwise',
+    sector_identifier_uri: companySectorUri(app.company_id),
+    ...(app.backchannel_logout_uri
+      ? { backchannel_logout_uri: app.backchannel_logout_uri, backchannel_logout_session_required: true }
+      : {}),
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     scope: app.scopes.join(' '),

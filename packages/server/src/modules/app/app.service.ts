@@ -68,6 +68,8 @@ export function createAppService(deps: {
       redirectUris: app.redirect_uris,
       postLogoutRedirectUris: app.post_logout_redirect_uris,
       initiateLoginUri: app.initiate_login_uri,
+      backchannelLogoutUri: app.backchannel_logout_uri,
+      frontchannelLogoutUri: app.frontchannel_logout_uri,
       homeUrl: app.home_url,
       scopes: app.scopes,
       signingAlg: app.signing_alg,
@@ -137,6 +139,8 @@ export function createAppService(deps: {
       redirect_uris: JSON.stringify(redirect ? [redirect] : []),
       post_logout_redirect_uris: JSON.stringify(logout ? [logout] : []),
       initiate_login_uri: under(template.initiateLoginPath),
+      backchannel_logout_uri: template.protocol === 'oidc' ? under(template.backchannelLogoutPath) : null,
+      frontchannel_logout_uri: template.protocol === 'oidc' ? under(template.frontchannelLogoutPath) : null,
       home_url: base ?? null,
       scopes: template.scopes.length ? JSON.stringify(template.scopes) : undefined,
       signing_alg: template.signingAlg,
@@ -180,6 +184,8 @@ export function createAppService(deps: {
       if (body.postLogoutRedirectUris !== undefined)
         set.post_logout_redirect_uris = JSON.stringify(body.postLogoutRedirectUris);
       if (body.initiateLoginUri !== undefined) set.initiate_login_uri = body.initiateLoginUri;
+      if (body.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = body.backchannelLogoutUri;
+      if (body.frontchannelLogoutUri !== undefined) set.frontchannel_logout_uri = body.frontchannelLogoutUri;
       if (body.homeUrl !== undefined) set.home_url = body.homeUrl;
       if (body.scopes !== undefined) set.scopes = JSON.stringify(body.scopes);
       if (body.signingAlg !== undefined) set.signing_alg = body.signingAlg;

@@ -9,6 +9,7 @@ import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
+import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
 import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
@@ -41,6 +42,8 @@ export function createCompanyService(deps: {
   db: Db;
   companies: CompaniesRepo;
   quotas: Pick<QuotaService, 'takePlaces' | 'assignDefaults'>;
+  /** Tells a removed person's applications that their sessions ended. */
+  signOut: Pick<AccountSignOut, 'prepare'>;
 }) {
   const { db, companies, quotas } = deps;
 
@@ -262,12 +265,13 @@ export function createCompanyService(deps: {
 
   /** Takes a person out of the company: the same removal as the users screen's (see removePerson). */
   async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const member = await lockUser(trx, companyId, userId);
       if (!member) throw new AppError('member.not_found');
       if (member.role === 'owner') throw new AppError('member.owner_protected');
       if (member.id === actor.accountId) throw new AppError('member.self_removal');
       assertMayActOn(actor.role, member.role);
+      await signOutBefore(member.id, signOutScopeOf(member, companyId));
       await removePerson(trx, actor, companyId, member, {
         action: 'company.member.remove',
         before: { username: member.username, role: member.role },

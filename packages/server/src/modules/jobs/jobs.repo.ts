@@ -8,6 +8,8 @@ import { newId } from '../../lib/ids.ts';
  * held by a lease its runner renews; a lease that ran out means the instance stopped. Jobs of the
  * same key (one directory source, one company's syslog target) run one at a time: the claim skips
  * a key that has a running job, and a unique index on running keys settles two claims in a race.
+ * A kind may have a platform-wide limit (user imports): its running jobs hold numbered slots,
+ * settled the same way by a unique index on running slots (migration 14).
  */
 
 export interface Job {
@@ -118,30 +120,46 @@ export async function hasPendingJob(db: Db, key: string): Promise<boolean> {
   return Boolean(row);
 }
 
+/** A kind of job this worker runs, and how many of its jobs may run at once on the platform (null: no limit). */
+export interface ClaimableKind {
+  kind: string;
+  limit: number | null;
+}
+
 /**
- * Claims the oldest due job of the given kinds whose key has no running job, for `leaseSeconds`.
- * Answers undefined when there is none, or when another instance claimed a job of the same key
- * at the same moment (the unique index on running keys refuses the second claim).
+ * Claims the oldest due job of the given kinds whose key has no running job and whose kind is
+ * under its platform-wide limit, for `leaseSeconds`. A job of a limited kind runs in the lowest
+ * free slot (0 to limit - 1). Answers undefined when there is none, or when another instance
+ * claimed a job of the same key or slot at the same moment (unique indexes on running keys and
+ * running slots refuse the second claim).
  */
 export async function claimJob(
   db: Db,
-  kinds: readonly string[],
+  kinds: readonly ClaimableKind[],
   workerId: string,
   leaseSeconds: number,
 ): Promise<Job | undefined> {
   if (!kinds.length) return undefined;
+  const names = kinds.map((k) => k.kind);
+  const limits = kinds.map((k) => k.limit);
   try {
     const { rows } = await sql<JobRowOut>`
       update jobs set status = 'running', locked_by = ${workerId}, lease_until = ${lease(leaseSeconds)},
-        attempts = attempts + 1, started_at = now()
-      where id = (
-        select j.id from jobs j
-        where j.status = 'queued' and j.run_after <= now() and j.kind = any(${[...kinds]}::text[])
+        attempts = jobs.attempts + 1, started_at = now(), slot = picked.slot
+      from (
+        select j.id, case when k.lim is null then null else (
+            select min(s) from generate_series(0, k.lim - 1) s
+            where not exists (select 1 from jobs r where r.kind = j.kind and r.status = 'running' and r.slot = s))
+          end as slot
+        from jobs j join unnest(${names}::text[], ${limits}::int[]) as k(kind, lim) on k.kind = j.kind
+        where j.status = 'queued' and j.run_after <= now()
           and (j.key is null or not exists (select 1 from jobs r where r.key = j.key and r.status = 'running'))
+          and (k.lim is null or (select count(*) from jobs r where r.kind = j.kind and r.status = 'running') < k.lim)
         order by j.run_after, j.created_at
         limit 1
-        for update skip locked)
-      returning id, kind, key, payload, attempts`.execute(db);
+        for update of j skip locked) picked
+      where jobs.id = picked.id
+      returning jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.attempts`.execute(db);
     return rows[0] ? asJob(rows[0]) : undefined;
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return undefined;
@@ -190,6 +208,7 @@ export async function finishJob(
       last_error = ${error},
       locked_by = null,
       lease_until = null,
+      slot = null,
       finished_at = now()
     where id = ${jobId} and locked_by = ${workerId} and status = 'running'`.execute(db);
 }
@@ -207,6 +226,7 @@ export async function reapExpiredJobs(db: Db): Promise<Job[]> {
       last_error = 'interrupted: the lease ran out',
       locked_by = null,
       lease_until = null,
+      slot = null,
       finished_at = now()
     where status = 'running' and lease_until < now()
     returning id, kind, key, payload, attempts, status`.execute(db);

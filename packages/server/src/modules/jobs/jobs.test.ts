@@ -14,7 +14,9 @@ let database: DatabaseHandle;
 const quiet = { error: () => {}, warn: () => {} };
 const runners: Jobs[] = [];
 
-function runner(options: { leaseSeconds?: number; backoff?: { baseMs: number; maxMs: number } } = {}) {
+function runner(
+  options: { leaseSeconds?: number; backoff?: { baseMs: number; maxMs: number }; concurrency?: number } = {},
+) {
   const created = createJobs({
     db: database.db,
     log: quiet,
@@ -75,6 +77,69 @@ describe('jobs', () => {
       .where('kind', '=', 'test.work')
       .execute();
     expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['done']));
+  });
+
+  it('runs at most the limit of a kind at once on all instances together, other kinds meanwhile', async () => {
+    let now = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const slow = {
+      async run() {
+        now++;
+        most = Math.max(most, now);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        now--;
+      },
+    };
+    // One place each: the limited kind is bounded by its limit, and takes no instance's place.
+    const [a, b] = [runner({ concurrency: 1 }), runner({ concurrency: 1 })];
+    const otherRan: string[] = [];
+    for (const jobs of [a, b]) {
+      jobs.register('test.limited', slow, { concurrency: 2 });
+      jobs.register('test.other', { run: async (job) => void otherRan.push(job.id) });
+    }
+    for (let i = 0; i < 5; i++) await a.enqueue({ kind: 'test.limited', key: `company-${i}` });
+    const other = (await a.enqueue({ kind: 'test.other' })) ?? '';
+    const drained = Promise.all([a.drain(), b.drain()]);
+    // The kind's limit lets two run, and the other kind passes them meanwhile.
+    while (gates.length < 2 || otherRan.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(otherRan).toEqual([other]);
+    for (let i = 0; i < 5; i++) {
+      while (gates.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const running = await database.db
+        .selectFrom('jobs')
+        .select('slot')
+        .where('kind', '=', 'test.limited')
+        .where('status', '=', 'running')
+        .execute();
+      expect(running.length).toBeLessThanOrEqual(2);
+      expect(new Set(running.map((row) => row.slot)).size).toBe(running.length);
+      gates.shift()?.();
+    }
+    await drained;
+    expect(most).toBe(2);
+    expect(otherRan).toEqual([other]);
+    const done = await database.db
+      .selectFrom('jobs')
+      .select(['status', 'slot'])
+      .where('kind', '=', 'test.limited')
+      .execute();
+    expect(done).toEqual(Array.from({ length: 5 }, () => ({ status: 'done', slot: null })));
+  });
+
+  it('asks the jobs still running at shutdown to stop, and records how they ended', async () => {
+    const jobs = runner();
+    jobs.register('test.long', {
+      run: (_job, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(new Error('stopped by the shutdown')));
+        }),
+    });
+    const id = (await jobs.enqueue({ kind: 'test.long' })) ?? '';
+    await jobs.start();
+    while ((await jobRow(id)).status !== 'running') await new Promise((resolve) => setTimeout(resolve, 10));
+    await jobs.close(50);
+    expect(await jobRow(id)).toMatchObject({ status: 'failed', last_error: 'stopped by the shutdown' });
   });
 
   it('queues nothing when asked to and a job of the key is already waiting', async () => {

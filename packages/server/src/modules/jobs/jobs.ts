@@ -10,12 +10,14 @@ import * as repo from './jobs.repo.ts';
  * the next poll. Any instance may run any job, so handlers are written to be repeatable: a job
  * whose instance stopped mid-way runs again (when it has tries left) on another one.
  *
- * - `register(kind, handler)` says what runs a kind; `enqueue(job, trx?)` queues one (inside the
- *   caller's transaction when given, so a rollback queues nothing).
+ * - `register(kind, handler, { concurrency })` says what runs a kind, and optionally how many of
+ *   its jobs may run at once on the whole platform (all instances together); `enqueue(job, trx?)`
+ *   queues one (inside the caller's transaction when given, so a rollback queues nothing).
  * - `every(kind, seconds)` keeps one periodic job of the kind for all instances.
  * - A handler that throws is retried with exponential back-off while it has tries left
  *   (`maxAttempts` of the job), then left as failed with its last error.
- * - `drain()` runs everything due (tests, tools); `close()` stops and waits for running jobs.
+ * - `drain()` runs everything due (tests, tools); `close()` stops, waits for running jobs, then
+ *   aborts the `signal` of those still under way and waits for them to end.
  */
 
 export type Job = repo.Job;
@@ -24,6 +26,13 @@ export type NewJob = repo.NewJob;
 export interface JobContext {
   /** Extends the lease of a long job at once; false when the job was taken away (lease lost). */
   heartbeat(): Promise<boolean>;
+  /** Aborted when the instance shuts down and its wait for running jobs is over: stop soon. */
+  signal: AbortSignal;
+}
+
+export interface KindOptions {
+  /** Jobs of the kind running at once on the platform (all instances together); default no limit. */
+  concurrency?: number;
 }
 
 export interface JobHandler {
@@ -50,7 +59,7 @@ export function createJobs(deps: {
   log: Logger;
   /** Subscribes to the NOTIFY channel that announces new jobs (optional: polling alone works). */
   listen?(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
-  /** Jobs this instance runs at once. */
+  /** Jobs this instance runs at once (kinds with a platform-wide limit apart: that bounds them). */
   concurrency?: number;
   pollMs?: number;
   leaseSeconds?: number;
@@ -63,18 +72,28 @@ export function createJobs(deps: {
   const leaseSeconds = deps.leaseSeconds ?? 60;
   const backoff = deps.backoff ?? { baseMs: 5_000, maxMs: 5 * 60_000 };
   const handlers = new Map<string, JobHandler>();
+  /** Platform-wide limits of the kinds that have one. */
+  const limits = new Map<string, number>();
+  /** Aborted when `close` stops waiting for running jobs. */
+  const stopping = new AbortController();
   const schedules = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  /** Running jobs of kinds without a platform-wide limit: these take this instance's places. */
+  let general = 0;
   let stopped = true;
   let pollTimer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let pumping: Promise<void> | undefined;
 
   const kinds = () => [...handlers.keys()];
+  const claimable = () => kinds().map((kind) => ({ kind, limit: limits.get(kind) ?? null }));
 
   async function runJob(job: Job) {
     const handler = handlers.get(job.kind);
-    const context: JobContext = { heartbeat: () => repo.renewLease(db, job.id, workerId, leaseSeconds) };
+    const context: JobContext = {
+      heartbeat: () => repo.renewLease(db, job.id, workerId, leaseSeconds),
+      signal: stopping.signal,
+    };
     const renew = setInterval(
       () => {
         context.heartbeat().catch((error) => log.warn({ err: error }, 'renewing a job lease failed'));
@@ -101,13 +120,21 @@ export function createJobs(deps: {
     }
   }
 
-  /** Claims and starts jobs while there are free places; answers when no job could be claimed. */
+  /**
+   * Claims and starts jobs while there are free places; answers when no job could be claimed.
+   * Jobs of kinds with a platform-wide limit are bounded by it, not by this instance's places.
+   */
   async function fill(): Promise<void> {
-    while (!stopped && running.size < concurrency) {
-      const job = await repo.claimJob(db, kinds(), workerId, leaseSeconds);
+    while (!stopped) {
+      const open = claimable().filter((kind) => kind.limit !== null || general < concurrency);
+      if (!open.length) return;
+      const job = await repo.claimJob(db, open, workerId, leaseSeconds);
       if (!job) return;
+      const counted = !limits.has(job.kind);
+      if (counted) general++;
       const work: Promise<void> = runJob(job).finally(() => {
         running.delete(work);
+        if (counted) general--;
         pump(); // a place came free: there may be more to do
       });
       running.add(work);
@@ -137,13 +164,28 @@ export function createJobs(deps: {
       .finally(pump);
   };
 
+  /** Whether the running jobs ended within `ms`. */
+  async function settleWithin(ms: number) {
+    if (!running.size) return true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...running]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return running.size === 0;
+  }
+
   handlers.set(PURGE_KIND, { run: () => repo.purgeFinishedJobs(db) });
   schedules.set(PURGE_KIND, 3600);
 
   return {
     workerId,
-    register(kind: string, handler: JobHandler) {
+    register(kind: string, handler: JobHandler, options: KindOptions = {}) {
       handlers.set(kind, handler);
+      if (options.concurrency !== undefined) limits.set(kind, options.concurrency);
     },
     /** Runs `kind` every `seconds` on one instance of all (the first run is due at start). */
     every(kind: string, seconds: number, handler: JobHandler['run']) {
@@ -189,28 +231,27 @@ export function createJobs(deps: {
             continue;
           }
           if (!(await repo.countDueJobs(db, kinds()))) return;
-          // Due jobs whose key another worker holds: give that one a moment.
+          // Due jobs whose key or slot another worker holds: give that one a moment.
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       } finally {
         if (wasStopped) stopped = true;
       }
     },
-    /** Stops claiming and waits for the jobs under way (up to `waitMs`; their leases then run out). */
+    /**
+     * Stops claiming and waits for the jobs under way (up to `waitMs`); then aborts their signal
+     * and waits up to `waitMs` again for them to record how they ended (past that, their leases
+     * run out and another instance takes them back).
+     */
     async close(waitMs = 10_000) {
       stopped = true;
       clearInterval(pollTimer);
       await unlisten?.();
       await pumping;
-      if (!running.size) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...running]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, waitMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      if (!(await settleWithin(waitMs))) {
+        stopping.abort();
+        await settleWithin(waitMs);
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  type AccountBindingsSection,
   type AccountDevicesSection,
   type AccountMfaSection,
   portalPhrases,
@@ -58,13 +59,23 @@ export interface PortalDeps {
   mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
   /** The Exchange devices section of the account page (modules/exchange). */
   devicesSection?: (account: Account, sessionId: string) => Promise<AccountDevicesSection>;
+  /** The third-party accounts section (modules/identity-source), set once those routes exist. */
+  bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
 }
 
-/** The confirmation an account page address asks for (`?notice=`), from the known ones only. */
+/** Confirmations the account page shows after a change elsewhere (`?notice=`). */
+const notices = (lang: 'en' | 'zh') =>
+  ({
+    [PASSWORD_CHANGED_QUERY]: portalPhrases[lang].ownPassword.changed,
+    scan_bound: portalPhrases[lang].scan.boundOk,
+    scan_unbound: portalPhrases[lang].scan.unboundOk,
+    ...portalPhrases[lang].devices.notices,
+  }) as Record<string, string>;
+
+/** The confirmation an account page address asks for, from the known ones only. */
 function noticeOf(lang: 'en' | 'zh', notice: string | undefined): string | undefined {
-  if (notice === PASSWORD_CHANGED_QUERY) return portalPhrases[lang].ownPassword.changed;
-  const deviceNotices = portalPhrases[lang].devices.notices;
-  return notice && Object.hasOwn(deviceNotices, notice) ? deviceNotices[notice] : undefined;
+  const known = notices(lang);
+  return notice && Object.hasOwn(known, notice) ? known[notice] : undefined;
 }
 
 /**
@@ -213,6 +224,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
           devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
+          bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
           nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
           notice: noticeOf(request.lang, request.query.notice),

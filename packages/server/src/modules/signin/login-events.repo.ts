@@ -1,5 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
+import { type Place, placeOf } from '../log/geo-ip.ts';
+import { signInMarks } from '../log/sign-in-marks.ts';
+import { parseUserAgent } from '../log/user-agent.ts';
 
 export type LoginFailureCause =
   | 'unknown_account'
@@ -23,7 +26,15 @@ export type LoginFailureCause =
   // to it (or not a user of its company), or the assignment has expired.
   | 'app_disabled'
   | 'app_not_assigned'
-  | 'app_assignment_expired';
+  | 'app_assignment_expired'
+  // Identity sources (modules/identity-source): the company's directory did not answer, the
+  // person's source is disabled, a directory person could not be added (a quota, a taken
+  // username), a scan sign-in failed at the provider, or the scanned account is nobody's.
+  | 'directory_unavailable'
+  | 'source_disabled'
+  | 'directory_conflict'
+  | 'scan_failed'
+  | 'scan_not_linked';
 
 /**
  * The Exchange agent's causes (modules/exchange/agent.service.ts): a device registered or
@@ -57,8 +68,30 @@ export interface LoginEvent {
   deviceId?: string | null;
 }
 
+/** What is added to an event when it is written: its place, browser and, for a success, its marks. */
+export interface LoginEventDetails {
+  place: Place | null;
+  browser: string | null;
+  os: string | null;
+  marks: string[] | null;
+}
+
+/**
+ * The details of an event. A failure costs no query (the same for known and unknown accounts); a
+ * success from a known place is compared with where the account signed in before.
+ */
+export async function describeLoginEvent(db: Db, event: LoginEvent): Promise<LoginEventDetails> {
+  const place = await placeOf(event.ip);
+  const { browser, os } = parseUserAgent(event.userAgent);
+  const marks =
+    event.result === 'success' && event.accountId && place
+      ? await signInMarks(db, event.accountId, place, new Date())
+      : null;
+  return { place, browser, os, marks: marks?.length ? marks : null };
+}
+
 /** The statement that writes a login event (to run alone, or inside another statement). */
-export const loginEventInsert = (db: Db, event: LoginEvent) =>
+export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEventDetails) =>
   db.insertInto('login_events').values({
     id: newId(),
     company_id: event.companyId,
@@ -70,8 +103,16 @@ export const loginEventInsert = (db: Db, event: LoginEvent) =>
     result: event.result,
     failure_cause: event.failureCause,
     device_id: event.deviceId ?? null,
+    country: details?.place?.country ?? null,
+    region: details?.place?.region?.slice(0, 100) ?? null,
+    city: details?.place?.city?.slice(0, 100) ?? null,
+    latitude: details?.place?.latitude ?? null,
+    longitude: details?.place?.longitude ?? null,
+    browser: details?.browser ?? null,
+    os: details?.os ?? null,
+    marks: details?.marks ?? null,
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
-  await loginEventInsert(db, event).execute();
+  await loginEventInsert(db, event, await describeLoginEvent(db, event)).execute();
 }
