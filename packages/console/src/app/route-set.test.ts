@@ -197,6 +197,8 @@ describe('route table (spec §2)', () => {
       'exchange',
       'deviceManage',
       'deviceManageDetail',
+      'log',
+      'brand',
       'companySettings',
       'license',
       'about',
@@ -218,6 +220,8 @@ describe('route table (spec §2)', () => {
       'userDetails',
       'generalSafety',
       'mfa',
+      'log',
+      'brand',
       'companySettings',
       'createCompany',
       'notFound',
@@ -322,6 +326,8 @@ describe('menu and breadcrumbs derived from the table', () => {
           { key: '/safety-management/deviceManage', title: 'route.deviceManage', icon: undefined },
         ],
       },
+      { key: '/log/index', title: 'route.log', icon: 'log' },
+      { key: '/brand/index', title: 'route.brand', icon: 'brand' },
       {
         key: '/setting',
         title: 'route.setting',
@@ -339,7 +345,11 @@ describe('menu and breadcrumbs derived from the table', () => {
       '/safety-management/general',
       '/safety-management/mfa',
     ]);
-    expect(menuOf('reduced')[5]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(
+      menuOf('reduced')
+        .at(-1)
+        ?.children?.map((entry) => entry.key),
+    ).toEqual(['/setting/basic-set']);
   });
 
   it('leaves out screens without the permission', () => {

@@ -22,6 +22,9 @@ interface Values {
   windows: Policy['windows'];
 }
 
+/** ISO weekday 1 (Monday) … 7 (Sunday) as phrase keys. */
+const weekdayKeys = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+
 const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 const zones = (): string[] => {
   const supported = (Intl as { supportedValuesOf?(key: string): string[] }).supportedValuesOf;
@@ -127,7 +130,7 @@ export function DeviceAccessForm({ device, onSaved }: { device: Device; onSaved(
                         <Checkbox.Group
                           options={weekdays.map((day) => ({
                             value: day,
-                            label: t(`devices.weekdays.${day}`),
+                            label: t(`devices.weekdays.${weekdayKeys[day - 1] ?? 'mon'}`),
                           }))}
                         />
                       </Form.Item>
