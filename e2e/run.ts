@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { exchangeFlows } from './flows/exchange.e2e.ts';
 import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { logFlows } from './flows/logs.e2e.ts';
@@ -47,6 +48,8 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
         {
           TESSERA_LICENSE_PUBLIC_KEY: publicKey,
           TESSERA_COMPANY_USER_QUOTA: '1000',
+          // The Exchange flows reach their ActiveSync stand-in on the loopback address.
+          TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '127.0.0.1',
           TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
           ...s.providers.env,
         },
@@ -68,6 +71,7 @@ describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  exchangeFlows(s);
   logFlows(s);
   const oidc = oidcSuite(s);
   oidcCoreFlows(oidc);

@@ -410,6 +410,60 @@ export const appTemplates: readonly AppTemplate[] = [
   ...samlAppTemplates,
 ];
 
+/**
+ * Exchange agent and devices (spec §3 Device and Security, §4, §5, §6, §9). A phone syncs mail
+ * through Tessera's ActiveSync agent with a password generated for that device alone.
+ */
+export const exchangeDefaults = {
+  /** Spec §5, §9: characters in a generated device password. */
+  devicePasswordDigits: 16,
+  /** Spec §5, §9: days between device password rotations (at most 90). */
+  rotationDays: 7,
+  /** Spec §5, §9: devices one person may register. */
+  userDeviceLimit: 3,
+} as const;
+export const exchangeLimits = {
+  devicePasswordDigits: { min: 8, max: 64 },
+  rotationDays: { min: 1, max: 90 },
+  userDeviceLimit: { min: 1, max: 50 },
+  urlMax: 2000,
+  serviceUsernameMax: 256,
+  servicePasswordMax: 256,
+  deviceNameMax: 100,
+  /** Time windows of one device's custom policy. */
+  policyWindowsMax: 10,
+  keywordMax: 100,
+  /** Devices one call can delete. */
+  batchMax: 100,
+} as const;
+/** Spec §4: a device seen for the first time is to be activated; approved, it is active. */
+export const deviceActivations = ['to_be_activated', 'active'] as const;
+export type DeviceActivation = (typeof deviceActivations)[number];
+/** Spec §4: user and device are enabled or disabled. */
+export const deviceStatuses = ['enabled', 'disabled'] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
+/** A device's access permission: everything, or receiving only (no sending, replying or forwarding). */
+export const deviceAccessPermissions = ['full', 'receive_only'] as const;
+export type DeviceAccessPermission = (typeof deviceAccessPermissions)[number];
+/**
+ * Spec §6: a person's permission on device management. `admin`: they approve, disable and
+ * remove their own devices in the user centre; `user`: administrators do that for them.
+ */
+export const devicePermissions = ['user', 'admin'] as const;
+export type DevicePermission = (typeof devicePermissions)[number];
+/** How the agent signs in to Exchange: with the company's service account, or with each person's own. */
+export const exchangeCredentialModes = ['service', 'personal'] as const;
+export type ExchangeCredentialMode = (typeof exchangeCredentialModes)[number];
+/** Whether a newly registered device waits for approval or is active at once. */
+export const deviceActivationPolicies = ['approval', 'automatic'] as const;
+export type DeviceActivationPolicy = (typeof deviceActivationPolicies)[number];
+/** A custom policy: the device is allowed only within its time windows, or blocked within them. */
+export const devicePolicyModes = ['allow', 'block'] as const;
+export type DevicePolicyMode = (typeof devicePolicyModes)[number];
+/** ISO weekdays: 1 Monday … 7 Sunday. */
+export const weekdays = [1, 2, 3, 4, 5, 6, 7] as const;
+/** The path phones reach the agent at (MS-ASHTTP). */
+export const ACTIVESYNC_PATH = '/Microsoft-Server-ActiveSync';
 /** Logs (spec §9 Log ranges: last month, last three months; plus a custom range). */
 export const logRanges = ['month', 'three_months', 'custom'] as const;
 export type LogRange = (typeof logRanges)[number];

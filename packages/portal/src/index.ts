@@ -12,6 +12,13 @@ export {
   renderFormLaunchPage,
   renderMyAppsPage,
 } from './app-pages.ts';
+export {
+  type AccountDevice,
+  type AccountDevicesSection,
+  type ExchangeSignInPageInput,
+  renderDevicePasswordPage,
+  renderExchangeSignInPage,
+} from './device-pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
   type AccountMfaSection,

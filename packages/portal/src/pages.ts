@@ -1,4 +1,5 @@
 import { interpolate, type Language, type MemberRole, serverPhrases } from '@tessera/contract';
+import { type AccountDevicesSection, renderAccountDevicesSection } from './device-pages.ts';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
@@ -234,6 +235,8 @@ export interface AccountPageInput {
   csrfToken: string;
   /** Second factors (modules/mfa), when the server offers them. */
   mfa?: AccountMfaSection;
+  /** Exchange devices (modules/exchange), when the person has any or a company of theirs runs the agent. */
+  devices?: AccountDevicesSection;
   /** Third-party accounts bound for scan sign-in (modules/identity-source). */
   bindings?: AccountBindingsSection;
   /** The own password change page (absent for an account without a password yet). */
@@ -281,6 +284,7 @@ ${
 }
 </section>
 ${input.mfa ? renderAccountMfaSection(ctx, input.mfa) : ''}
+${input.devices?.companies.length ? renderAccountDevicesSection(ctx, input.devices) : ''}
 ${input.bindings ? renderAccountBindingsSection(ctx, input.bindings) : ''}
 <section>
 <h2>${t.recentSignIns}</h2>

@@ -6,7 +6,7 @@ import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
-import { type Config, defaultCompanyQuotas } from './config.ts';
+import { type Config, defaultCompanyQuotas, defaultExchangeConfig } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
@@ -47,6 +47,16 @@ import { createDashboardService } from './modules/dashboard/dashboard.service.ts
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
+import { createAddressGuard } from './modules/exchange/address-guard.ts';
+import { agentRoutes } from './modules/exchange/agent.routes.ts';
+import { createAgentService } from './modules/exchange/agent.service.ts';
+import { scheduleRotation } from './modules/exchange/device-rotation.ts';
+import { createVerifiedPasswords } from './modules/exchange/device-secrets.ts';
+import { createDevicesService } from './modules/exchange/devices.service.ts';
+import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/exchange.portal.routes.ts';
+import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
+import { createExchangeSettingsService } from './modules/exchange/exchange-settings.service.ts';
+import { createOwnDevicesService } from './modules/exchange/own-devices.service.ts';
 import { findEnabledSources } from './modules/identity-source/identity-source.repo.ts';
 import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
 import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
@@ -131,6 +141,12 @@ export interface AppOptions {
     Partial<
       Pick<
         Config,
+        | 'licensePublicKey'
+        | 'mail'
+        | 'trustedProxies'
+        | 'companyQuotas'
+        | 'metricsToken'
+        | 'exchange'
         | 'licensePublicKey'
         | 'mail'
         | 'trustedProxies'
@@ -393,6 +409,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const departmentService = createDepartmentService({ db });
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
+  const exchangeConfig = config.exchange ?? defaultExchangeConfig;
+  const addressGuard = createAddressGuard(exchangeConfig.privateAddresses);
+  const ownDevices = createOwnDevicesService({ db, sealer, publicUrl: config.publicUrl });
+  scheduleRotation(jobs, db, sealer);
   const userImport = createUserImportService({
     db,
     quotas,
@@ -450,6 +470,19 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     secureCookies,
   });
+  // The Exchange agent: ActiveSync and Autodiscover for phones, on this same port.
+  await agentRoutes(app, {
+    agent: createAgentService({
+      db,
+      sealer,
+      // A phone's password is checked with argon2id once; then for 15 minutes, or until it changes, from memory.
+      verified: createVerifiedPasswords({ ttlMs: 15 * 60_000, max: 10_000 }),
+      maxHoldSeconds: exchangeConfig.maxHoldSeconds,
+    }),
+    guard: addressGuard,
+    maxHoldSeconds: exchangeConfig.maxHoldSeconds,
+    publicUrl: config.publicUrl,
+  });
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
@@ -465,9 +498,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       publicUrl: config.publicUrl,
       lifetimes: config.session,
       mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
+      devicesSection: accountDevicesSection({ devices: ownDevices, sealer }),
       bindingsSection: (account, sessionId) =>
         bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
     });
+    exchangePortalRoutes(scope, { devices: ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
     myAppsPortalRoutes(scope, {
       db,
@@ -575,6 +610,11 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         allowPrivate: config.fetchAllowPrivate ?? false,
       },
     }),
+  );
+  exchangeRoutes(
+    bind,
+    createExchangeSettingsService({ db, sealer, guard: addressGuard, publicUrl: config.publicUrl }),
+    createDevicesService({ db, sealer }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   const allowLocalTargets = config.syslogAllowLocalTargets ?? false;

@@ -99,6 +99,20 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the Exchange agent settings and refuses a bad address list', () => {
+    expect(loadConfig({}).exchange).toEqual({ maxHoldSeconds: 1860, privateAddresses: undefined });
+    expect(
+      loadConfig({
+        TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '10.20.0.0/16, 192.168.1.5',
+        TESSERA_EXCHANGE_MAX_HOLD_SECONDS: '600',
+      }).exchange,
+    ).toEqual({ maxHoldSeconds: 600, privateAddresses: ['10.20.0.0/16', '192.168.1.5'] });
+    expect(loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'ALL' }).exchange.privateAddresses).toBe('all');
+    expect(() => loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'intranet' })).toThrow(
+      /TESSERA_EXCHANGE_PRIVATE_ADDRESSES/,
+    );
+  });
+
   it('never repeats the SMTP password in its message', () => {
     expect(() => loadConfig({ TESSERA_SMTP_URL: 'ftp://mailer:s3cret@mail.example.com' })).toThrow(
       /^(?!.*s3cret).*TESSERA_SMTP_URL/,

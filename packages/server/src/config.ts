@@ -33,6 +33,7 @@ export interface Config {
   backchannelNetworks: string[];
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  exchange: ExchangeConfig;
   /**
    * Syslog targets on loopback and link-local addresses are refused (a company administrator must
    * not reach the server's own services through them) unless this is true (tests, a receiver on
@@ -55,6 +56,18 @@ export interface Config {
   metricsToken: string | undefined;
 }
 
+/** The Exchange agent (modules/exchange). */
+export interface ExchangeConfig {
+  /** How long the agent waits for Exchange's answer: a Ping is held up to its heartbeat (30 minutes), plus a minute. */
+  maxHoldSeconds: number;
+  /**
+   * Loopback, private and link-local addresses the agent may connect to as a company's Exchange:
+   * none (undefined), `all`, or these addresses and ranges. Public addresses are always allowed.
+   */
+  privateAddresses: 'all' | string[] | undefined;
+}
+
+export const defaultExchangeConfig: ExchangeConfig = { maxHoldSeconds: 1860, privateAddresses: undefined };
 /** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
 export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
   dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
@@ -217,6 +230,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const exchange: ExchangeConfig = {
+    maxHoldSeconds: integer(
+      env,
+      'TESSERA_EXCHANGE_MAX_HOLD_SECONDS',
+      defaultExchangeConfig.maxHoldSeconds,
+      5,
+      7200,
+    ),
+    privateAddresses: privateAddressesOf(env.TESSERA_EXCHANGE_PRIVATE_ADDRESSES),
+  };
   const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
   if (!['true', 'false'].includes(allowLocal))
     throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
@@ -256,12 +279,41 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     importConcurrency,
     backchannelNetworks,
     companyQuotas,
+    exchange,
     syslogAllowLocalTargets: allowLocal === 'true',
     scanProviders,
     fetchAllowLoopback: flag('TESSERA_FETCH_ALLOW_LOOPBACK'),
     fetchAllowPrivate: flag('TESSERA_FETCH_ALLOW_PRIVATE'),
     metricsToken,
   };
+}
+
+/** IP addresses and CIDR ranges separated by commas, checked; undefined when any entry is not one. */
+function addressList(value: string): string[] | undefined {
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    const prefixOk =
+      prefix === undefined ||
+      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length) return undefined;
+  }
+  return entries;
+}
+
+/** `TESSERA_EXCHANGE_PRIVATE_ADDRESSES`: `all`, or IP addresses and CIDR ranges separated by commas. */
+function privateAddressesOf(raw: string | undefined): ExchangeConfig['privateAddresses'] {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (value.toLowerCase() === 'all') return 'all';
+  const list = addressList(value);
+  if (!list)
+    throw new ConfigError(
+      `TESSERA_EXCHANGE_PRIVATE_ADDRESSES must be "all", or IP addresses and CIDR ranges separated by commas (got "${value}")`,
+    );
+  return list;
 }
 
 /** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */
@@ -274,19 +326,11 @@ function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
       throw new ConfigError(`TESSERA_TRUSTED_PROXIES must be a hop count from 1 to 10 (got "${value}")`);
     return hops;
   }
-  const entries = value.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = prefix === undefined ? undefined : Number(prefix);
-    const prefixOk =
-      prefix === undefined ||
-      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
-    if (!family || !prefixOk || rest.length)
-      throw new ConfigError(
-        `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${entry}")`,
-      );
-  }
+  const entries = addressList(value);
+  if (!entries)
+    throw new ConfigError(
+      `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${value}")`,
+    );
   return entries;
 }
 

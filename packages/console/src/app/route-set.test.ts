@@ -197,6 +197,12 @@ describe('route table (spec §2)', () => {
       'roleDetail',
       'generalSafety',
       'mfa',
+      'device',
+      'exchange',
+      'deviceManage',
+      'deviceManageDetail',
+      'log',
+      'brand',
       'companySettings',
       'license',
       'about',
@@ -218,6 +224,8 @@ describe('route table (spec §2)', () => {
       'userDetails',
       'generalSafety',
       'mfa',
+      'log',
+      'brand',
       'companySettings',
       'createCompany',
       'notFound',
@@ -282,7 +290,13 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/application/select-app')).toBe('→ /404');
     for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    for (const name of ['radius', 'ca']) {
       expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    // Issue 18: the device screens are built (full set only).
+    for (const name of ['device', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+      expect(landing('full', `/safety-management/${name}`), name).toBe(name);
     }
     expect(landing('full', '/setting/admin')).toBe('→ /404');
     expect(landing('reduced', '/setting/admin')).toBe('→ /404');
@@ -312,8 +326,13 @@ describe('menu and breadcrumbs derived from the table', () => {
         children: [
           { key: '/safety-management/general', title: 'route.generalSafety', icon: undefined },
           { key: '/safety-management/mfa', title: 'route.mfa', icon: undefined },
+          { key: '/safety-management/device', title: 'route.device', icon: undefined },
+          { key: '/safety-management/exchange', title: 'route.exchange', icon: undefined },
+          { key: '/safety-management/deviceManage', title: 'route.deviceManage', icon: undefined },
         ],
       },
+      { key: '/log/index', title: 'route.log', icon: 'log' },
+      { key: '/brand/index', title: 'route.brand', icon: 'brand' },
       {
         key: '/setting',
         title: 'route.setting',
@@ -331,7 +350,11 @@ describe('menu and breadcrumbs derived from the table', () => {
       '/safety-management/general',
       '/safety-management/mfa',
     ]);
-    expect(menuOf('reduced')[5]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(
+      menuOf('reduced')
+        .at(-1)
+        ?.children?.map((entry) => entry.key),
+    ).toEqual(['/setting/basic-set']);
   });
 
   it("builds the permission groups from the server's answer: a help desk sees the user screens only", () => {

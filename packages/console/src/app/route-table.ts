@@ -276,7 +276,8 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         activeMenu: '/org/user',
         // settings: the role names of the account card (pages/settings/member-roles.ts).
-        screen: withPhrases(['org', 'settings'], () =>
+        // devices: the user's devices card (pages/devices/user-devices.card.tsx).
+        screen: withPhrases(['org', 'settings', 'devices'], () =>
           import('../pages/org/user-detail.page.tsx').then((m) => m.UserDetailPage),
         ),
       }),
@@ -349,20 +350,53 @@ export const routeTable: readonly RouteNode[] = [
       }),
       // `device` (spec §2 names it between radius and ca, with no path in its table): the
       // company's device rules that §3, §5 and §6 describe apart from the device list of
-      // deviceManage: device password digits and rotation, the registration token, the user
-      // device limit and the new-user default permission on device management. Full set only,
-      // as all device management is (§2).
-      ...(
-        [
-          ['radius', '/safety-management/radius'],
-          ['device', '/safety-management/device'],
-          ['ca', '/safety-management/ca'],
-          ['exchange', '/safety-management/exchange'],
-          ['deviceManage', '/safety-management/deviceManage'],
-        ] as const
-      ).map(([name, path]) =>
-        screen({ name, path, title: `route.${name}`, access: 'security', fullOnly: true }),
-      ),
+      // deviceManage: device password digits and rotation, and the registration token. The
+      // agent itself, the user device limit and the new-user default permission on device
+      // management are on `exchange`. Full set only, as all device management is (§2).
+      screen({
+        name: 'radius',
+        path: '/safety-management/radius',
+        title: 'route.radius',
+        access: 'security',
+        fullOnly: true,
+      }),
+      screen({
+        name: 'device',
+        path: '/safety-management/device',
+        title: 'route.device',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases(['safety', 'devices'], () =>
+          import('../pages/devices/device-safety.page.tsx').then((m) => m.DeviceSafetyPage),
+        ),
+      }),
+      screen({
+        name: 'ca',
+        path: '/safety-management/ca',
+        title: 'route.ca',
+        access: 'security',
+        fullOnly: true,
+      }),
+      screen({
+        name: 'exchange',
+        path: '/safety-management/exchange',
+        title: 'route.exchange',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases(['safety', 'devices'], () =>
+          import('../pages/devices/exchange.page.tsx').then((m) => m.ExchangePage),
+        ),
+      }),
+      screen({
+        name: 'deviceManage',
+        path: '/safety-management/deviceManage',
+        title: 'route.deviceManage',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases('devices', () =>
+          import('../pages/devices/device-manage.page.tsx').then((m) => m.DeviceManagePage),
+        ),
+      }),
       screen({
         name: 'deviceManageDetail',
         path: '/safety-management/deviceManageDetail',
@@ -371,6 +405,9 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         fullOnly: true,
         activeMenu: '/safety-management/deviceManage',
+        screen: withPhrases('devices', () =>
+          import('../pages/devices/device-detail.page.tsx').then((m) => m.DeviceDetailPage),
+        ),
       }),
     ],
   }),

@@ -53,6 +53,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   en: {
     about: async () => (await import('./en/about.ts')).about,
     apps: async () => (await import('./en/apps.ts')).apps,
+    devices: async () => (await import('./en/devices.ts')).devices,
     brand: async () => (await import('./en/brand.ts')).brand,
     dashboardPanels: async () => (await import('./en/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./en/license.ts')).license,
@@ -66,6 +67,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
     apps: async () => (await import('./zh/apps.ts')).apps,
+    devices: async () => (await import('./zh/devices.ts')).devices,
     brand: async () => (await import('./zh/brand.ts')).brand,
     dashboardPanels: async () => (await import('./zh/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./zh/license.ts')).license,

@@ -36,6 +36,7 @@ export const getBrand = defineCall({
   tag: 'Brand',
   auth: 'session',
   tenant: true,
+  access: { groups: ['branding'], level: 'read' },
   request: emptyRequest,
   response: brandDetail,
 });
@@ -47,6 +48,7 @@ export const updateBrand = defineCall({
   tag: 'Brand',
   auth: 'session',
   tenant: true,
+  access: { groups: ['branding'], level: 'manage' },
   request: z.object({
     primaryColor: z
       .string()
@@ -78,6 +80,7 @@ export const uploadBrandLogo = defineCall({
   tag: 'Brand',
   auth: 'session',
   tenant: true,
+  access: { groups: ['branding'], level: 'manage' },
   request: z.object({}),
   response: brandDetail,
   upload: { field: UPLOAD_FILE_FIELD, maxBytes: brandLimits.logoBytes, types: brandImageTypes },
@@ -90,6 +93,7 @@ export const uploadBrandBackground = defineCall({
   tag: 'Brand',
   auth: 'session',
   tenant: true,
+  access: { groups: ['branding'], level: 'manage' },
   request: z.object({}),
   response: brandDetail,
   upload: { field: UPLOAD_FILE_FIELD, maxBytes: brandLimits.backgroundBytes, types: brandImageTypes },

@@ -20,7 +20,8 @@ const windowRequest = (fallback: (typeof dashboardWindows)[number]) =>
 const range = { from: z.string(), to: z.string() };
 
 const tag = 'Dashboard';
-const base = { tag, auth: 'session', tenant: true } as const;
+// The dashboard is every console user's first screen (spec §2: pinned), whatever their console role.
+const base = { tag, auth: 'session', tenant: true, access: 'console' } as const;
 
 export const userDataOverview = defineCall({
   ...base,

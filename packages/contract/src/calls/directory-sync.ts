@@ -19,6 +19,7 @@ export const previewSync = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: z.object({ sourceId: id }),
   response: syncRun,
 });
@@ -29,6 +30,7 @@ export const applySync = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: runRequest,
   response: syncRun,
 });
@@ -39,6 +41,7 @@ export const startSync = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: z.object({ sourceId: id }),
   response: syncRun,
 });
@@ -49,6 +52,7 @@ export const listSyncRuns = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
   request: z.object({ sourceId: id, ...paging }),
   response: z.object({ list: z.array(syncRun), total: z.number().int() }),
 });
@@ -59,6 +63,7 @@ export const syncRunDetail = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
   request: runRequest,
   response: syncRun,
 });
@@ -82,6 +87,7 @@ export const syncRunRows = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
   request: runRequest.extend({ kind: z.enum(syncRowKinds), ...paging }),
   response: z.object({ list: z.array(syncRow), total: z.number().int() }),
 });

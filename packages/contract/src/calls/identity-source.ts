@@ -238,6 +238,7 @@ export const listIdentitySources = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
   request: emptyRequest,
   response: z.object({ list: z.array(identitySourceSummary) }),
 });
@@ -248,6 +249,7 @@ export const identitySourceDetailCall = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
   request: z.object({ sourceId: id }),
   response: identitySourceDetail,
 });
@@ -258,6 +260,7 @@ export const createIdentitySource = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: sourceSettings,
   response: identitySourceDetail,
 });
@@ -268,6 +271,7 @@ export const updateIdentitySource = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: settingsByType({ sourceId: id }),
   response: identitySourceDetail,
 });
@@ -278,6 +282,7 @@ export const setIdentitySourceStatus = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: z.object({ sourceId: id, enabled: z.boolean() }),
   response: identitySourceSummary,
 });
@@ -289,6 +294,7 @@ export const deleteIdentitySource = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: z.object({ sourceId: id }),
   response: z.object({ sourceId: z.string(), peopleUnlinked: z.number().int() }),
 });
@@ -308,6 +314,7 @@ export const testLdapConnection = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: ldapTestRequest,
   response: testOutcome.extend({
     details: z
@@ -333,6 +340,7 @@ export const testLdapUser = defineCall({
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
   request: ldapTestRequest.extend({
     testUsername: z.string().trim().min(1, { error: 'ldap.test_user_required' }).max(limits.credentialMax),
     testPassword: z.string().min(1, { error: 'ldap.test_password_required' }).max(limits.credentialMax),

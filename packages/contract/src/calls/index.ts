@@ -7,6 +7,7 @@ import * as dashboard from './dashboard.ts';
 import * as decision from './decision.ts';
 import * as department from './department.ts';
 import * as directorySync from './directory-sync.ts';
+import * as exchange from './exchange.ts';
 import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
 import * as log from './log.ts';
@@ -27,6 +28,7 @@ export {
   decision,
   department,
   directorySync,
+  exchange,
   identitySource,
   license,
   log,
@@ -110,6 +112,20 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  exchange.getDeviceSettings,
+  exchange.updateDeviceSettings,
+  exchange.getRegistrationToken,
+  exchange.rotateRegistrationToken,
+  exchange.getExchangeSettings,
+  exchange.updateExchangeSettings,
+  exchange.listDevices,
+  exchange.deleteDevices,
+  exchange.deviceDetail,
+  exchange.approveDevices,
+  exchange.setDeviceStatus,
+  exchange.updateDevice,
+  exchange.devicePermissionOf,
+  exchange.setDevicePermission,
   dashboard.userDataOverview,
   dashboard.userLoginTrend,
   dashboard.userMfaInfo,

@@ -95,6 +95,7 @@ export const signInLog = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'read' },
   request: signInLogFilter
     .extend(pageFields)
     .default({ range: 'month', page: 1, pageSize: 20, order: 'desc' }),
@@ -107,6 +108,7 @@ export const adminLog = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'read' },
   request: adminLogFilter
     .extend(pageFields)
     .default({ range: 'month', page: 1, pageSize: 20, order: 'desc' }),
@@ -119,6 +121,7 @@ export const adminLogActions = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'read' },
   request: emptyRequest,
   response: z.object({ list: z.array(z.string()) }),
 });
@@ -129,6 +132,7 @@ export const exportLog = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'read' },
   request: z.discriminatedUnion('view', [
     signInLogFilter.extend({
       view: z.literal('signin'),
@@ -153,6 +157,7 @@ export const logSettings = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'read' },
   request: emptyRequest,
   response: z.object({ retentionDays: z.number().int() }),
 });
@@ -163,6 +168,7 @@ export const updateLogSettings = defineCall({
   tag: 'Log',
   auth: 'session',
   tenant: true,
+  access: { groups: ['log'], level: 'manage' },
   request: z.object({
     retentionDays: z
       .number({ error: 'log.retention_range' })

@@ -119,6 +119,7 @@ export const samlDetail = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: samlSettings,
 });
@@ -129,6 +130,7 @@ export const updateSaml = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     entityId: z
@@ -169,6 +171,7 @@ export const importSamlMetadata = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z
     .object({
       appId,
@@ -203,13 +206,14 @@ export const samlIdp = z.object({
   metadataXml: z.string(),
 });
 
-const idpCall = <const P extends string>(path: P, summary: string) =>
+const idpCall = <const P extends string>(path: P, summary: string, level: 'read' | 'manage') =>
   defineCall({
     path,
     summary,
     tag: 'Application',
     auth: 'session',
     tenant: true,
+    access: { groups: ['app'], level },
     request: emptyRequest,
     response: samlIdp,
   });
@@ -217,16 +221,20 @@ const idpCall = <const P extends string>(path: P, summary: string) =>
 export const samlIdpDetail = idpCall(
   '/api/v1/manage/app/saml/idp',
   "The company's SAML identity provider: entity id, endpoints, signing certificates and metadata",
+  'read',
 );
 export const prepareSamlKey = idpCall(
   '/api/v1/manage/app/saml/key/prepare',
   'Publish the next signing certificate in the metadata (it signs nothing until activated)',
+  'manage',
 );
 export const activateSamlKey = idpCall(
   '/api/v1/manage/app/saml/key/activate',
   'Sign with the prepared certificate from now on; the current one is retired',
+  'manage',
 );
 export const discardSamlKey = idpCall(
   '/api/v1/manage/app/saml/key/discard',
   'Withdraw the prepared signing certificate',
+  'manage',
 );

@@ -28,6 +28,7 @@ export const syslogConf = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'read' },
   request: emptyRequest,
   response: syslogSettings,
 });
@@ -39,6 +40,7 @@ export const updateSyslog = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
   request: z.object({
     enabled: z.boolean(),
     protocol: z.enum(syslogProtocols),
@@ -75,6 +77,7 @@ export const syslogStatus = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'read' },
   request: emptyRequest,
   response: z.object({
     enabled: z.boolean(),

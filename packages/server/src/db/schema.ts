@@ -100,6 +100,8 @@ export interface CompanyMembersTable {
   console_role_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The person's standing in this company; an automatic lock-out is on the account. */
   status: Generated<'enabled' | 'disabled' | 'locked'>;
+  /** Spec §6: permission on device management (a new record gets the company's default). */
+  device_permission: Generated<'user' | 'admin'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -194,6 +196,8 @@ export interface LoginEventsTable {
   user_agent: string | null;
   result: 'success' | 'failure';
   failure_cause: string | null;
+  /** The Exchange device the event is about (modules/exchange), if any. */
+  device_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Place of the address (ISO 3166-1 alpha-2, region, city) and city-precision coordinates, at write time. */
   country: ColumnType<string | null, string | null | undefined, string | null>;
   region: ColumnType<string | null, string | null | undefined, string | null>;
@@ -628,6 +632,60 @@ export interface ScanStatesTable {
   created_at: Timestamp;
 }
 
+/** A company's Exchange agent and device rules (modules/exchange). */
+export interface ExchangeSettingsTable {
+  company_id: string;
+  enabled: Generated<boolean>;
+  exchange_url: string | null;
+  credential_mode: Generated<'service' | 'personal'>;
+  service_username: string | null;
+  service_password_sealed: string | null;
+  activation: Generated<'approval' | 'automatic'>;
+  user_device_limit: Generated<number>;
+  default_device_permission: Generated<'user' | 'admin'>;
+  device_password_digits: Generated<number>;
+  rotation_days: Generated<number>;
+  registration_token_sealed: string;
+  registration_token_hmac: string;
+  token_rotated_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A phone of a person in a company, as its ActiveSync DeviceId names it. */
+export interface ExchangeDevicesTable {
+  id: string;
+  company_id: string;
+  account_id: string;
+  device_id: string;
+  device_type: string;
+  name: string;
+  os: string | null;
+  user_agent: string | null;
+  activation: 'to_be_activated' | 'active';
+  status: Generated<'enabled' | 'disabled'>;
+  access_permission: Generated<'full' | 'receive_only'>;
+  policy: ColumnType<unknown | null, string | null | undefined, string | null>;
+  password_hash: string | null;
+  password_pending_sealed: string | null;
+  password_set_at: NullableTimestamp;
+  registered_at: Timestamp;
+  activated_at: NullableTimestamp;
+  last_login_at: NullableTimestamp;
+  last_offline_at: NullableTimestamp;
+  online_until: NullableTimestamp;
+  last_seen_at: NullableTimestamp;
+  last_ip: string | null;
+}
+
+/** A person's own Exchange sign-in, sealed (personal credential mode). */
+export interface ExchangeCredentialsTable {
+  company_id: string;
+  account_id: string;
+  username: string;
+  password_sealed: string;
+  updated_at: Timestamp;
+}
+
 export interface Database extends SamlTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -661,6 +719,9 @@ export interface Database extends SamlTables {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
+  exchange_settings: ExchangeSettingsTable;
+  exchange_devices: ExchangeDevicesTable;
+  exchange_credentials: ExchangeCredentialsTable;
   account_sign_in_places: AccountSignInPlacesTable;
   company_log_settings: CompanyLogSettingsTable;
   log_alerts: LogAlertsTable;
@@ -691,3 +752,6 @@ export type App = Selectable<AppsTable>;
 export type AppApiAccount = Selectable<AppApiAccountsTable>;
 export type AppFormConfig = Selectable<AppFormConfigsTable>;
 export type ConsoleSession = Selectable<ConsoleSessionsTable>;
+export type Job = Selectable<JobsTable>;
+export type ExchangeSettingsRow = Selectable<ExchangeSettingsTable>;
+export type ExchangeDevice = Selectable<ExchangeDevicesTable>;

@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 
 /**
@@ -273,6 +274,18 @@ const appProbes: Record<string, () => unknown> = {
   }),
 };
 
+// ---- Exchange (modules/exchange): a device of B's person and B's registration token.
+const exchange = exchangeWall(
+  () => ctx,
+  () => b,
+  () => bMemberId,
+);
+let bExchangeBefore: string;
+beforeAll(async () => {
+  await exchange.setUp();
+  bExchangeBefore = await exchange.stateOfB();
+});
+
 // ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
 // probes; B's syslog and brand settings must stay as they were (unset).
 beforeAll(async () => {
@@ -481,6 +494,7 @@ const samlProbes: Record<string, () => unknown> = {
 
 /** What B has that must never leak. */
 const secretsOfB = () => [
+  ...exchange.secrets(),
   b.companyId,
   'Beta Secret Holdings',
   'beta-staff',
@@ -543,6 +557,7 @@ const probes: Record<string, () => unknown> = {
   ...mfaProbes,
   ...safetyProbes,
   ...appProbes,
+  ...exchange.probes,
   ...logProbes,
   ...sources.probes,
   ...permissionProbes,
@@ -654,6 +669,10 @@ describe('tenant wall', () => {
       { module: 'app', quota: null },
       { module: 'user', quota: null },
     ]);
+  });
+
+  it("leaves B's devices, Exchange settings and device permissions as they were", async () => {
+    expect(await exchange.stateOfB()).toBe(bExchangeBefore);
   });
 
   it("leaves B's syslog, brand and log settings unset", async () => {

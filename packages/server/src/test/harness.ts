@@ -4,7 +4,13 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { CompanyQuotas, Config, MailConfig } from '../config.ts';
+import {
+  type CompanyQuotas,
+  type Config,
+  defaultExchangeConfig,
+  type ExchangeConfig,
+  type MailConfig,
+} from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -99,6 +105,8 @@ export async function startTestApp(
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
+    /** The Exchange agent; tests reach their Exchange stand-ins on 127.0.0.1, so private addresses are allowed. */
+    exchange?: Partial<ExchangeConfig>;
     /** Serves /metrics for this bearer token. */
     metricsToken?: string;
   } = {},
@@ -117,6 +125,7 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
       syslogAllowLocalTargets: true,
       scanProviders: options.scanProviders,

@@ -16,7 +16,7 @@ export const dashboardPanels = {
     modes: { off: 'Off', optional: 'Optional', required: 'Required', admins: 'Administrators' },
     withFactor: 'With a second factor',
     withoutFactor: 'Without',
-    types: { fido2: 'Passkey', otp: 'Authenticator app', otp_sm3: 'OTP (SM3)' } as Record<string, string>,
+    types: { fido2: 'Passkey', otp: 'Authenticator app', otpSm3: 'OTP (SM3)' } as Record<string, string>,
   },
   trend: { title: 'Sign-in trend', success: 'Successful', failure: 'Failed' },
   hotspot: {

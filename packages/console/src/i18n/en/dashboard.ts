@@ -4,7 +4,7 @@ export const dashboard = {
   companyId: 'Company ID',
   copy: 'Copy',
   copied: 'Copied',
-  windows: { week: 'Last 7 days', month: 'Last month', three_days: 'Last three days' },
+  windows: { week: 'Last 7 days', month: 'Last month', threeDays: 'Last three days' },
   window: 'Period',
   system: { version: 'Version {{version}}' },
 };

@@ -2,6 +2,7 @@ import { about } from './about.ts';
 import { apps } from './apps.ts';
 import { brand } from './brand.ts';
 import { dashboardPanels } from './dashboard-panels.ts';
+import { devices } from './devices.ts';
 import { license } from './license.ts';
 import { log } from './log.ts';
 import { org } from './org.ts';
@@ -21,6 +22,7 @@ export const en = {
   apps,
   brand,
   dashboardPanels,
+  devices,
   license,
   log,
   org,

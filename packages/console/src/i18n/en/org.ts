@@ -168,8 +168,6 @@ export const org = {
     failure: 'Failure',
     mfaTitle: 'MFA factors',
     mfaEmpty: 'No MFA factor is bound yet',
-    devicesTitle: 'Devices',
-    devicesEmpty: 'No device is registered yet',
     sendAccountEmail: 'Email the account details',
     accountEmailSent: 'The account details were sent to {{email}}',
   },

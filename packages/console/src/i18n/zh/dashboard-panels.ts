@@ -17,7 +17,7 @@ export const dashboardPanels = {
     modes: { off: '关闭', optional: '可选', required: '必须', admins: '管理员必须' },
     withFactor: '已绑定第二因素',
     withoutFactor: '未绑定',
-    types: { fido2: '通行密钥', otp: '身份验证器', otp_sm3: 'OTP（国密 SM3）' } as Record<string, string>,
+    types: { fido2: '通行密钥', otp: '身份验证器', otpSm3: 'OTP（国密 SM3）' } as Record<string, string>,
   },
   trend: { title: '登录趋势', success: '成功', failure: '失败' },
   hotspot: {

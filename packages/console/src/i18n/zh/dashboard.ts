@@ -5,7 +5,7 @@ export const dashboard = {
   companyId: '企业 ID',
   copy: '复制',
   copied: '已复制',
-  windows: { week: '近 7 天', month: '近一个月', three_days: '近三天' },
+  windows: { week: '近 7 天', month: '近一个月', threeDays: '近三天' },
   window: '时间范围',
   system: { version: '版本 {{version}}' },
 } satisfies typeof en;

@@ -166,8 +166,6 @@ export const org = {
     failure: '失败',
     mfaTitle: 'MFA 认证因子',
     mfaEmpty: '尚未绑定 MFA 认证因子',
-    devicesTitle: '设备',
-    devicesEmpty: '尚未注册设备',
     sendAccountEmail: '邮件发送账号信息',
     accountEmailSent: '账号信息已发送至 {{email}}',
   },

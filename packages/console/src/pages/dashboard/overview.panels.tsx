@@ -15,6 +15,9 @@ import { ChartPlaceholder, EmptyNote, Figure, Panel, timeZone } from './panel.ts
 
 const figures = { display: 'flex', flexWrap: 'wrap', gap: '12px 24px' } as const;
 
+/** A phrase key from a contract value: `otp_sm3` → `otpSm3`. */
+const phraseKeyOf = (value: string) => value.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
 export function UsersPanel() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
@@ -95,7 +98,7 @@ export function MfaPanel() {
           <ul style={{ listStyle: 'none', padding: 0, margin: '12px 0 0', color: token.colorTextSecondary }}>
             {data.byType.map((row) => (
               <li key={row.type}>
-                {t(`dashboardPanels.mfa.types.${row.type}`, { defaultValue: row.type })}:{' '}
+                {t(`dashboardPanels.mfa.types.${phraseKeyOf(row.type)}`, { defaultValue: row.type })}:{' '}
                 {formatThousands(row.users)}
               </li>
             ))}

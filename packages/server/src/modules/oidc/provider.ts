@@ -81,6 +81,8 @@ const scopeClaims = {
   phone: ['phone_number', 'phone_number_verified'],
   // An application's people: their departments in the application's company (see findAccount).
   groups: ['groups'],
+  // What the person may do in the application (modules/permission).
+  permissions: ['permissions'],
 } as const;
 const claims = {
   acr: null,
@@ -90,8 +92,6 @@ const claims = {
   iss: null,
   openid: ['sub', 'acr', 'amr', 'auth_time'],
   ...scopeClaims,
-  // What the person may do in the application (modules/permission).
-  permissions: ['permissions'],
 };
 
 /** The claims a client may read: those of the scopes it is allowed (all for Tessera's own). */

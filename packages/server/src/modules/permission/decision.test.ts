@@ -356,7 +356,10 @@ describe('the permissions scope', () => {
       expectedState: flow.state,
     });
     expect(tokens.claims()?.permissions).toEqual({ orders: ['read', 'write', 'delete'] });
-    expect((await client.fetchUserInfo(config, tokens.access_token, bob.id)).permissions).toEqual({
+    // The subject is the person's pairwise identifier in the application's company, not the account id.
+    const subject = tokens.claims()?.sub ?? '';
+    expect(subject).not.toBe(bob.id);
+    expect((await client.fetchUserInfo(config, tokens.access_token, subject)).permissions).toEqual({
       orders: ['read', 'write', 'delete'],
     });
     // An application not allowed the scope cannot ask for it.

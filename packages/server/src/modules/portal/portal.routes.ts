@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   type AccountBindingsSection,
+  type AccountDevicesSection,
   type AccountMfaSection,
   portalPhrases,
   renderAccountPage,
@@ -56,6 +57,8 @@ export interface PortalDeps {
   lifetimes: { idleSeconds: number; absoluteSeconds: number };
   /** The second-factor section of the account page (modules/mfa). */
   mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
+  /** The Exchange devices section of the account page (modules/exchange). */
+  devicesSection?: (account: Account, sessionId: string) => Promise<AccountDevicesSection>;
   /** The third-party accounts section (modules/identity-source), set once those routes exist. */
   bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
 }
@@ -66,7 +69,14 @@ const notices = (lang: 'en' | 'zh') =>
     [PASSWORD_CHANGED_QUERY]: portalPhrases[lang].ownPassword.changed,
     scan_bound: portalPhrases[lang].scan.boundOk,
     scan_unbound: portalPhrases[lang].scan.unboundOk,
+    ...portalPhrases[lang].devices.notices,
   }) as Record<string, string>;
+
+/** The confirmation an account page address asks for, from the known ones only. */
+function noticeOf(lang: 'en' | 'zh', notice: string | undefined): string | undefined {
+  const known = notices(lang);
+  return notice && Object.hasOwn(known, notice) ? known[notice] : undefined;
+}
 
 /**
  * The user centre is a client of Tessera's own provider, like any application: it has its own
@@ -213,10 +223,11 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           logoutAction: '/portal/logout',
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+          devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
           bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
           nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
-          notice: request.query.notice ? notices(request.lang)[request.query.notice] : undefined,
+          notice: noticeOf(request.lang, request.query.notice),
         },
       );
       return reply.type('text/html; charset=utf-8').send(html);

@@ -36,6 +36,25 @@ export type LoginFailureCause =
   | 'scan_failed'
   | 'scan_not_linked';
 
+/**
+ * The Exchange agent's causes (modules/exchange/agent.service.ts): a device registered or
+ * waiting, its password wrong or not yet entered, the person's device limit, a disabled or
+ * blocked device, sending refused to a receive-only device, the company's agent off or without
+ * an Exchange sign-in. The agent uses the person causes above too (unknown, disabled, throttled).
+ */
+export type AgentFailureCause =
+  | 'device_registered'
+  | 'device_to_be_activated'
+  | 'device_password_pending'
+  | 'device_unknown'
+  | 'device_password_wrong'
+  | 'device_limit'
+  | 'device_disabled'
+  | 'device_blocked_by_policy'
+  | 'device_command_not_allowed'
+  | 'exchange_disabled'
+  | 'exchange_credentials_missing';
+
 export interface LoginEvent {
   companyId: string | null;
   accountId: string | null;
@@ -44,7 +63,9 @@ export interface LoginEvent {
   ip: string | null;
   userAgent: string | null;
   result: 'success' | 'failure';
-  failureCause: LoginFailureCause | null;
+  failureCause: LoginFailureCause | AgentFailureCause | null;
+  /** The Exchange device the event is about. */
+  deviceId?: string | null;
 }
 
 /** What is added to an event when it is written: its place, browser and, for a success, its marks. */
@@ -81,6 +102,7 @@ export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEvent
     user_agent: event.userAgent?.slice(0, 512) ?? null,
     result: event.result,
     failure_cause: event.failureCause,
+    device_id: event.deviceId ?? null,
     country: details?.place?.country ?? null,
     region: details?.place?.region?.slice(0, 100) ?? null,
     city: details?.place?.city?.slice(0, 100) ?? null,
