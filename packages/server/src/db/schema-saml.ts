@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { NullableTimestamp, Timestamp } from './schema-columns.ts';
+
 type JsonColumn<T> = ColumnType<T, string | undefined, string>;
 
 /** A company's SAML signing keys: one active, at most one next (published before it signs), retired ones. */

@@ -1,9 +1,17 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AppTables } from './schema-app.ts';
+import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
+import type { ExchangeTables } from './schema-exchange.ts';
+import type { IdentitySourceTables } from './schema-identity-source.ts';
+import type { LogTables } from './schema-log.ts';
+import type { PermissionTables } from './schema-permission.ts';
 import type { SamlTables } from './schema-saml.ts';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json = ColumnType<unknown, string, string>;
+export type * from './schema-app.ts';
+export type * from './schema-exchange.ts';
+export type * from './schema-identity-source.ts';
+export type * from './schema-log.ts';
+export type * from './schema-permission.ts';
 
 export interface AccountsTable {
   id: string;
@@ -281,67 +289,6 @@ export interface AuditEventsTable {
   created_at: Timestamp;
 }
 
-export interface AccountSignInPlacesTable {
-  account_id: string;
-  countries: ColumnType<string[], string[] | undefined, string[]>;
-  last_latitude: number | null;
-  last_longitude: number | null;
-  last_at: NullableTimestamp;
-}
-
-export interface CompanyLogSettingsTable {
-  company_id: string;
-  retention_days: number;
-  updated_at: Timestamp;
-}
-
-export interface LogAlertsTable {
-  id: string;
-  company_id: string;
-  cause: string;
-  account_id: string | null;
-  identifier: string | null;
-  count: number;
-  threshold: number;
-  window_minutes: number;
-  created_at: Timestamp;
-}
-
-export interface CompanySyslogTable {
-  company_id: string;
-  enabled: boolean;
-  protocol: 'udp' | 'tcp' | 'tls';
-  host: string;
-  port: number;
-  tag: string;
-  ca_pem: string | null;
-  delivered_at: NullableTimestamp;
-  delivered_event_at: NullableTimestamp;
-  delivered_count: ColumnType<string, string | number | undefined, string | number>;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  updated_at: Timestamp;
-}
-
-export interface SyslogOutboxTable {
-  seq: ColumnType<string, never, never>;
-  company_id: string;
-  kind: 'signin' | 'audit' | 'alert';
-  event_id: string;
-  created_at: Timestamp;
-}
-
-export interface CompanyBrandTable {
-  company_id: string;
-  logo_file_id: string | null;
-  background_file_id: string | null;
-  primary_color: string | null;
-  title: string | null;
-  footer_text: string | null;
-  footer_link: string | null;
-  updated_at: Timestamp;
-}
-
 export interface InstallationTable {
   id: number;
   application_code: string;
@@ -374,169 +321,6 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface AppsTable {
-  id: string;
-  company_id: string;
-  name: string;
-  description: string | null;
-  type: 'self_built' | 'third_party';
-  protocol: 'oidc' | 'form' | 'saml';
-  template: string | null;
-  status: Generated<'to_be_configured' | 'opened' | 'disabled'>;
-  logo_file_id: string | null;
-  client_id: string;
-  client_secret_sealed: string;
-  /** JSON arrays of strings (written as JSON text). */
-  redirect_uris: ColumnType<string[], string | undefined, string>;
-  post_logout_redirect_uris: ColumnType<string[], string | undefined, string>;
-  initiate_login_uri: string | null;
-  home_url: string | null;
-  /** OIDC Back-Channel Logout 1.0: where the provider posts a logout token. */
-  backchannel_logout_uri: string | null;
-  /** OIDC Front-Channel Logout 1.0: loaded in a frame of the sign-out page. */
-  frontchannel_logout_uri: string | null;
-  scopes: ColumnType<string[], string | undefined, string>;
-  signing_alg: Generated<'ES256' | 'RS256'>;
-  token_auth_method: Generated<'client_secret_basic' | 'client_secret_post' | 'none'>;
-  /** Whether the authorization code flow must use PKCE (some third-party apps cannot). */
-  require_pkce: Generated<boolean>;
-  authorization_code_ttl: Generated<number>;
-  id_token_ttl: Generated<number>;
-  access_token_ttl: Generated<number>;
-  refresh_token_ttl: Generated<number>;
-  default_access: Generated<'allow_all' | 'prohibit_all'>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** What a person allowed a third-party application (its consent page), per person and app. */
-export interface AppConsentsTable {
-  app_id: string;
-  account_id: string;
-  /** JSON arrays of strings (written as JSON text). */
-  scopes: ColumnType<string[], string, string>;
-  claims: ColumnType<string[], string, string>;
-  updated_at: Timestamp;
-}
-
-export interface AppAssignmentsTable {
-  app_id: string;
-  account_id: string;
-  expires_at: Date | null;
-  created_at: Timestamp;
-}
-
-export interface AppApiAccountsTable {
-  id: string;
-  app_id: string;
-  company_id: string;
-  name: string;
-  client_id: string;
-  secret_sealed: string;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  created_at: Timestamp;
-}
-
-export interface AppFormConfigsTable {
-  app_id: string;
-  login_url: string;
-  username_field: string;
-  password_field: string;
-  extra_fields: ColumnType<{ name: string; value: string }[], string | undefined, string>;
-  credential_mode: 'user' | 'shared';
-  shared_username: string | null;
-  shared_password_sealed: string | null;
-  updated_at: Timestamp;
-}
-
-export interface AppFormCredentialsTable {
-  app_id: string;
-  account_id: string;
-  username: string;
-  password_sealed: string;
-  updated_at: Timestamp;
-}
-
-/** A custom console role of a company (spec §6 permission groups). */
-export interface ConsoleRolesTable {
-  id: string;
-  company_id: string;
-  name: string;
-  description: string | null;
-  /** ConsoleGrants: { groups: { <group>: 'read' | 'manage' }, abilities: [...] } (written as JSON text). */
-  grants: ColumnType<unknown, string, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** A resource of an application (spec §3 Resource). */
-export interface PermissionResourcesTable {
-  id: string;
-  company_id: string;
-  app_id: string;
-  name: string;
-  type: 'menu' | 'api' | 'button' | 'data';
-  description: string | null;
-  data: string | null;
-  /** Action types, a JSON array of strings (written as JSON text). */
-  actions: ColumnType<string[], string | undefined, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface PermissionRolesTable {
-  id: string;
-  company_id: string;
-  name: string;
-  description: string;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface PermissionRoleMembersTable {
-  role_id: string;
-  company_id: string;
-  account_id: string;
-  created_at: Timestamp;
-}
-
-/** A time-of-day window of an authorization: ISO weekdays and HH:MM bounds in its time zone. */
-export interface StoredTimeWindow {
-  days: number[];
-  from: string;
-  to: string;
-}
-
-export interface PermissionAuthorizationsTable {
-  id: string;
-  company_id: string;
-  app_id: string;
-  subject_type: 'user' | 'role' | 'department';
-  subject_user_id: string | null;
-  subject_role_id: string | null;
-  subject_department_id: string | null;
-  effect: 'allow' | 'reject';
-  resource_scope: 'all' | 'specific';
-  action_scope: 'all' | 'specific';
-  actions: ColumnType<string[], string | undefined, string>;
-  valid_from: NullableTimestamp;
-  valid_until: NullableTimestamp;
-  time_windows: ColumnType<StoredTimeWindow[], string | undefined, string>;
-  time_zone: string;
-  /** Canonical CIDR ranges (JSON array of strings). */
-  ip_ranges: ColumnType<string[], string | undefined, string>;
-  description: string | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface PermissionAuthorizationResourcesTable {
-  authorization_id: string;
-  company_id: string;
-  resource_id: string;
-}
-
 /** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
 export interface JobsTable {
   id: string;
@@ -558,135 +342,13 @@ export interface JobsTable {
   slot: Generated<number | null>;
 }
 
-export interface IdentitySourcesTable {
-  id: string;
-  company_id: string;
-  type: 'ldap' | 'dingtalk' | 'weixin' | 'work_weixin';
-  name: string;
-  enabled: Generated<boolean>;
-  settings: ColumnType<unknown, string, string>;
-  secret_sealed: string | null;
-  sync_interval_minutes: Generated<number>;
-  next_sync_at: NullableTimestamp;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface IdentityLinksTable {
-  source_id: string;
-  company_id: string;
-  account_id: string;
-  external_id: string;
-  external_dn: string | null;
-  external_name: string | null;
-  disabled_by_sync: Generated<boolean>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface IdentitySourceDepartmentsTable {
-  source_id: string;
-  external_id: string;
-  department_id: string;
-}
-
-export interface IdentitySourceConflictsTable {
-  source_id: string;
-  external_id: string;
-  fingerprint: string;
-}
-
-export interface SyncRunsTable {
-  id: string;
-  source_id: string;
-  company_id: string;
-  mode: 'preview' | 'apply' | 'sync';
-  trigger: 'manual' | 'schedule';
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
-  requested_by: string | null;
-  preview_run_id: string | null;
-  counts: ColumnType<unknown, string | null | undefined, string | null>;
-  errors: ColumnType<unknown, string | undefined, string>;
-  plan_hash: string | null;
-  snapshot: ColumnType<unknown, string | null | undefined, string | null>;
-  created_at: Timestamp;
-  started_at: NullableTimestamp;
-  finished_at: NullableTimestamp;
-}
-
-export interface SyncRunRowsTable {
-  run_id: string;
-  kind: string;
-  seq: number;
-  row: ColumnType<unknown, string, string>;
-}
-
-export interface ScanStatesTable {
-  id: string;
-  source_id: string;
-  purpose: 'sign_in' | 'bind';
-  interaction_uid: string | null;
-  session_id: string | null;
-  expires_at: Date;
-  used_at: NullableTimestamp;
-  created_at: Timestamp;
-}
-
-/** A company's Exchange agent and device rules (modules/exchange). */
-export interface ExchangeSettingsTable {
-  company_id: string;
-  enabled: Generated<boolean>;
-  exchange_url: string | null;
-  credential_mode: Generated<'service' | 'personal'>;
-  service_username: string | null;
-  service_password_sealed: string | null;
-  activation: Generated<'approval' | 'automatic'>;
-  user_device_limit: Generated<number>;
-  default_device_permission: Generated<'user' | 'admin'>;
-  device_password_digits: Generated<number>;
-  rotation_days: Generated<number>;
-  registration_token_sealed: string;
-  registration_token_hmac: string;
-  token_rotated_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** A phone of a person in a company, as its ActiveSync DeviceId names it. */
-export interface ExchangeDevicesTable {
-  id: string;
-  company_id: string;
-  account_id: string;
-  device_id: string;
-  device_type: string;
-  name: string;
-  os: string | null;
-  user_agent: string | null;
-  activation: 'to_be_activated' | 'active';
-  status: Generated<'enabled' | 'disabled'>;
-  access_permission: Generated<'full' | 'receive_only'>;
-  policy: ColumnType<unknown | null, string | null | undefined, string | null>;
-  password_hash: string | null;
-  password_pending_sealed: string | null;
-  password_set_at: NullableTimestamp;
-  registered_at: Timestamp;
-  activated_at: NullableTimestamp;
-  last_login_at: NullableTimestamp;
-  last_offline_at: NullableTimestamp;
-  online_until: NullableTimestamp;
-  last_seen_at: NullableTimestamp;
-  last_ip: string | null;
-}
-
-/** A person's own Exchange sign-in, sealed (personal credential mode). */
-export interface ExchangeCredentialsTable {
-  company_id: string;
-  account_id: string;
-  username: string;
-  password_sealed: string;
-  updated_at: Timestamp;
-}
-
-export interface Database extends SamlTables {
+export interface Database
+  extends SamlTables,
+    AppTables,
+    LogTables,
+    PermissionTables,
+    IdentitySourceTables,
+    ExchangeTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;
@@ -714,44 +376,11 @@ export interface Database extends SamlTables {
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
-  apps: AppsTable;
-  app_assignments: AppAssignmentsTable;
-  app_api_accounts: AppApiAccountsTable;
-  app_form_configs: AppFormConfigsTable;
-  app_form_credentials: AppFormCredentialsTable;
-  exchange_settings: ExchangeSettingsTable;
-  exchange_devices: ExchangeDevicesTable;
-  exchange_credentials: ExchangeCredentialsTable;
-  account_sign_in_places: AccountSignInPlacesTable;
-  company_log_settings: CompanyLogSettingsTable;
-  log_alerts: LogAlertsTable;
-  company_syslog: CompanySyslogTable;
-  syslog_outbox: SyslogOutboxTable;
-  company_brand: CompanyBrandTable;
-  app_consents: AppConsentsTable;
-  identity_sources: IdentitySourcesTable;
-  identity_links: IdentityLinksTable;
-  identity_source_departments: IdentitySourceDepartmentsTable;
-  identity_source_conflicts: IdentitySourceConflictsTable;
-  sync_runs: SyncRunsTable;
-  sync_run_rows: SyncRunRowsTable;
-  scan_states: ScanStatesTable;
-  console_roles: ConsoleRolesTable;
-  permission_resources: PermissionResourcesTable;
-  permission_roles: PermissionRolesTable;
-  permission_role_members: PermissionRoleMembersTable;
-  permission_authorizations: PermissionAuthorizationsTable;
-  permission_authorization_resources: PermissionAuthorizationResourcesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type Company = Selectable<CompaniesTable>;
-export type App = Selectable<AppsTable>;
-export type AppApiAccount = Selectable<AppApiAccountsTable>;
-export type AppFormConfig = Selectable<AppFormConfigsTable>;
 export type ConsoleSession = Selectable<ConsoleSessionsTable>;
 export type Job = Selectable<JobsTable>;
-export type ExchangeSettingsRow = Selectable<ExchangeSettingsTable>;
-export type ExchangeDevice = Selectable<ExchangeDevicesTable>;
