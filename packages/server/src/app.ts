@@ -1,6 +1,5 @@
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
-import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
 import type { CallAtPath, Language } from '@tessera/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -10,6 +9,7 @@ import { type Config, defaultCompanyQuotas, defaultExchangeConfig } from './conf
 import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { installErrorHandling, sendError } from './http/envelope.ts';
+import { pageRoutes } from './http/page-routes.ts';
 import { requestLogSerializer } from './http/request-log.ts';
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
@@ -27,14 +27,8 @@ import {
 import { countApps } from './modules/app/app.repo.ts';
 import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
-import {
-  appAccessById,
-  appRefusalForClient,
-  companyOfClient,
-  logAppSignIn,
-} from './modules/app/app-access.ts';
+import { appAccessById, logAppSignIn } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
-import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
 import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
 import { createBrandService } from './modules/brand/brand.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
@@ -42,8 +36,6 @@ import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
 import { consoleRoleRoutes } from './modules/console-role/console-role.routes.ts';
 import { createConsoleRoleService } from './modules/console-role/console-role.service.ts';
-import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
-import { createDashboardService } from './modules/dashboard/dashboard.service.ts';
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
@@ -53,43 +45,34 @@ import { createAgentService } from './modules/exchange/agent.service.ts';
 import { scheduleRotation } from './modules/exchange/device-rotation.ts';
 import { createVerifiedPasswords } from './modules/exchange/device-secrets.ts';
 import { createDevicesService } from './modules/exchange/devices.service.ts';
-import { accountDevicesSection, exchangePortalRoutes } from './modules/exchange/exchange.portal.routes.ts';
 import { exchangeRoutes } from './modules/exchange/exchange.routes.ts';
 import { createExchangeSettingsService } from './modules/exchange/exchange-settings.service.ts';
 import { createOwnDevicesService } from './modules/exchange/own-devices.service.ts';
-import { findEnabledSources } from './modules/identity-source/identity-source.repo.ts';
 import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
 import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
 import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
-import { scanBindingRoutes } from './modules/identity-source/scan/scan-binding.routes.ts';
-import { SCAN_TYPES, scanSignInRoutes } from './modules/identity-source/scan/scan-signin.routes.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import { createJobs, type Jobs } from './modules/jobs/jobs.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
 import { createQuotaService } from './modules/license/quota.service.ts';
-import { logRoutes } from './modules/log/log.routes.ts';
-import { createLogService } from './modules/log/log.service.ts';
-import { purgeExpiredLogs, raiseFailureAlerts } from './modules/log/log-jobs.ts';
+import { installLogs } from './modules/log/log.install.ts';
 import { createCredentialNotices } from './modules/mail/credential-notices.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { createMailService } from './modules/mail/mail.service.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
-import { fido2PortalRoutes } from './modules/mfa/fido2.portal.routes.ts';
 import { createFido2Service } from './modules/mfa/fido2.service.ts';
-import { accountMfaSection, mfaPortalRoutes } from './modules/mfa/mfa.portal.routes.ts';
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
 import { createOidcAdapter, purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { createClientThrottle } from './modules/oidc/client-throttle.ts';
 import { createConsentStore } from './modules/oidc/consent.ts';
-import { interactionRoutes } from './modules/oidc/interaction.routes.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
+import { oidcMountRoutes } from './modules/oidc/oidc-mount.routes.ts';
 import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
-import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
 import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
 import { pairwiseSubject } from './modules/oidc/subject.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
@@ -100,8 +83,7 @@ import { permissionRoutes } from './modules/permission/permission.routes.ts';
 import { createPermissionCache, PERMISSIONS_CHANNEL } from './modules/permission/policy-cache.ts';
 import { createResourceService } from './modules/permission/resource.service.ts';
 import { createRoleService } from './modules/permission/role.service.ts';
-import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
-import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
+import { portalClient, portalClientMetadata } from './modules/portal/portal.routes.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
 import { purgeSamlState } from './modules/saml/saml.repo.ts';
@@ -112,16 +94,12 @@ import { samlLogoutHook } from './modules/saml/saml-logout-hook.ts';
 import { createSamlSlo, SAML_LOGOUT_RETURN_PATH } from './modules/saml/saml-slo.service.ts';
 import { createSamlSso, SAML_CALLBACK_PATH } from './modules/saml/saml-sso.service.ts';
 import { samlWebRoutes } from './modules/saml/saml-web.routes.ts';
-import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
+import { consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService, type TokenEndpoint } from './modules/session/session.service.ts';
-import { createDeviceCookies } from './modules/signin/device-cookie.ts';
 import { createSignInService, type SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
-import { syslogRoutes } from './modules/syslog/syslog.routes.ts';
-import { createSyslogService } from './modules/syslog/syslog.service.ts';
-import { createSyslogDelivery, DELIVER_JOB, DISPATCH_JOB } from './modules/syslog/syslog-delivery.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
@@ -428,29 +406,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   app.addHook('preClose', () => userImport.close());
 
   // ---- routes
-  await app.register(async (scope) => {
-    // oidc-provider reads the raw request body itself.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    const handler = async (
-      request: import('fastify').FastifyRequest,
-      reply: import('fastify').FastifyReply,
-    ) => {
-      reply.hijack();
-      // As Express does for mounted apps: the provider derives its mount path from originalUrl.
-      const raw = request.raw as typeof request.raw & { originalUrl?: string };
-      // The provider (Koa, with proxy on) reads the client's address and the scheme from these:
-      // they are set to what this server decided, never passed on from the client.
-      raw.headers['x-forwarded-for'] = request.ip;
-      raw.headers['x-forwarded-proto'] = new URL(config.publicUrl).protocol.slice(0, -1);
-      delete raw.headers['x-forwarded-host'];
-      raw.originalUrl = raw.url;
-      raw.url = raw.url?.slice(OIDC_MOUNT.length) || '/';
-      securityHeaders.applyToProvider(reply.raw);
-      await current.callback(request.raw, reply.raw);
-    };
-    scope.all(OIDC_MOUNT, handler);
-    scope.all(`${OIDC_MOUNT}/*`, handler);
+  await oidcMountRoutes(app, {
+    publicUrl: config.publicUrl,
+    securityHeaders,
+    callback: (request, response) => current.callback(request, response),
   });
 
   await samlWebRoutes(app, {
@@ -484,85 +443,25 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
   });
 
-  await app.register(async (scope) => {
-    await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
-    // The third-party accounts section needs the user centre's session, which portalRoutes provides.
-    let bindingsSection: ReturnType<typeof scanBindingRoutes>['section'] | undefined;
-    const portal = portalRoutes(scope, {
-      db,
-      sealer,
-      accounts,
-      sessions,
-      tokenEndpoint,
-      issuer,
-      publicUrl: config.publicUrl,
-      lifetimes: config.session,
-      mfaSection: accountMfaSection({ mfa: mfaService, sealer }),
-      devicesSection: accountDevicesSection({ devices: ownDevices, sealer }),
-      bindingsSection: (account, sessionId) =>
-        bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
-    });
-    exchangePortalRoutes(scope, { devices: ownDevices, sealer, signedIn: portal.signedIn });
-    mfaPortalRoutes(scope, { mfa: mfaService, sealer, signedIn: portal.signedIn });
-    myAppsPortalRoutes(scope, {
-      db,
-      sealer,
-      issuer,
-      signedIn: portal.signedIn,
-      startSignIn: portal.startSignIn,
-    });
-    fido2PortalRoutes(scope, { mfa: mfaService, fido2: fido2Service, sealer, signedIn: portal.signedIn });
-    signInLinkRoutes(scope, {
-      db,
-      sealer,
-      links: signInLinks,
-      signIn,
-      startSignIn: portal.startSignIn,
-      secureCookies,
-    });
-    const interaction = interactionRoutes(scope, {
-      provider: () => current.provider,
-      signIn,
-      sealer,
-      accounts,
-      devices: createDeviceCookies({ db, sealer, secure: secureCookies }),
-      steps: createSignInSteps({ db, mfa: mfaService, fido2: fido2Service }),
-      secureCookies,
-      passkey: fido2Service,
-      appRefusal: (input) => appRefusalForClient(db, input),
-      consents,
-      companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
-      clientCompany: (clientId) => companyOfClient(db, clientId),
-      brandOfClient: async (clientId) => {
-        const companyId = await companyOfClient(db, clientId);
-        return companyId ? brandService.pageBrand(companyId) : null;
-      },
-      clientAccessDenied: (clientId, account) =>
-        clientId === consoleClientId('admin') && !account.is_platform_admin,
-      scanSources: async (clientId) => {
-        const companyId = await companyOfClient(db, clientId);
-        if (!companyId) return [];
-        const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
-        return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
-      },
-    });
-    const scanDeps = {
-      db,
-      sealer,
-      publicUrl: config.publicUrl,
-      urls: config.scanProviders ?? defaultProviderUrls,
-      quotas,
-      accounts,
-      signIn,
-      clientCompany: (clientId: string) => companyOfClient(db, clientId),
-    };
-    const scan = scanSignInRoutes(scope, scanDeps, interaction);
-    const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
-    bindingsSection = binding.section;
-    scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
-      '/portal/scan/:sourceId/callback',
-      (request, reply) => scan.callback(request, reply, binding.finishBinding),
-    );
+  await pageRoutes(app, {
+    db,
+    sealer,
+    config,
+    accounts,
+    sessions,
+    companies,
+    tokenEndpoint,
+    issuer,
+    secureCookies,
+    provider: () => current.provider,
+    signIn,
+    signInLinks,
+    mfa: mfaService,
+    fido2: fido2Service,
+    ownDevices,
+    consents,
+    brand: brandService,
+    quotas,
   });
 
   const bind = createBinder(app, {
@@ -617,24 +516,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     createDevicesService({ db, sealer }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
-  const allowLocalTargets = config.syslogAllowLocalTargets ?? false;
-  const syslogDelivery = createSyslogDelivery({ db, jobs, publicUrl: config.publicUrl, allowLocalTargets });
-  jobs.register(DELIVER_JOB, {
-    run: (job, context) => syslogDelivery.deliver((job.payload as { companyId: string }).companyId, context),
+  installLogs(bind, {
+    db,
+    jobs,
+    publicUrl: config.publicUrl,
+    allowLocalTargets: config.syslogAllowLocalTargets ?? false,
   });
-  jobs.every(DISPATCH_JOB, 2, () => syslogDelivery.dispatch());
-  jobs.every('log.purge', 3600, async (_job, context) => {
-    await purgeExpiredLogs(db, context);
-  });
-  jobs.every('log.alerts', 60, async () => {
-    await raiseFailureAlerts(db);
-  });
-  logRoutes(bind, createLogService({ db }));
-  syslogRoutes(
-    bind,
-    createSyslogService({ db, allowLocalTargets, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }),
-  );
-  dashboardRoutes(bind, createDashboardService({ db }));
   brandRoutes(bind, brandService);
   brandStylesheetRoute(app, brandService);
   identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);

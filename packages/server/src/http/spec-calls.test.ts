@@ -44,7 +44,6 @@ const specPaths = [
   ...manage('user/exchange/admin/device/del'),
 ];
 
-
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let other: Awaited<ReturnType<typeof ownerWithCompany>>;
