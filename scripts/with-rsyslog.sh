@@ -18,27 +18,11 @@
 # (the tests that need rsyslog say so and skip), or this fails under CI=true.
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib/test-service.sh"
+service_init with-rsyslog "rsyslog" "rsyslog tests" "$@"
+
 readonly PREFIX=tessera-rsyslog
 readonly TMP_ROOT=${TMPDIR:-/tmp}
-
-say() { printf '[with-rsyslog] %s\n' "$*" >&2; }
-
-if [[ $# -eq 0 ]]; then
-  say 'usage: bash scripts/with-rsyslog.sh <command...>'
-  exit 2
-fi
-
-is_ci() { [[ ${CI:-} == true || ${CI:-} == 1 ]]; }
-
-# rsyslog is missing: under CI a failure, otherwise the command runs without it.
-run_without() {
-  if is_ci; then
-    say "ERROR: rsyslog is not available ($1); CI=true, so this is a failure."
-    exit 1
-  fi
-  say "rsyslog tests are SKIPPED: $1."
-  exec "$@"
-}
 
 RSYSLOGD=$(command -v rsyslogd || true)
 [[ -z $RSYSLOGD && -x /usr/sbin/rsyslogd ]] && RSYSLOGD=/usr/sbin/rsyslogd

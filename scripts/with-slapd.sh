@@ -16,28 +16,12 @@
 # where that is a failure.
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib/test-service.sh"
+service_init with-slapd "slapd" "LDAP tests" "$@"
+
 readonly PREFIX=tessera-slapd
 readonly TMP_ROOT=${TMPDIR:-/tmp}
 readonly REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-
-say() { printf '[with-slapd] %s\n' "$*" >&2; }
-
-if [[ $# -eq 0 ]]; then
-  say 'usage: bash scripts/with-slapd.sh <command...>'
-  exit 2
-fi
-
-is_ci() { [[ ${CI:-} == true || ${CI:-} == 1 ]]; }
-
-# Runs the command without a directory (its LDAP tests skip), or fails under CI.
-unavailable() {
-  if is_ci; then
-    say "ERROR: slapd is not available ($1); CI=true, so this is a failure."
-    exit 1
-  fi
-  say "LDAP tests are SKIPPED: $1."
-  exec "$@"
-}
 
 install_slapd() {
   [[ $(id -u) -eq 0 ]] || return 1
@@ -81,9 +65,9 @@ reap_stale() {
 }
 
 if [[ ! -x /usr/sbin/slapd || ! -x /usr/sbin/slapadd ]]; then
-  install_slapd || unavailable 'slapd is not installed and apt-get could not install it (apt-get install slapd ldap-utils, as root)' "$@"
+  install_slapd || run_without 'slapd is not installed and apt-get could not install it (apt-get install slapd ldap-utils, as root)' "$@"
 fi
-command -v openssl >/dev/null || unavailable 'openssl is missing (it makes the test certificates)' "$@"
+command -v openssl >/dev/null || run_without 'openssl is missing (it makes the test certificates)' "$@"
 
 reap_stale
 
