@@ -1,4 +1,4 @@
-import { type ConsoleGrants, consoleAbilityGroup } from '@tessera/contract/constants';
+import { type ConsoleGrants, consoleAbilityGroup } from '@tessera/contract/shell-constants';
 import type { ParseKeys } from 'i18next';
 import { matchPath } from 'react-router';
 import { HOME_PATH } from '../session/navigation.guard.ts';

@@ -1,4 +1,4 @@
-import type { Language } from '@tessera/contract/constants';
+import type { Language } from '@tessera/contract/shell-constants';
 import type { Locale } from 'antd/es/locale';
 import enUS from 'antd/es/locale/en_US';
 import i18next, { type Resource } from 'i18next';

@@ -9,7 +9,7 @@ import MenuUnfoldOutlined from '@ant-design/icons/MenuUnfoldOutlined';
 import PlusOutlined from '@ant-design/icons/PlusOutlined';
 import TranslationOutlined from '@ant-design/icons/TranslationOutlined';
 import UserOutlined from '@ant-design/icons/UserOutlined';
-import { COMPANY_NAME_DISPLAY_LENGTH, type Language, languages } from '@tessera/contract/constants';
+import { COMPANY_NAME_DISPLAY_LENGTH, type Language, languages } from '@tessera/contract/shell-constants';
 import { theme } from 'antd';
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import type { CallApi } from '../api/http-client.ts';
 import type { SessionStore } from './session.store.ts';
 

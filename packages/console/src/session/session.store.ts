@@ -1,4 +1,4 @@
-import type { ConsoleGrants, ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleGrants, ConsoleVariant } from '@tessera/contract/shell-constants';
 import { pickCompany } from './company-selection.ts';
 import type { CompanyListItem, SessionStorageApi } from './session-storage.ts';
 
