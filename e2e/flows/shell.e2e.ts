@@ -67,7 +67,7 @@ export function shellFlows(s: Suite) {
       await page.getByRole('button', { name: 'Create company' }).click();
       await page.waitForURL(`${s.server.baseUrl}/dev/dashboard`);
       assert.equal(await page.getByTestId('current-company').textContent(), COMPANY_NAME_SHORT);
-      await page.getByRole('cell', { name: COMPANY_NAME, exact: true }).waitFor();
+      await ui.expectDashboardCompany(COMPANY_NAME);
       await ui.expectNoRawPhraseKeys();
 
       const token = await ui.token();
@@ -91,7 +91,7 @@ export function shellFlows(s: Suite) {
       await ui.submitSignIn('admin', ADMIN_PASSWORD);
       await page.waitForURL(`${s.server.baseUrl}/admin/dashboard`);
       assert.equal(await page.getByTestId('current-company').textContent(), COMPANY_NAME_SHORT);
-      await page.getByRole('cell', { name: COMPANY_NAME, exact: true }).waitFor();
+      await ui.expectDashboardCompany(COMPANY_NAME);
       await page.getByText('Platform console').waitFor();
 
       const token = await ui.token();
@@ -117,6 +117,8 @@ export function shellFlows(s: Suite) {
         'Organization',
         'Permissions',
         'Security',
+        'Logs',
+        'Branding',
         'Settings',
       ]);
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Settings' }).click();
@@ -128,6 +130,8 @@ export function shellFlows(s: Suite) {
         'Organization',
         'Permissions',
         'Security',
+        'Logs',
+        'Branding',
         'Settings',
         'Company settings',
         'Licence',
@@ -149,7 +153,7 @@ export function shellFlows(s: Suite) {
       await page.getByTestId('tab').nth(1).getByRole('button', { name: 'Close Licence' }).click();
       await page.waitForURL(`${base}/dev/dashboard`);
 
-      for (const path of ['/no/such/page', '/brand/index', '/setting']) {
+      for (const path of ['/no/such/page', '/brand/no-such-screen', '/setting']) {
         await page.goto(`${base}/dev${path}`);
         await page.waitForURL(`${base}/dev/404`);
       }
@@ -167,6 +171,8 @@ export function shellFlows(s: Suite) {
         'Identity sources',
         'Organization',
         'Security',
+        'Logs',
+        'Branding',
         'Settings',
         'Company settings',
       ]);
@@ -250,7 +256,7 @@ export function shellFlows(s: Suite) {
       await menu.getByRole('menuitem', { name: LONG_NAME_SHORT }).waitFor();
       await ui.screenshot('company-switcher.en', [1280]);
       await menu.getByRole('menuitem', { name: LONG_NAME_SHORT }).click();
-      await page.getByRole('cell', { name: LONG_NAME, exact: true }).waitFor();
+      await ui.expectDashboardCompany(LONG_NAME);
       assert.equal(await ui.currentCompany(), LONG_NAME_SHORT);
       assert.equal(await page.getByTestId('company-id').innerText(), created[0]);
       const stored = await page.evaluate(() => [
@@ -260,7 +266,7 @@ export function shellFlows(s: Suite) {
       assert.deepEqual(stored, [created[0], LONG_NAME]);
       // The choice holds across a reload.
       await page.reload();
-      await page.getByRole('cell', { name: LONG_NAME, exact: true }).waitFor();
+      await ui.expectDashboardCompany(LONG_NAME);
       assert.equal(await ui.currentCompany(), LONG_NAME_SHORT);
     },
   );
@@ -280,11 +286,12 @@ export function shellFlows(s: Suite) {
     assert.equal(await nameInput.inputValue(), SECOND_NAME);
     await ui.expectTitle('Company settings - Tessera');
 
+    const save = page.getByTestId('company-info').getByRole('button', { name: 'Save' });
     await nameInput.fill('   ');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await save.click();
     await page.getByText('Please enter the company name').waitFor();
     await nameInput.fill('  Initech Renamed Worldwide  ');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await save.click();
     await ui.expectMessage('Company settings saved');
     assert.equal(await ui.currentCompany(), 'Initech Re…');
     assert.equal(await nameInput.inputValue(), 'Initech Renamed Worldwide');

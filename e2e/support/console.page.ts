@@ -103,6 +103,13 @@ export function consolePage(page: Page, baseUrl: string) {
       return Math.round(box.width);
     },
     /** The top bar's company switcher text. */
+    /** The dashboard's welcome line names the current company. */
+    async expectDashboardCompany(name: string) {
+      await page
+        .getByTestId('company-name')
+        .and(page.getByText(name, { exact: true }))
+        .waitFor();
+    },
     async currentCompany(): Promise<string | null> {
       return page.getByTestId('current-company').textContent();
     },
