@@ -142,7 +142,8 @@ export function createSignInService(deps: {
       cause: LoginFailureCause | null,
       account?: Account,
     ): LoginEvent => ({
-      companyId: attempt.companyId,
+      // A sign-in outside any company (the user centre, the consoles) is the person's home company's.
+      companyId: attempt.companyId ?? account?.home_company_id ?? null,
       accountId: account?.id ?? null,
       identifier,
       clientId: attempt.clientId,
@@ -248,7 +249,7 @@ export function createSignInService(deps: {
   ): Promise<SignInResult> {
     const log = (result: 'success' | 'failure', cause: LoginFailureCause | null) =>
       insertLoginEvent(db, {
-        companyId: attempt.companyId,
+        companyId: attempt.companyId ?? account.home_company_id,
         accountId: account.id,
         identifier: account.username,
         clientId: attempt.clientId,
