@@ -137,6 +137,8 @@ export function consolePage(page: Page, baseUrl: string) {
     },
     /** Creates a user of the current company who signs in with `password` (no forced change); answers the user id. */
     async createUser(username: string, password: string, extra: Record<string, unknown> = {}) {
+      // Right after signing in, the console may not have chosen its company yet.
+      await page.waitForFunction(() => localStorage.getItem('asp_admin_company_id'));
       const created = await this.api<{ userId: string }>(
         '/api/v1/manage/user/create',
         { username, password, confirmPassword: password, mustChangePassword: false, ...extra },
