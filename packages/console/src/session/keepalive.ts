@@ -22,11 +22,18 @@ export interface KeepaliveDeps {
   exclusive(task: () => Promise<void>): Promise<void>;
 }
 
-/** Web Locks where the browser has them: one tab refreshes, the others wait and then see it done. */
+/** Tabs due at the same moment without Web Locks start within this spread, so most see another's refresh done. */
+const SPREAD_MS = 3000;
+
+/**
+ * Web Locks where the browser has them (secure contexts): one tab refreshes, the others wait and
+ * then see it done. Pages on plain HTTP have none: each tab waits a random moment first.
+ */
 export const browserExclusive =
   (variant: ConsoleVariant) =>
   async (task: () => Promise<void>): Promise<void> => {
-    await (navigator.locks ? navigator.locks.request(`tessera-keepalive-${variant}`, task) : task());
+    if (navigator.locks) await navigator.locks.request(`tessera-keepalive-${variant}`, task);
+    else await new Promise((resolve) => setTimeout(resolve, Math.random() * SPREAD_MS)).then(task);
   };
 
 /**
