@@ -1,11 +1,11 @@
 import { act, render, screen } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallApi, DownloadFile, UploadFile } from '../api/http-client.ts';
-import { ConsoleContext, type ConsoleServices } from '../app/console-context.ts';
+import { ConsoleContext } from '../app/console-context.ts';
 import { initI18n } from '../i18n/i18n.ts';
 import { createSessionStore } from '../session/session.store.ts';
 import { createSessionStorage } from '../session/session-storage.ts';
+import { testServices } from '../test/console-services.ts';
 import { TopBar } from './top-bar.tsx';
 
 const alpha = { companyId: 'c1', name: 'Alpha', icon: null, isOwner: true };
@@ -32,15 +32,7 @@ function renderTopBar(self: Self | Error) {
     if (path === '/api/v1/manage/license/info') return { Info: [] };
     throw new Error(`unexpected ${path}`);
   });
-  const services = {
-    variant: 'dev',
-    store,
-    callApi: callApi as unknown as CallApi,
-    uploadFile: vi.fn() as unknown as UploadFile,
-    downloadFile: vi.fn() as unknown as DownloadFile,
-    sso: { startSignIn: vi.fn(), completeSignIn: vi.fn(), switchAccount: vi.fn() },
-    session: { loadCompanies: vi.fn(async () => {}), logout: vi.fn(), sessionInvalid: vi.fn() },
-  } satisfies ConsoleServices;
+  const services = testServices('dev', callApi, store);
   const router = createMemoryRouter([{ path: '/', element: <TopBar /> }], { initialEntries: ['/'] });
   render(
     <ConsoleContext.Provider value={services}>
