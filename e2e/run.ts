@@ -31,7 +31,7 @@ import { oidcSuite } from './support/oidc-suite.ts';
 import { startServer } from './support/server.process.ts';
 import { createSuite } from './support/suite.ts';
 
-describe('Tessera console in Chromium', { timeout: 900_000 }, () => {
+describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   const s = createSuite();
 
   before(async () => {
