@@ -19,6 +19,7 @@ import { m17 } from './migrations/17-identity-sources-and-directory-sync.ts';
 import { m18 } from './migrations/18-permissions-and-console-roles.ts';
 import { m19 } from './migrations/19-saml-applications.ts';
 import { m20 } from './migrations/20-exchange-agent-and-devices.ts';
+import { m21 } from './migrations/21-sign-in-counts.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -49,6 +50,7 @@ export const migrations: Migration[] = [
   m18,
   m19,
   m20,
+  m21,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */
