@@ -45,7 +45,9 @@ interface SessionLike {
  */
 export function beforeAnswer(ctx: object, work: Promise<unknown>): void {
   const state = (ctx as { state?: { beforeAnswer?: Promise<unknown>[] } }).state;
-  if (state) (state.beforeAnswer ??= []).push(work);
+  if (!state) return;
+  state.beforeAnswer ??= [];
+  state.beforeAnswer.push(work);
 }
 
 export function shapeProviderResponses(provider: Provider, issuer: string) {
