@@ -22,8 +22,17 @@ import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-o
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from './identifier-checks.ts';
 import * as users from './user.repo.ts';
 import { assertMayActOn } from './user-authority.ts';
+import { findUsers } from './user-list.repo.ts';
 import { removePerson } from './user-removal.ts';
 import { changeUserStatus } from './user-status.ts';
+import {
+  insertAccount,
+  insertManagedAccount,
+  replaceDepartments,
+  setPassword,
+  touchRecord,
+  updateAccountProfile,
+} from './user-write.repo.ts';
 
 export interface UserActor {
   accountId: string;
@@ -204,7 +213,7 @@ export function createUserService(deps: {
         departmentIds = [query.departmentId];
       }
     }
-    const { rows, total } = await users.findUsers(db, companyId, { ...query, departmentIds });
+    const { rows, total } = await findUsers(db, companyId, { ...query, departmentIds });
     const departments = await users.findDepartmentRefs(
       db,
       companyId,
@@ -224,9 +233,8 @@ export function createUserService(deps: {
     return createAccount(actor, lang, companyId, input, async (trx, passwordHash) => {
       if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
       await quotas.takePlaces(trx, companyId, 'user');
-      const id = await users.insertManagedAccount(trx, companyId, { ...input, passwordHash });
-      if (input.departmentIds?.length)
-        await users.replaceDepartments(trx, companyId, id, input.departmentIds);
+      const id = await insertManagedAccount(trx, companyId, { ...input, passwordHash });
+      if (input.departmentIds?.length) await replaceDepartments(trx, companyId, id, input.departmentIds);
       const row = await findExisting(trx, companyId, id);
       const departments = await users.findDepartmentRefs(trx, companyId, [id]);
       await insertAuditEvent(trx, {
@@ -255,7 +263,7 @@ export function createUserService(deps: {
     return createAccount(actor, lang, null, input, async (trx, passwordHash) => {
       await quotas.takePlaces(trx, null, 'user');
       // The operator chose the password: the developer replaces it at the first sign-in.
-      const id = await users.insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
+      const id = await insertAccount(trx, { ...input, passwordHash, mustChangePassword: true }, null);
       await insertAuditEvent(trx, {
         companyId: null,
         actorAccountId: actor.accountId,
@@ -333,13 +341,13 @@ export function createUserService(deps: {
         assertMayActOn(actor.role, row.role);
         if (Object.keys(profile).length) {
           assertManaged(row);
-          await users.updateAccountProfile(trx, row.id, profile);
+          await updateAccountProfile(trx, row.id, profile);
         }
         if (input.departmentIds) {
           await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-          await users.replaceDepartments(trx, companyId, row.id, input.departmentIds);
+          await replaceDepartments(trx, companyId, row.id, input.departmentIds);
         }
-        await users.touchRecord(trx, companyId, row.id);
+        await touchRecord(trx, companyId, row.id);
         const after = await findExisting(trx, companyId, row.id);
         const afterDepartments = await users.findDepartmentRefs(trx, companyId, [row.id]);
         await insertAuditEvent(trx, {
@@ -399,7 +407,7 @@ export function createUserService(deps: {
       assertManaged(row);
       // Raises the credential version: every session, grant and token of the account ends.
       await signOutBefore(row.id);
-      await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
+      await setPassword(trx, row.id, passwordHash, input.mustChangePassword);
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
         companyId,
@@ -432,7 +440,7 @@ export function createUserService(deps: {
       assertManaged(row);
       const image = await acceptImage(upload, allowed);
       const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
-      await users.updateAccountProfile(trx, row.id, { photo_file_id: fileId });
+      await updateAccountProfile(trx, row.id, { photo_file_id: fileId });
       if (row.photo_file_id) await trx.deleteFrom('files').where('id', '=', row.photo_file_id).execute();
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
