@@ -150,16 +150,6 @@ export async function clearLockout(trx: Db, accountId: string) {
     .execute();
 }
 
-export async function countOtherMemberships(trx: Db, companyId: string, accountId: string): Promise<number> {
-  const row = await trx
-    .selectFrom('company_members')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('company_id', '<>', companyId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /**
  * Removes the person's record; they stop managing the company's departments too, and lose their
  * assignments to the company's applications and their stored form-fill credentials for them
