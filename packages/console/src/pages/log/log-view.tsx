@@ -89,7 +89,9 @@ export function LogViewFrame<V extends View>({
       <Flex gap={8} wrap align="center">
         <RangeFilter
           value={filters as RangeQuery}
-          onChange={(range) => filter({ range: range.range, from: range.from, to: range.to } as Partial<LogFilters<V>>)}
+          onChange={(range) =>
+            filter({ range: range.range, from: range.from, to: range.to } as Partial<LogFilters<V>>)
+          }
         />
         <div style={{ width: 220 }}>
           <UserPicker
