@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { CompiledPolicy, PersonFacts } from './evaluator.ts';
-import { loadPerson, loadPolicy } from './policy.repo.ts';
+import { loadPeople, loadPolicy } from './policy.repo.ts';
 
 /**
  * Decisions are answered from memory: each instance keeps the compiled policies of the companies
@@ -33,12 +33,65 @@ export interface AppCredentials {
   secretHash: Buffer | null;
 }
 
+/** At most this many people are read in one statement. */
+const BATCH_MAX = 500;
+
+/**
+ * Reads people's facts in batches: the people asked about while the event loop handles one round
+ * of arriving requests are read in one statement per company (after that round, on `setImmediate`),
+ * so a busy decision API spends one database round trip on many people it has not seen yet.
+ */
+export function createPersonBatcher(
+  load: (companyId: string, accountIds: readonly string[]) => Promise<PersonFacts[]>,
+) {
+  type Waiter = { resolve(facts: PersonFacts | null): void; reject(error: unknown): void };
+  let pending = new Map<string, Map<string, Waiter[]>>();
+  let scheduled = false;
+
+  async function readBatch(companyId: string, batch: [string, Waiter[]][]) {
+    try {
+      const found = new Map((await load(companyId, batch.map(([id]) => id))).map((f) => [f.accountId, f]));
+      for (const [id, waiters] of batch) for (const w of waiters) w.resolve(found.get(id) ?? null);
+    } catch (error) {
+      for (const [, waiters] of batch) for (const w of waiters) w.reject(error);
+    }
+  }
+
+  function flush() {
+    scheduled = false;
+    const round = pending;
+    pending = new Map();
+    for (const [companyId, byAccount] of round) {
+      const entries = [...byAccount];
+      for (let i = 0; i < entries.length; i += BATCH_MAX)
+        void readBatch(companyId, entries.slice(i, i + BATCH_MAX));
+    }
+  }
+
+  return (companyId: string, accountId: string) =>
+    new Promise<PersonFacts | null>((resolve, reject) => {
+      let byAccount = pending.get(companyId);
+      if (!byAccount) {
+        byAccount = new Map();
+        pending.set(companyId, byAccount);
+      }
+      const waiters = byAccount.get(accountId);
+      if (waiters) waiters.push({ resolve, reject });
+      else byAccount.set(accountId, [{ resolve, reject }]);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}
+
 export function createPermissionCache(deps: {
   db: Db;
   loadCredentials(clientId: string): Promise<AppCredentials | null>;
   maxPeople?: number;
 }) {
   const maxPeople = deps.maxPeople ?? 100_000;
+  const loadPerson = createPersonBatcher((companyId, accountIds) => loadPeople(deps.db, companyId, accountIds));
   const policies = new Map<string, Slot<CompiledPolicy>>();
   const people = new Map<string, Slot<PersonFacts | null>>();
   /** Keys of `people` by account, for account-wide notices. */
@@ -94,7 +147,7 @@ export function createPermissionCache(deps: {
 
   function person(companyId: string, accountId: string) {
     const key = `${companyId}:${accountId}`;
-    return read(people, key, () => loadPerson(deps.db, companyId, accountId), {
+    return read(people, key, () => loadPerson(companyId, accountId), {
       recency: true,
       onStored: () => {
         let keys = keysOfAccount.get(accountId);

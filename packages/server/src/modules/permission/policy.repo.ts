@@ -181,15 +181,11 @@ const toFacts = (row: {
   departmentIds: row.department_ids,
 });
 
-/** A person's facts in the company (a record disabled or locked there, or a disabled account, is not enabled); null when not a member. */
-export async function loadPerson(db: Db, companyId: string, accountId: string): Promise<PersonFacts | null> {
-  const { rows } = await sql<Parameters<typeof toFacts>[0]>`select ${personColumns}
-    from company_members m join accounts a on a.id = m.account_id
-    where m.company_id = ${companyId} and m.account_id = ${accountId}`.execute(db);
-  return rows[0] ? toFacts(rows[0]) : null;
-}
-
-/** The facts of many people of the company at once (previews), or of everyone (`accountIds` undefined). */
+/**
+ * People's facts in the company (a record disabled or locked there, or a disabled account, is not
+ * enabled; a non-member is missing): of the given people (decisions, previews), or of everyone
+ * (`accountIds` undefined).
+ */
 export async function loadPeople(db: Db, companyId: string, accountIds?: readonly string[]) {
   if (accountIds && accountIds.length === 0) return [];
   const filter = accountIds ? sql`and m.account_id = any(${[...accountIds]}::text[])` : sql``;
