@@ -145,6 +145,7 @@ export async function createServices(context: {
   const exchange = createExchange({
     db,
     sealer,
+    listen: database.listen,
     jobs,
     publicUrl: config.publicUrl,
     config: config.exchange,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
 import { ACTIVESYNC_PATH } from '@tessera/contract';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent, errors as undiciErrors } from 'undici';
@@ -57,6 +57,14 @@ function forwardedHeaders(incoming: IncomingHttpHeaders, authorization: string, 
   return headers;
 }
 
+/** Where a body nobody reads goes. */
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+
 function answered(response: ServerResponse, status: number, headers: Record<string, string> = {}) {
   response.writeHead(status, { 'content-length': '0', 'cache-control': 'private', ...headers });
   response.end();
@@ -98,27 +106,37 @@ export async function agentRoutes(app: FastifyInstance, deps: AgentRoutesDeps) {
     response.on('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
+    let refusedSignIn = false;
     try {
-      const upstream = await dispatcher.request({
-        origin: target.origin,
-        path: `${target.pathname}${query ? `?${query}` : ''}`,
-        method: request.method as 'POST' | 'OPTIONS',
-        headers: forwardedHeaders(request.headers, decision.upstream.authorization, request.ip),
-        body: request.method === 'POST' ? request.raw : null,
-        signal: aborted.signal,
-      });
-      if (upstream.statusCode === 401) {
-        // Exchange refused the agent's own sign-in: the phone's password is not what is wrong.
+      // Exchange's answer is written straight into the phone's response as it arrives (undici's
+      // stream API: no intermediate body stream, the cheapest path for the many small Syncs).
+      await dispatcher.stream(
+        {
+          origin: target.origin,
+          path: `${target.pathname}${query ? `?${query}` : ''}`,
+          method: request.method as 'POST' | 'OPTIONS',
+          headers: forwardedHeaders(request.headers, decision.upstream.authorization, request.ip),
+          body: request.method === 'POST' ? request.raw : null,
+          signal: aborted.signal,
+        },
+        ({ statusCode, headers: upstreamHeaders }) => {
+          if (statusCode === 401) {
+            // Exchange refused the agent's own sign-in: the phone's password is not what is wrong.
+            refusedSignIn = true;
+            return discard();
+          }
+          const headers: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(upstreamHeaders)) {
+            if (value !== undefined && !responseHeadersDropped.has(name)) headers[name] = value;
+          }
+          response.writeHead(statusCode, headers);
+          return response;
+        },
+      );
+      if (refusedSignIn) {
         log.warn({ status: 401 }, 'Exchange refused the sign-in of the Exchange agent');
-        await upstream.body.dump();
-        return answered(response, 503, { 'retry-after': '300' });
+        answered(response, 503, { 'retry-after': '300' });
       }
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(upstream.headers)) {
-        if (value !== undefined && !responseHeadersDropped.has(name)) headers[name] = value;
-      }
-      response.writeHead(upstream.statusCode, headers);
-      await pipeline(upstream.body, response);
     } catch (error) {
       if (aborted.signal.aborted) return;
       const timedOut =

@@ -19,6 +19,7 @@ import {
   SENDING_COMMANDS,
 } from './activesync-request.ts';
 import * as repo from './agent.repo.ts';
+import type { AgentDeviceCache } from './agent-cache.ts';
 import { issueDevicePassword, passwordDigitsOf } from './device-passwords.ts';
 import { type DevicePolicy, policyAllows } from './device-policy.ts';
 import { mayBeToken, type VerifiedPasswords } from './device-secrets.ts';
@@ -74,6 +75,8 @@ export function createAgentService(deps: {
   db: Db;
   sealer: Sealer;
   verified: VerifiedPasswords;
+  /** The devices a request can be, remembered between a phone's requests. */
+  devices: AgentDeviceCache;
   /** How long the agent waits for Exchange to answer a Ping (it holds it up to its heartbeat). */
   maxHoldSeconds: number;
 }) {
@@ -152,8 +155,10 @@ export function createAgentService(deps: {
       storedUntil < now + (holdSeconds - 60) * 1000 ||
       device.last_ip !== request.ip ||
       (request.userAgent !== null && device.user_agent !== request.userAgent);
-    if (stale)
+    if (stale) {
       await repo.recordTraffic(db, device.id, { ip: request.ip, userAgent: request.userAgent, holdSeconds });
+      deps.devices.deviceChanged(device.id);
+    }
     if (storedUntil < now) await event(request, ids, null);
     return { kind: 'forward', upstream, deviceRowId: device.id, longPoll };
   }
@@ -267,7 +272,7 @@ export function createAgentService(deps: {
       return refuse(400);
     const name = accountNameOf(credentials.user);
     const { password } = credentials;
-    const candidates = await repo.agentDevices(db, name, query.deviceId);
+    const candidates = await deps.devices.devices(name, query.deviceId);
     const remembered = candidates.find(
       (device) => device.password_hash && verified.has(device.id, device.password_hash, password),
     );
@@ -315,8 +320,10 @@ export function createAgentService(deps: {
   }
 
   /** A long request (Ping) ended: the device goes offline after the grace unless it comes back. */
-  const longRequestEnded = (deviceRowId: string) =>
-    repo.recordLongRequestEnd(db, deviceRowId, ONLINE_GRACE_SECONDS);
+  async function longRequestEnded(deviceRowId: string) {
+    await repo.recordLongRequestEnd(db, deviceRowId, ONLINE_GRACE_SECONDS);
+    deps.devices.deviceChanged(deviceRowId);
+  }
 
   return { authorize, longRequestEnded };
 }

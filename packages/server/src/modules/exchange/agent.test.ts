@@ -320,6 +320,51 @@ describe('the Exchange agent', () => {
     expect((await sync()).status).toBe(200);
   });
 
+  it('follows changes made outside this instance (straight in the database) on the next requests', async () => {
+    const device = (await deviceNamed(people.alice.id, androidGmail())) as Device;
+    const { password } = await enrolAgain(device);
+    const status = async () =>
+      (
+        await activeSync(ctx.baseUrl, androidGmail(), {
+          user: people.alice.email,
+          password,
+          body: syncBody(),
+        })
+      ).status;
+    const { db } = ctx.database;
+    // Remembered between requests from here on.
+    expect(await status()).toBe(200);
+    expect(await status()).toBe(200);
+    const member = db
+      .updateTable('company_members')
+      .where('company_id', '=', owner.companyId)
+      .where('account_id', '=', people.alice.id);
+    await member.set({ status: 'locked' }).execute();
+    // PostgreSQL announces the change to every instance right after the commit.
+    await expect.poll(status, { timeout: 1_000, interval: 20 }).toBe(403);
+    expect((await causesOf(people.alice.id))[0]).toBe('account_locked');
+    await member.set({ status: 'enabled' }).execute();
+    await expect.poll(status, { timeout: 1_000, interval: 20 }).toBe(200);
+    const settings = db.updateTable('exchange_settings').where('company_id', '=', owner.companyId);
+    await settings.set({ enabled: false }).execute();
+    await expect.poll(status, { timeout: 1_000, interval: 20 }).toBe(403);
+    expect((await causesOf(people.alice.id))[0]).toBe('exchange_disabled');
+    await settings.set({ enabled: true }).execute();
+    await db
+      .updateTable('exchange_devices')
+      .set({ status: 'disabled' })
+      .where('id', '=', device.deviceId)
+      .execute();
+    await expect.poll(status, { timeout: 1_000, interval: 20 }).toBe(403);
+    expect((await causesOf(people.alice.id))[0]).toBe('device_disabled');
+    await db
+      .updateTable('exchange_devices')
+      .set({ status: 'enabled' })
+      .where('id', '=', device.deviceId)
+      .execute();
+    await expect.poll(status, { timeout: 1_000, interval: 20 }).toBe(200);
+  });
+
   it('rotates device passwords as a job once they are older than the rotation days: the old one stops', async () => {
     const device = (await deviceNamed(people.alice.id, androidGmail())) as Device;
     const { password } = await enrolAgain(device);

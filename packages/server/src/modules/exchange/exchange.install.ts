@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { defaultExchangeConfig, type ExchangeConfig } from '../../config.ts';
-import type { Db } from '../../db/database.ts';
+import type { DatabaseHandle, Db } from '../../db/database.ts';
 import type { Bind } from '../../http/bind.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import { agentRoutes } from './agent.routes.ts';
 import { createAgentService } from './agent.service.ts';
+import { createAgentDeviceCache, EXCHANGE_CHANNEL } from './agent-cache.ts';
 import { scheduleRotation } from './device-rotation.ts';
 import { createVerifiedPasswords } from './device-secrets.ts';
 import { createDevicesService } from './devices.service.ts';
@@ -21,6 +22,8 @@ import { createOwnDevicesService } from './own-devices.service.ts';
 export function createExchange(deps: {
   db: Db;
   sealer: Sealer;
+  /** Notices of changes made on any instance (the agent's memory of devices follows them). */
+  listen: DatabaseHandle['listen'];
   jobs: Jobs;
   publicUrl: string;
   config: ExchangeConfig | undefined;
@@ -34,19 +37,24 @@ export function createExchange(deps: {
   return {
     ownDevices,
     /** ActiveSync and Autodiscover for phones, on this same port. */
-    agentRoutes: (app: FastifyInstance) =>
-      agentRoutes(app, {
+    async agentRoutes(app: FastifyInstance) {
+      const devices = createAgentDeviceCache(db);
+      const unlisten = await deps.listen(EXCHANGE_CHANNEL, devices.onNotice);
+      app.addHook('onClose', unlisten);
+      await agentRoutes(app, {
         agent: createAgentService({
           db,
           sealer,
           // A phone's password is checked with argon2id once; then for 15 minutes, or until it changes, from memory.
           verified: createVerifiedPasswords({ ttlMs: 15 * 60_000, max: 10_000 }),
+          devices,
           maxHoldSeconds: config.maxHoldSeconds,
         }),
         guard: outbound,
         maxHoldSeconds: config.maxHoldSeconds,
         publicUrl,
-      }),
+      });
+    },
     /** The console's calls: the company's Exchange settings and its devices. */
     routes: (bind: Bind) =>
       exchangeRoutes(

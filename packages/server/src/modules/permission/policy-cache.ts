@@ -50,7 +50,14 @@ export function createPersonBatcher(
 
   async function readBatch(companyId: string, batch: [string, Waiter[]][]) {
     try {
-      const found = new Map((await load(companyId, batch.map(([id]) => id))).map((f) => [f.accountId, f]));
+      const found = new Map(
+        (
+          await load(
+            companyId,
+            batch.map(([id]) => id),
+          )
+        ).map((f) => [f.accountId, f]),
+      );
       for (const [id, waiters] of batch) for (const w of waiters) w.resolve(found.get(id) ?? null);
     } catch (error) {
       for (const [, waiters] of batch) for (const w of waiters) w.reject(error);
@@ -91,7 +98,9 @@ export function createPermissionCache(deps: {
   maxPeople?: number;
 }) {
   const maxPeople = deps.maxPeople ?? 100_000;
-  const loadPerson = createPersonBatcher((companyId, accountIds) => loadPeople(deps.db, companyId, accountIds));
+  const loadPerson = createPersonBatcher((companyId, accountIds) =>
+    loadPeople(deps.db, companyId, accountIds),
+  );
   const policies = new Map<string, Slot<CompiledPolicy>>();
   const people = new Map<string, Slot<PersonFacts | null>>();
   /** Keys of `people` by account, for account-wide notices. */
