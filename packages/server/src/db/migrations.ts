@@ -20,7 +20,7 @@ import { m18 } from './migrations/18-permissions-and-console-roles.ts';
 import { m19 } from './migrations/19-saml-applications.ts';
 import { m20 } from './migrations/20-exchange-agent-and-devices.ts';
 import { m21 } from './migrations/21-sign-in-counts.ts';
-import { m23 } from './migrations/23-exchange-agent-notices.ts';
+import { m22 } from './migrations/22-exchange-agent-notices.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -52,7 +52,7 @@ export const migrations: Migration[] = [
   m19,
   m20,
   m21,
-  m23,
+  m22,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

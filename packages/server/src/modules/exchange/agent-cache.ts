@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { createTaggedCache } from '../../lib/tagged-cache.ts';
 import { type AgentDevice, agentDevices } from './agent.repo.ts';
 
-/** Where the database announces every change the agent's answers depend on (migration 23). */
+/** Where the database announces every change the agent's answers depend on (migration 22). */
 export const EXCHANGE_CHANNEL = 'tessera_exchange';
 /** A backstop: a remembered device is read again after this long even if no notice came. */
 const MAX_AGE_MS = 60_000;

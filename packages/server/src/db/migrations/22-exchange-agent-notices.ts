@@ -1,7 +1,7 @@
 import type { Migration } from '../migrations.ts';
 
-export const m23: Migration = {
-  id: 23,
+export const m22: Migration = {
+  id: 22,
   name: 'exchange agent change notices',
   // The Exchange agent answers phones from memory (modules/exchange/agent-cache.ts). Every change
   // that can alter its decision is announced on 'tessera_exchange', whichever code path made it:
