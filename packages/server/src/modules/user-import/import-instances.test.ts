@@ -115,6 +115,40 @@ describe('imports across restarts', () => {
 });
 
 describe('several instances', () => {
+  it('finishes on a live instance the import that a stopped instance was running (PostgreSQL)', async (test) => {
+    if (ctx.database.kind !== 'postgres') test.skip('several instances need PostgreSQL');
+    const { db } = ctx.database;
+    // An instance took the import and stopped mid-way: its job is running under a lease that ran out.
+    const held = await holdImportTurn(ctx, owner);
+    const id = await upload(['resume.one', 'resume.two'], owner);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('jobs').where('id', '=', held.jobId).execute();
+      await trx.deleteFrom('import_tasks').where('id', '=', held.taskId).execute();
+      await trx
+        .updateTable('jobs')
+        .set({
+          status: 'running',
+          attempts: 1,
+          locked_by: 'stopped-instance',
+          lease_until: sql<Date>`now() - interval '1 minute'`,
+          started_at: new Date(),
+        })
+        .where(sql<boolean>`payload->>'taskId' = ${id}`)
+        .execute();
+      await trx.updateTable('import_tasks').set({ started_at: new Date() }).where('id', '=', id).execute();
+    });
+    // The live instance takes the job back and imports the file again, from the start.
+    expect(await waitForTask(ctx, owner, id)).toMatchObject({ status: 'success', created: 2 });
+    const jobs = await db
+      .selectFrom('jobs')
+      .select(['status', 'attempts', 'payload'])
+      .where('key', '=', importJobKey(owner.companyId))
+      .execute();
+    expect(jobs.filter((job) => (job.payload as { taskId?: string }).taskId === id)).toEqual([
+      { status: 'done', attempts: 2, payload: { taskId: id } },
+    ]);
+  });
+
   it('a second instance on the same database shares the queue (PostgreSQL)', async (test) => {
     // The embedded database is one process only: its files wait in that process's folder.
     if (ctx.database.kind !== 'postgres') test.skip('several instances need PostgreSQL');

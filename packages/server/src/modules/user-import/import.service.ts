@@ -46,6 +46,12 @@ export const IMPORT_JOB = 'user-import';
 export const importJobKey = (companyId: string) => `user-import:${companyId}`;
 /** Imports running at once on the platform unless TESSERA_IMPORT_CONCURRENCY says otherwise. */
 const DEFAULT_CONCURRENCY = 2;
+/**
+ * Runs of one import: an instance that stops while it runs one (its lease runs out, or it shuts
+ * down before the import ends) leaves it to another instance, which imports the file again from
+ * the start (nothing was stored: the import is one transaction).
+ */
+const IMPORT_TRIES = 3;
 
 type WithoutDb<T> = T extends [Db, ...infer Rest] ? Rest : never;
 
@@ -68,8 +74,8 @@ export function createUserImportService(deps: {
   jobs.register(
     IMPORT_JOB,
     {
-      run: (job, context) => runTask(taskIdOf(job), context),
-      // The instance running it stopped: nothing was stored (the import is one transaction).
+      run: (job, context) => runTask(taskIdOf(job), job.attempts, context),
+      // Its last try's instance stopped too: nothing was stored (the import is one transaction).
       interrupted: async (job) => {
         await repo.finishTask(db, taskIdOf(job), { status: 'failed', errors: interrupted });
         await files.drop(taskIdOf(job));
@@ -100,28 +106,38 @@ export function createUserImportService(deps: {
         createdIp: actor.ip,
         fileName: file.filename.slice(0, 255),
       });
-      await jobs.enqueue({ kind: IMPORT_JOB, key: importJobKey(companyId), payload: { taskId } }, trx);
+      await jobs.enqueue(
+        { kind: IMPORT_JOB, key: importJobKey(companyId), payload: { taskId }, maxAttempts: IMPORT_TRIES },
+        trx,
+      );
     });
     return { taskId };
   }
 
   /**
    * A task's turn: its workbook read in a worker, then its rows checked and stored; then its file
-   * goes. Every outcome is recorded on the task (the job itself ends done).
+   * goes. Every outcome is recorded on the task (the job itself ends done), except a shutdown
+   * under way: the job then goes back to the queue with its file, for another instance (or this
+   * one's next start) while it has tries left.
    */
-  async function runTask(taskId: string, context: JobContext) {
+  async function runTask(taskId: string, attempts: number, context: JobContext) {
+    let handedBack = false;
     try {
       const task = await repo.startTask(db, taskId);
       if (task) await readAndImport(task, context.signal);
     } catch (error) {
       const stopped = context.signal.aborted;
+      if (stopped && attempts < IMPORT_TRIES) {
+        handedBack = true;
+        throw error;
+      }
       if (!stopped) log.error({ err: error, taskId }, 'user import stopped');
-      const failure: StoredRowError[] = stopped
-        ? interrupted
-        : [{ row: 0, column: null, reason: 'internal.error' }];
-      await repo.finishTask(db, taskId, { status: 'failed', errors: failure });
+      await repo.finishTask(db, taskId, {
+        status: 'failed',
+        errors: stopped ? interrupted : [{ row: 0, column: null, reason: 'internal.error' }],
+      });
     } finally {
-      await files.drop(taskId).catch(() => undefined);
+      if (!handedBack) await files.drop(taskId).catch(() => undefined);
     }
   }
 
