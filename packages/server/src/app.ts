@@ -31,6 +31,9 @@ import {
 } from './modules/app/app-access.ts';
 import { findClientMetadata } from './modules/app/app-clients.ts';
 import { myAppsPortalRoutes } from './modules/app/my-apps.portal.routes.ts';
+import { caPublicRoutes, caRoutes } from './modules/ca/ca.routes.ts';
+import { createCaService } from './modules/ca/ca.service.ts';
+import { createCertificatesService } from './modules/ca/certificates.service.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
@@ -357,6 +360,10 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  // ---- RADIUS, certificate authorities
+  const caService = createCaService({ db, sealer, publicUrl: config.publicUrl });
+  caRoutes(bind, caService, createCertificatesService({ db, cas: caService, publicUrl: config.publicUrl }));
+  caPublicRoutes(app, caService);
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {

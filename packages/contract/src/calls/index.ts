@@ -1,14 +1,16 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
+import * as ca from './ca.ts';
 import * as company from './company.ts';
 import * as department from './department.ts';
 import * as license from './license.ts';
 import * as quota from './quota.ts';
+import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as session from './session.ts';
 import * as user from './user.ts';
 
-export { app, company, department, license, quota, safety, session, user };
+export { app, ca, company, department, license, quota, radius, safety, session, user };
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -81,6 +83,21 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  safety.bindUserSignatureFactor,
+  radius.listRadiusClients,
+  radius.createRadiusClient,
+  radius.updateRadiusClient,
+  radius.resetRadiusSecret,
+  radius.deleteRadiusClient,
+  ca.listCas,
+  ca.createCa,
+  ca.importCa,
+  ca.caDetail,
+  ca.deleteCa,
+  ca.listCertificates,
+  ca.issueCertificate,
+  ca.certificateDetail,
+  ca.revokeCertificate,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -60,6 +60,13 @@ export interface MfaFactorsTable {
   public_key: Buffer | null;
   sign_count: ColumnType<number | null, number | null | undefined, number | null>;
   transports: ColumnType<unknown | null, string | null | undefined, string | null>;
+  /** Signature factors: a UKEY's KeyId or a soft lock's container id. */
+  key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Signature factors: the key's algorithm and strength (public_key holds its SubjectPublicKeyInfo). */
+  key_algorithm: ColumnType<string | null, string | null | undefined, string | null>;
+  key_strength: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ukey_cert: the issued certificate, checked (valid, not revoked) at every use. */
+  certificate_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   bound_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
@@ -178,6 +185,8 @@ export interface LoginEventsTable {
   user_agent: string | null;
   result: 'success' | 'failure';
   failure_cause: string | null;
+  nas_ip: ColumnType<string | null, string | null | undefined, string | null>;
+  calling_station_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -352,6 +361,95 @@ export interface AppFormCredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A RADIUS client of a company (modules/radius). */
+export interface RadiusClientsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  /** A cidr: a single address is stored as /32 (/128). */
+  source: string;
+  secret_sealed: string;
+  enabled: Generated<boolean>;
+  access: Generated<'all' | 'restricted'>;
+  otp_mode: Generated<'challenge' | 'appended'>;
+  accepts: ColumnType<string, never, string | number>;
+  rejects: ColumnType<string, never, string | number>;
+  challenges: ColumnType<string, never, string | number>;
+  dropped_no_authenticator: ColumnType<string, never, string | number>;
+  dropped_bad_authenticator: ColumnType<string, never, string | number>;
+  last_request_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RadiusClientDepartmentsTable {
+  client_id: string;
+  department_id: string;
+}
+
+/** An Access-Challenge's State (hashed): single use, short-lived. */
+export interface RadiusChallengesTable {
+  state_hash: string;
+  client_id: string;
+  account_id: string;
+  username: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export interface CertificateAuthoritiesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  algorithm: 'rsa' | 'ecc' | 'sm2';
+  strength: string;
+  source: 'created' | 'imported';
+  subject: string;
+  serial_number: string;
+  not_before: Date;
+  not_after: Date;
+  fingerprint: string;
+  certificate_der: Uint8Array;
+  /** PKCS#8 DER (base64), sealed with the master key. */
+  private_key_sealed: string;
+  crl_number: ColumnType<string, string | number | undefined, string | number>;
+  crl_der: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  crl_next_update: NullableTimestamp;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+export interface IssuedCertificatesTable {
+  id: string;
+  company_id: string;
+  ca_id: string;
+  account_id: string | null;
+  subject: string;
+  serial_number: string;
+  algorithm: 'rsa' | 'ecc' | 'sm2';
+  strength: string;
+  source: 'csr' | 'generated';
+  not_before: Date;
+  not_after: Date;
+  fingerprint: string;
+  certificate_der: Uint8Array;
+  revoked_at: NullableTimestamp;
+  revocation_reason: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** A single-use challenge that a UKEY or soft-lock key signs (hashed). */
+export interface SignatureChallengesTable {
+  challenge_hash: string;
+  account_id: string;
+  purpose: 'bind' | 'second_factor';
+  /** The portal session (bind) or the OIDC interaction (second factor) it belongs to. */
+  subject: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   companies: CompaniesTable;
@@ -383,6 +481,12 @@ export interface Database {
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;
+  radius_clients: RadiusClientsTable;
+  radius_client_departments: RadiusClientDepartmentsTable;
+  radius_challenges: RadiusChallengesTable;
+  certificate_authorities: CertificateAuthoritiesTable;
+  issued_certificates: IssuedCertificatesTable;
+  signature_challenges: SignatureChallengesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -259,7 +259,7 @@ export async function upload(
   ctx: { tessera: TesseraApp },
   path: string,
   file: { bytes: Buffer; filename: string; type: string; field?: string },
-  options: { token?: string; companyId?: string; fields?: Record<string, string> },
+  options: { token?: string; companyId?: string; fields?: Record<string, string>; lang?: string },
 ) {
   const boundary = `----tessera${randomBytes(8).toString('hex')}`;
   const payload = Buffer.concat([
@@ -279,6 +279,7 @@ export async function upload(
       'content-type': `multipart/form-data; boundary=${boundary}`,
       ...(options.token ? { access_token: options.token } : {}),
       ...(options.companyId ? { company_id: options.companyId } : {}),
+      ...(options.lang ? { 'accept-language': options.lang } : {}),
     },
     payload,
   });

@@ -164,6 +164,13 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       app_disabled: portalPhrases[request.lang].apps.refused.app_disabled,
       app_not_assigned: portalPhrases[request.lang].apps.refused.app_not_assigned,
       app_assignment_expired: portalPhrases[request.lang].apps.refused.app_assignment_expired,
+      // RADIUS and signature factors answer these elsewhere; the password form never does.
+      radius_not_allowed: t.invalidCredentials,
+      mfa_not_bound: t.invalidCredentials,
+      mfa_unavailable: t.invalidCredentials,
+      challenge_expired: t.invalidCredentials,
+      signature_failed: portalPhrases[request.lang].mfa.wrongCode,
+      certificate_invalid: portalPhrases[request.lang].mfa.wrongCode,
     };
     return messages[result.cause];
   }

@@ -23,7 +23,18 @@ export type LoginFailureCause =
   // to it (or not a user of its company), or the assignment has expired.
   | 'app_disabled'
   | 'app_not_assigned'
-  | 'app_assignment_expired';
+  | 'app_assignment_expired'
+  // RADIUS (modules/radius): the person may not use the client (not a user of its company, or
+  // not in its departments), has no second factor bound or none usable over RADIUS, or answered
+  // an Access-Challenge whose State had expired or was used.
+  | 'radius_not_allowed'
+  | 'mfa_not_bound'
+  | 'mfa_unavailable'
+  | 'challenge_expired'
+  // UKEY and soft-lock factors (modules/mfa/signature-factors): a signature that does not verify,
+  // or a certificate revoked, expired or not of the company's CAs at the moment of use.
+  | 'signature_failed'
+  | 'certificate_invalid';
 
 export interface LoginEvent {
   companyId: string | null;
@@ -34,6 +45,8 @@ export interface LoginEvent {
   userAgent: string | null;
   result: 'success' | 'failure';
   failureCause: LoginFailureCause | null;
+  /** A RADIUS request: the NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id it carried. */
+  nas?: { ip: string | null; callingStationId: string | null } | null;
 }
 
 /** The statement that writes a login event (to run alone, or inside another statement). */
@@ -48,6 +61,8 @@ export const loginEventInsert = (db: Db, event: LoginEvent) =>
     user_agent: event.userAgent?.slice(0, 512) ?? null,
     result: event.result,
     failure_cause: event.failureCause,
+    nas_ip: event.nas?.ip?.slice(0, 64) ?? null,
+    calling_station_id: event.nas?.callingStationId?.slice(0, 253) ?? null,
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
