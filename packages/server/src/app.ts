@@ -62,6 +62,11 @@ import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { createSignInSteps } from './modules/oidc/sign-in-steps.ts';
 import { portalClient, portalClientMetadata, portalRoutes } from './modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from './modules/portal/sign-in-link.routes.ts';
+import { purgeExpiredChallenges } from './modules/radius/radius.repo.ts';
+import { radiusRoutes } from './modules/radius/radius.routes.ts';
+import { createRadiusService } from './modules/radius/radius.service.ts';
+import { createRadiusAuthenticator } from './modules/radius/radius-auth.ts';
+import { createRadiusServer } from './modules/radius/radius-server.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
 import { consoleClientId, consoleClientMetadata, consoleClients } from './modules/session/console-clients.ts';
@@ -86,12 +91,14 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'session' | 'logLevel'> &
-    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas'>>;
+    Partial<Pick<Config, 'licensePublicKey' | 'mail' | 'trustedProxies' | 'companyQuotas' | 'radius'>>;
   database: DatabaseHandle;
   masterKey: Buffer;
   /** Checks every response against its contract schema (tests). */
   validateResponses?: boolean;
   signInPolicy?: Partial<SignInPolicy>;
+  /** How long RADIUS rejects wait (ms; default 1000, as FreeRADIUS's reject_delay). */
+  radiusRejectDelayMs?: number;
 }
 
 export interface TesseraApp {
@@ -101,6 +108,8 @@ export interface TesseraApp {
   reloadKeys(): Promise<void>;
   /** Every bound API path with its call, aliases included (the OpenAPI document and the tenant-wall test walk these). */
   boundCalls: CallAtPath[];
+  /** The RADIUS server when it is on: its UDP port; reloading its clients and writing its counters now (they also happen by themselves). */
+  radius: { port: number; reload(): Promise<void>; flush(): Promise<void> } | null;
   close(): Promise<void>;
 }
 
@@ -361,25 +370,57 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
   // ---- RADIUS, certificate authorities
+  const radiusServer =
+    config.radius?.port == null
+      ? undefined
+      : createRadiusServer({
+          database,
+          sealer,
+          log: app.log,
+          host: config.radius.host,
+          port: config.radius.port,
+          rejectDelayMs: options.radiusRejectDelayMs,
+          authenticator: createRadiusAuthenticator({ db, accounts, signIn, mfa: mfaService }),
+        });
+  let radiusPort: number | null = null;
+  radiusRoutes(bind, createRadiusService({ db, sealer, port: () => radiusPort }));
   const caService = createCaService({ db, sealer, publicUrl: config.publicUrl });
   caRoutes(bind, caService, createCertificatesService({ db, cas: caService, publicUrl: config.publicUrl }));
   caPublicRoutes(app, caService);
   await webRoutes(app, { db, calls: () => bind.bound, version, publicUrl: config.publicUrl });
 
   const purgeTimer = setInterval(() => {
-    Promise.all([purgeExpiredOidcPayloads(db), purgeIdleBudgets(db), purgeUnknownFailures(db)]).catch(
-      (error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'),
-    );
+    Promise.all([
+      purgeExpiredOidcPayloads(db),
+      purgeIdleBudgets(db),
+      purgeUnknownFailures(db),
+      purgeExpiredChallenges(db),
+    ]).catch((error) => app.log.warn({ err: error }, 'purging expired grants and budgets failed'));
   }, 10 * 60_000);
   purgeTimer.unref();
 
   await app.ready();
+  if (radiusServer) {
+    try {
+      radiusPort = await radiusServer.start();
+    } catch (error) {
+      await radiusServer.close();
+      throw new Error(
+        `the RADIUS server cannot listen on udp ${config.radius?.host}:${config.radius?.port} (${(error as Error).message}); set TESSERA_RADIUS_PORT`,
+      );
+    }
+  }
   return {
     app,
     provider: () => current.provider,
     reloadKeys,
+    radius:
+      radiusServer && radiusPort !== null
+        ? { port: radiusPort, reload: radiusServer.reload, flush: radiusServer.flush }
+        : null,
     async close() {
       clearInterval(purgeTimer);
+      await radiusServer?.close();
       mailer.close();
       await unlisten();
       // Graceful, with a deadline: requests under way get 5 s, then remaining connections are closed.

@@ -1,6 +1,11 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
+import {
+  consoleSessionDefaults,
+  QUANTITY_MAX,
+  type QuantityModule,
+  RADIUS_DEFAULT_PORT,
+} from '@tessera/contract';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
 
 export interface Config {
@@ -24,6 +29,8 @@ export interface Config {
   mail: MailConfig;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  /** The RADIUS server: its UDP port (null: off) and address. */
+  radius: { port: number | null; host: string };
 }
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
@@ -168,6 +175,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const radius = radiusConfig(env, host);
+
   return {
     port,
     host,
@@ -182,7 +191,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     companyQuotas,
+    radius,
   };
+}
+
+/** TESSERA_RADIUS_PORT (default 1812, or `off`) and TESSERA_RADIUS_HOST (default: HOST). */
+function radiusConfig(env: Env, host: string): Config['radius'] {
+  const raw = env.TESSERA_RADIUS_PORT?.trim() || String(RADIUS_DEFAULT_PORT);
+  if (raw.toLowerCase() !== 'off' && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65_535))
+    throw new ConfigError(
+      `TESSERA_RADIUS_PORT must be a whole number from 1 to 65535, or "off" (got "${raw}")`,
+    );
+  const port = raw.toLowerCase() === 'off' ? null : Number(raw);
+  const radiusHost = env.TESSERA_RADIUS_HOST?.trim() || host;
+  if (!/^[A-Za-z0-9.:-]+$/.test(radiusHost))
+    throw new ConfigError(`TESSERA_RADIUS_HOST must be a host name or IP address (got "${radiusHost}")`);
+  return { port, host: radiusHost };
 }
 
 /** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */

@@ -83,6 +83,8 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
+    radius?: boolean;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -98,7 +100,9 @@ export async function startTestApp(
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,
     },
+    radiusRejectDelayMs: 0,
     database,
     masterKey,
     validateResponses: true,
