@@ -238,8 +238,7 @@ export function createMfaService(deps: {
         ? [await repo.findFactor(db, account.id, input.factorId)]
         : await repo.listFactors(db, account.id);
       for (const factor of factors) {
-        if (!factor || factor.status !== 'bound' || !(requirement.types as string[]).includes(factor.type))
-          continue;
+        if (factor?.status !== 'bound' || !(requirement.types as string[]).includes(factor.type)) continue;
         const step = verifyCode(factor, input.code);
         if (step !== null && (await repo.claimStep(db, factor.id, step))) {
           passed = true;

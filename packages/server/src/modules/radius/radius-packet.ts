@@ -72,7 +72,7 @@ export function parseRequest(packet: Buffer): Request | undefined {
   };
 }
 
-export const valueOf = (request: Request, type: number) =>
+export const attributeValue = (request: Request, type: number) =>
   request.attributes.find((a) => a.type === type)?.value;
 
 /**
@@ -91,7 +91,7 @@ export function checkMessageAuthenticator(request: Request, secret: Buffer): 'ok
 
 /** User-Password (RFC 2865 §5.2), or undefined when it is not a valid hidden password. */
 export function decryptPassword(request: Request, secret: Buffer): Buffer | undefined {
-  const hidden = valueOf(request, attribute.userPassword);
+  const hidden = attributeValue(request, attribute.userPassword);
   if (!hidden || hidden.length < 16 || hidden.length > 128 || hidden.length % 16) return undefined;
   const plain = Buffer.alloc(hidden.length);
   let previous = request.authenticator;
@@ -107,9 +107,9 @@ export function decryptPassword(request: Request, secret: Buffer): Buffer | unde
 
 /** An address attribute as text (NAS-IP-Address, NAS-IPv6-Address). */
 export function addressOf(request: Request): string | null {
-  const v4 = valueOf(request, attribute.nasIpAddress);
+  const v4 = attributeValue(request, attribute.nasIpAddress);
   if (v4?.length === 4) return Array.from(v4).join('.');
-  const v6 = valueOf(request, attribute.nasIpv6Address);
+  const v6 = attributeValue(request, attribute.nasIpv6Address);
   if (v6?.length === 16)
     return Array.from({ length: 8 }, (_, i) => v6.readUInt16BE(i * 2).toString(16)).join(':');
   return null;
@@ -117,13 +117,13 @@ export function addressOf(request: Request): string | null {
 
 /** A text attribute as UTF-8, at most `max` characters, with control characters dropped. */
 export function textOf(request: Request, type: number, max = 253): string | null {
-  const value = valueOf(request, type);
+  const value = attributeValue(request, type);
   if (!value?.length) return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
   return (
     value
       .toString('utf8')
-      .replace(/[\u0000-\u001f\u007f]/g, '')
+      // Control characters would end up in logs and screens.
+      .replace(/\p{Cc}/gu, '')
       .slice(0, max) || null
   );
 }

@@ -11,6 +11,7 @@ import {
   type Answer,
   addressOf,
   attribute,
+  attributeValue,
   checkMessageAuthenticator,
   code,
   decryptPassword,
@@ -18,7 +19,6 @@ import {
   parseRequest,
   type Request,
   textOf,
-  valueOf,
 } from './radius-packet.ts';
 
 /**
@@ -183,14 +183,14 @@ export function createRadiusServer(options: RadiusServerOptions) {
     // RFC 5997: a Status-Server with a good Message-Authenticator is answered, for health checks.
     if (request.code === code.statusServer)
       return send(client, request, key, remote, { code: code.accessAccept });
-    const hasPap = valueOf(request, attribute.userPassword) !== undefined;
+    const hasPap = attributeValue(request, attribute.userPassword) !== undefined;
     const answer = await authenticator.authenticate({
       client,
       sourceIp: source,
       username: textOf(request, attribute.userName),
       // CHAP and EAP are not offered: such a request is refused like a missing password.
       password: hasPap ? (decryptPassword(request, client.secret) ?? null) : null,
-      state: valueOf(request, attribute.state) ?? null,
+      state: attributeValue(request, attribute.state) ?? null,
       nasIp: addressOf(request),
       callingStationId: textOf(request, attribute.callingStationId, 128),
     });
