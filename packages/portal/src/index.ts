@@ -43,6 +43,13 @@ export {
   renderPasskeyRegisterPage,
 } from './passkey-pages.ts';
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
+export {
+  renderSignatureBindPage,
+  type SignatureBindPageInput,
+  type SignatureFactorView,
+  type SignatureFormInput,
+  signatureForm,
+} from './signature-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
