@@ -6,13 +6,16 @@
  * Phases: (1) BENCH_IMPORT_ROWS users without passwords (they get in through a sign-in link):
  * the goal; (2) the same file again: every row is refused (usernames taken), nothing stored;
  * (3) BENCH_IMPORT_PASSWORD_ROWS users with a password each: argon2id hashing is the cost,
- * bounded to one hash per core.
+ * bounded to one hash per core; (4) BENCH_IMPORT_HOSTILE uploads at once of a 0.3 MiB workbook
+ * whose sheet inflates to 300 MiB while the zip states 2 000 bytes: how long until every task has
+ * failed, how fast company/detail answers meanwhile (probed every 200 ms), the server's peak RSS.
  *
  *   bash scripts/with-postgres.sh bash -c \
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/import.bench.ts'
  *   node --import tsx bench/import.bench.ts          # PGlite (the goal is for PostgreSQL)
  */
 import ExcelJS from 'exceljs';
+import { hostileWorkbooks } from '../packages/server/src/test/workbooks.ts';
 import {
   adminWithCompany,
   licenseUsers,
@@ -22,9 +25,10 @@ import {
   tenantCall,
 } from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
-import { type BenchServer, envInt, fmt, sleep } from './lib/server.ts';
+import { type BenchServer, envInt, fmt, memoryOf, sleep } from './lib/server.ts';
 
 const ROWS = envInt('BENCH_IMPORT_ROWS', 10_000);
+const HOSTILE = envInt('BENCH_IMPORT_HOSTILE', 3);
 const PASSWORD_ROWS = envInt('BENCH_IMPORT_PASSWORD_ROWS', 400);
 const GOAL_SECONDS = 20;
 const TASK_LIMIT_MS = 600_000;
@@ -86,6 +90,58 @@ async function runImport(server: BenchServer, tenant: Tenant, bytes: Buffer, fil
   return { acceptedMs, totalMs, task, cpu: meter.stop() };
 }
 
+/** Sends `count` hostile uploads at once and probes company/detail until every one has ended. */
+async function hostileUploads(server: BenchServer, tenant: Tenant, count: number) {
+  const bomb = await hostileWorkbooks.lyingSizes();
+  const rssBefore = memoryOf(server.pid).rssMiB;
+  const started = performance.now();
+  let open = count;
+  const outcomes: string[] = [];
+  const one = async () => {
+    const form = new FormData();
+    form.append('file', new Blob([bomb], { type: XLSX }), 'bomb.xlsx');
+    const response = await fetch(`${server.base}/api/v1/manage/user/batch-task/create`, {
+      method: 'POST',
+      headers: { access_token: tenant.token, company_id: tenant.companyId },
+      body: form,
+    });
+    const answer = (await response.json()) as { code: number; msg: string; data: { taskId: string } };
+    let outcome = `upload ${answer.code}: ${answer.msg}`;
+    while (answer.code === 200 && performance.now() - started < TASK_LIMIT_MS) {
+      const task = await tenantCall<Task>(server, tenant, '/api/v1/manage/user/batch-task', {
+        taskId: answer.data.taskId,
+      });
+      outcome = `task ${task.status}: ${task.errors[0]?.message ?? ''}`;
+      if (task.status !== 'importing') break;
+      await sleep(200);
+    }
+    outcomes.push(outcome);
+    open--;
+  };
+  const uploads = Promise.all(Array.from({ length: count }, one));
+  const probes: number[] = [];
+  let peakRss = rssBefore;
+  while (open > 0) {
+    const at = performance.now();
+    await tenantCall(server, tenant, '/api/v1/manage/company/detail', {});
+    probes.push(performance.now() - at);
+    peakRss = Math.max(peakRss, memoryOf(server.pid).rssMiB);
+    await sleep(200);
+  }
+  await uploads;
+  const sorted = [...probes].sort((a, b) => a - b);
+  return {
+    bombBytes: bomb.length,
+    endedMs: performance.now() - started,
+    outcomes,
+    probes: probes.length,
+    p50Ms: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    maxMs: sorted.at(-1) ?? 0,
+    rssBeforeMiB: rssBefore,
+    peakRssMiB: peakRss,
+  };
+}
+
 async function main() {
   const server = await startLicensableServer();
   console.log(`import benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
@@ -127,12 +183,26 @@ async function main() {
     );
     console.log(`  ${describeCpu(hashed.cpu)}`);
 
+    let hostile: Awaited<ReturnType<typeof hostileUploads>> | undefined;
+    if (HOSTILE > 0) {
+      await waitForQuiet(30_000);
+      hostile = await hostileUploads(server, tenant, HOSTILE);
+      console.log(
+        `${HOSTILE} hostile uploads at once (${fmt(hostile.bombBytes / 1024, 0)} KiB, inflating to 300 MiB): ` +
+          `all ended in ${fmt(hostile.endedMs / 1000, 2)} s; company/detail p50 ${fmt(hostile.p50Ms, 0)} ms, ` +
+          `max ${fmt(hostile.maxMs, 0)} ms over ${hostile.probes} probes; server RSS ${fmt(hostile.rssBeforeMiB, 0)} → ` +
+          `peak ${fmt(hostile.peakRssMiB, 0)} MiB`,
+      );
+      for (const outcome of new Set(hostile.outcomes)) console.log(`  ${outcome}`);
+    }
+
     const file_ = await saveResult('import', server.storage, {
       rows: ROWS,
       fileBytes: file.length,
       plain: { acceptedMs: plain.acceptedMs, totalMs: plain.totalMs, cpu: plain.cpu },
       refused: { totalMs: refused.totalMs, listed: refused.task.errors.length },
       passwords: { rows: PASSWORD_ROWS, totalMs: hashed.totalMs, perRowMs, cpu: hashed.cpu },
+      hostile,
       goalMet: plain.totalMs / 1000 < GOAL_SECONDS,
     });
     console.log(`saved ${file_}`);

@@ -10,66 +10,13 @@
  *   bash scripts/with-postgres.sh bash -c \
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/user-list.bench.ts'
  */
-import pg from 'pg';
-import { adminWithCompany, percentile, runOn, type Tenant, tenantCall } from './lib/org.ts';
+import { adminWithCompany, percentile, runOn, seedPeople, type Tenant, tenantCall } from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, startServer } from './lib/server.ts';
 
 const USERS = envInt('BENCH_LIST_USERS', 100_000);
 const REPEAT = envInt('BENCH_LIST_REPEAT', 30);
 const GOAL_MS = 1_000;
-
-async function seed(url: string, companyId: string, rootId: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const started = performance.now();
-    await client.query('begin');
-    await client.query(
-      `insert into departments (id, company_id, parent_id, name)
-       select 'bench-d-' || t, $1, $2, 'Division ' || t from generate_series(1, 10) t`,
-      [companyId, rootId],
-    );
-    await client.query(
-      `insert into departments (id, company_id, parent_id, name)
-       select 'bench-d-' || t || '-' || s, $1, 'bench-d-' || t, 'Team ' || t || '.' || s
-       from generate_series(1, 10) t, generate_series(1, 10) s`,
-      [companyId],
-    );
-    await client.query(
-      `insert into accounts (id, username, email, phone, display_name, password_hash, status,
-         must_change_password, home_company_id, login_count, last_login_at, created_at)
-       select 'bench-u-' || i, 'user' || lpad(i::text, 6, '0'), 'user' || i || '@example.com',
-         '+86138' || lpad(i::text, 8, '0'),
-         (array['Wang','Li','Zhang','Smith','Garcia','Müller'])[1 + i % 6] || ' ' ||
-           (array['Wei','Anna','Jun','John','Maria','Lukas','Mei'])[1 + i % 7] || ' ' || i,
-         '!', 'enabled', true, $1, (i * 7) % 500,
-         case when i % 3 = 0 then null else now() - (i % 1000) * interval '1 hour' end,
-         now() - i * interval '1 minute'
-       from generate_series(1, $2::int) i`,
-      [companyId, USERS],
-    );
-    await client.query(
-      `insert into company_members (company_id, account_id, role, status, created_at, updated_at)
-       select $1, 'bench-u-' || i, 'member',
-         case when i % 20 = 0 then 'disabled' when i % 97 = 0 then 'locked' else 'enabled' end,
-         now() - i * interval '1 minute', now()
-       from generate_series(1, $2::int) i`,
-      [companyId, USERS],
-    );
-    await client.query(
-      `insert into department_members (department_id, company_id, account_id)
-       select 'bench-d-' || (1 + i % 10) || '-' || (1 + (i / 10) % 10), $1, 'bench-u-' || i
-       from generate_series(1, $2::int) i`,
-      [companyId, USERS],
-    );
-    await client.query('commit');
-    await client.query('analyze');
-    return performance.now() - started;
-  } finally {
-    await client.end();
-  }
-}
 
 interface Case {
   name: string;
@@ -152,7 +99,7 @@ async function main() {
       '/api/v1/manage/department/tree',
       {},
     );
-    const seedMs = await seed(databaseUrl, tenant.companyId, tree.tree.departmentId);
+    const seedMs = await seedPeople(databaseUrl, tenant.companyId, tree.tree.departmentId, USERS);
     console.log(`seeded ${USERS} users, 110 departments in ${fmt(seedMs / 1000, 1)} s (with analyze)`);
 
     const results: Record<string, unknown>[] = [];

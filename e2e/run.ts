@@ -9,30 +9,54 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { exchangeFlows } from './flows/exchange.e2e.ts';
+import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
+import { logSecretFlows } from './flows/log-secrets.e2e.ts';
+import { logFlows } from './flows/logs.e2e.ts';
+import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
+import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
+import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
+import { permissionFlows } from './flows/permissions.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
+import { samlFlows } from './flows/saml.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
+import { oidcSuite } from './support/oidc-suite.ts';
 import { startServer } from './support/server.process.ts';
 import { createSuite } from './support/suite.ts';
 
-describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
+describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   const s = createSuite();
 
   before(async () => {
     s.vendorDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-vendor-'));
+    s.serverLog = join(s.vendorDir, 'server.log');
     s.vendor = licenseVendor(s.vendorDir);
     const publicKey = await s.vendor.keygen();
+    s.providers = await startProviderFixture();
     [s.server, s.browser] = await Promise.all([
-      // The organisation flows import 200 users into one company: above the default quota.
-      startServer(s.adminPassword, {
-        TESSERA_LICENSE_PUBLIC_KEY: publicKey,
-        TESSERA_COMPANY_USER_QUOTA: '1000',
-      }),
+      // The organisation flows import 200 users into one company: above the default quota. The
+      // relying parties of the OIDC flows receive back-channel logout tokens on loopback.
+      startServer(
+        s.adminPassword,
+        {
+          TESSERA_LICENSE_PUBLIC_KEY: publicKey,
+          TESSERA_COMPANY_USER_QUOTA: '1000',
+          // The application flows of every area add their apps to the same first company.
+          TESSERA_COMPANY_APP_QUOTA: '100',
+          // The Exchange flows reach their ActiveSync stand-in on the loopback address.
+          TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '127.0.0.1',
+          TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+          ...s.providers.env,
+        },
+        { logFile: s.serverLog },
+      ),
       launchChromium(),
     ]);
   });
@@ -40,6 +64,7 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   after(async () => {
     await s.browser?.close().catch(() => {});
     await s.server?.stop();
+    await s.providers?.close();
     await rm(s.vendorDir, { recursive: true, force: true });
   });
 
@@ -48,7 +73,18 @@ describe('Tessera console in Chromium', { timeout: 480_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   appFlows(s);
+  exchangeFlows(s);
+  logFlows(s);
+  const oidc = oidcSuite(s);
+  oidcCoreFlows(oidc);
+  oidcCatalogueFlows(oidc);
+  oidcLogoutFlows(oidc);
+  oidc.finish();
+  identitySourceFlows(s);
+  permissionFlows(s);
+  samlFlows(s);
   screenFlows(s);
+  logSecretFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {
     assert.deepEqual(s.pageErrors, []);

@@ -8,29 +8,14 @@
 # cannot be installed the command is skipped (exit 0), or fails under CI=true.
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib/test-service.sh"
+service_init with-chromium "Chromium" "Browser tests" "$@"
+
 readonly CHROMIUM=/usr/bin/chromium
 
-say() { printf '[with-chromium] %s\n' "$*" >&2; }
-
-if [[ $# -eq 0 ]]; then
-  say 'usage: bash scripts/with-chromium.sh <command...>'
-  exit 2
-fi
-
-is_ci() { [[ ${CI:-} == true || ${CI:-} == 1 ]]; }
-
-unavailable() {
-  if is_ci; then
-    say "ERROR: Chromium is not available ($1); CI=true, so this is a failure."
-    exit 1
-  fi
-  say "Browser tests are SKIPPED: $1."
-  exit 0
-}
-
 install_chromium() {
-  [[ $(id -u) -eq 0 ]] || unavailable "$CHROMIUM is missing and this is not root, so apt-get cannot install it (apt-get install chromium)"
-  command -v apt-get >/dev/null || unavailable "$CHROMIUM is missing and there is no apt-get"
+  [[ $(id -u) -eq 0 ]] || skip_all "$CHROMIUM is missing and this is not root, so apt-get cannot install it (apt-get install chromium)"
+  command -v apt-get >/dev/null || skip_all "$CHROMIUM is missing and there is no apt-get"
   say 'installing Chromium with apt-get (once per machine)...'
   local log
   log=$(mktemp "${TMPDIR:-/tmp}/tessera-chromium-apt.XXXXXX")
@@ -38,7 +23,7 @@ install_chromium() {
     ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y chromium fonts-wqy-microhei >>"$log" 2>&1; then
     tail -n 5 "$log" >&2 || true
     rm -f "$log"
-    unavailable 'apt-get could not install the chromium package (see the lines above)'
+    skip_all 'apt-get could not install the chromium package (see the lines above)'
   fi
   rm -f "$log"
 }
@@ -50,10 +35,10 @@ if [[ $(id -u) -eq 0 ]] && command -v fc-list >/dev/null && ! fc-list :lang=zh |
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y fonts-wqy-microhei >/dev/null 2>&1 ||
     say 'could not install fonts-wqy-microhei: Chinese screenshots will show boxes'
 fi
-[[ -x $CHROMIUM ]] || unavailable "the chromium package is installed but $CHROMIUM is missing"
+[[ -x $CHROMIUM ]] || skip_all "the chromium package is installed but $CHROMIUM is missing"
 
 if ! VERSION=$("$CHROMIUM" --headless --no-sandbox --version 2>/dev/null); then
-  unavailable "$CHROMIUM is installed but does not run ($CHROMIUM --version failed)"
+  skip_all "$CHROMIUM is installed but does not run ($CHROMIUM --version failed)"
 fi
 say "using $VERSION ($CHROMIUM)"
 

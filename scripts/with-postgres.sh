@@ -8,27 +8,11 @@
 # When PostgreSQL cannot be installed the command is skipped (exit 0), or fails under CI=true.
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/lib/test-service.sh"
+service_init with-postgres "PostgreSQL" "PostgreSQL tests" "$@"
+
 readonly PREFIX=tessera-pg
 readonly TMP_ROOT=${TMPDIR:-/tmp}
-
-say() { printf '[with-postgres] %s\n' "$*" >&2; }
-
-if [[ $# -eq 0 ]]; then
-  say 'usage: bash scripts/with-postgres.sh <command...>'
-  exit 2
-fi
-
-is_ci() { [[ ${CI:-} == true || ${CI:-} == 1 ]]; }
-
-# Says why PostgreSQL is not available: a skip, or a failure under CI.
-unavailable() {
-  if is_ci; then
-    say "ERROR: PostgreSQL is not available ($1); CI=true, so this is a failure."
-    exit 1
-  fi
-  say "PostgreSQL tests are SKIPPED: $1."
-  exit 0
-}
 
 find_bin() {
   # The highest major version that has a complete server.
@@ -39,8 +23,8 @@ find_bin() {
 }
 
 install_postgres() {
-  [[ $(id -u) -eq 0 ]] || unavailable 'the PostgreSQL server is not installed and this is not root, so apt-get cannot install it (apt-get install postgresql)'
-  command -v apt-get >/dev/null || unavailable 'the PostgreSQL server is not installed and there is no apt-get'
+  [[ $(id -u) -eq 0 ]] || skip_all 'the PostgreSQL server is not installed and this is not root, so apt-get cannot install it (apt-get install postgresql)'
+  command -v apt-get >/dev/null || skip_all 'the PostgreSQL server is not installed and there is no apt-get'
   say 'installing PostgreSQL with apt-get (once per machine)...'
   # Debian's postinst creates a "main" cluster and may try to start it: a policy-rc.d that
   # forbids service starts keeps it down (nothing here relies on systemd or init scripts).
@@ -70,7 +54,7 @@ install_postgres() {
   if [[ $ok -eq 0 ]]; then
     tail -n 5 "$log" >&2 || true
     rm -f "$log"
-    unavailable 'apt-get could not install the postgresql package (see the lines above)'
+    skip_all 'apt-get could not install the postgresql package (see the lines above)'
   fi
   rm -f "$log"
 }
@@ -112,10 +96,10 @@ BIN=$(find_bin)
 if [[ -z $BIN ]]; then
   install_postgres
   BIN=$(find_bin)
-  [[ -n $BIN ]] || unavailable 'the postgresql package is installed but no initdb was found under /usr/lib/postgresql/*/bin'
+  [[ -n $BIN ]] || skip_all 'the postgresql package is installed but no initdb was found under /usr/lib/postgresql/*/bin'
 fi
 if [[ $(id -u) -eq 0 ]] && ! id postgres >/dev/null 2>&1; then
-  unavailable 'running as root but there is no "postgres" user to run the server as'
+  skip_all 'running as root but there is no "postgres" user to run the server as'
 fi
 
 reap_stale

@@ -4,6 +4,7 @@
  * benchmark needs (signed by a throw-away vendor key the server is told to trust).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { issueLicenseFile } from '../../packages/server/src/modules/license/license-file.ts';
 import { type BenchServer, redeemCode, type StartOptions, signIn, startServer } from './server.ts';
 
@@ -16,9 +17,20 @@ const vendor = generateKeyPairSync('ed25519');
 const vendorPublicPem = vendor.publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const vendorPrivatePem = vendor.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-/** Starts a server that trusts this run's vendor key (so that `licenseUsers` can license it). */
+/**
+ * Starts a server that trusts this run's vendor key (so that `licenseUsers` can license it), and
+ * whose new companies have no quota beyond the licence (the benchmarks add thousands of users).
+ */
 export const startLicensableServer = (options: StartOptions = {}) =>
-  startServer({ ...options, env: { ...options.env, TESSERA_LICENSE_PUBLIC_KEY: vendorPublicPem } });
+  startServer({
+    ...options,
+    env: {
+      TESSERA_COMPANY_USER_QUOTA: 'unlimited',
+      TESSERA_COMPANY_APP_QUOTA: 'unlimited',
+      ...options.env,
+      TESSERA_LICENSE_PUBLIC_KEY: vendorPublicPem,
+    },
+  });
 
 interface Envelope<T> {
   code: number;
@@ -91,4 +103,61 @@ export function percentile(values: readonly number[], p: number): number {
   if (!sorted.length) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] as number;
+}
+
+/**
+ * Seeds `users` people straight into the server's database (PostgreSQL): accounts the company
+ * manages (`bench-u-<i>`), 5 % disabled, 1 % locked, in 100 teams (`bench-d-<t>-<s>`) under 10
+ * divisions (`bench-d-<t>`); answers the milliseconds it took (with analyze).
+ */
+export async function seedPeople(url: string, companyId: string, rootId: string, users: number) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    await client.query('begin');
+    await client.query(
+      `insert into departments (id, company_id, parent_id, name)
+       select 'bench-d-' || t, $1, $2, 'Division ' || t from generate_series(1, 10) t`,
+      [companyId, rootId],
+    );
+    await client.query(
+      `insert into departments (id, company_id, parent_id, name)
+       select 'bench-d-' || t || '-' || s, $1, 'bench-d-' || t, 'Team ' || t || '.' || s
+       from generate_series(1, 10) t, generate_series(1, 10) s`,
+      [companyId],
+    );
+    await client.query(
+      `insert into accounts (id, username, email, phone, display_name, password_hash, status,
+         must_change_password, home_company_id, login_count, last_login_at, created_at)
+       select 'bench-u-' || i, 'user' || lpad(i::text, 6, '0'), 'user' || i || '@example.com',
+         '+86138' || lpad(i::text, 8, '0'),
+         (array['Wang','Li','Zhang','Smith','Garcia','Müller'])[1 + i % 6] || ' ' ||
+           (array['Wei','Anna','Jun','John','Maria','Lukas','Mei'])[1 + i % 7] || ' ' || i,
+         '!', 'enabled', true, $1, (i * 7) % 500,
+         case when i % 3 = 0 then null else now() - (i % 1000) * interval '1 hour' end,
+         now() - i * interval '1 minute'
+       from generate_series(1, $2::int) i`,
+      [companyId, users],
+    );
+    await client.query(
+      `insert into company_members (company_id, account_id, role, status, created_at, updated_at)
+       select $1, 'bench-u-' || i, 'member',
+         case when i % 20 = 0 then 'disabled' when i % 97 = 0 then 'locked' else 'enabled' end,
+         now() - i * interval '1 minute', now()
+       from generate_series(1, $2::int) i`,
+      [companyId, users],
+    );
+    await client.query(
+      `insert into department_members (department_id, company_id, account_id)
+       select 'bench-d-' || (1 + i % 10) || '-' || (1 + (i / 10) % 10), $1, 'bench-u-' || i
+       from generate_series(1, $2::int) i`,
+      [companyId, users],
+    );
+    await client.query('commit');
+    await client.query('analyze');
+    return performance.now() - started;
+  } finally {
+    await client.end();
+  }
 }

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
+import { startLegacyFormApp } from '../../packages/server/src/test/legacy-form-app.ts';
 import { consolePage, signInToPortal } from '../support/console.page.ts';
 import { startRelyingParty } from '../support/relying-party.ts';
 import { APP_USER, APP_USER_PASSWORD, type Suite } from '../support/suite.ts';
 
-/** Applications: an app added in the console signs its user in from My apps, until the user is taken off it. */
+const FORM_PASSWORD = 'Intranet-robot-pass-5';
+const HTTP_REFUSED = 'The password is posted to this address: use https (http is allowed for localhost only)';
+
+/**
+ * Applications: an app added in the console signs its user in from My apps, until the user is
+ * taken off it; a form-fill app signs its user in with the form posted for them.
+ */
 export function appFlows(s: Suite) {
   const { openPage, devSession, devFlow } = s;
   devFlow(
@@ -13,7 +20,7 @@ export function appFlows(s: Suite) {
       const { page, ui } = await devSession();
       const base = s.server.baseUrl;
       await ui.createUser(APP_USER, APP_USER_PASSWORD);
-      const rp = await startRelyingParty(`${base}/oidc`);
+      const rp = await startRelyingParty(`${base}/oidc`, s.secrets);
       try {
         // The administrator adds the app; its secret is shown once.
         await page.goto(`${base}/dev/application/index`);
@@ -23,6 +30,7 @@ export function appFlows(s: Suite) {
         await dialog.getByRole('button', { name: 'Add', exact: true }).click();
         const secret = (await page.getByTestId('secret-once').innerText()).trim();
         assert.ok(secret.length >= 40, 'the client secret is shown');
+        s.secrets.push(secret);
         await page.getByRole('button', { name: 'I have saved it' }).click();
         await page.waitForURL(/\/dev\/application\/detail\?/);
 
@@ -85,6 +93,61 @@ export function appFlows(s: Suite) {
         }
       } finally {
         await rp.stop();
+      }
+    },
+  );
+  devFlow(
+    'a form-fill app: its login address must be protected, and My apps posts its form for the user',
+    async () => {
+      assert.ok(s.server);
+      const { page, ui } = await devSession();
+      const base = s.server.baseUrl;
+      const legacy = await startLegacyFormApp({ users: { 'intranet.robot': FORM_PASSWORD }, tenant: 'acme' });
+      s.secrets.push(FORM_PASSWORD);
+      try {
+        const created = await ui.api<{ app: { appId: string } }>(
+          '/api/v1/manage/app/create',
+          { name: 'Old intranet', protocol: 'form' },
+          await ui.companyId(),
+        );
+        assert.equal(created.code, 200, created.msg);
+        const appId = created.data.app.appId;
+        await page.goto(`${base}/dev/application/detail?appId=${appId}&tab=form`);
+        const form = page.getByTestId('form-fill');
+        await form.getByLabel('Login URL').fill('http://intranet.example.com/login');
+        await form.getByLabel('User name field').fill('login_user');
+        await form.getByLabel('Password field').fill('login_pass');
+        await form.getByRole('button', { name: 'Add field' }).click();
+        await form.getByLabel('Field name').fill('tenant');
+        await form.getByLabel('Value').fill('acme');
+        await form.getByText('One shared account').click();
+        await form.getByLabel('Shared user name').fill('intranet.robot');
+        await form.getByLabel('Shared password').fill(FORM_PASSWORD);
+        await form.getByRole('button', { name: 'Save' }).click();
+        await form.getByText(HTTP_REFUSED).waitFor();
+        // The legacy app listens on the loopback address: http is allowed there.
+        await form.getByLabel('Login URL').fill(legacy.loginUrl);
+        await form.getByRole('button', { name: 'Save' }).click();
+        await ui.expectMessage('Saved');
+        await page.getByRole('button', { name: 'Enable', exact: true }).click();
+        await page.getByText('Opened', { exact: true }).first().waitFor();
+
+        const { context, page: portal } = await openPage();
+        try {
+          await signInToPortal(portal, base, APP_USER, APP_USER_PASSWORD);
+          await portal.waitForURL(`${base}/portal/account`);
+          await portal.goto(`${base}/portal/apps`);
+          // Open: the launch page's script (form-launch.js) posts the app's form at once.
+          await portal.locator(`li[data-app-id="${appId}"] button[type=submit]`).click();
+          await portal.getByRole('heading', { name: 'Welcome intranet.robot' }).waitFor();
+          assert.deepEqual(legacy.posts, [
+            { login_user: 'intranet.robot', login_pass: FORM_PASSWORD, tenant: 'acme' },
+          ]);
+        } finally {
+          await context.close();
+        }
+      } finally {
+        await legacy.close();
       }
     },
   );

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { hostileWorkbooks } from '../../packages/server/src/test/workbooks.ts';
 import { signInToPortal } from '../support/console.page.ts';
 import { NEWCOMER, NEWCOMER_FIRST_PASSWORD, NEWCOMER_NEW_PASSWORD, type Suite } from '../support/suite.ts';
 
@@ -95,6 +96,31 @@ export function orgFlows(s: Suite) {
     await page.getByText('Users: 1', { exact: true }).waitFor();
     await ui.screenshot('users-imported.en', [1280]);
   });
+
+  devFlow(
+    'a workbook that inflates to hundreds of MiB fails with its reason; the console keeps answering',
+    async () => {
+      assert.ok(s.server);
+      const { page, ui } = await devSession();
+      const file = join(s.vendorDir, 'bomb.xlsx');
+      await writeFile(file, await hostileWorkbooks.lyingSizes());
+      await page.goto(`${s.server.baseUrl}/dev/org/user`);
+      await page.getByRole('button', { name: 'Import' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.locator('input[type=file]').setInputFiles(file);
+      // The upload is answered at once: the file is read later, in a worker.
+      await dialog.getByText('Nothing was imported from bomb.xlsx').waitFor({ timeout: 60_000 });
+      await dialog
+        .getByText('The file is damaged: its contents do not match the sizes and checksums written in it', {
+          exact: false,
+        })
+        .waitFor();
+      await ui.screenshot('import-failed.en', [1280]);
+      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      await page.reload();
+      await page.getByTestId('users').waitFor();
+    },
+  );
 
   devFlow('a department with sub departments cannot be deleted', async () => {
     assert.ok(s.server);

@@ -48,6 +48,7 @@ export function safetyFlows(s: Suite) {
         await section.getByRole('button', { name: 'Bind' }).click();
         const secret = await portal.locator('code[data-secret]').getAttribute('data-secret');
         assert.ok(secret, 'the bind page shows the key for typing');
+        s.secrets.push(secret);
         await portal.getByRole('img', { name: 'QR code of the authenticator key' }).waitFor();
         await portal.getByLabel('Verification code').fill(totp(secret, Date.now(), 5));
         await portal.getByRole('button', { name: 'Confirm' }).click();
@@ -55,6 +56,7 @@ export function safetyFlows(s: Suite) {
         await portal.getByLabel('Verification code').fill(totp(secret));
         await portal.getByRole('button', { name: 'Confirm' }).click();
         await portal.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+        s.secrets.push(...(await portal.locator('.recovery-codes code').allInnerTexts()));
         await portal.getByRole('link', { name: 'I have saved them, continue' }).click();
         await portal.locator('#mfa').getByText('Recovery codes left: 10').waitFor();
 
@@ -91,10 +93,13 @@ export function safetyFlows(s: Suite) {
       await ui.createUser(PASSKEY_USER, PASSKEY_USER_PASSWORD);
       const { context, page: portal } = await openPage();
       try {
-        await passkeyFlow(portal, context, s.server.baseUrl, {
-          username: PASSKEY_USER,
-          password: PASSKEY_USER_PASSWORD,
-        });
+        await passkeyFlow(
+          portal,
+          context,
+          s.server.baseUrl,
+          { username: PASSKEY_USER, password: PASSKEY_USER_PASSWORD },
+          s.secrets,
+        );
       } finally {
         await context.close();
       }
@@ -103,7 +108,7 @@ export function safetyFlows(s: Suite) {
 
   test("a password older than the company's change cycle must be replaced at sign-in", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-expiry-'));
-    let second = await startServer(ADMIN_PASSWORD, {}, { dataDir });
+    let second = await startServer(ADMIN_PASSWORD, {}, { dataDir, logFile: s.serverLog });
     try {
       const { context, page } = await openPage();
       const ui = consolePage(page, second.baseUrl);
@@ -127,7 +132,7 @@ export function safetyFlows(s: Suite) {
       await sql`update accounts set password_changed_at = now() - interval '40 days'
         where username = ${EXPIRED_USER}`.execute(database.db);
       await database.close();
-      second = await startServer(ADMIN_PASSWORD, {}, { dataDir });
+      second = await startServer(ADMIN_PASSWORD, {}, { dataDir, logFile: s.serverLog });
 
       const { context: portalContext, page: portal } = await openPage();
       try {
@@ -138,6 +143,7 @@ export function safetyFlows(s: Suite) {
         await portal.getByLabel('Confirm the new password').fill(EXPIRED_USER_PASSWORD);
         await portal.locator('button.primary[type=submit]').click();
         await portal.getByRole('alert').waitFor();
+        s.secrets.push('Renewed-pass-2027');
         await portal.getByLabel('New password', { exact: true }).fill('Renewed-pass-2027');
         await portal.getByLabel('Confirm the new password').fill('Renewed-pass-2027');
         await portal.locator('button.primary[type=submit]').click();

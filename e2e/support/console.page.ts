@@ -103,6 +103,13 @@ export function consolePage(page: Page, baseUrl: string) {
       return Math.round(box.width);
     },
     /** The top bar's company switcher text. */
+    /** The dashboard's welcome line names the current company. */
+    async expectDashboardCompany(name: string) {
+      await page
+        .getByTestId('company-name')
+        .and(page.getByText(name, { exact: true }))
+        .waitFor();
+    },
     async currentCompany(): Promise<string | null> {
       return page.getByTestId('current-company').textContent();
     },
@@ -130,6 +137,8 @@ export function consolePage(page: Page, baseUrl: string) {
     },
     /** Creates a user of the current company who signs in with `password` (no forced change); answers the user id. */
     async createUser(username: string, password: string, extra: Record<string, unknown> = {}) {
+      // Right after signing in, the console may not have chosen its company yet.
+      await page.waitForFunction(() => localStorage.getItem('asp_admin_company_id'));
       const created = await this.api<{ userId: string }>(
         '/api/v1/manage/user/create',
         { username, password, confirmPassword: password, mustChangePassword: false, ...extra },
@@ -146,7 +155,7 @@ export function consolePage(page: Page, baseUrl: string) {
     async expectNoRawPhraseKeys() {
       const text = (await page.locator('body').textContent()) ?? '';
       const raw = text.match(
-        /\b(?:about|common|company|dashboard|http|layout|license|org|route|safety|session|settings|status)\.[a-z][A-Za-z.]+\b/g,
+        /\b(?:about|brand|common|company|dashboard|devices|http|layout|license|log|org|permission|route|safety|session|settings|status)\.[a-z][A-Za-z.]+\b/g,
       );
       assert.equal(raw, null, `untranslated phrase keys on ${page.url()}: ${raw?.join(', ')}`);
     },

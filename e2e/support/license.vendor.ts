@@ -33,6 +33,9 @@ export function licenseVendor(dir: string) {
           '2099-12-31',
           '--users',
           '500',
+          // Every area's flows add their applications to the suite's first company.
+          '--apps',
+          '100',
           '--out',
           out,
         ],

@@ -15,6 +15,8 @@ export async function passkeyFlow(
   context: BrowserContext,
   baseUrl: string,
   user: { username: string; password: string },
+  /** Receives the recovery codes shown (the run's secrets). */
+  secrets: string[] = [],
 ): Promise<void> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
@@ -46,7 +48,9 @@ export async function passkeyFlow(
   await page.locator('[data-passkey-button]').click();
   // The first factor a person binds comes with recovery codes, shown once.
   await page.locator('.recovery-codes code').first().waitFor();
-  assert.equal(await page.locator('.recovery-codes code').count(), 10, 'ten recovery codes are shown');
+  const recoveryCodes = await page.locator('.recovery-codes code').allInnerTexts();
+  assert.equal(recoveryCodes.length, 10, 'ten recovery codes are shown');
+  secrets.push(...recoveryCodes);
   await page.locator('a.button.primary').click();
   await page.waitForURL(account);
   assert.match(

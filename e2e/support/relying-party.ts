@@ -17,7 +17,11 @@ export interface RelyingParty {
   stop(): Promise<void>;
 }
 
-export async function startRelyingParty(issuer: string): Promise<RelyingParty> {
+export async function startRelyingParty(
+  issuer: string,
+  /** Receives the codes and tokens the app gets (the run's secrets). */
+  secrets: string[] = [],
+): Promise<RelyingParty> {
   let credentials: { clientId: string; clientSecret: string } | undefined;
   let config: client.Configuration | undefined;
   const pending = new Map<string, { verifier: string; nonce: string }>();
@@ -74,11 +78,15 @@ export async function startRelyingParty(issuer: string): Promise<RelyingParty> {
           );
         }
         pending.delete(state);
+        const seen = (...values: (string | null | undefined)[]) =>
+          secrets.push(...values.filter((value): value is string => Boolean(value)));
+        seen(url.searchParams.get('code'), flow.verifier);
         const tokens = await client.authorizationCodeGrant(await configuration(), url, {
           pkceCodeVerifier: flow.verifier,
           expectedState: state,
           expectedNonce: flow.nonce,
         });
+        seen(tokens.access_token, tokens.id_token, tokens.refresh_token);
         const name = String(tokens.claims()?.preferred_username ?? '');
         return answer(200, page('Team wiki', `<p id="greeting">Signed in as ${escapeHtml(name)}</p>`));
       }

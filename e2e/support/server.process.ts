@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,12 +41,14 @@ async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 /**
  * Starts the Tessera server on a fresh embedded database (or on `options.dataDir`, which the
  * caller then owns and removes) and waits until it answers. The console must have been built
- * (`npm run build`) beforehand.
+ * (`npm run build`) beforehand. The server logs every request (level info); with
+ * `options.logFile` its whole output is appended to that file (e2e/flows/log-secrets.e2e.ts
+ * reads it).
  */
 export async function startServer(
   adminPassword: string,
   extraEnv: Record<string, string> = {},
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; logFile?: string } = {},
 ): Promise<RunningServer> {
   if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
@@ -64,13 +66,15 @@ export async function startServer(
       TESSERA_DATA_DIR: dataDir,
       TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       TESSERA_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer) => {
+    // Written at once, so the file is complete whenever a test reads it.
+    if (options.logFile) appendFileSync(options.logFile, chunk);
     output = (output + chunk.toString()).slice(-8_000);
   };
   child.stdout?.on('data', keep);
@@ -91,7 +95,7 @@ export async function startServer(
     if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       await stop();
@@ -110,5 +114,5 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await stop();
-  throw new Error(`the server did not answer within 60 s:\n${output}`);
+  throw new Error(`the server did not answer within 120 s:\n${output}`);
 }

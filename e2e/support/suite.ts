@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ProviderFixture } from '../../packages/server/src/test/scan-providers.ts';
 import { artifactsDir, consolePage } from './console.page.ts';
 import type { licenseVendor } from './license.vendor.ts';
 import type { RunningServer } from './server.process.ts';
@@ -28,6 +29,8 @@ export const PASSKEY_USER = 'paula.passkey';
 export const PASSKEY_USER_PASSWORD = 'Paula-pass-2026';
 export const APP_USER = 'wendy.wiki';
 export const APP_USER_PASSWORD = 'Wendy-pass-2026';
+/** Query parameters of browser requests whose values are secrets (e2e/flows/log-secrets.e2e.ts). */
+const SECRET_PARAMS = ['code', 'id_token_hint', 'token', 'access_token', 'refresh_token'];
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -42,10 +45,20 @@ export interface Suite {
   server: RunningServer | undefined;
   browser: Browser | undefined;
   vendor: ReturnType<typeof licenseVendor> | undefined;
+  /** Local DingTalk, WeChat and WeCom servers the run's server is pointed at (e2e/flows/identity-sources.e2e.ts). */
+  providers: ProviderFixture | undefined;
   /** A folder of the run for files the flows write (removed afterwards). */
   vendorDir: string;
-  /** Uncaught page errors and console errors; the last test expects none. */
+  /** Uncaught page errors, console errors and Content-Security-Policy violations; the last test expects none. */
   pageErrors: string[];
+  /**
+   * Every secret the run used (passwords, client secrets, console tokens, codes, ID tokens,
+   * recovery codes, authenticator keys): flows add what they see; browser requests add their
+   * console tokens and the codes and tokens in their addresses. None may be in the server log.
+   */
+  secrets: string[];
+  /** The file the run's servers write their output to. */
+  serverLog: string;
   openPage(options?: { lang?: 'en' | 'zh' }): Promise<{ context: BrowserContext; page: Page }>;
   /** The shared signed-in developer-console page (signed in on first use). */
   devSession(): Promise<{ context: BrowserContext; page: Page; ui: Console }>;
@@ -62,8 +75,19 @@ export function createSuite(): Suite {
     server: undefined,
     browser: undefined,
     vendor: undefined,
+    providers: undefined,
     vendorDir: '',
     pageErrors: [],
+    secrets: [
+      ADMIN_PASSWORD,
+      NEWCOMER_FIRST_PASSWORD,
+      NEWCOMER_NEW_PASSWORD,
+      MFA_USER_PASSWORD,
+      EXPIRED_USER_PASSWORD,
+      PASSKEY_USER_PASSWORD,
+      APP_USER_PASSWORD,
+    ],
+    serverLog: '',
     async openPage(options = {}) {
       assert.ok(suite.browser && suite.server);
       const context = await suite.browser.newContext({
@@ -73,8 +97,20 @@ export function createSuite(): Suite {
       if (options.lang) {
         await context.addCookies([{ name: 'lang', value: options.lang, url: suite.server.baseUrl }]);
       }
+      // The browser says "Refused to …" on the console as well; the event names the directive.
+      await context.addInitScript(() =>
+        document.addEventListener('securitypolicyviolation', (event) =>
+          console.error(`Content-Security-Policy violation: ${event.effectiveDirective} ${event.blockedURI}`),
+        ),
+      );
       const page = await context.newPage();
       page.on('pageerror', (error) => suite.pageErrors.push(`${page.url()}: ${error.message}`));
+      page.on('request', (request) => {
+        const seen = [request.headers().access_token];
+        const url = new URL(request.url());
+        for (const name of SECRET_PARAMS) seen.push(url.searchParams.get(name) ?? undefined);
+        for (const secret of seen) if (secret && !suite.secrets.includes(secret)) suite.secrets.push(secret);
+      });
       page.on('console', (message) => {
         // A refused call (the 401 test) is logged by the browser itself; anything else is a bug.
         if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {

@@ -48,7 +48,11 @@ const firstLoad = [
   'src/pages/dashboard/dashboard.page.tsx',
 ];
 /** Fetched by the session root when the browser is idle after the first paint. */
-const prefetched = ['src/app/antd-prefetch.ts', 'src/app/antd-prefetch-display.ts'];
+const prefetched = [
+  'src/app/antd-prefetch.ts',
+  'src/app/antd-prefetch-display.ts',
+  'src/app/antd-prefetch-choices.ts',
+];
 /** What a visitor in another language loads before the first render (src/main.tsx, i18n/i18n.ts). */
 const otherLanguages = { zh: ['src/i18n/zh/bundle.ts'] };
 const result = measureBundle({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConsoleAccess } from './constants.ts';
 import type { ErrorReason } from './errors.ts';
 
 /** A multipart upload: the form field of the file, its size limit and the accepted types. */
@@ -42,10 +43,21 @@ export interface CallDef<
   aliases?: readonly CallAlias<AliasPath>[];
   summary: string;
   tag: string;
-  /** `public`: no console token; `session`: a valid console token is required. */
-  auth: 'public' | 'session';
+  /**
+   * `public`: no console token; `session`: a valid console token is required; `app`: an
+   * application calls with its own OIDC client id and secret (HTTP Basic, as at the token
+   * endpoint), and the company is the application's.
+   */
+  auth: 'public' | 'session' | 'app';
   /** When true, the `company_id` header is required and checked against the caller's memberships. */
   tenant: boolean;
+  /**
+   * What a person with a custom console role needs for this call (spec §6 permission groups):
+   * one of the groups, to read or to manage, or a finer ability of one; `console`: anyone who
+   * reaches the console in the company. Owners and administrators may make every call. A
+   * tenant call without it is refused to custom roles.
+   */
+  access?: ConsoleAccess;
   /**
    * When true, a programmatic access account may also make this call, with a bearer token from
    * the client credentials grant, in its own company (the documented API subset).
@@ -102,6 +114,18 @@ export const downloadFile = z.object({
   filename: z.string(),
   contentType: z.string(),
   bytes: z.instanceof(Uint8Array),
+});
+
+/**
+ * What the handler of a `download` call returns when the file is written as it is read (an
+ * export of many rows): the bytes come from `chunks` and are sent as they come.
+ */
+export const downloadStream = z.object({
+  filename: z.string(),
+  contentType: z.string(),
+  chunks: z.custom<AsyncIterable<Uint8Array>>(
+    (value) => typeof value === 'object' && value !== null && Symbol.asyncIterator in value,
+  ),
 });
 
 /** An id named in a request (a user, a department, an application...). */

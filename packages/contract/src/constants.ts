@@ -1,20 +1,9 @@
-/** Business constants of the console specification (§9) and platform defaults. */
-export const REQUEST_TIMEOUT_MS = 10_000;
-export const SIDEBAR_COLLAPSE_WIDTH_PX = 992;
-export const COMPANY_NAME_DISPLAY_LENGTH = 10;
-export const COMPANY_NAME_MAX_LENGTH = 50;
-export const TOKEN_STORAGE_KEY = 'asp_admin_token';
+import type { SamlTemplateSettings } from './saml.ts';
 
-export const storageKeys = {
-  token: TOKEN_STORAGE_KEY,
-  name: 'asp_admin_name',
-  companyId: 'asp_admin_company_id',
-  companyName: 'asp_admin_company_name',
-  companyIcon: 'asp_admin_company_icon',
-  companyOwner: 'asp_admin_company_owner',
-  /** /dev and /admin share one origin: which console the stored token belongs to. */
-  tokenVariant: 'asp_admin_token_variant',
-} as const;
+export * from './saml.ts';
+
+/** Business constants of the console specification (§9) and platform defaults. */
+export * from './shell-constants.ts';
 
 export const recommendedTokenLifetimes = {
   authorizationCode: 60,
@@ -39,14 +28,14 @@ export const signInDefaults = {
 
 export const uploadLimits = { iconBytes: 1024 * 1024 } as const;
 
-export const languages = ['en', 'zh'] as const;
-export type Language = (typeof languages)[number];
-
-export const consoleVariants = ['admin', 'dev'] as const;
-export type ConsoleVariant = (typeof consoleVariants)[number];
-
-export const memberRoles = ['owner', 'admin', 'external_admin', 'member'] as const;
+/**
+ * A person's role in a company (spec §6), highest first. `delegated_admin`: a person who reaches
+ * the console through a custom console role of the company, for that role's permission groups only.
+ */
+export const memberRoles = ['owner', 'admin', 'external_admin', 'delegated_admin', 'member'] as const;
 export type MemberRole = (typeof memberRoles)[number];
+/** The roles that reach the console in a company. */
+export const consoleMemberRoles = ['owner', 'admin', 'external_admin', 'delegated_admin'] as const;
 
 /** A person's standing in one company (spec §3 User status). */
 export const userStatuses = ['enabled', 'disabled', 'locked'] as const;
@@ -95,7 +84,8 @@ export const safetyLimits = {
 /**
  * MFA (spec §3 MFA types). The UKEY and soft-lock kinds sign a single-use challenge with a key
  * bound to the person (a public key, a key's KeyId with its public key, a certificate of the
- * company's CA, or a soft-lock container's key).
+ * company's CA, or a soft-lock container's key). A policy offers only the kinds people can bind
+ * and answer today: fido2, otp and otp_sm3.
  */
 export const mfaTypes = [
   'fido2',
@@ -107,7 +97,7 @@ export const mfaTypes = [
   'soft_lock',
 ] as const;
 export type MfaType = (typeof mfaTypes)[number];
-export const availableMfaTypes: readonly MfaType[] = mfaTypes;
+export const availableMfaTypes: readonly MfaType[] = ['fido2', 'otp', 'otp_sm3'];
 /** The kinds whose factor signs a challenge (UKEY and soft lock). */
 export const signatureMfaTypes = ['ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'] as const;
 export type SignatureMfaType = (typeof signatureMfaTypes)[number];
@@ -177,14 +167,12 @@ export const SIGN_IN_LINK_TTL_SECONDS = 24 * 3600;
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Image types a company logo may have. */
 export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
-/** The multipart field an upload call reads its file from. */
-export const UPLOAD_FILE_FIELD = 'file';
 
 /** Applications (spec §3 Application, §4 states). */
 export const appTypes = ['self_built', 'third_party'] as const;
 export type AppType = (typeof appTypes)[number];
-/** How an application is signed in to: as an OIDC client, or by filling its login form. */
-export const appProtocols = ['oidc', 'form'] as const;
+/** How an application is signed in to: as an OIDC client, a SAML 2.0 service provider, or by filling its login form. */
+export const appProtocols = ['oidc', 'form', 'saml'] as const;
 export type AppProtocol = (typeof appProtocols)[number];
 /** to_be_configured → opened ↔ disabled (spec §4). */
 export const appStatuses = ['to_be_configured', 'opened', 'disabled'] as const;
@@ -223,9 +211,18 @@ export const appLimits = {
 
 /**
  * Scopes an application may ask for; `openid` is always granted. `groups`: the person's
- * departments in the application's company, as paths (`Sales/East`).
+ * departments in the application's company, as paths (`Sales/East`). `permissions`: what the
+ * person may do in the application (its resources and their actions, see the permission model).
  */
-export const appScopes = ['openid', 'profile', 'email', 'phone', 'groups', 'offline_access'] as const;
+export const appScopes = [
+  'openid',
+  'profile',
+  'email',
+  'phone',
+  'groups',
+  'permissions',
+  'offline_access',
+] as const;
 
 /**
  * Why a redirect or logout URI is refused, or null when it is acceptable. Exact-match URIs
@@ -235,6 +232,14 @@ export const appScopes = ['openid', 'profile', 'email', 'phone', 'groups', 'offl
 export type RedirectUriProblem = 'invalid' | 'wildcard' | 'scheme' | 'http' | 'fragment' | 'userinfo';
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether what is sent to an http(s) address is protected on the way: https, or http to the
+ * loopback host only (RFC 8252 §7.3). The rule of callback addresses and of form login pages.
+ */
+export const isProtectedWebUrl = (url: URL) =>
+  url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHosts.has(url.hostname.toLowerCase()));
+
 const forbiddenSchemes = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ftp:']);
 
 export function redirectUriProblem(value: string): RedirectUriProblem | null {
@@ -249,7 +254,7 @@ export function redirectUriProblem(value: string): RedirectUriProblem | null {
   const scheme = url.protocol.toLowerCase();
   if (forbiddenSchemes.has(scheme)) return 'scheme';
   if (scheme === 'http:') {
-    if (!loopbackHosts.has(url.hostname.toLowerCase())) return 'http';
+    if (!isProtectedWebUrl(url)) return 'http';
   } else if (scheme !== 'https:' && !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(scheme)) {
     return 'scheme';
   }
@@ -257,6 +262,23 @@ export function redirectUriProblem(value: string): RedirectUriProblem | null {
   if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return 'userinfo';
   if (value.includes('#')) return 'fragment';
   return null;
+}
+
+/**
+ * Why a form-fill app's login address is refused, or null when it is acceptable: a complete
+ * http(s) address without user info, and the person's password is posted to it, so it must be
+ * protected on the way (`isProtectedWebUrl`: https, http on the loopback host only).
+ */
+export function formLoginUrlProblem(value: string): 'invalid' | 'http' | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'invalid';
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
+    return 'invalid';
+  return isProtectedWebUrl(url) ? null : 'http';
 }
 
 /** A third-party application template of the catalogue at /application/select-app. */
@@ -268,6 +290,10 @@ export interface AppTemplate {
   redirectPath: string;
   /** The app's post-logout return path, likewise. */
   logoutPath: string | null;
+  /** Where the app receives OIDC Back-Channel Logout tokens, if it can. */
+  backchannelLogoutPath: string | null;
+  /** Where the app signs a person out in a frame (OIDC Front-Channel Logout), if it can. */
+  frontchannelLogoutPath: string | null;
   /** Where the app starts a sign-in itself (OIDC third-party initiated login), if it can. */
   initiateLoginPath: string | null;
   tokenAuthMethod: AppTokenAuthMethod;
@@ -275,154 +301,13 @@ export interface AppTemplate {
   /** Whether the app sends PKCE (RFC 7636) with its authorization requests. */
   pkce: boolean;
   scopes: readonly string[];
-  /** Documentation of the app's OIDC settings. */
+  /** Documentation of the app's single sign-on settings. */
   docsUrl: string;
+  /** A SAML service provider's known settings (protocol `saml`). */
+  saml?: SamlTemplateSettings;
 }
 
-export const appTemplates: readonly AppTemplate[] = [
-  {
-    key: 'gitlab',
-    name: 'GitLab',
-    protocol: 'oidc',
-    redirectPath: '/users/auth/openid_connect/callback',
-    logoutPath: null,
-    initiateLoginPath: '/users/auth/openid_connect',
-    tokenAuthMethod: 'client_secret_basic',
-    signingAlg: 'RS256',
-    pkce: false,
-    scopes: ['openid', 'profile', 'email'],
-    docsUrl: 'https://docs.gitlab.com/administration/auth/oidc/',
-  },
-  {
-    key: 'grafana',
-    name: 'Grafana',
-    protocol: 'oidc',
-    redirectPath: '/login/generic_oauth',
-    logoutPath: '/login',
-    initiateLoginPath: '/login/generic_oauth',
-    tokenAuthMethod: 'client_secret_post',
-    signingAlg: 'RS256',
-    pkce: true,
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    docsUrl:
-      'https://grafana.com/docs/grafana/latest/setup-grafana/configure-security/configure-authentication/generic-oauth/',
-  },
-  {
-    key: 'jenkins',
-    name: 'Jenkins',
-    protocol: 'oidc',
-    redirectPath: '/securityRealm/finishLogin',
-    logoutPath: '/OicLogout',
-    initiateLoginPath: '/securityRealm/commenceLogin',
-    tokenAuthMethod: 'client_secret_post',
-    signingAlg: 'RS256',
-    pkce: true,
-    scopes: ['openid', 'profile', 'email'],
-    docsUrl: 'https://plugins.jenkins.io/oic-auth/',
-  },
-  {
-    key: 'nextcloud',
-    name: 'Nextcloud',
-    protocol: 'oidc',
-    redirectPath: '/apps/user_oidc/code',
-    logoutPath: '/',
-    initiateLoginPath: '/apps/user_oidc/login/1',
-    tokenAuthMethod: 'client_secret_post',
-    signingAlg: 'RS256',
-    pkce: true,
-    scopes: ['openid', 'profile', 'email'],
-    docsUrl: 'https://github.com/nextcloud/user_oidc',
-  },
-  {
-    key: 'harbor',
-    name: 'Harbor',
-    protocol: 'oidc',
-    redirectPath: '/c/oidc/callback',
-    logoutPath: null,
-    initiateLoginPath: '/c/oidc/login',
-    tokenAuthMethod: 'client_secret_basic',
-    signingAlg: 'RS256',
-    pkce: false,
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    docsUrl: 'https://goharbor.io/docs/main/administration/configure-authentication/oidc-auth/',
-  },
-  {
-    key: 'legacy_form',
-    name: 'Web form login',
-    protocol: 'form',
-    redirectPath: '',
-    logoutPath: null,
-    initiateLoginPath: null,
-    tokenAuthMethod: 'client_secret_basic',
-    signingAlg: 'ES256',
-    pkce: false,
-    scopes: [],
-    docsUrl: '',
-  },
-];
+export { appTemplates } from './app-templates.ts';
 
-/** RADIUS (spec §1, §2 /safety-management/radius). */
-export const RADIUS_DEFAULT_PORT = 1812;
-/** An Access-Challenge's State is single use and lives this long. */
-export const RADIUS_CHALLENGE_SECONDS = 60;
-/**
- * How a RADIUS client's people give their second factor: an Access-Challenge asking for the code
- * (State attribute), or the code typed right after the password in the one password field.
- */
-export const radiusOtpModes = ['challenge', 'appended'] as const;
-export type RadiusOtpMode = (typeof radiusOtpModes)[number];
-/** Who may sign in through a RADIUS client: every user of the company, or those of chosen departments. */
-export const radiusAccessModes = ['all', 'restricted'] as const;
-export type RadiusAccessMode = (typeof radiusAccessModes)[number];
-export const radiusLimits = {
-  nameMax: 50,
-  sourceMax: 64,
-  clientsPerCompany: 200,
-  departmentsMax: 100,
-} as const;
-
-/** Certificate authority (spec §1, §3 Certificate, §5 key strengths). */
-export const keyAlgorithms = ['rsa', 'ecc', 'sm2'] as const;
-export type KeyAlgorithm = (typeof keyAlgorithms)[number];
-export const keyStrengths = {
-  rsa: ['2048', '3072', '4096'],
-  ecc: ['P-256', 'P-384', 'P-521'],
-  sm2: ['SMP256'],
-} as const satisfies Record<KeyAlgorithm, readonly string[]>;
-export type KeyStrength = (typeof keyStrengths)[KeyAlgorithm][number];
-/** Spec §5: SM2 defaults to SMP256; the first strength of each algorithm is its default. */
-export const defaultKeyStrength = { rsa: '2048', ecc: 'P-256', sm2: 'SMP256' } as const satisfies Record<
-  KeyAlgorithm,
-  KeyStrength
->;
-export const caLimits = {
-  nameMax: 64,
-  subjectFieldMax: 64,
-  caValidityYears: { min: 1, max: 30, default: 10 },
-  certificateValidityDays: { min: 1, max: 3650, default: 365 },
-  /** A CA file (PEM or PKCS#12) or a CSR. */
-  fileBytes: 64 * 1024,
-  csrChars: 16 * 1024,
-  passwordMax: 128,
-  casPerCompany: 20,
-} as const;
-/** Spec §5: the CA file is a certificate with its key, as PEM or PKCS#12. */
-export const caFileTypes = [
-  'application/x-pem-file',
-  'application/x-pkcs12',
-  'application/pkcs12',
-  'application/octet-stream',
-  'text/plain',
-] as const;
-/** RFC 5280 CRLReason values that a revocation may give. */
-export const revocationReasons = [
-  'unspecified',
-  'keyCompromise',
-  'caCompromise',
-  'affiliationChanged',
-  'superseded',
-  'cessationOfOperation',
-] as const;
-export type RevocationReason = (typeof revocationReasons)[number];
-export const certificateStatuses = ['valid', 'revoked', 'expired'] as const;
-export type CertificateStatus = (typeof certificateStatuses)[number];
+export * from './area-constants.ts';
+export * from './permission-constants.ts';

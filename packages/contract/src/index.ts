@@ -11,5 +11,6 @@ export {
 } from './calls/license.ts';
 export * from './constants.ts';
 export * from './errors.ts';
+export * from './ip-range.ts';
 export * from './openapi.ts';
 export * from './phrases/index.ts';

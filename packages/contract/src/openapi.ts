@@ -56,6 +56,7 @@ export function buildOpenApiDocument(
               security: [{ consoleToken: [] }, { apiAccountToken: [] }],
             }
           : {}),
+        ...(call.auth === 'app' ? { security: [{ appClient: [] }, { appClientToken: [] }] } : {}),
         requestBody,
         responses: {
           '200': {
@@ -78,13 +79,20 @@ export function buildOpenApiDocument(
       title: 'Tessera API',
       version: info.version,
       description:
-        "Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id. Calls marked x-api-access are also open to programmatic access accounts of an application: get a token with the client credentials grant at /oidc/token (HTTP Basic client id and secret) and send it as Authorization: Bearer; the company is the account's own. A path marked x-alias-of is another path of the call it names (spec §7 lists some calls under two paths): the same request, rules and answer.",
+        "Every call is POST with a JSON body and answers with the envelope { code, msg, data }. Console calls carry the access_token header; company calls also carry company_id. Calls marked x-api-access are also open to programmatic access accounts of an application: get a token with the client credentials grant at /oidc/token (HTTP Basic client id and secret) and send it as Authorization: Bearer; the company is the account's own. The permission decision calls (/api/v1/app/permission/*) are made by an application with its own client id and secret (HTTP Basic), or with the token it gets for itself with them by the client credentials grant. A path marked x-alias-of is another path of the call it names (spec §7 lists some calls under two paths): the same request, rules and answer.",
     },
     servers: [{ url: info.serverUrl }],
     components: {
       securitySchemes: {
         consoleToken: { type: 'apiKey', in: 'header', name: 'access_token' },
         apiAccountToken: {
+          type: 'oauth2',
+          flows: { clientCredentials: { tokenUrl: `${info.serverUrl}/oidc/token`, scopes: {} } },
+        },
+        // The permission decision API: an application's own client id and secret, or the token
+        // it gets for itself with them (client credentials grant).
+        appClient: { type: 'http', scheme: 'basic' },
+        appClientToken: {
           type: 'oauth2',
           flows: { clientCredentials: { tokenUrl: `${info.serverUrl}/oidc/token`, scopes: {} } },
         },

@@ -1,4 +1,5 @@
 import { interpolate } from '@tessera/contract';
+import { credentialFields } from './credential-fields.ts';
 import { html } from './html.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { layout, type PageContext } from './pages.ts';
@@ -107,15 +108,30 @@ export interface FormLaunchPageInput {
  */
 export function renderFormLaunchPage(ctx: PageContext, input: FormLaunchPageInput): string {
   const t = portalPhrases[ctx.lang].apps;
-  const title = interpolate(t.launchTitle, { app: input.appName });
+  return renderAutoPostPage(ctx, {
+    title: interpolate(t.launchTitle, { app: input.appName }),
+    intro: interpolate(t.launchIntro, { app: input.appName }),
+    action: input.action,
+    fields: input.fields,
+  });
+}
+
+/**
+ * A form of hidden fields posted to another site at once (a form-fill sign-in, a SAML message
+ * over HTTP-POST): `form-launch.js` submits it, the visible Continue button does without script.
+ */
+export function renderAutoPostPage(
+  ctx: PageContext,
+  input: { title: string; intro: string; action: string; fields: { name: string; value: string }[] },
+): string {
   return layout(
     ctx,
-    title,
-    html`<h1>${title}</h1>
-<p class="muted">${interpolate(t.launchIntro, { app: input.appName })}</p>
+    input.title,
+    html`<h1>${input.title}</h1>
+<p class="muted">${input.intro}</p>
 <form method="post" action="${input.action}" accept-charset="utf-8" autocomplete="off" data-auto-submit>
 ${input.fields.map((field) => html`<input type="hidden" name="${field.name}" value="${field.value}">`)}
-<button type="submit" class="primary">${t.continue}</button>
+<button type="submit" class="primary">${portalPhrases[ctx.lang].apps.continue}</button>
 </form>
 <script src="${ctx.assetsBase}/form-launch.js" defer></script>`,
   );
@@ -142,8 +158,6 @@ export interface AppCredentialsPageInput {
 export function renderAppCredentialsPage(ctx: PageContext, input: AppCredentialsPageInput): string {
   const t = portalPhrases[ctx.lang].apps;
   const title = interpolate(t.credentialsTitle, { app: input.appName });
-  const error = (message: string | undefined, id: string) =>
-    message ? html`<p class="alert" role="alert" id="${id}">${message}</p>` : '';
   return layout(
     ctx,
     title,
@@ -153,17 +167,7 @@ ${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 <form method="post" action="${input.action}" autocomplete="off">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${input.thenOpen ? html`<input type="hidden" name="next" value="open">` : ''}
-<label for="app-username">${t.username}</label>
-<input id="app-username" name="username" autocomplete="off" required maxlength="256" value="${input.username}"${
-      input.errors?.username ? html` aria-invalid="true" aria-describedby="username-error"` : ''
-    }>
-${error(input.errors?.username, 'username-error')}
-<label for="app-password">${t.password}</label>
-<input id="app-password" name="password" type="password" autocomplete="new-password" maxlength="256"${
-      input.passwordSaved ? '' : html` required`
-    }${input.errors?.password ? html` aria-invalid="true" aria-describedby="password-error"` : ''}>
-${input.passwordSaved ? html`<p class="muted small">${t.passwordKept}</p>` : ''}
-${error(input.errors?.password, 'password-error')}
+${credentialFields({ idPrefix: 'app', labels: t, username: input.username, passwordSaved: input.passwordSaved, errors: input.errors })}
 <button type="submit" class="primary">${input.thenOpen ? t.saveAndOpen : t.save}</button>
 </form>
 ${

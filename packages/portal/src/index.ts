@@ -8,9 +8,17 @@ export {
   renderAppCredentialsPage,
   renderAppOpenPage,
   renderAppProblemPage,
+  renderAutoPostPage,
   renderFormLaunchPage,
   renderMyAppsPage,
 } from './app-pages.ts';
+export {
+  type AccountDevice,
+  type AccountDevicesSection,
+  type ExchangeSignInPageInput,
+  renderDevicePasswordPage,
+  renderExchangeSignInPage,
+} from './device-pages.ts';
 export { escapeHtml, html, SafeHtml } from './html.ts';
 export {
   type AccountMfaSection,
@@ -23,8 +31,19 @@ export {
 } from './mfa-pages.ts';
 export { type PortalNavInput, portalNav } from './nav.ts';
 export {
+  type ConsentPageInput,
+  type FrontChannelLogoutPageInput,
+  type LogoutConfirmPageInput,
+  renderConsentPage,
+  renderFrontChannelLogoutPage,
+  renderLogoutConfirmPage,
+  renderSelectAccountPage,
+  type SelectAccountPageInput,
+} from './oidc-pages.ts';
+export {
   type AccountPageInput,
   type ChangePasswordPageInput,
+  type PageBrand,
   type PageContext,
   renderAccountPage,
   renderChangePasswordPage,
@@ -43,6 +62,14 @@ export {
   renderPasskeyRegisterPage,
 } from './passkey-pages.ts';
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
+export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
+export {
+  type AccountBinding,
+  type AccountBindingsSection,
+  renderAccountBindingsSection,
+  type ScanButton,
+  scanButtons,
+} from './scan-pages.ts';
 export {
   renderSignatureBindPage,
   type SignatureBindPageInput,
@@ -50,7 +77,6 @@ export {
   type SignatureFormInput,
   signatureForm,
 } from './signature-pages.ts';
-export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
 export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

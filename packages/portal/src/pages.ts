@@ -1,9 +1,16 @@
-import { interpolate, type Language, serverPhrases } from '@tessera/contract';
+import { interpolate, type Language, type MemberRole, serverPhrases } from '@tessera/contract';
+import { type AccountDevicesSection, renderAccountDevicesSection } from './device-pages.ts';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import {
+  type AccountBindingsSection,
+  renderAccountBindingsSection,
+  type ScanButton,
+  scanButtons,
+} from './scan-pages.ts';
 
 export interface PageContext {
   lang: Language;
@@ -11,6 +18,18 @@ export interface PageContext {
   currentUrl: string;
   /** Path prefix under which the portal's stylesheet is served. */
   assetsBase: string;
+  /**
+   * The brand of the company the sign-in is for (its logo, title, stylesheet with the primary
+   * colour and background, bottom info bar); absent: the platform's own look.
+   */
+  brand?: PageBrand;
+}
+
+export interface PageBrand {
+  title: string;
+  logoUrl: string | null;
+  stylesheetUrl: string;
+  footer: { text: string; link: string | null } | null;
 }
 
 export function layout(
@@ -30,13 +49,27 @@ export function layout(
 <meta name="robots" content="noindex">
 <title>${title} · ${t.productName}</title>
 <link rel="stylesheet" href="${ctx.assetsBase}/styles.css">
+${ctx.brand ? html`<link rel="stylesheet" href="${ctx.brand.stylesheetUrl}">` : ''}
 </head>
-<body>
+<body${ctx.brand ? html` class="branded"` : ''}>
 <main class="card${options.wide ? ' wide' : ''}">
-<header class="brand"><span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>
+<header class="brand">${
+    ctx.brand
+      ? html`${ctx.brand.logoUrl ? html`<img class="brand-logo" src="${ctx.brand.logoUrl}" alt="" width="36" height="36">` : html`<span class="logo" aria-hidden="true"></span>`}<div><strong>${ctx.brand.title}</strong><small>${t.productName}</small></div>`
+      : html`<span class="logo" aria-hidden="true"></span><div><strong>${t.productName}</strong><small>${t.tagline}</small></div>`
+  }
 <a class="lang" href="${switchUrl.pathname + switchUrl.search}">${t.language.switchTo}</a></header>
 ${body}
 </main>
+${
+  ctx.brand?.footer
+    ? html`<footer class="info-bar">${
+        ctx.brand.footer.link
+          ? html`<a href="${ctx.brand.footer.link}" target="_blank" rel="noopener noreferrer">${ctx.brand.footer.text}</a>`
+          : ctx.brand.footer.text
+      }</footer>`
+    : ''
+}
 </body>
 </html>`.value;
 }
@@ -51,6 +84,8 @@ export interface SignInPageInput {
   error?: string;
   /** Sign in with a passkey instead (shown when a company allows it; passkey-pages.ts). */
   passkey?: { action: string; options: string };
+  /** Scan sign-in of the company's enabled DingTalk, WeChat and WeCom sources (scan-pages.ts). */
+  scan?: ScanButton[];
 }
 
 export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
@@ -81,6 +116,7 @@ ${passkeyForm(ctx, {
 })}`
     : ''
 }
+${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
 <form method="post" action="${input.abortAction}" class="secondary-form">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" class="link">${t.cancel}</button>
@@ -186,7 +222,7 @@ export function renderLoggedOutPage(ctx: PageContext, input: { clientName?: stri
 
 export interface AccountPageInput {
   account: { username: string; name: string | null; email: string | null; phone: string | null };
-  companies: { companyId: string; name: string; role: 'owner' | 'admin' | 'external_admin' | 'member' }[];
+  companies: { companyId: string; name: string; role: MemberRole }[];
   currentCompanyId: string | null;
   signIns: {
     at: Date;
@@ -199,6 +235,10 @@ export interface AccountPageInput {
   csrfToken: string;
   /** Second factors (modules/mfa), when the server offers them. */
   mfa?: AccountMfaSection;
+  /** Exchange devices (modules/exchange), when the person has any or a company of theirs runs the agent. */
+  devices?: AccountDevicesSection;
+  /** Third-party accounts bound for scan sign-in (modules/identity-source). */
+  bindings?: AccountBindingsSection;
   /** The own password change page (absent for an account without a password yet). */
   passwordHref?: string;
   /** Already localised confirmation shown under the title (for example after a password change). */
@@ -244,6 +284,8 @@ ${
 }
 </section>
 ${input.mfa ? renderAccountMfaSection(ctx, input.mfa) : ''}
+${input.devices?.companies.length ? renderAccountDevicesSection(ctx, input.devices) : ''}
+${input.bindings ? renderAccountBindingsSection(ctx, input.bindings) : ''}
 <section>
 <h2>${t.recentSignIns}</h2>
 ${

@@ -16,6 +16,8 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'admin', password: undefined },
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
+      importConcurrency: 2,
+      backchannelNetworks: [],
       companyQuotas: { user: 100, app: 10 },
     });
   });
@@ -34,6 +36,8 @@ describe('configuration', () => {
       TESSERA_SESSION_ABSOLUTE_SECONDS: '3600',
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
+      TESSERA_IMPORT_CONCURRENCY: '4',
+      TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
       TESSERA_COMPANY_USER_QUOTA: '2500',
       TESSERA_COMPANY_APP_QUOTA: 'unlimited',
     });
@@ -46,6 +50,8 @@ describe('configuration', () => {
       bootstrapAdmin: { username: 'root', password: 'long-enough-password' },
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
+      importConcurrency: 4,
+      backchannelNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
       companyQuotas: { user: 2500, app: null },
     });
   });
@@ -58,6 +64,8 @@ describe('configuration', () => {
     [{ TESSERA_PUBLIC_URL: 'ftp://x' }, 'TESSERA_PUBLIC_URL'],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
     [{ TESSERA_MASTER_KEY: 'short' }, 'TESSERA_MASTER_KEY'],
+    [{ TESSERA_METRICS_TOKEN: 'too-short' }, 'TESSERA_METRICS_TOKEN'],
+    [{ TESSERA_METRICS_TOKEN: 'a token with spaces that is long enough' }, 'TESSERA_METRICS_TOKEN'],
     [{ TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'has space' }, 'TESSERA_BOOTSTRAP_ADMIN_USERNAME'],
     [{ TESSERA_BOOTSTRAP_ADMIN_PASSWORD: 'short' }, 'TESSERA_BOOTSTRAP_ADMIN_PASSWORD'],
     [{ TESSERA_SESSION_IDLE_SECONDS: '5' }, 'TESSERA_SESSION_IDLE_SECONDS'],
@@ -70,6 +78,9 @@ describe('configuration', () => {
     [{ TESSERA_SMTP_URL: 'not a url' }, 'TESSERA_SMTP_URL'],
     [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
+    [{ TESSERA_IMPORT_CONCURRENCY: '0' }, 'TESSERA_IMPORT_CONCURRENCY'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
     [{ TESSERA_COMPANY_USER_QUOTA: '0' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_USER_QUOTA: 'lots' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_APP_QUOTA: '-1' }, 'TESSERA_COMPANY_APP_QUOTA'],
@@ -85,6 +96,20 @@ describe('configuration', () => {
     ).toEqual({ user: null, app: 0 });
     expect(() => loadConfig({ TESSERA_COMPANY_USER_QUOTA: '1.5' })).toThrow(
       'TESSERA_COMPANY_USER_QUOTA must be a whole number from 1 to 100000000, or "unlimited" (got "1.5")',
+    );
+  });
+
+  it('reads the Exchange agent settings and refuses a bad address list', () => {
+    expect(loadConfig({}).exchange).toEqual({ maxHoldSeconds: 1860, privateAddresses: undefined });
+    expect(
+      loadConfig({
+        TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '10.20.0.0/16, 192.168.1.5',
+        TESSERA_EXCHANGE_MAX_HOLD_SECONDS: '600',
+      }).exchange,
+    ).toEqual({ maxHoldSeconds: 600, privateAddresses: ['10.20.0.0/16', '192.168.1.5'] });
+    expect(loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'ALL' }).exchange.privateAddresses).toBe('all');
+    expect(() => loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'intranet' })).toThrow(
+      /TESSERA_EXCHANGE_PRIVATE_ADDRESSES/,
     );
   });
 

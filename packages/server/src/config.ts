@@ -6,7 +6,9 @@ import {
   type QuantityModule,
   RADIUS_DEFAULT_PORT,
 } from '@tessera/contract';
+import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
+import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
 export interface Config {
   port: number;
@@ -27,11 +29,62 @@ export interface Config {
   licensePublicKey: string | undefined;
   /** Outgoing mail (sign-in links, account emails); without an SMTP URL the mail calls answer `mail.not_configured`. */
   mail: MailConfig;
+  /** User imports running at once on the platform (all instances together). */
+  importConcurrency: number;
+  /**
+   * Private or special-use networks (CIDRs) where applications' back-channel logout addresses may
+   * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
+   */
+  backchannelNetworks: string[];
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
+  exchange: ExchangeConfig;
+  /**
+   * Syslog targets on loopback and link-local addresses are refused (a company administrator must
+   * not reach the server's own services through them) unless this is true (tests, a receiver on
+   * the same machine). Cloud metadata addresses are refused always.
+   */
+  syslogAllowLocalTargets: boolean;
+  /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
+  scanProviders: ProviderUrls;
+  /**
+   * TESSERA_FETCH_ALLOW_LOOPBACK: outgoing fetches an administrator asks for (a SAML service
+   * provider's metadata URL) may reach the loopback address. For tests; never in production.
+   */
+  fetchAllowLoopback: boolean;
+  /**
+   * TESSERA_FETCH_ALLOW_PRIVATE: such fetches may reach private networks (10/8, 172.16/12,
+   * 192.168/16, 100.64/10, fc00::/7), for an installation whose service providers live there.
+   */
+  fetchAllowPrivate: boolean;
+  /** The bearer token that /metrics asks for; undefined: no metrics are served. */
+  metricsToken: string | undefined;
   /** The RADIUS server: its UDP port (null: off) and address. */
   radius: { port: number | null; host: string };
 }
+
+/** The Exchange agent (modules/exchange). */
+export interface ExchangeConfig {
+  /** How long the agent waits for Exchange's answer: a Ping is held up to its heartbeat (30 minutes), plus a minute. */
+  maxHoldSeconds: number;
+  /**
+   * Loopback, private and link-local addresses the agent may connect to as a company's Exchange:
+   * none (undefined), `all`, or these addresses and ranges. Public addresses are always allowed.
+   */
+  privateAddresses: 'all' | string[] | undefined;
+}
+
+export const defaultExchangeConfig: ExchangeConfig = { maxHoldSeconds: 1860, privateAddresses: undefined };
+/** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
+export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
+  dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
+  dingtalkApi: 'TESSERA_DINGTALK_API_URL',
+  dingtalkOapi: 'TESSERA_DINGTALK_OAPI_URL',
+  weixinOpen: 'TESSERA_WEIXIN_OPEN_URL',
+  weixinApi: 'TESSERA_WEIXIN_API_URL',
+  wecomLogin: 'TESSERA_WECOM_LOGIN_URL',
+  wecomApi: 'TESSERA_WECOM_API_URL',
+};
 
 export type CompanyQuotas = Record<QuantityModule, number | null>;
 
@@ -168,13 +221,54 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const mail = mailConfig(env, publicUrl);
+  const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
+  let backchannelNetworks: string[];
+  try {
+    backchannelNetworks = parseNetworks(env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS);
+  } catch {
+    throw new ConfigError(
+      `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
+    );
+  }
   const companyQuotas: CompanyQuotas = {
     // At least 1: the company's creator is its first user.
     user: quotaOf(env, 'TESSERA_COMPANY_USER_QUOTA', defaultCompanyQuotas.user, 1),
     app: quotaOf(env, 'TESSERA_COMPANY_APP_QUOTA', defaultCompanyQuotas.app, 0),
   };
 
+  const exchange: ExchangeConfig = {
+    maxHoldSeconds: integer(
+      env,
+      'TESSERA_EXCHANGE_MAX_HOLD_SECONDS',
+      defaultExchangeConfig.maxHoldSeconds,
+      5,
+      7200,
+    ),
+    privateAddresses: privateAddressesOf(env.TESSERA_EXCHANGE_PRIVATE_ADDRESSES),
+  };
+  const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
+  if (!['true', 'false'].includes(allowLocal))
+    throw new ConfigError(`TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS must be true or false (got "${allowLocal}")`);
+  const scanProviders = Object.fromEntries(
+    Object.entries(providerUrlVariables).map(([key, name]) => [
+      key,
+      (urlOf(env, name, ['http:', 'https:']) ?? defaultProviderUrls[key as keyof ProviderUrls]).replace(
+        /\/+$/,
+        '',
+      ),
+    ]),
+  ) as unknown as ProviderUrls;
+  const flag = (name: string) => {
+    const value = env[name]?.trim().toLowerCase() || 'false';
+    if (!['true', 'false'].includes(value))
+      throw new ConfigError(`${name} must be true or false (got "${value}")`);
+    return value === 'true';
+  };
+  const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
+    throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
+  }
   const radius = radiusConfig(env, host);
 
   return {
@@ -190,7 +284,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustedProxies,
     licensePublicKey,
     mail,
+    importConcurrency,
+    backchannelNetworks,
     companyQuotas,
+    exchange,
+    syslogAllowLocalTargets: allowLocal === 'true',
+    scanProviders,
+    fetchAllowLoopback: flag('TESSERA_FETCH_ALLOW_LOOPBACK'),
+    fetchAllowPrivate: flag('TESSERA_FETCH_ALLOW_PRIVATE'),
+    metricsToken,
     radius,
   };
 }
@@ -209,6 +311,34 @@ function radiusConfig(env: Env, host: string): Config['radius'] {
   return { port, host: radiusHost };
 }
 
+/** IP addresses and CIDR ranges separated by commas, checked; undefined when any entry is not one. */
+function addressList(value: string): string[] | undefined {
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    const prefixOk =
+      prefix === undefined ||
+      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length) return undefined;
+  }
+  return entries;
+}
+
+/** `TESSERA_EXCHANGE_PRIVATE_ADDRESSES`: `all`, or IP addresses and CIDR ranges separated by commas. */
+function privateAddressesOf(raw: string | undefined): ExchangeConfig['privateAddresses'] {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (value.toLowerCase() === 'all') return 'all';
+  const list = addressList(value);
+  if (!list)
+    throw new ConfigError(
+      `TESSERA_EXCHANGE_PRIVATE_ADDRESSES must be "all", or IP addresses and CIDR ranges separated by commas (got "${value}")`,
+    );
+  return list;
+}
+
 /** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */
 function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
   const value = raw?.trim();
@@ -219,19 +349,11 @@ function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
       throw new ConfigError(`TESSERA_TRUSTED_PROXIES must be a hop count from 1 to 10 (got "${value}")`);
     return hops;
   }
-  const entries = value.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = prefix === undefined ? undefined : Number(prefix);
-    const prefixOk =
-      prefix === undefined ||
-      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
-    if (!family || !prefixOk || rest.length)
-      throw new ConfigError(
-        `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${entry}")`,
-      );
-  }
+  const entries = addressList(value);
+  if (!entries)
+    throw new ConfigError(
+      `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${value}")`,
+    );
   return entries;
 }
 

@@ -1,5 +1,5 @@
 import type { CallMap, CallPath, CallRequest, CallResponse, FieldError } from '@tessera/contract';
-import { REQUEST_TIMEOUT_MS, UPLOAD_FILE_FIELD } from '@tessera/contract/constants';
+import { REQUEST_TIMEOUT_MS, UPLOAD_FILE_FIELD } from '@tessera/contract/shell-constants';
 import axios, { type AxiosAdapter, isAxiosError } from 'axios';
 
 /**

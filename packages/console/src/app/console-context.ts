@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type { CallApi, DownloadFile, UploadFile } from '../api/http-client.ts';
 import type { SessionService } from '../session/session.service.ts';

@@ -18,7 +18,12 @@ const services = createConsoleServices(variantOf(window.location.pathname));
 function usePrefetchSharedComponents() {
   useEffect(() => {
     const prefetch = () =>
-      void import('./antd-prefetch.ts').then((forms) => forms.displayComponents()).catch(() => undefined);
+      void import('./antd-prefetch.ts')
+        .then(async (forms) => {
+          await forms.displayComponents();
+          await forms.choiceComponents();
+        })
+        .catch(() => undefined);
     if ('requestIdleCallback' in window) {
       const id = window.requestIdleCallback(prefetch, { timeout: 5000 });
       return () => window.cancelIdleCallback(id);

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import i18next from 'i18next';
 import { createHttpClient } from '../api/http-client.ts';
 import { createSessionService } from '../session/session.service.ts';

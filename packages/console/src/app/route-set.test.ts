@@ -5,6 +5,8 @@ import {
   breadcrumbOf,
   declaredScreens,
   findScreen,
+  grantedPermissions,
+  isPermitted,
   menuOf,
   menuSelectionOf,
   redirectsOf,
@@ -181,11 +183,26 @@ describe('route table (spec §2)', () => {
       'app',
       'appDetails',
       'selectApp',
+      'identitySource',
+      'selectIdentitySource',
+      'ldapDetail',
+      'addLdap',
+      'dingtalk',
+      'weixin',
+      'workWeixin',
       'users',
       'userDetails',
       'department',
+      'permission',
+      'roleDetail',
       'generalSafety',
       'mfa',
+      'device',
+      'exchange',
+      'deviceManage',
+      'deviceManageDetail',
+      'log',
+      'brand',
       'companySettings',
       'license',
       'about',
@@ -197,10 +214,18 @@ describe('route table (spec §2)', () => {
       'dashboard',
       'app',
       'appDetails',
+      'identitySource',
+      'selectIdentitySource',
+      'ldapDetail',
+      'addLdap',
+      'dingtalk',
+      'weixin',
       'users',
       'userDetails',
       'generalSafety',
       'mfa',
+      'log',
+      'brand',
       'companySettings',
       'createCompany',
       'notFound',
@@ -265,7 +290,13 @@ describe('redirects and unknown paths', () => {
     expect(landing('reduced', '/application/select-app')).toBe('→ /404');
     for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    for (const name of ['radius', 'ca']) {
       expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
+    }
+    // Issue 18: the device screens are built (full set only).
+    for (const name of ['device', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+      expect(landing('full', `/safety-management/${name}`), name).toBe(name);
     }
     expect(landing('full', '/setting/admin')).toBe('→ /404');
     expect(landing('reduced', '/setting/admin')).toBe('→ /404');
@@ -277,6 +308,7 @@ describe('menu and breadcrumbs derived from the table', () => {
     expect(menuOf('full')).toEqual([
       { key: '/dashboard', title: 'route.dashboard', icon: 'home' },
       { key: '/application/index', title: 'route.app', icon: 'app' },
+      { key: '/identity-source/index', title: 'route.identitySource', icon: 'identitySource' },
       {
         key: '/org',
         title: 'route.organization',
@@ -286,6 +318,7 @@ describe('menu and breadcrumbs derived from the table', () => {
           { key: '/org/department', title: 'route.department', icon: undefined },
         ],
       },
+      { key: '/permission/index', title: 'route.permission', icon: 'permission' },
       {
         key: '/safety-management',
         title: 'route.safety',
@@ -293,8 +326,13 @@ describe('menu and breadcrumbs derived from the table', () => {
         children: [
           { key: '/safety-management/general', title: 'route.generalSafety', icon: undefined },
           { key: '/safety-management/mfa', title: 'route.mfa', icon: undefined },
+          { key: '/safety-management/device', title: 'route.device', icon: undefined },
+          { key: '/safety-management/exchange', title: 'route.exchange', icon: undefined },
+          { key: '/safety-management/deviceManage', title: 'route.deviceManage', icon: undefined },
         ],
       },
+      { key: '/log/index', title: 'route.log', icon: 'log' },
+      { key: '/brand/index', title: 'route.brand', icon: 'brand' },
       {
         key: '/setting',
         title: 'route.setting',
@@ -307,12 +345,28 @@ describe('menu and breadcrumbs derived from the table', () => {
       },
     ]);
     expect(menuOf('reduced')[1]?.key).toBe('/application/index');
-    expect(menuOf('reduced')[2]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
-    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual([
+    expect(menuOf('reduced')[3]?.children?.map((entry) => entry.key)).toEqual(['/org/user']);
+    expect(menuOf('reduced')[4]?.children?.map((entry) => entry.key)).toEqual([
       '/safety-management/general',
       '/safety-management/mfa',
     ]);
-    expect(menuOf('reduced')[4]?.children?.map((entry) => entry.key)).toEqual(['/setting/basic-set']);
+    expect(
+      menuOf('reduced')
+        .at(-1)
+        ?.children?.map((entry) => entry.key),
+    ).toEqual(['/setting/basic-set']);
+  });
+
+  it("builds the permission groups from the server's answer: a help desk sees the user screens only", () => {
+    const helpDesk = grantedPermissions({ groups: { user: 'read' }, abilities: ['resetCredentials'] });
+    expect([...helpDesk]).toEqual(['user']);
+    expect(menuOf('full', helpDesk).map((entry) => entry.key)).toEqual(['/dashboard', '/org']);
+    expect(isPermitted('full', '/org/user-detail', helpDesk)).toBe(true);
+    expect(isPermitted('full', '/permission/index', helpDesk)).toBe(false);
+    expect(isPermitted('full', '/dashboard', helpDesk)).toBe(true);
+    // A credential reset alone brings the user group's screens along.
+    expect([...grantedPermissions({ groups: {}, abilities: ['resetCredentials'] })]).toEqual(['user']);
+    expect(grantedPermissions(undefined).size).toBe(11);
   });
 
   it('leaves out screens without the permission', () => {

@@ -1,3 +1,4 @@
+import { type ConsoleGrants, consoleAbilityGroup } from '@tessera/contract/shell-constants';
 import type { ParseKeys } from 'i18next';
 import { matchPath } from 'react-router';
 import { HOME_PATH } from '../session/navigation.guard.ts';
@@ -69,11 +70,24 @@ export function redirectsOf(set: RouteSet, table: readonly RouteNode[] = routeTa
 }
 
 /**
- * Spec §6 names the permission groups but not which role holds which ("further per-role rules:
- * not shown"). Everyone who reaches the console administers the selected company, so they hold
- * all of them; the server decides what each role may change. Narrow this when roles differ.
+ * Spec §6: the permission groups a person holds in the selected company, from what the server
+ * answers (`company/my/access`): owners and administrators hold all of them, a delegated
+ * administrator those of their console role (read or manage), and the group of each ability
+ * (a help desk's credential resets show the user screens). Without an answer: all of them.
  */
-export const grantedPermissions = (): ReadonlySet<Permission> => new Set(permissions);
+export function grantedPermissions(grants?: ConsoleGrants): ReadonlySet<Permission> {
+  if (!grants) return new Set(permissions);
+  const held = new Set<Permission>();
+  for (const permission of permissions) if (grants.groups[permission]) held.add(permission);
+  for (const ability of grants.abilities) held.add(consoleAbilityGroup[ability]);
+  return held;
+}
+
+/** Whether the screen at `pathname` may be opened with these permission groups (unknown paths: yes, they end on /404). */
+export function isPermitted(set: RouteSet, pathname: string, granted: ReadonlySet<Permission>): boolean {
+  const access = findScreen(set, pathname)?.route.access;
+  return access === undefined || granted.has(access);
+}
 
 export interface MenuEntry {
   /** The path the entry opens; a sub-menu's key is its group path. */
@@ -153,6 +167,7 @@ export function breadcrumbOf(
   set: RouteSet,
   pathname: string,
   table: readonly RouteNode[] = routeTable,
+  granted: ReadonlySet<Permission> = grantedPermissions(),
 ): Crumb[] {
   const found = findScreen(set, pathname, table);
   if (!found) return [];
@@ -163,7 +178,7 @@ export function breadcrumbOf(
   const isRouted = (path: string | undefined) =>
     path !== undefined && routed.some((screen) => screen.route.path === path);
   if (group) {
-    const shown = group.children.filter(visible(set, grantedPermissions()));
+    const shown = group.children.filter(visible(set, granted));
     if (group.alwaysShow || shown.length > 1) {
       crumbs.push({ title: group.title, path: isRouted(group.redirect) ? group.redirect : undefined });
     }

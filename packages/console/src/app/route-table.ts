@@ -193,16 +193,42 @@ export const routeTable: readonly RouteNode[] = [
         path: '/identity-source/index',
         title: 'route.identitySource',
         access: 'identitySource',
+        screen: withPhrases('sources', () =>
+          import('../pages/identity-source/identity-sources.page.tsx').then((m) => m.IdentitySourcesPage),
+        ),
       }),
       ...(
         [
-          ['selectIdentitySource', '/identity-source/select-identity-source'],
-          ['ldapDetail', '/identity-source/ldap-detail/:id'],
-          ['addLdap', '/identity-source/add-ldap'],
-          ['dingtalk', '/identity-source/dingtalk/:id?'],
-          ['weixin', '/identity-source/weixin/:id?'],
+          [
+            'selectIdentitySource',
+            '/identity-source/select-identity-source',
+            () =>
+              import('../pages/identity-source/select-identity-source.page.tsx').then(
+                (m) => m.SelectIdentitySourcePage,
+              ),
+          ],
+          [
+            'ldapDetail',
+            '/identity-source/ldap-detail/:id',
+            () => import('../pages/identity-source/ldap-source.page.tsx').then((m) => m.LdapSourcePage),
+          ],
+          [
+            'addLdap',
+            '/identity-source/add-ldap',
+            () => import('../pages/identity-source/ldap-source.page.tsx').then((m) => m.LdapSourcePage),
+          ],
+          [
+            'dingtalk',
+            '/identity-source/dingtalk/:id?',
+            () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.DingtalkSourcePage),
+          ],
+          [
+            'weixin',
+            '/identity-source/weixin/:id?',
+            () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WeixinSourcePage),
+          ],
         ] as const
-      ).map(([name, path]) =>
+      ).map(([name, path, page]) =>
         screen({
           name,
           path,
@@ -210,6 +236,7 @@ export const routeTable: readonly RouteNode[] = [
           access: 'identitySource',
           hidden: true,
           activeMenu: '/identity-source/index',
+          screen: withPhrases('sources', page),
         }),
       ),
       screen({
@@ -220,6 +247,9 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         fullOnly: true,
         activeMenu: '/identity-source/index',
+        screen: withPhrases('sources', () =>
+          import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WorkWeixinSourcePage),
+        ),
       }),
     ],
   }),
@@ -246,7 +276,8 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         activeMenu: '/org/user',
         // settings: the role names of the account card (pages/settings/member-roles.ts).
-        screen: withPhrases(['org', 'settings'], () =>
+        // devices: the user's devices card (pages/devices/user-devices.card.tsx).
+        screen: withPhrases(['org', 'settings', 'devices'], () =>
           import('../pages/org/user-detail.page.tsx').then((m) => m.UserDetailPage),
         ),
       }),
@@ -274,6 +305,9 @@ export const routeTable: readonly RouteNode[] = [
         path: '/permission/index',
         title: 'route.permission',
         access: 'authority',
+        screen: withPhrases(['permission', 'org'], () =>
+          import('../pages/permission/permission.page.tsx').then((m) => m.PermissionPage),
+        ),
       }),
       screen({
         name: 'roleDetail',
@@ -282,6 +316,9 @@ export const routeTable: readonly RouteNode[] = [
         access: 'authority',
         hidden: true,
         activeMenu: '/permission/index',
+        screen: withPhrases(['permission', 'org'], () =>
+          import('../pages/permission/role-detail.page.tsx').then((m) => m.RoleDetailPage),
+        ),
       }),
     ],
   }),
@@ -313,20 +350,53 @@ export const routeTable: readonly RouteNode[] = [
       }),
       // `device` (spec §2 names it between radius and ca, with no path in its table): the
       // company's device rules that §3, §5 and §6 describe apart from the device list of
-      // deviceManage: device password digits and rotation, the registration token, the user
-      // device limit and the new-user default permission on device management. Full set only,
-      // as all device management is (§2).
-      ...(
-        [
-          ['radius', '/safety-management/radius'],
-          ['device', '/safety-management/device'],
-          ['ca', '/safety-management/ca'],
-          ['exchange', '/safety-management/exchange'],
-          ['deviceManage', '/safety-management/deviceManage'],
-        ] as const
-      ).map(([name, path]) =>
-        screen({ name, path, title: `route.${name}`, access: 'security', fullOnly: true }),
-      ),
+      // deviceManage: device password digits and rotation, and the registration token. The
+      // agent itself, the user device limit and the new-user default permission on device
+      // management are on `exchange`. Full set only, as all device management is (§2).
+      screen({
+        name: 'radius',
+        path: '/safety-management/radius',
+        title: 'route.radius',
+        access: 'security',
+        fullOnly: true,
+      }),
+      screen({
+        name: 'device',
+        path: '/safety-management/device',
+        title: 'route.device',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases(['safety', 'devices'], () =>
+          import('../pages/devices/device-safety.page.tsx').then((m) => m.DeviceSafetyPage),
+        ),
+      }),
+      screen({
+        name: 'ca',
+        path: '/safety-management/ca',
+        title: 'route.ca',
+        access: 'security',
+        fullOnly: true,
+      }),
+      screen({
+        name: 'exchange',
+        path: '/safety-management/exchange',
+        title: 'route.exchange',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases(['safety', 'devices'], () =>
+          import('../pages/devices/exchange.page.tsx').then((m) => m.ExchangePage),
+        ),
+      }),
+      screen({
+        name: 'deviceManage',
+        path: '/safety-management/deviceManage',
+        title: 'route.deviceManage',
+        access: 'security',
+        fullOnly: true,
+        screen: withPhrases('devices', () =>
+          import('../pages/devices/device-manage.page.tsx').then((m) => m.DeviceManagePage),
+        ),
+      }),
       screen({
         name: 'deviceManageDetail',
         path: '/safety-management/deviceManageDetail',
@@ -335,6 +405,9 @@ export const routeTable: readonly RouteNode[] = [
         hidden: true,
         fullOnly: true,
         activeMenu: '/safety-management/deviceManage',
+        screen: withPhrases('devices', () =>
+          import('../pages/devices/device-detail.page.tsx').then((m) => m.DeviceDetailPage),
+        ),
       }),
     ],
   }),
@@ -344,13 +417,29 @@ export const routeTable: readonly RouteNode[] = [
     icon: 'log',
     redirect: '/log/index',
     redirectFullOnly: true,
-    children: [screen({ name: 'log', path: '/log/index', title: 'route.log', access: 'log' })],
+    children: [
+      screen({
+        name: 'log',
+        path: '/log/index',
+        title: 'route.log',
+        access: 'log',
+        screen: withPhrases('log', () => import('../pages/log/log.page.tsx').then((m) => m.LogPage)),
+      }),
+    ],
   }),
   group({
     path: '/brand',
     title: 'route.brand',
     icon: 'brand',
-    children: [screen({ name: 'brand', path: '/brand/index', title: 'route.brand', access: 'branding' })],
+    children: [
+      screen({
+        name: 'brand',
+        path: '/brand/index',
+        title: 'route.brand',
+        access: 'branding',
+        screen: withPhrases('brand', () => import('../pages/brand/brand.page.tsx').then((m) => m.BrandPage)),
+      }),
+    ],
   }),
   group({
     name: 'setting',

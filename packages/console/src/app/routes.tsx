@@ -1,4 +1,5 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { NOT_FOUND_PATH } from '../session/navigation.guard.ts';
 import { FullPageSpinner } from './full-page-spinner.tsx';
 import { redirectsOf, routedScreens, routeSetOf } from './route-set.ts';
 import type { RouteName, RouteSet } from './route-table.ts';
@@ -8,7 +9,7 @@ export interface RouteHandle {
   name: RouteName;
 }
 
-export const NOT_FOUND_PATH = '/404';
+export { NOT_FOUND_PATH };
 
 const RootFallback = () => <FullPageSpinner />;
 

@@ -1,4 +1,4 @@
-import { SIDEBAR_COLLAPSE_WIDTH_PX } from '@tessera/contract/constants';
+import { SIDEBAR_COLLAPSE_WIDTH_PX } from '@tessera/contract/shell-constants';
 
 /** Console settings (spec §3, §9): the page title suffix and the layout's widths. */
 export const settings = {

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 
 /** Spec §1: the prefix /admin selects the admin variant; any other prefix the developer one. */
 export function variantOf(pathname: string): ConsoleVariant {

@@ -1,4 +1,4 @@
-import type { Language } from '@tessera/contract/constants';
+import type { Language } from '@tessera/contract/shell-constants';
 import type { Locale } from 'antd/es/locale';
 import enUS from 'antd/es/locale/en_US';
 import i18next, { type Resource } from 'i18next';
@@ -53,18 +53,30 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
   en: {
     about: async () => (await import('./en/about.ts')).about,
     apps: async () => (await import('./en/apps.ts')).apps,
+    devices: async () => (await import('./en/devices.ts')).devices,
+    brand: async () => (await import('./en/brand.ts')).brand,
+    dashboardPanels: async () => (await import('./en/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./en/license.ts')).license,
+    log: async () => (await import('./en/log.ts')).log,
     org: async () => (await import('./en/org.ts')).org,
+    permission: async () => (await import('./en/permission.ts')).permission,
     safety: async () => (await import('./en/safety.ts')).safety,
     settings: async () => (await import('./en/settings.ts')).settings,
+    sources: async () => (await import('./en/sources.ts')).sources,
   },
   zh: {
     about: async () => (await import('./zh/about.ts')).about,
     apps: async () => (await import('./zh/apps.ts')).apps,
+    devices: async () => (await import('./zh/devices.ts')).devices,
+    brand: async () => (await import('./zh/brand.ts')).brand,
+    dashboardPanels: async () => (await import('./zh/dashboard-panels.ts')).dashboardPanels,
     license: async () => (await import('./zh/license.ts')).license,
+    log: async () => (await import('./zh/log.ts')).log,
     org: async () => (await import('./zh/org.ts')).org,
+    permission: async () => (await import('./zh/permission.ts')).permission,
     safety: async () => (await import('./zh/safety.ts')).safety,
     settings: async () => (await import('./zh/settings.ts')).settings,
+    sources: async () => (await import('./zh/sources.ts')).sources,
   },
 };
 /** Screen namespaces asked for so far: a language switch loads them all in the new language. */

@@ -1,4 +1,4 @@
-import { type Language, languages } from '@tessera/contract/constants';
+import { type Language, languages } from '@tessera/contract/shell-constants';
 
 /** The cookie the console and the server's sign-in pages both read. */
 export const LANGUAGE_COOKIE = 'lang';

@@ -1,14 +1,16 @@
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
-import { breadcrumbOf } from '../app/route-set.ts';
+import { useSession } from '../app/console-context.ts';
+import { breadcrumbOf, grantedPermissions } from '../app/route-set.ts';
 import type { RouteSet } from '../app/route-table.ts';
 
 /** Breadcrumbs derived from the route table (antd's Breadcrumb look, styled in layout.css). */
 export function Breadcrumbs({ set }: { set: RouteSet }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
-  const crumbs = breadcrumbOf(set, pathname);
+  const { grants } = useSession();
+  const crumbs = breadcrumbOf(set, pathname, undefined, grantedPermissions(grants));
   if (crumbs.length === 0) return null;
   return (
     <nav aria-label={t('layout.breadcrumb')} style={{ marginBottom: 16 }}>

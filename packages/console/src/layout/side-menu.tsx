@@ -2,7 +2,8 @@ import DownOutlined from '@ant-design/icons/DownOutlined';
 import { type CSSProperties, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
-import { findScreen, type MenuEntry, menuOf, menuSelectionOf } from '../app/route-set.ts';
+import { useSession } from '../app/console-context.ts';
+import { findScreen, grantedPermissions, type MenuEntry, menuOf, menuSelectionOf } from '../app/route-set.ts';
 import type { RouteSet } from '../app/route-table.ts';
 import { menuIcons } from './menu-icons.tsx';
 
@@ -30,7 +31,8 @@ export function SideMenu({
 }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
-  const entries = useMemo(() => menuOf(set), [set]);
+  const { grants } = useSession();
+  const entries = useMemo(() => menuOf(set, grantedPermissions(grants)), [set, grants]);
   const { selected, open } = menuSelectionOf(findScreen(set, pathname));
   const [openKeys, setOpenKeys] = useState<string[]>(() => (open ? [open] : []));
   const [floating, setFloating] = useState<Floating | null>(null);

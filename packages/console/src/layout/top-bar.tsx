@@ -9,7 +9,7 @@ import MenuUnfoldOutlined from '@ant-design/icons/MenuUnfoldOutlined';
 import PlusOutlined from '@ant-design/icons/PlusOutlined';
 import TranslationOutlined from '@ant-design/icons/TranslationOutlined';
 import UserOutlined from '@ant-design/icons/UserOutlined';
-import { COMPANY_NAME_DISPLAY_LENGTH, type Language, languages } from '@tessera/contract/constants';
+import { COMPANY_NAME_DISPLAY_LENGTH, type Language, languages } from '@tessera/contract/shell-constants';
 import { theme } from 'antd';
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -377,17 +377,49 @@ function LanguageSwitch({ compact }: { compact: boolean }) {
 export const profileUrl = (companyId: string): string =>
   `/portal/account?company_id=${encodeURIComponent(companyId)}`;
 
+/** Spec §3 Session: the person's nickname and photo (`user/self-details`), once per token. */
+function useSelf(token: string | null) {
+  const { callApi } = useConsole();
+  const [self, setSelf] = useState<{ nickname: string | null; name: string | null; photo: string | null }>();
+  useEffect(() => {
+    if (!token) return;
+    let current = true;
+    callApi('/api/v1/manage/user/self-details', undefined, { silent: true })
+      .then((answer) => {
+        if (current) setSelf(answer);
+      })
+      .catch(() => {
+        // The user name stays shown.
+      });
+    return () => {
+      current = false;
+    };
+  }, [callApi, token]);
+  return self;
+}
+
 function UserMenu({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
   const { session } = useConsole();
-  const { username, company } = useSession();
+  const { username, company, token } = useSession();
+  const self = useSelf(token);
   const { popups, open, setOpen, trigger } = usePopup();
+  const shownName = self?.nickname || self?.name || username;
   const button = (
     <BarButton {...trigger} aria-label={t('common.userMenu')} style={{ paddingInline: 6 }}>
-      <span style={avatarStyle}>
-        <UserOutlined />
-      </span>
-      {compact ? null : <span data-testid="current-user">{username}</span>}
+      {self?.photo ? (
+        <img
+          src={self.photo}
+          alt=""
+          data-testid="current-user-photo"
+          style={{ ...avatarStyle, objectFit: 'cover' }}
+        />
+      ) : (
+        <span style={avatarStyle}>
+          <UserOutlined />
+        </span>
+      )}
+      {compact ? null : <span data-testid="current-user">{shownName}</span>}
     </BarButton>
   );
   if (!popups) return button;

@@ -5,6 +5,8 @@ const companies = [{ companyId: 'c1', name: 'Alpha', icon: null, isOwner: true }
 const input = (patch: Partial<GuardInput>): GuardInput => ({
   token: 'token',
   companies,
+  grantsLoaded: true,
+  permitted: () => true,
   path: '/dashboard',
   search: '',
   ...patch,
@@ -17,6 +19,19 @@ describe('decideNavigation (spec §4 navigation guard)', () => {
 
   it('2. loads the company list when there is a token but no list yet', () => {
     expect(decideNavigation(input({ companies: undefined }))).toEqual({ kind: 'load-companies' });
+  });
+
+  it("2. loads the person's permission groups in the selected company before any screen", () => {
+    expect(decideNavigation(input({ grantsLoaded: false }))).toEqual({ kind: 'load-companies' });
+  });
+
+  it('2. sends a screen outside the permission groups to /404', () => {
+    const permitted = (path: string) => path !== '/permission/index';
+    expect(decideNavigation(input({ permitted, path: '/permission/index' }))).toEqual({
+      kind: 'redirect',
+      to: '/404',
+    });
+    expect(decideNavigation(input({ permitted, path: '/org/user' }))).toEqual({ kind: 'proceed' });
   });
 
   it('2. sends a person without a company to /create-company', () => {

@@ -2,6 +2,7 @@ import type { CompanyListItem } from './session-storage.ts';
 
 export const CREATE_COMPANY_PATH = '/create-company';
 export const HOME_PATH = '/dashboard';
+export const NOT_FOUND_PATH = '/404';
 /** Screens a signed-in person without a company may open. */
 const COMPANYLESS_PATHS = new Set([CREATE_COMPANY_PATH, '/404', '/200']);
 /** Query parameters of the authorization response; they never belong in a return address. */
@@ -11,6 +12,10 @@ export interface GuardInput {
   token: string | null;
   /** undefined: not loaded; null: loaded and the person has no company. */
   companies: readonly CompanyListItem[] | null | undefined;
+  /** Whether the person's permission groups in the selected company are known. */
+  grantsLoaded: boolean;
+  /** Whether the person's permission groups allow the screen at `path`. */
+  permitted(path: string): boolean;
   /** Path inside the console (without the /dev or /admin prefix). */
   path: string;
   search: string;
@@ -47,5 +52,8 @@ export function decideNavigation(input: GuardInput): GuardAction {
     const path = input.path.length > 1 ? input.path.replace(/\/+$/, '') : input.path;
     return COMPANYLESS_PATHS.has(path) ? { kind: 'proceed' } : { kind: 'redirect', to: CREATE_COMPANY_PATH };
   }
+  // Step 2: the allowed routes come from the permission groups of the selected company.
+  if (!input.grantsLoaded) return { kind: 'load-companies' };
+  if (!input.permitted(input.path)) return { kind: 'redirect', to: NOT_FOUND_PATH };
   return { kind: 'proceed' };
 }

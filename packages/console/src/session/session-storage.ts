@@ -1,4 +1,4 @@
-import { type ConsoleVariant, storageKeys } from '@tessera/contract/constants';
+import { type ConsoleVariant, storageKeys } from '@tessera/contract/shell-constants';
 import type { ApiResponse } from '../api/http-client.ts';
 
 export type CompanyListItem = NonNullable<ApiResponse<'/api/v1/manage/company/my/list'>['list']>[number];

@@ -1,3 +1,4 @@
+import { fullConsoleGrants } from '@tessera/contract/constants';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, Navigate, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -38,7 +39,9 @@ function renderGuard(url: string, options: GuardOptions = {}) {
     session: {
       loadCompanies: vi.fn(async () => {
         if (options.loadError) throw options.loadError;
-        store.companiesLoaded(options.list === undefined ? [alpha] : options.list);
+        const list = options.list === undefined ? [alpha] : options.list;
+        store.companiesLoaded(list);
+        if (list?.[0]) store.grantsLoaded(list[0].companyId, fullConsoleGrants);
       }),
       logout: vi.fn(async () => {}),
       sessionInvalid: vi.fn(),

@@ -4,6 +4,8 @@ import { Outlet, useLocation, useNavigate } from 'react-router';
 import { ApiError } from '../api/http-client.ts';
 import { useConsole, useSession } from '../app/console-context.ts';
 import { FullPageSpinner } from '../app/full-page-spinner.tsx';
+import { grantedPermissions, isPermitted } from '../app/route-set.ts';
+import { useRouteSet } from '../layout/use-route-set.ts';
 import { decideNavigation, returnAddress } from './navigation.guard.ts';
 import { SignInStateMismatch } from './sso.service.ts';
 
@@ -33,14 +35,17 @@ export function SessionGuard() {
   /** Set while a code is exchanged and the router moves to the return address. */
   const exchanging = useRef(false);
 
+  const set = useRouteSet();
   const action = decideNavigation({
     token: session.token,
     companies: session.companies,
+    grantsLoaded: session.grants !== undefined,
+    permitted: (path) => isPermitted(set, path, grantedPermissions(session.grants)),
     path: location.pathname,
     search: location.search,
   });
   // One guard run per route change and session step, also under StrictMode's double effects.
-  const runKey = `${action.kind}|${location.key}|${session.token ?? ''}|${session.companies === undefined}`;
+  const runKey = `${action.kind}|${location.key}|${session.token ?? ''}|${session.companies === undefined}|${session.company?.companyId ?? ''}|${session.grants === undefined}`;
 
   useEffect(() => {
     if (session.leaving || problem || exchanging.current || started.current === runKey) return;

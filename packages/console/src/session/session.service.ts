@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import type { CallApi } from '../api/http-client.ts';
 import type { SessionStore } from './session.store.ts';
 
@@ -15,18 +15,33 @@ export function createSessionService(deps: SessionServiceDeps) {
   let loading: Promise<void> | undefined;
 
   /**
-   * Loads the person's companies and selects one (spec §4); `preferredId` selects a company just
-   * created. Route changes while the list is on its way share the call in flight.
+   * Loads the person's companies and selects one (spec §4), then what the person may do in it;
+   * `preferredId` selects a company just created. With the list loaded already (a company
+   * switch), only the latter. Route changes while they are on their way share the calls in flight.
    */
   function loadCompanies(preferredId?: string): Promise<void> {
     if (loading && !preferredId) return loading;
-    const current = callApi('/api/v1/manage/company/my/list')
-      .then(({ list }) => store.companiesLoaded(list, preferredId))
+    const current = (
+      store.getState().companies && !preferredId
+        ? Promise.resolve()
+        : callApi('/api/v1/manage/company/my/list').then(({ list }) =>
+            store.companiesLoaded(list, preferredId),
+          )
+    )
+      .then(loadGrants)
       .finally(() => {
         if (loading === current) loading = undefined;
       });
     loading = current;
     return current;
+  }
+
+  /** Spec §4 guard step 2: what the person may do in the selected company, answered by the server. */
+  async function loadGrants() {
+    const companyId = store.getState().company?.companyId;
+    if (!companyId) return;
+    const { grants } = await callApi('/api/v1/manage/company/my/access');
+    store.grantsLoaded(companyId, grants);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleGrants, ConsoleVariant } from '@tessera/contract/shell-constants';
 import { pickCompany } from './company-selection.ts';
 import type { CompanyListItem, SessionStorageApi } from './session-storage.ts';
 
@@ -8,6 +8,11 @@ export interface SessionState {
   /** undefined: not loaded yet; null: the person belongs to no company. */
   companies: CompanyListItem[] | null | undefined;
   company: CompanyListItem | undefined;
+  /**
+   * What the person may do in the selected company's console (spec §4 guard step 2: the allowed
+   * routes are built from it); undefined until the server has answered for that company.
+   */
+  grants: ConsoleGrants | undefined;
   /** The page is about to leave (sign-out or reload): the guard must not start anything new. */
   leaving: boolean;
 }
@@ -19,6 +24,7 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
     username: storage.readUsername(),
     companies: undefined,
     company: undefined,
+    grants: undefined,
     leaving: false,
   };
   const listeners = new Set<() => void>();
@@ -37,7 +43,7 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
     },
     signedIn(token: string, username: string) {
       storage.writeToken(token, username, variant);
-      set({ token, username, companies: undefined, company: undefined });
+      set({ token, username, companies: undefined, company: undefined, grants: undefined });
     },
     /** Applies the company list; `preferredId` wins when it is in the list (a company just created). */
     companiesLoaded(list: CompanyListItem[] | null, preferredId?: string) {
@@ -45,11 +51,17 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
       const stored = preferredId ? { companyId: preferredId, name: null } : storage.readCompany();
       const company = companies ? pickCompany(companies, stored) : undefined;
       if (company) storage.writeCompany(company);
-      set({ companies, company });
+      const grants = company?.companyId === state.company?.companyId ? state.grants : undefined;
+      set({ companies, company, grants });
     },
+    /** The server's answer of what the person may do in `companyId` (ignored once another is selected). */
+    grantsLoaded(companyId: string, grants: ConsoleGrants) {
+      if (state.company?.companyId === companyId) set({ grants });
+    },
+    /** A company switch: its routes are built again from the new company's answer. */
     selectCompany(company: CompanyListItem) {
       storage.writeCompany(company);
-      set({ company });
+      set({ company, grants: undefined });
     },
     /** A company was renamed or got a new logo: the list, the selection and storage follow. */
     companyChanged(companyId: string, patch: Partial<Pick<CompanyListItem, 'name' | 'icon'>>) {
@@ -63,7 +75,7 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
     /** Forgets the session in storage and memory; the page is expected to navigate away. */
     leave() {
       storage.clear();
-      set({ token: null, companies: undefined, company: undefined, leaving: true });
+      set({ token: null, companies: undefined, company: undefined, grants: undefined, leaving: true });
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ConsoleVariant } from '@tessera/contract/constants';
+import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import type { ApiResponse, CallApi } from '../api/http-client.ts';
 import { buildAuthorizationUrl, codeChallengeOf, createCodeVerifier, randomBase64Url } from './pkce.ts';
 

@@ -11,6 +11,7 @@ import {
   appTokenAuthMethods,
   appTypes,
   formCredentialModes,
+  formLoginUrlProblem,
   recommendedTokenLifetimes,
   redirectUriProblem,
 } from '../constants.ts';
@@ -37,6 +38,19 @@ export const redirectUri = z
     const problem = redirectUriProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: `app.redirect_uri_${problem}`, input: value });
   });
+
+/**
+ * Where the provider reaches the app when a person signs out (OIDC Back-Channel and Front-Channel
+ * Logout 1.0): the rules of callback URLs, and http(s) only (a server posts to it, or a browser
+ * frame loads it). An empty string clears it.
+ */
+const logoutUri = z
+  .union([
+    z.literal('').transform(() => null),
+    redirectUri.refine((value) => /^https?:/i.test(value), { error: 'app.redirect_uri_scheme' }),
+  ])
+  .nullable()
+  .optional();
 
 const redirectUris = z
   .array(redirectUri)
@@ -105,6 +119,10 @@ export const appOidcSettings = z.object({
   postLogoutRedirectUris: z.array(z.string()),
   /** Where the app starts a sign-in itself (OIDC third-party initiated login); the portal launches it there. */
   initiateLoginUri: z.string().nullable(),
+  /** Where the provider posts a signed logout token when a person signs out (Back-Channel Logout). */
+  backchannelLogoutUri: z.string().nullable(),
+  /** Loaded in a hidden frame of the sign-out page (Front-Channel Logout), with `iss` and `sid`. */
+  frontchannelLogoutUri: z.string().nullable(),
   homeUrl: z.string().nullable(),
   scopes: z.array(z.string()),
   signingAlg: z.enum(appSigningAlgorithms),
@@ -142,6 +160,7 @@ export const listApps = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app', 'authority'], level: 'read' },
   apiAccess: true,
   request: z
     .object({
@@ -160,6 +179,7 @@ export const createApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z
     .object({
       name: appName,
@@ -184,6 +204,7 @@ export const appDetailCall = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId }),
   response: appDetail,
@@ -195,12 +216,15 @@ export const updateApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     name: appName.optional(),
     description: optionalText(appLimits.descriptionMax),
     redirectUris: redirectUris.optional(),
     postLogoutRedirectUris: redirectUris.optional(),
+    backchannelLogoutUri: logoutUri,
+    frontchannelLogoutUri: logoutUri,
     initiateLoginUri: optionalWebUrl,
     homeUrl: optionalWebUrl,
     scopes: z
@@ -223,6 +247,7 @@ export const setAppStatus = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, status: z.enum(['opened', 'disabled']) }),
   response: appSummary,
 });
@@ -233,6 +258,7 @@ export const deleteApp = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ appId: z.string() }),
 });
@@ -243,6 +269,7 @@ export const resetAppSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ clientSecret: z.string() }),
 });
@@ -253,6 +280,7 @@ export const uploadAppLogo = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId }),
   response: z.object({ logo: z.string() }),
   upload: {
@@ -282,6 +310,7 @@ export const listAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   apiAccess: true,
   request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
   response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
@@ -294,6 +323,7 @@ export const addAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({
     appId,
@@ -309,6 +339,7 @@ export const removeAppAssignments = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
   response: z.object({ removed: z.number().int() }),
@@ -340,6 +371,7 @@ export const listApiAccounts = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
 });
@@ -350,6 +382,7 @@ export const createApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
   response: z.object({ account: apiAccount, secret: z.string() }),
 });
@@ -360,6 +393,7 @@ export const updateApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
     accountId: id,
@@ -375,6 +409,7 @@ export const resetApiAccountSecret = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ secret: z.string() }),
 });
@@ -385,6 +420,7 @@ export const deleteApiAccount = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({ appId, accountId: id }),
   response: z.object({ accountId: z.string() }),
 });
@@ -416,6 +452,7 @@ export const appFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'read' },
   request: z.object({ appId }),
   response: formConfig,
 });
@@ -426,9 +463,12 @@ export const updateAppFormConfig = defineCall({
   tag: 'Application',
   auth: 'session',
   tenant: true,
+  access: { groups: ['app'], level: 'manage' },
   request: z.object({
     appId,
-    loginUrl: webUrl,
+    loginUrl: webUrl.refine((value) => formLoginUrlProblem(value) !== 'http', {
+      error: 'app.login_url_http',
+    }),
     usernameField: fieldName,
     passwordField: fieldName,
     extraFields: z

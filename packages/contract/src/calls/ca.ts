@@ -62,6 +62,7 @@ export const listCas = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: z.object({ list: z.array(certificateAuthority) }),
 });
@@ -72,6 +73,7 @@ export const createCa = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     name: caName,
     ...keySpec,
@@ -95,6 +97,7 @@ export const importCa = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     name: caName,
     /** The PKCS#12 password (not needed for PEM, unless its key is encrypted). */
@@ -115,6 +118,7 @@ export const caDetail = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: z.object({ caId: id }),
   response: certificateAuthority.extend({ certificatePem: z.string() }),
 });
@@ -125,6 +129,7 @@ export const deleteCa = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({ caId: id }),
   response: z.object({ caId: z.string() }),
 });
@@ -156,6 +161,7 @@ export const listCertificates = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: z.object({
     caId: id.optional(),
     userId: id.optional(),
@@ -172,6 +178,7 @@ export const issueCertificate = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     caId: id,
     userId: id,
@@ -201,6 +208,7 @@ export const certificateDetail = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: z.object({ certificateId: id }),
   response: issuedCertificate.extend({ certificatePem: z.string() }),
 });
@@ -211,6 +219,7 @@ export const revokeCertificate = defineCall({
   tag: 'CA',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     certificateId: id,
     reason: z.enum(revocationReasons, { error: 'ca.reason_invalid' }).default('unspecified'),

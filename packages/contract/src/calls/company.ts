@@ -31,6 +31,8 @@ export const companyMember = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   role: z.enum(memberRoles),
+  /** The custom console role of a delegated administrator. */
+  consoleRole: z.object({ roleId: z.string(), name: z.string() }).nullable(),
   isOwner: z.boolean(),
   createdAt: z.string(),
 });
@@ -68,6 +70,7 @@ export const companyDetailCall = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: 'console',
   aliases: [
     {
       path: '/api/v1/manage/company/dev',
@@ -85,6 +88,7 @@ export const updateCompany = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
   request: z.object({ name: companyName.optional(), defaultLanguage: z.enum(languages).optional() }),
   response: companyDetail,
 });
@@ -97,6 +101,7 @@ export const updateCompanyIcon = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
   request: z.object({}),
   response: z.object({ icon: z.string() }),
   upload: { field: 'file', maxBytes: uploadLimits.iconBytes, types: iconTypes },
@@ -108,6 +113,7 @@ export const companyMembers = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'read' },
   request: z
     .object({ ...paging, keyword: z.string().trim().max(100).optional() })
     .default({ page: 1, pageSize: 20 }),
@@ -128,13 +134,21 @@ export const createCompanyMember = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
-  request: z.object({
-    username,
-    role: z.enum(['admin', 'external_admin', 'member']),
-    password: z.string().max(30).optional(),
-    // Checked by the service so that the message names the password rule.
-    email: z.email().max(254).optional(),
-  }),
+  access: { groups: ['companySettings'], level: 'manage' },
+  request: z
+    .object({
+      username,
+      role: z.enum(['admin', 'external_admin', 'delegated_admin', 'member']),
+      /** The console role a delegated administrator gets (required for that role only). */
+      consoleRoleId: z.string().trim().min(1).max(64).optional(),
+      password: z.string().max(30).optional(),
+      // Checked by the service so that the message names the password rule.
+      email: z.email().max(254).optional(),
+    })
+    .refine((input) => input.role !== 'delegated_admin' || input.consoleRoleId, {
+      error: 'console_role.required',
+      path: ['consoleRoleId'],
+    }),
   response: companyMember,
 });
 
@@ -144,6 +158,7 @@ export const deleteCompanyMember = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
   request: z.object({ userId: z.string().min(1).max(64) }),
   response: z.object({ userId: z.string() }),
 });
@@ -154,6 +169,7 @@ export const resetCompanyKey = defineCall({
   tag: 'Company',
   auth: 'session',
   tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
   request: emptyRequest,
   response: companyDetail,
 });

@@ -1,16 +1,49 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
+import * as brand from './brand.ts';
 import * as ca from './ca.ts';
 import * as company from './company.ts';
+import * as consoleRole from './console-role.ts';
+import * as dashboard from './dashboard.ts';
+import * as decision from './decision.ts';
 import * as department from './department.ts';
+import * as directorySync from './directory-sync.ts';
+import * as exchange from './exchange.ts';
+import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
+import * as log from './log.ts';
+import * as permission from './permission.ts';
 import * as quota from './quota.ts';
 import * as radius from './radius.ts';
 import * as safety from './safety.ts';
+import * as saml from './saml.ts';
 import * as session from './session.ts';
+import * as syslog from './syslog.ts';
 import * as user from './user.ts';
 
-export { app, ca, company, department, license, quota, radius, safety, session, user };
+export {
+  app,
+  brand,
+  ca,
+  company,
+  consoleRole,
+  dashboard,
+  decision,
+  department,
+  directorySync,
+  exchange,
+  identitySource,
+  license,
+  log,
+  permission,
+  quota,
+  radius,
+  safety,
+  saml,
+  session,
+  syslog,
+  user,
+};
 
 /** Every call of the API, in one list: the server binds these and nothing else. */
 export const allCalls = [
@@ -83,6 +116,94 @@ export const allCalls = [
   app.deleteApiAccount,
   app.appFormConfig,
   app.updateAppFormConfig,
+  exchange.getDeviceSettings,
+  exchange.updateDeviceSettings,
+  exchange.getRegistrationToken,
+  exchange.rotateRegistrationToken,
+  exchange.getExchangeSettings,
+  exchange.updateExchangeSettings,
+  exchange.listDevices,
+  exchange.deleteDevices,
+  exchange.deviceDetail,
+  exchange.approveDevices,
+  exchange.setDeviceStatus,
+  exchange.updateDevice,
+  exchange.devicePermissionOf,
+  exchange.setDevicePermission,
+  dashboard.userDataOverview,
+  dashboard.userLoginTrend,
+  dashboard.userMfaInfo,
+  dashboard.appLoginCount,
+  dashboard.appLoginTrend,
+  dashboard.appLoginCountRatio,
+  dashboard.newFailList,
+  dashboard.failTrend,
+  dashboard.loginHotspot,
+  dashboard.newLoginList,
+  log.signInLog,
+  log.adminLog,
+  log.adminLogActions,
+  log.exportLog,
+  log.logSettings,
+  log.updateLogSettings,
+  syslog.syslogConf,
+  syslog.updateSyslog,
+  syslog.syslogStatus,
+  brand.getBrand,
+  brand.updateBrand,
+  brand.uploadBrandLogo,
+  brand.uploadBrandBackground,
+  identitySource.listIdentitySources,
+  identitySource.identitySourceDetailCall,
+  identitySource.createIdentitySource,
+  identitySource.updateIdentitySource,
+  identitySource.setIdentitySourceStatus,
+  identitySource.deleteIdentitySource,
+  identitySource.testLdapConnection,
+  identitySource.testLdapUser,
+  directorySync.previewSync,
+  directorySync.applySync,
+  directorySync.startSync,
+  directorySync.listSyncRuns,
+  directorySync.syncRunDetail,
+  directorySync.syncRunRows,
+  // permissions (spec §3 Resource, Role, Authorization), the decision API, console roles (§6)
+  permission.listResources,
+  permission.createResource,
+  permission.updateResource,
+  permission.deleteResource,
+  permission.listRoles,
+  permission.roleDetail,
+  permission.createRole,
+  permission.updateRole,
+  permission.deleteRole,
+  permission.listRoleMembers,
+  permission.addRoleMembers,
+  permission.removeRoleMembers,
+  permission.previewRoleMembers,
+  permission.listAuthorizations,
+  permission.createAuthorization,
+  permission.updateAuthorization,
+  permission.deleteAuthorization,
+  permission.previewAuthorization,
+  permission.checkAccess,
+  decision.decideOne,
+  decision.decideMany,
+  decision.permittedActions,
+  consoleRole.listConsoleRoles,
+  consoleRole.createConsoleRole,
+  consoleRole.updateConsoleRole,
+  consoleRole.deleteConsoleRole,
+  consoleRole.assignConsoleRole,
+  consoleRole.myConsoleAccess,
+  saml.samlDetail,
+  saml.updateSaml,
+  saml.importSamlMetadata,
+  saml.samlIdpDetail,
+  saml.prepareSamlKey,
+  saml.activateSamlKey,
+  saml.discardSamlKey,
+  // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
   safety.bindUserSignatureFactor,
   radius.listRadiusClients,
   radius.createRadiusClient,

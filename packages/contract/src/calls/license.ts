@@ -62,6 +62,7 @@ export const licenseDetail = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  access: { groups: ['licence', 'about'], level: 'read' },
   aliases: [
     {
       path: '/api/v1/manage/company/license',
@@ -87,6 +88,7 @@ export const licenseImport = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  access: { groups: ['licence'], level: 'manage' },
   aliases: [
     {
       path: '/api/v1/manage/company/license/import',
@@ -110,6 +112,7 @@ export const licenseCode = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  access: { groups: ['licence'], level: 'read' },
   aliases: [
     {
       path: '/api/v1/manage/company/license/code',
@@ -127,6 +130,7 @@ export const licenseInfo = defineCall({
   tag: 'Licence',
   auth: 'session',
   tenant: true,
+  access: 'console',
   request: emptyRequest,
   response: z.object({
     Info: z.array(

@@ -58,6 +58,7 @@ export const listRadiusClients = defineCall({
   tag: 'RADIUS',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: z.object({
     list: z.array(radiusClient),
@@ -75,6 +76,7 @@ export const createRadiusClient = defineCall({
   tag: 'RADIUS',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     name,
     source,
@@ -92,6 +94,7 @@ export const updateRadiusClient = defineCall({
   tag: 'RADIUS',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({
     clientId: id,
     name: name.optional(),
@@ -111,6 +114,7 @@ export const resetRadiusSecret = defineCall({
   tag: 'RADIUS',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({ clientId: id }),
   response: z.object({ secret: z.string() }),
 });
@@ -121,6 +125,7 @@ export const deleteRadiusClient = defineCall({
   tag: 'RADIUS',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: z.object({ clientId: id }),
   response: z.object({ clientId: z.string() }),
 });

@@ -76,6 +76,7 @@ export const getGeneralSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: generalSafety,
 });
@@ -86,6 +87,7 @@ export const updateGeneralSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: generalSafety,
   response: generalSafety,
 });
@@ -96,6 +98,7 @@ export const getMfaSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'read' },
   request: emptyRequest,
   response: mfaSafety,
 });
@@ -106,6 +109,7 @@ export const updateMfaSafety = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['security'], level: 'manage' },
   request: mfaSafety,
   response: mfaSafety,
 });
@@ -127,6 +131,7 @@ export const userMfaFactors = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: z.object({ userId: id }),
   response: z.object({ list: z.array(mfaFactor), recoveryCodesLeft: z.number().int() }),
 });
@@ -137,6 +142,7 @@ export const deleteUserMfaFactor = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: z.object({ userId: id, factorId: id.optional() }),
   response: z.object({ removed: z.number().int() }),
 });
@@ -170,6 +176,7 @@ export const bindUserSignatureFactor = defineCall({
   tag: 'Safety',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   request: z.object({ userId: id, ...signatureFactorInput }),
   response: mfaFactor,
 });

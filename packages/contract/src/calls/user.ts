@@ -101,6 +101,7 @@ export const listUsers = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user', 'department', 'authority', 'app'], level: 'read' },
   apiAccess: true,
   request: userFilter
     .extend({
@@ -125,6 +126,7 @@ export const createUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   apiAccess: true,
   request: withConfirmation({
     username,
@@ -153,6 +155,7 @@ export const updateUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   apiAccess: true,
   request: z.object({
     userId: id,
@@ -169,6 +172,7 @@ export const deleteUser = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   apiAccess: true,
   request: z.object({ userId: id }),
   response: z.object({ userId: z.string() }),
@@ -180,6 +184,7 @@ export const userDetail = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   apiAccess: true,
   request: z.object({ userId: id }),
   response: user,
@@ -191,6 +196,7 @@ export const setUserStatus = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   apiAccess: true,
   request: z.object({ userId: id, status: z.enum(userStatuses) }),
   response: user,
@@ -202,6 +208,7 @@ export const resetUserPassword = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: withConfirmation({ userId: id, mustChangePassword: z.boolean().default(true) }),
   response: user,
 });
@@ -213,6 +220,7 @@ export const uploadUserPhoto = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   request: z.object({ userId: id }),
   response: user,
   upload: { field: 'file', maxBytes: photoLimits.bytes, types: photoTypes },
@@ -224,6 +232,7 @@ export const sendSignInLink = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: z.object({ userId: id }),
   response: z.object({ sentTo: z.string(), expiresAt: z.string() }),
 });
@@ -234,6 +243,7 @@ export const sendAccountEmail = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: z.object({ userId: id }),
   response: z.object({ sentTo: z.string() }),
 });
@@ -255,6 +265,7 @@ export const userLog = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: z.object({ userId: id, ...paging }),
   response: z.object({ list: z.array(loginRecord), total: z.number().int() }),
 });
@@ -285,6 +296,8 @@ export const importRowError = z.object({
 export const importTask = z.object({
   taskId: z.string(),
   status: z.enum(importTaskStatuses),
+  /** While the task waits for its turn: its place among the company's unfinished imports (1: next). */
+  queuePosition: z.number().int().nullable(),
   fileName: z.string().nullable(),
   total: z.number().int(),
   created: z.number().int(),
@@ -299,6 +312,7 @@ export const createImportTask = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'manage' },
   request: z.object({}),
   response: z.object({ taskId: z.string() }),
   upload: { field: 'file', maxBytes: importLimits.fileBytes, types: [importLimits.xlsxType] },
@@ -306,10 +320,12 @@ export const createImportTask = defineCall({
 
 export const importTaskCall = defineCall({
   path: '/api/v1/manage/user/batch-task',
-  summary: 'An import task: importing, success, or failed with the reason of every refused row',
+  summary:
+    'An import task: importing (with its place in the queue while it waits), success, or failed with the reason of every refused row',
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: z.object({ taskId: id }),
   response: importTask,
 });
@@ -320,6 +336,7 @@ export const importTemplate = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: z.object({ language: z.enum(languages).default('en') }).default({ language: 'en' }),
   response: downloadFile,
   download: { contentType: importLimits.xlsxType },
@@ -332,6 +349,7 @@ export const exportUsers = defineCall({
   tag: 'User',
   auth: 'session',
   tenant: true,
+  access: { groups: ['user'], level: 'read' },
   request: userFilter
     .extend({ language: z.enum(languages).default('en') })
     .default({ includeSubDepartments: true, language: 'en' }),

@@ -5,6 +5,7 @@ export const en = {
   clients: {
     'tessera-console-dev': 'Tessera console',
     'tessera-console-admin': 'Tessera admin console',
+    'tessera-exchange-agent': 'Exchange ActiveSync',
     'tessera-portal': 'Tessera user centre',
   } as Record<string, string>,
   language: { switchTo: '中文', switchCode: 'zh' },
@@ -23,6 +24,30 @@ export const en = {
     throttled: 'Too many sign-in attempts. Please try again later',
     notAllowed: 'This account may not sign in to {client}',
     sessionExpired: 'The sign-in page has expired. Please start again from your application',
+    directoryUnavailable:
+      "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
+    directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
+  },
+  /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
+  scan: {
+    providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,
+    or: 'or sign in with',
+    failed: 'Signing in with {provider} did not work: {detail}',
+    notLinked:
+      'This {provider} account is not bound to anyone in {company}. Sign in with your password, then bind it under My account',
+    expired: 'The scan has expired or was already used. Please start again',
+    sectionTitle: 'Third-party accounts',
+    sectionIntro: 'Bind an account to sign in by scanning its QR code instead of typing your password.',
+    none: 'Your companies have no scan sign-in set up.',
+    bound: 'Bound: {name}',
+    boundNoName: 'Bound',
+    bind: 'Bind',
+    unbind: 'Unbind',
+    notBound: 'Not bound',
+    boundOk: 'The account is now bound: you can sign in by scanning.',
+    unboundOk: 'The account is no longer bound.',
+    takenByOther: 'This {provider} account is already bound to another person of {company}.',
+    sourceOf: '{source} · {company}',
   },
   account: {
     title: 'My account',
@@ -39,6 +64,7 @@ export const en = {
       owner: 'Owner',
       admin: 'Administrator',
       external_admin: 'External administrator',
+      delegated_admin: 'Administrator with a console role',
       member: 'Member',
     },
     recentSignIns: 'Recent sign-ins',
@@ -146,8 +172,10 @@ export const en = {
     useKeyIntro: 'Sign the challenge with your key (UKEY or soft lock) and paste the signature.',
     key: 'Key',
     verify: 'Verify the signature',
-    rejected: 'The signature was not accepted: the challenge was used or expired, or the key does not match. Sign the new challenge.',
-    certificateInvalid: 'Your certificate is revoked, expired or no longer trusted. Ask your administrator for a new one.',
+    rejected:
+      'The signature was not accepted: the challenge was used or expired, or the key does not match. Sign the new challenge.',
+    certificateInvalid:
+      'Your certificate is revoked, expired or no longer trusted. Ask your administrator for a new one.',
   },
   passkey: {
     signIn: 'Sign in with a passkey',
@@ -173,6 +201,47 @@ export const en = {
     doneTitle: 'Signed out',
     done: 'You have signed out.',
     doneWithClient: 'You have signed out of {client}.',
+    notSignedIn: 'You are not signed in to Tessera.',
+    returnQuestion: '{client} asks to take you back to {host}.',
+    returnTo: 'Return to {client}',
+    signingOutTitle: 'Signing out',
+    signingOut: 'Signing you out of your applications:',
+    continue: 'Continue',
+  },
+  /** A third-party application asks the person what it may read (OIDC consent). */
+  consent: {
+    title: 'Allow access',
+    intro: '{client} asks to use your Tessera account {username}. It will be able to:',
+    company: 'Added by {company}',
+    scopes: {
+      openid: 'Know who you are when you sign in',
+      profile: 'See your name and username',
+      email: 'See your email address',
+      phone: 'See your phone number',
+      groups: 'See your departments',
+      offline_access: 'Keep this access while you are not using it',
+    } as Record<string, string>,
+    claim: 'See your {claim}',
+    claims: {
+      name: 'name',
+      preferred_username: 'username',
+      email: 'email address',
+      email_verified: 'email verification status',
+      phone_number: 'phone number',
+      phone_number_verified: 'phone verification status',
+      groups: 'departments',
+      updated_at: 'last profile change',
+    } as Record<string, string>,
+    remembered: 'Your answer is remembered for this application.',
+    allow: 'Allow',
+    deny: 'Deny',
+  },
+  /** Someone is signed in and the application asks which account to use. */
+  selectAccount: {
+    title: 'Choose an account',
+    intro: 'Continue to {client}',
+    continueAs: 'Continue as {username}',
+    other: 'Use another account',
   },
   /** The user centre's applications: "my apps", launching one, form-fill sign-in details. */
   apps: {
@@ -216,6 +285,89 @@ export const en = {
     notFound: 'This application does not exist or is not available to you.',
     notConfigured:
       'This application cannot be opened yet: its sign-in is not set up. Please contact your administrator',
+    insecure:
+      'This application is not opened: its sign-in address does not use https, so your password would travel unprotected. Please contact your administrator',
+  },
+  saml: {
+    signingOutTitle: 'Signing out of {app}',
+    signingOutIntro: 'Signing you out of {app}. If nothing happens, select Continue.',
+    problemTitle: 'Single sign-on failed',
+    noEmail:
+      '{app} identifies people by their email address, and your account has none. Please contact your administrator',
+    problem: {
+      too_large: 'The sign-in request of the application is too large.',
+      malformed: 'The sign-in request of the application could not be read.',
+      dtd: 'The sign-in request of the application contains a document type declaration, which is not accepted.',
+      unexpected_message: 'The application sent a message that does not belong here.',
+      unknown_service_provider:
+        'This application is not registered with Tessera. Please contact your administrator',
+      signature_missing: 'The request of the application is not signed, and it must be.',
+      signature_invalid: 'The signature of the application’s request is not valid.',
+      certificate_missing:
+        'The application signs its requests, but no certificate of it is registered. Please contact your administrator',
+      acs_not_registered: 'The application asked for its answer at an address that is not registered for it.',
+      destination_mismatch: 'The request was meant for another address.',
+      replayed: 'This request was used already. Please start again from the application.',
+      expired: 'The request of the application has expired. Please start again from the application.',
+      unsupported: 'The application asked for something Tessera does not support.',
+      no_session: 'The sign-in has expired. Please start again from the application.',
+    },
+  },
+  devices: {
+    sectionTitle: 'Exchange devices',
+    setUp:
+      'To read mail on a phone, add an Exchange account with server {server} and user name {username}. The first time, use the password {token}: your phone is then registered here and gets its own password.',
+    setUpNoToken:
+      'To read mail on a phone, add an Exchange account with server {server} and user name {username}, and the registration token your administrator gives you as the first password: your phone is then registered here and gets its own password.',
+    count: '{count} of {limit} devices',
+    none: 'No phone is registered yet.',
+    byAdministrator: 'Your administrator approves, disables and removes your devices.',
+    registered: 'Registered {time}',
+    lastLogin: 'last connected {time}',
+    online: 'Online',
+    offline: 'Offline',
+    status: {
+      to_be_activated: 'Waiting for approval',
+      active: 'Active',
+      disabled: 'Disabled',
+    } as Record<string, string>,
+    passwordWaiting: 'A new password is waiting for you',
+    showPassword: 'Show the new password',
+    newPassword: 'New password',
+    approve: 'Approve',
+    disable: 'Disable',
+    enable: 'Enable',
+    remove: 'Remove',
+    passwordTitle: 'Password for {device}',
+    passwordIntro:
+      'Enter this password as the password of the Exchange account on {device}. It is shown only now: the device keeps it, and you can make a new one here at any time.',
+    passwordGone: 'This password was already shown. Make a new one if you need it again.',
+    back: 'Back to my account',
+    exchangeSignIn: 'Exchange sign-in',
+    exchangeSignInSaved: 'Saved for {username}',
+    exchangeSignInMissing: 'Not saved yet: your phones cannot sync until you save it.',
+    exchangeSignInEdit: 'Save my Exchange sign-in',
+    signInTitle: 'Exchange sign-in for {company}',
+    signInIntro:
+      '{company} lets Tessera sign in to its Exchange with your own account on behalf of your phones. Save your Exchange user name and password once; they are stored encrypted, never shown again, and never put on a phone.',
+    username: 'Exchange user name',
+    password: 'Exchange password',
+    passwordKept: 'A password is saved. Leave this empty to keep it.',
+    save: 'Save',
+    removeSignIn: 'Remove saved sign-in',
+    usernameRequired: 'Please enter your Exchange user name',
+    passwordRequired: 'Please enter your Exchange password',
+    tooLong: 'At most {max} characters',
+    notices: {
+      approved: 'The device is approved.',
+      disabled: 'The device is disabled.',
+      enabled: 'The device is enabled.',
+      removed: 'The device is removed.',
+      'signin-saved': 'Your Exchange sign-in is saved.',
+      'signin-removed': 'Your Exchange sign-in is removed.',
+    } as Record<string, string>,
+    notAllowed: 'Your administrator manages this device.',
+    notFound: 'This device does not exist or is not yours.',
   },
 } as const;
 

@@ -16,7 +16,9 @@ export interface DatabaseHandle {
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /** Embedded database only: a snapshot of the data folder (tests start from it). */
-  dump?: () => Promise<Blob>;
+  dump?: (options?: { compression: 'gzip' }) => Promise<Blob>;
+  /** PostgreSQL only: the connection pool's state (metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function openPostgres(
   return {
     db,
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, onMessage) {
       if (!listener) {
         listener = new pg.Client({ connectionString: url });
@@ -90,8 +93,8 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     async notify(channel, payload) {
       await sql`select pg_notify(${channel}, ${payload})`.execute(db);
     },
-    async dump() {
-      return (await client.dumpDataDir('none')) as Blob;
+    async dump(options) {
+      return (await client.dumpDataDir(options?.compression ?? 'none')) as Blob;
     },
     async close() {
       await db.destroy();

@@ -1,8 +1,21 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AppTables } from './schema-app.ts';
+import type { CaTables } from './schema-ca.ts';
+import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
+import type { ExchangeTables } from './schema-exchange.ts';
+import type { IdentitySourceTables } from './schema-identity-source.ts';
+import type { LogTables } from './schema-log.ts';
+import type { PermissionTables } from './schema-permission.ts';
+import type { RadiusTables } from './schema-radius.ts';
+import type { SamlTables } from './schema-saml.ts';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json = ColumnType<unknown, string, string>;
+export type * from './schema-app.ts';
+export type * from './schema-ca.ts';
+export type * from './schema-exchange.ts';
+export type * from './schema-identity-source.ts';
+export type * from './schema-log.ts';
+export type * from './schema-permission.ts';
+export type * from './schema-radius.ts';
 
 export interface AccountsTable {
   id: string;
@@ -88,6 +101,17 @@ export interface WebauthnChallengesTable {
   created_at: Generated<Date>;
 }
 
+/** A single-use challenge that a UKEY or soft-lock key signs (hashed). */
+export interface SignatureChallengesTable {
+  challenge_hash: string;
+  account_id: string;
+  purpose: 'bind' | 'second_factor';
+  /** The portal session (bind) or the OIDC interaction (second factor) it belongs to. */
+  subject: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
 export interface CompaniesTable {
   id: string;
   name: string;
@@ -101,9 +125,13 @@ export interface CompaniesTable {
 export interface CompanyMembersTable {
   company_id: string;
   account_id: string;
-  role: 'owner' | 'admin' | 'external_admin' | 'member';
+  role: 'owner' | 'admin' | 'external_admin' | 'delegated_admin' | 'member';
+  /** The console role of a delegated administrator (set exactly when the role is delegated_admin). */
+  console_role_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The person's standing in this company; an automatic lock-out is on the account. */
   status: Generated<'enabled' | 'disabled' | 'locked'>;
+  /** Spec §6: permission on device management (a new record gets the company's default). */
+  device_permission: Generated<'user' | 'admin'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -138,6 +166,19 @@ export interface ImportTasksTable {
   errors: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** Address the file was uploaded from (for the audit event written when it is imported). */
+  created_ip: string | null;
+  /** Null while the task waits in the queue. */
+  started_at: NullableTimestamp;
+  /** The instance running the task, and when it last said so. */
+  claimed_by: string | null;
+  heartbeat_at: NullableTimestamp;
+}
+
+/** The uploaded workbook of an import task, kept until the task ends. */
+export interface ImportTaskFilesTable {
+  task_id: string;
+  content: Uint8Array;
 }
 
 export interface SignInLinksTable {
@@ -185,6 +226,20 @@ export interface LoginEventsTable {
   user_agent: string | null;
   result: 'success' | 'failure';
   failure_cause: string | null;
+  /** The Exchange device the event is about (modules/exchange), if any. */
+  device_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Place of the address (ISO 3166-1 alpha-2, region, city) and city-precision coordinates, at write time. */
+  country: ColumnType<string | null, string | null | undefined, string | null>;
+  region: ColumnType<string | null, string | null | undefined, string | null>;
+  city: ColumnType<string | null, string | null | undefined, string | null>;
+  latitude: ColumnType<number | null, number | null | undefined, number | null>;
+  longitude: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Browser and operating system read from the user agent at write time. */
+  browser: ColumnType<string | null, string | null | undefined, string | null>;
+  os: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `new_country`, `impossible_travel` (successful sign-ins only). */
+  marks: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** A RADIUS request's NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id (modules/radius). */
   nas_ip: ColumnType<string | null, string | null | undefined, string | null>;
   calling_station_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
@@ -291,172 +346,43 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface AppsTable {
+/** A background job (modules/jobs): claimed by one instance at a time, one running per key. */
+export interface JobsTable {
   id: string;
-  company_id: string;
-  name: string;
-  description: string | null;
-  type: 'self_built' | 'third_party';
-  protocol: 'oidc' | 'form';
-  template: string | null;
-  status: Generated<'to_be_configured' | 'opened' | 'disabled'>;
-  logo_file_id: string | null;
-  client_id: string;
-  client_secret_sealed: string;
-  /** JSON arrays of strings (written as JSON text). */
-  redirect_uris: ColumnType<string[], string | undefined, string>;
-  post_logout_redirect_uris: ColumnType<string[], string | undefined, string>;
-  initiate_login_uri: string | null;
-  home_url: string | null;
-  scopes: ColumnType<string[], string | undefined, string>;
-  signing_alg: Generated<'ES256' | 'RS256'>;
-  token_auth_method: Generated<'client_secret_basic' | 'client_secret_post' | 'none'>;
-  /** Whether the authorization code flow must use PKCE (some third-party apps cannot). */
-  require_pkce: Generated<boolean>;
-  authorization_code_ttl: Generated<number>;
-  id_token_ttl: Generated<number>;
-  access_token_ttl: Generated<number>;
-  refresh_token_ttl: Generated<number>;
-  default_access: Generated<'allow_all' | 'prohibit_all'>;
+  kind: string;
+  key: string | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  run_after: Timestamp;
+  every_seconds: number | null;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  locked_by: string | null;
+  lease_until: NullableTimestamp;
+  last_error: string | null;
   created_at: Timestamp;
-  updated_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+  /** While a job of a kind with a platform-wide limit runs: its place (0 to limit - 1). */
+  slot: Generated<number | null>;
 }
 
-export interface AppAssignmentsTable {
-  app_id: string;
-  account_id: string;
-  expires_at: Date | null;
-  created_at: Timestamp;
-}
-
-export interface AppApiAccountsTable {
-  id: string;
-  app_id: string;
-  company_id: string;
-  name: string;
-  client_id: string;
-  secret_sealed: string;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  created_at: Timestamp;
-}
-
-export interface AppFormConfigsTable {
-  app_id: string;
-  login_url: string;
-  username_field: string;
-  password_field: string;
-  extra_fields: ColumnType<{ name: string; value: string }[], string | undefined, string>;
-  credential_mode: 'user' | 'shared';
-  shared_username: string | null;
-  shared_password_sealed: string | null;
-  updated_at: Timestamp;
-}
-
-export interface AppFormCredentialsTable {
-  app_id: string;
-  account_id: string;
-  username: string;
-  password_sealed: string;
-  updated_at: Timestamp;
-}
-
-/** A RADIUS client of a company (modules/radius). */
-export interface RadiusClientsTable {
-  id: string;
-  company_id: string;
-  name: string;
-  /** A cidr: a single address is stored as /32 (/128). */
-  source: string;
-  secret_sealed: string;
-  enabled: Generated<boolean>;
-  access: Generated<'all' | 'restricted'>;
-  otp_mode: Generated<'challenge' | 'appended'>;
-  accepts: ColumnType<string, never, string | number>;
-  rejects: ColumnType<string, never, string | number>;
-  challenges: ColumnType<string, never, string | number>;
-  dropped_no_authenticator: ColumnType<string, never, string | number>;
-  dropped_bad_authenticator: ColumnType<string, never, string | number>;
-  last_request_at: NullableTimestamp;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface RadiusClientDepartmentsTable {
-  client_id: string;
-  department_id: string;
-}
-
-/** An Access-Challenge's State (hashed): single use, short-lived. */
-export interface RadiusChallengesTable {
-  state_hash: string;
-  client_id: string;
-  account_id: string;
-  username: string;
-  expires_at: Date;
-  created_at: Generated<Date>;
-}
-
-export interface CertificateAuthoritiesTable {
-  id: string;
-  company_id: string;
-  name: string;
-  algorithm: 'rsa' | 'ecc' | 'sm2';
-  strength: string;
-  source: 'created' | 'imported';
-  subject: string;
-  serial_number: string;
-  not_before: Date;
-  not_after: Date;
-  fingerprint: string;
-  certificate_der: Uint8Array;
-  /** PKCS#8 DER (base64), sealed with the master key. */
-  private_key_sealed: string;
-  crl_number: ColumnType<string, string | number | undefined, string | number>;
-  crl_der: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
-  crl_next_update: NullableTimestamp;
-  created_by: string | null;
-  created_at: Timestamp;
-}
-
-export interface IssuedCertificatesTable {
-  id: string;
-  company_id: string;
-  ca_id: string;
-  account_id: string | null;
-  subject: string;
-  serial_number: string;
-  algorithm: 'rsa' | 'ecc' | 'sm2';
-  strength: string;
-  source: 'csr' | 'generated';
-  not_before: Date;
-  not_after: Date;
-  fingerprint: string;
-  certificate_der: Uint8Array;
-  revoked_at: NullableTimestamp;
-  revocation_reason: string | null;
-  created_by: string | null;
-  created_at: Timestamp;
-}
-
-/** A single-use challenge that a UKEY or soft-lock key signs (hashed). */
-export interface SignatureChallengesTable {
-  challenge_hash: string;
-  account_id: string;
-  purpose: 'bind' | 'second_factor';
-  /** The portal session (bind) or the OIDC interaction (second factor) it belongs to. */
-  subject: string;
-  expires_at: Date;
-  created_at: Generated<Date>;
-}
-
-export interface Database {
+export interface Database
+  extends SamlTables,
+    AppTables,
+    LogTables,
+    PermissionTables,
+    IdentitySourceTables,
+    ExchangeTables,
+    RadiusTables,
+    CaTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;
   departments: DepartmentsTable;
   department_members: DepartmentMembersTable;
   import_tasks: ImportTasksTable;
+  import_task_files: ImportTaskFilesTable;
   sign_in_links: SignInLinksTable;
   files: FilesTable;
   console_sessions: ConsoleSessionsTable;
@@ -471,21 +397,12 @@ export interface Database {
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;
+  jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
-  apps: AppsTable;
-  app_assignments: AppAssignmentsTable;
-  app_api_accounts: AppApiAccountsTable;
-  app_form_configs: AppFormConfigsTable;
-  app_form_credentials: AppFormCredentialsTable;
-  radius_clients: RadiusClientsTable;
-  radius_client_departments: RadiusClientDepartmentsTable;
-  radius_challenges: RadiusChallengesTable;
-  certificate_authorities: CertificateAuthoritiesTable;
-  issued_certificates: IssuedCertificatesTable;
   signature_challenges: SignatureChallengesTable;
 }
 
@@ -493,7 +410,5 @@ export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type Company = Selectable<CompaniesTable>;
-export type App = Selectable<AppsTable>;
-export type AppApiAccount = Selectable<AppApiAccountsTable>;
-export type AppFormConfig = Selectable<AppFormConfigsTable>;
 export type ConsoleSession = Selectable<ConsoleSessionsTable>;
+export type Job = Selectable<JobsTable>;

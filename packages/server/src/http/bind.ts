@@ -1,14 +1,21 @@
+import { Readable } from 'node:stream';
 import {
   type CallAtPath,
   type CallDef,
+  type ConsoleAccess,
+  type ConsoleGrants,
+  fullConsoleGrants,
+  grantsAllow,
   type Language,
   type MemberRole,
   pathsOfCall,
+  serverPhrases,
 } from '@tessera/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError } from '../lib/errors.ts';
-import { translateValidation } from '../lib/i18n.ts';
+import { translateError, translateValidation } from '../lib/i18n.ts';
+import type { ApiCaller, AppCaller } from './callers.ts';
 import { ok } from './envelope.ts';
 import { parseRequest } from './validation.ts';
 
@@ -35,23 +42,29 @@ export interface CallContext<Body> {
   session: AuthSession;
   /** The console token the call was made with (calls with auth `session`). */
   rawToken: string;
-  /** Present on calls with `tenant: true`: the company the caller administers and the caller's role. */
-  tenant: { companyId: string; role: MemberRole };
+  /**
+   * Present on calls with `tenant: true`: the company the caller administers, the caller's role
+   * and what it lets them do in the console (everything but for delegated administrators).
+   */
+  tenant: { companyId: string; role: MemberRole; grants: ConsoleGrants };
+  /** Present on calls with auth `app`: the application that called with its client credentials. */
+  app: AppCaller;
   file: UploadedFile | undefined;
 }
 
-/** A programmatic access account calling with a client credentials token. */
-export interface ApiCaller {
-  apiAccountId: string;
-  companyId: string;
-}
+export type { ApiCaller, AppCaller };
 
 export interface BinderDeps {
   authenticate(token: string): Promise<AuthSession | null>;
   /** The programmatic access account a bearer token belongs to (calls with `apiAccess`). */
   authenticateApiToken?(token: string): Promise<ApiCaller | null>;
-  /** The caller's administrative role in the company, or undefined when not an administrator. */
-  adminRoleIn(companyId: string, accountId: string): Promise<MemberRole | undefined>;
+  /** The caller's role in the company and what it may do there, or undefined when it reaches no console there. */
+  consoleStandingIn(
+    companyId: string,
+    accountId: string,
+  ): Promise<{ role: MemberRole; grants: ConsoleGrants } | undefined>;
+  /** The application behind HTTP Basic client credentials (calls with auth `app`); throws when there is none. */
+  authenticateApp?(authorization: string | undefined, ip: string): Promise<AppCaller>;
   validateResponses: boolean;
 }
 
@@ -99,6 +112,32 @@ export const contentDisposition = (filename: string) => {
 };
 
 /**
+ * Refuses a call that the caller's console role does not allow (spec §6), naming the permission
+ * group and level it needs. Owners and administrators hold every group; a call that declares no
+ * access is refused to custom roles.
+ */
+function assertAllowed(access: ConsoleAccess | undefined, grants: ConsoleGrants, lang: Language) {
+  if (grantsAllow(grants, access)) return;
+  const phrases = serverPhrases[lang];
+  const needed =
+    access && access !== 'console'
+      ? {
+          group: access.groups.map((group) => phrases.consoleGroups[group]).join(' / '),
+          level: [
+            phrases.consoleLevels[access.level],
+            ...(access.ability ? [phrases.consoleLevels[access.ability]] : []),
+          ].join(' / '),
+        }
+      : { group: '—', level: phrases.consoleLevels.manage };
+  throw new AppError(
+    'auth.group_forbidden',
+    needed,
+    undefined,
+    translateError(lang, 'auth.group_forbidden', needed),
+  );
+}
+
+/**
  * Binds a contract call to a handler, at its path and at each of its aliases (one route
  * handler for all). Authentication, the tenant check (the only place that reads `company_id`),
  * request validation and the envelope all happen here.
@@ -132,24 +171,31 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
         }
         if (!session) throw new AppError('auth.login_required');
       }
+      let app: AppCaller | undefined;
+      if (call.auth === 'app') {
+        if (!deps.authenticateApp) throw new AppError('app_client.invalid');
+        app = await deps.authenticateApp(request.headers.authorization, request.ip);
+      }
       let tenant: CallContext<unknown>['tenant'] | undefined;
       if (call.tenant && apiCaller) {
         // An access account acts in its own company only; naming another one finds nothing.
         const named = request.headers.company_id;
         if (typeof named === 'string' && named && named !== apiCaller.companyId)
           throw new AppError('company.not_found');
-        tenant = { companyId: apiCaller.companyId, role: 'admin' };
+        tenant = { companyId: apiCaller.companyId, role: 'admin', grants: fullConsoleGrants };
       } else if (call.tenant && session) {
         const companyId = request.headers.company_id;
         if (typeof companyId !== 'string' || !companyId) {
           const message = translateValidation(lang, 'required', { field: 'company_id' });
           throw new AppError('request.invalid', {}, [{ field: 'company_id', message }], message);
         }
-        const role =
-          companyId.length <= 64 ? await deps.adminRoleIn(companyId, session.accountId) : undefined;
+        const standing =
+          companyId.length <= 64 ? await deps.consoleStandingIn(companyId, session.accountId) : undefined;
         // Another company's data is "not found", never "forbidden".
-        if (!role) throw new AppError('company.not_found');
-        tenant = { companyId, role };
+        if (!standing) throw new AppError('company.not_found');
+        // Then what a delegated administrator's console role allows in this company (spec §6).
+        if (standing.role === 'delegated_admin') assertAllowed(call.access, standing.grants, lang);
+        tenant = { companyId, ...standing };
       }
       const upload = call.upload ? await readUpload(request, call.upload) : undefined;
       const file = upload?.file;
@@ -164,16 +210,25 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
         session: session as AuthSession,
         rawToken: token ?? '',
         tenant: tenant as CallContext<unknown>['tenant'],
+        app: app as AppCaller,
         file,
       });
       if (deps.validateResponses) call.response.parse(data);
       if (call.download) {
-        const download = data as { filename: string; contentType: string; bytes: Uint8Array };
-        return reply
+        const download = data as {
+          filename: string;
+          contentType: string;
+          bytes?: Uint8Array;
+          chunks?: AsyncIterable<Uint8Array>;
+        };
+        reply
           .header('content-type', download.contentType)
           .header('content-disposition', contentDisposition(download.filename))
-          .header('cache-control', 'no-store')
-          .send(Buffer.from(download.bytes));
+          .header('cache-control', 'no-store');
+        // A streamed file is sent as it is written; an error half-way ends the connection, so
+        // the browser reports the download as failed rather than keeping a cut file.
+        if (download.chunks) return reply.send(Readable.from(download.chunks));
+        return reply.send(Buffer.from(download.bytes ?? new Uint8Array()));
       }
       return ok(data);
     };

@@ -37,6 +37,10 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = toAppError(error);
     if (known) return sendError(request, reply, known);
+    // The static file server's refusal of a path (http-errors it throws, exposed as 4xx): a
+    // probe, not a failure of ours. Not found, with nothing written to the log.
+    const refused = error as FastifyError & { status?: number; expose?: boolean };
+    if (refused.expose && (refused.status === 403 || refused.status === 404)) return reply.callNotFound();
     request.log.error({ err: error }, 'unhandled error');
     return sendError(request, reply, new AppError('internal.error'));
   });

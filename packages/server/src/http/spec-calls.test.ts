@@ -12,9 +12,8 @@ import {
 } from '../test/harness.ts';
 
 /**
- * Regression guard of issue 22: every path of spec §7 answers (none is "No such call"), but for
- * the areas still being built, and the paths §7 lists twice are aliases that answer exactly what
- * the call they mirror answers.
+ * Regression guard of issue 22: every path of spec §7 answers (none is "No such call"), and the
+ * paths §7 lists twice are aliases that answer exactly what the call they mirror answers.
  */
 
 const manage = (paths: string) => paths.split(' ').map((path) => `/api/v1/manage/${path}`);
@@ -44,13 +43,6 @@ const specPaths = [
   ...manage('mfa/admin/user mfa/admin/user/del user/exchange/admin/device/list'),
   ...manage('user/exchange/admin/device/del'),
 ];
-
-/** Paths of areas still being built, with the issue that builds them. Remove a path once it answers. */
-const stillToBuild: Record<string, string> = Object.fromEntries([
-  ...specPaths.filter((path) => path.includes('/manage/index/')).map((path) => [path, 'issue 16']),
-  ...manage('company/syslog/conf company/syslog/update company/syslog/status').map((p) => [p, 'issue 16']),
-  ...manage('user/exchange/admin/device/list user/exchange/admin/device/del').map((p) => [p, 'issue 18']),
-]);
 
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
@@ -82,7 +74,7 @@ describe('spec §7 paths', () => {
     expect(new Set(specPaths).size).toBe(56);
   });
 
-  it("answers every path with a company owner's token, but for the areas still being built", async () => {
+  it("answers every path with a company owner's token", async () => {
     // Refreshing replaces the token and logging out ends it, so those come last, in that order.
     const last = (path: string) => ['/oidc/refresh', '/login/logout'].findIndex((end) => path.endsWith(end));
     const order = [...specPaths].sort((x, y) => last(x) - last(y));
@@ -93,7 +85,7 @@ describe('spec §7 paths', () => {
       if ((answer.data as { reason?: string } | null)?.reason === 'request.route_not_found')
         unanswered.push(path);
     }
-    expect(unanswered.sort()).toEqual(Object.keys(stillToBuild).sort());
+    expect(unanswered).toEqual([]);
   });
 });
 

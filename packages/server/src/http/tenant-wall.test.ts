@@ -3,6 +3,9 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { exchangeWall } from './tenant-wall.exchange.ts';
+import { identitySourceWall } from './tenant-wall.identity-source.ts';
+import { pkiWall } from './tenant-wall.pki.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -27,6 +30,14 @@ beforeAll(async () => {
   bMemberId = member.data.userId;
 });
 afterAll(() => ctx.close());
+
+// ---- identity sources (modules/identity-source): probes and B's state in their own file.
+const sources = identitySourceWall(() => ({ ctx, b }));
+let bSourcesBefore: string;
+beforeAll(async () => {
+  await sources.setUp();
+  bSourcesBefore = await sources.stateOfB();
+});
 
 // ---- departments: a department of B, named by id in A's probes; B's tree must come out unchanged.
 let bDepartmentId: string;
@@ -264,8 +275,240 @@ const appProbes: Record<string, () => unknown> = {
   }),
 };
 
+// ---- Exchange (modules/exchange): a device of B's person and B's registration token.
+const exchange = exchangeWall(
+  () => ctx,
+  () => b,
+  () => bMemberId,
+);
+let bExchangeBefore: string;
+beforeAll(async () => {
+  await exchange.setUp();
+  bExchangeBefore = await exchange.stateOfB();
+});
+
+// ---- RADIUS and certificate authorities (modules/radius, modules/ca): B's client, CA and certificate.
+const pki = pkiWall(
+  () => ctx,
+  () => b,
+  () => bMemberId,
+);
+let bPkiBefore: string;
+beforeAll(async () => {
+  await pki.setUp();
+  bPkiBefore = await pki.stateOfB();
+});
+
+// ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
+// probes; B's syslog and brand settings must stay as they were (unset).
+beforeAll(async () => {
+  await ctx.database.db
+    .insertInto('login_events')
+    .values({
+      id: newId(),
+      company_id: b.companyId,
+      account_id: bMemberId,
+      identifier: 'beta-staff',
+      client_id: null,
+      ip: '81.2.69.142',
+      user_agent: null,
+      result: 'failure',
+      failure_cause: 'wrong_password',
+      country: 'GB',
+    })
+    .execute();
+});
+const windowBody = () => ({ companyId: b.companyId, window: 'month' });
+const logProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/index/user-data-overview': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/user-login-trend': windowBody,
+  '/api/v1/manage/index/user-mfa-info': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/app-login-count': windowBody,
+  '/api/v1/manage/index/app-login-trend': windowBody,
+  '/api/v1/manage/index/app-login-count-ratio': windowBody,
+  '/api/v1/manage/index/new-fail-list': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/index/fail-trend': windowBody,
+  '/api/v1/manage/index/login-hotspot': () => ({ companyId: b.companyId, scope: 'world' }),
+  '/api/v1/manage/index/new-login-list': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/sign-in/list': () => ({ companyId: b.companyId, userId: bMemberId, appId: bAppId }),
+  '/api/v1/manage/log/admin/list': () => ({ companyId: b.companyId, actorId: b.account.id }),
+  '/api/v1/manage/log/admin/actions': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/export': () => ({ view: 'signin', format: 'xlsx', userId: bMemberId }),
+  '/api/v1/manage/log/settings': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/log/settings/update': () => ({ companyId: b.companyId, retentionDays: 1 }),
+  '/api/v1/manage/company/syslog/conf': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/company/syslog/update': () => ({
+    companyId: b.companyId,
+    enabled: true,
+    protocol: 'udp',
+    host: '127.0.0.1',
+    port: 514,
+    tag: 'planted',
+  }),
+  '/api/v1/manage/company/syslog/status': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/brand/detail': () => ({ companyId: b.companyId }),
+  '/api/v1/manage/brand/update': () => ({ companyId: b.companyId, title: 'Planted by A' }),
+  '/api/v1/manage/brand/logo': () => ({}),
+  '/api/v1/manage/brand/background': () => ({}),
+};
+const settingsOfB = async () =>
+  Promise.all([
+    ctx.database.db.selectFrom('company_syslog').selectAll().where('company_id', '=', b.companyId).execute(),
+    ctx.database.db.selectFrom('company_brand').selectAll().where('company_id', '=', b.companyId).execute(),
+    ctx.database.db
+      .selectFrom('company_log_settings')
+      .selectAll()
+      .where('company_id', '=', b.companyId)
+      .execute(),
+  ]);
+// ---- permissions and console roles (issue 15): B's resource, role, authorization and console
+// role, named by id in A's probes; B's view of them must come out unchanged.
+let bResourceId: string;
+let bRoleId: string;
+let bAuthorizationId: string;
+let bConsoleRoleId: string;
+let bPermissionsBefore: string;
+const permissionsOfB = async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const answers = await Promise.all([
+    call(ctx, '/api/v1/manage/permission/resource/list', {}, asB),
+    call(ctx, '/api/v1/manage/permission/role/list', {}, asB),
+    call(ctx, '/api/v1/manage/permission/role/member/list', { roleId: bRoleId }, asB),
+    call(ctx, '/api/v1/manage/permission/authorization/list', {}, asB),
+    call(ctx, '/api/v1/manage/console-role/list', {}, asB),
+  ]);
+  return JSON.stringify(answers.map((answer) => answer.data));
+};
+beforeAll(async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const resource = await call<{ resourceId: string }>(
+    ctx,
+    '/api/v1/manage/permission/resource/create',
+    { appId: bAppId, name: 'beta-secret-resource', actions: ['read'] },
+    asB,
+  );
+  bResourceId = resource.data.resourceId;
+  const role = await call<{ roleId: string }>(
+    ctx,
+    '/api/v1/manage/permission/role/create',
+    { name: 'Beta Secret Role', description: 'Beta only' },
+    asB,
+  );
+  bRoleId = role.data.roleId;
+  await call(
+    ctx,
+    '/api/v1/manage/permission/role/member/add',
+    { roleId: bRoleId, userIds: [bMemberId] },
+    asB,
+  );
+  const authorization = await call<{ authorizationId: string }>(
+    ctx,
+    '/api/v1/manage/permission/authorization/create',
+    { appId: bAppId, subject: { type: 'role', id: bRoleId }, resourceIds: [bResourceId] },
+    asB,
+  );
+  bAuthorizationId = authorization.data.authorizationId;
+  const consoleRole = await call<{ roleId: string }>(
+    ctx,
+    '/api/v1/manage/console-role/create',
+    { name: 'Beta Secret Desk', grants: { groups: { user: 'read' } } },
+    asB,
+  );
+  bConsoleRoleId = consoleRole.data.roleId;
+  bPermissionsBefore = await permissionsOfB();
+});
+const authorizationOfB = () => ({
+  appId: bAppId,
+  subject: { type: 'role', id: bRoleId },
+  resourceIds: [bResourceId],
+});
+const permissionProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/permission/resource/list': () => ({ appId: bAppId, keyword: 'beta' }),
+  '/api/v1/manage/permission/resource/create': () => ({ appId: bAppId, name: 'planted-by-a' }),
+  '/api/v1/manage/permission/resource/update': () => ({ resourceId: bResourceId, name: 'renamed-by-a' }),
+  '/api/v1/manage/permission/resource/del': () => ({ resourceId: bResourceId }),
+  '/api/v1/manage/permission/role/list': () => ({ keyword: 'beta' }),
+  '/api/v1/manage/permission/role/detail': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/create': () => ({ name: 'Role planted by A', description: 'Planted by A' }),
+  '/api/v1/manage/permission/role/update': () => ({ roleId: bRoleId, name: 'Renamed by A' }),
+  '/api/v1/manage/permission/role/del': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/member/list': () => ({ roleId: bRoleId }),
+  '/api/v1/manage/permission/role/member/add': () => ({ roleId: bRoleId, userIds: [bMemberId] }),
+  '/api/v1/manage/permission/role/member/remove': () => ({ roleId: bRoleId, userIds: [bMemberId] }),
+  '/api/v1/manage/permission/role/member/preview': () => ({ roleId: bRoleId, remove: [bMemberId] }),
+  '/api/v1/manage/permission/authorization/list': () => ({ appId: bAppId, subjectId: bRoleId }),
+  '/api/v1/manage/permission/authorization/create': authorizationOfB,
+  '/api/v1/manage/permission/authorization/update': () => ({
+    authorizationId: bAuthorizationId,
+    authorization: authorizationOfB(),
+  }),
+  '/api/v1/manage/permission/authorization/del': () => ({ authorizationId: bAuthorizationId }),
+  '/api/v1/manage/permission/authorization/preview': () => ({
+    authorizationId: bAuthorizationId,
+    authorization: authorizationOfB(),
+  }),
+  '/api/v1/manage/permission/check': () => ({ userId: bMemberId, resourceId: bResourceId, action: 'read' }),
+  '/api/v1/manage/console-role/list': () => ({}),
+  '/api/v1/manage/console-role/create': () => ({
+    name: 'Desk planted by A',
+    grants: { groups: { app: 'read' } },
+  }),
+  '/api/v1/manage/console-role/update': () => ({ roleId: bConsoleRoleId, name: 'Renamed by A' }),
+  '/api/v1/manage/console-role/del': () => ({ roleId: bConsoleRoleId }),
+  '/api/v1/manage/console-role/assign': () => ({ userId: bMemberId, roleId: bConsoleRoleId }),
+  '/api/v1/manage/company/my/access': () => ({ companyId: b.companyId }),
+};
+
+// ---- SAML (modules/saml): a SAML app of B with its service provider settings, named by id in
+// A's probes; B's settings and signing certificates must come out unchanged.
+let bSamlAppId: string;
+let bSamlBefore: string;
+const samlOfB = async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const detail = await call(ctx, '/api/v1/manage/app/saml/detail', { appId: bSamlAppId }, asB);
+  const idp = await call(ctx, '/api/v1/manage/app/saml/idp', {}, asB);
+  return JSON.stringify([detail.data, idp.data]);
+};
+beforeAll(async () => {
+  const asB = { token: b.token, companyId: b.companyId };
+  const created = await call<{ app: { appId: string } }>(
+    ctx,
+    '/api/v1/manage/app/create',
+    { name: 'Beta Secret Wiki', protocol: 'saml' },
+    asB,
+  );
+  bSamlAppId = created.data.app.appId;
+  await call(
+    ctx,
+    '/api/v1/manage/app/saml/update',
+    {
+      appId: bSamlAppId,
+      entityId: 'https://wiki.beta.example/sp',
+      acs: [{ url: 'https://wiki.beta.example/acs', index: 0 }],
+    },
+    asB,
+  );
+  await call(ctx, '/api/v1/manage/app/saml/key/prepare', {}, asB);
+  bSamlBefore = await samlOfB();
+});
+const samlProbes: Record<string, () => unknown> = {
+  '/api/v1/manage/app/saml/detail': () => ({ appId: bSamlAppId }),
+  '/api/v1/manage/app/saml/update': () => ({ appId: bSamlAppId, entityId: 'https://planted.example' }),
+  '/api/v1/manage/app/saml/metadata/import': () => ({
+    appId: bSamlAppId,
+    xml: '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://planted.example"/>',
+  }),
+  // The identity provider calls act on the company in the header only (A's own keys).
+  '/api/v1/manage/app/saml/idp': () => ({}),
+  '/api/v1/manage/app/saml/key/prepare': () => ({}),
+  '/api/v1/manage/app/saml/key/activate': () => ({}),
+  '/api/v1/manage/app/saml/key/discard': () => ({}),
+};
+
 /** What B has that must never leak. */
 const secretsOfB = () => [
+  ...exchange.secrets(),
+  ...pki.secrets(),
   b.companyId,
   'Beta Secret Holdings',
   'beta-staff',
@@ -276,6 +519,16 @@ const secretsOfB = () => [
   bImportTaskId,
   'Beta Secret App',
   'Beta robot',
+  ...sources.secrets(),
+  'beta-secret-resource',
+  bResourceId,
+  'Beta Secret Role',
+  bRoleId,
+  bAuthorizationId,
+  'Beta Secret Desk',
+  bConsoleRoleId,
+  'Beta Secret Wiki',
+  'wiki.beta.example',
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -318,13 +571,23 @@ const probes: Record<string, () => unknown> = {
   ...mfaProbes,
   ...safetyProbes,
   ...appProbes,
+  ...exchange.probes,
+  ...pki.probes,
+  ...logProbes,
+  ...sources.probes,
+  ...permissionProbes,
+  ...samlProbes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
 };
 
 async function send(path: string, body: unknown, companyId: string | undefined, isUpload: boolean) {
-  if (path === '/api/v1/manage/user/batch-task/template' || path === '/api/v1/manage/user/export')
+  if (
+    path === '/api/v1/manage/user/batch-task/template' ||
+    path === '/api/v1/manage/user/export' ||
+    path === '/api/v1/manage/log/export'
+  )
     return downloadAsText(path, body, companyId);
   if (isUpload) {
     return upload(
@@ -406,6 +669,10 @@ describe('tenant wall', () => {
     expect(await appOfB()).toBe(bAppBefore);
   });
 
+  it("leaves B's SAML settings and signing certificates as they were", async () => {
+    expect(await samlOfB()).toBe(bSamlBefore);
+  });
+
   it("leaves B's quotas as they were", async () => {
     const quotas = await ctx.database.db
       .selectFrom('company_quotas')
@@ -417,6 +684,26 @@ describe('tenant wall', () => {
       { module: 'app', quota: null },
       { module: 'user', quota: null },
     ]);
+  });
+
+  it("leaves B's devices, Exchange settings and device permissions as they were", async () => {
+    expect(await exchange.stateOfB()).toBe(bExchangeBefore);
+  });
+
+  it("leaves B's RADIUS clients, certificate authorities and certificates as they were", async () => {
+    expect(await pki.stateOfB()).toBe(bPkiBefore);
+  });
+
+  it("leaves B's syslog, brand and log settings unset", async () => {
+    expect(await settingsOfB()).toEqual([[], [], []]);
+  });
+
+  it("leaves B's identity sources, their secrets and sync runs as they were", async () => {
+    expect(await sources.stateOfB()).toBe(bSourcesBefore);
+  });
+
+  it("leaves B's resources, roles, authorizations and console roles as they were", async () => {
+    expect(await permissionsOfB()).toBe(bPermissionsBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

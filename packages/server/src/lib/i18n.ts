@@ -8,9 +8,26 @@ const fromTag = (tag: string | undefined): Language | undefined => {
   return undefined;
 };
 
-/** `lang` cookie first, then Accept-Language, then English. */
-export function pickLanguage(cookieLang: string | undefined, acceptLanguage: string | undefined): Language {
-  const fromCookie = fromTag(cookieLang);
+/** The first language of an OIDC `ui_locales` parameter (space-separated tags) that the pages speak. */
+export function languageOfUiLocales(uiLocales: unknown): Language | undefined {
+  if (typeof uiLocales !== 'string') return undefined;
+  for (const tag of uiLocales.split(' ').slice(0, 10)) {
+    const lang = fromTag(tag);
+    if (lang) return lang;
+  }
+  return undefined;
+}
+
+/**
+ * `lang` cookie first (the person's own choice), then the application's `ui_locales` (OIDC
+ * Core §3.1.2.1), then Accept-Language, then English.
+ */
+export function pickLanguage(
+  cookieLang: string | undefined,
+  acceptLanguage: string | undefined,
+  uiLocales?: unknown,
+): Language {
+  const fromCookie = fromTag(cookieLang) ?? languageOfUiLocales(uiLocales);
   if (fromCookie) return fromCookie;
   const ranked = (acceptLanguage ?? '')
     .split(',')

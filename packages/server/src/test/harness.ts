@@ -4,7 +4,13 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
-import type { CompanyQuotas, MailConfig } from '../config.ts';
+import {
+  type CompanyQuotas,
+  type Config,
+  defaultExchangeConfig,
+  type ExchangeConfig,
+  type MailConfig,
+} from '../config.ts';
 import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
@@ -76,6 +82,8 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
+    /** Networks back-channel logout may reach; the test receivers listen on loopback. */
+    backchannelNetworks?: string[];
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
     /**
@@ -83,6 +91,24 @@ export async function startTestApp(
      * tests of quotas meet them (quota.test.ts also checks the product's defaults).
      */
     companyQuotas?: CompanyQuotas;
+    /** Background jobs: they run as in production unless a test turns them off (`run: false`) to run them with `tessera.jobs.drain()`. */
+    jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
+    /** The DingTalk, WeChat and WeCom base addresses (a provider fixture: scan-providers.ts). */
+    scanProviders?: Config['scanProviders'];
+    /** How long a directory may take to answer (the time-out test shortens it). */
+    directoryTimeoutMs?: number;
+    /** TESSERA_FETCH_ALLOW_LOOPBACK: metadata URLs of test servers on 127.0.0.1 may be fetched. */
+    fetchAllowLoopback?: boolean;
+    /** Receives the server log, from level info (tests of what the log says). */
+    log?: { write(line: string): void };
+    /** The address people use (default: http://localhost, with the port when listening). */
+    publicUrl?: string;
+    /** A console build of the test's own. */
+    consoleDir?: string;
+    /** The Exchange agent; tests reach their Exchange stand-ins on 127.0.0.1, so private addresses are allowed. */
+    exchange?: Partial<ExchangeConfig>;
+    /** Serves /metrics for this bearer token. */
+    metricsToken?: string;
     /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
     radius?: boolean;
   } = {},
@@ -90,21 +116,32 @@ export async function startTestApp(
   const database = await openTestDatabase();
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.listen ? `http://localhost:${port}` : 'http://localhost';
+  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
+      logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
+      backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
+      exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
+      // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
+      syslogAllowLocalTargets: true,
+      scanProviders: options.scanProviders,
+      fetchAllowLoopback: options.fetchAllowLoopback,
+      metricsToken: options.metricsToken,
       radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,
     },
     radiusRejectDelayMs: 0,
+    jobs: options.jobs,
+    directoryTimeoutMs: options.directoryTimeoutMs,
     database,
     masterKey,
+    logStream: options.log,
+    consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
   });
@@ -120,6 +157,23 @@ export async function startTestApp(
     },
   };
 }
+
+/**
+ * Another server instance on the test's database and master key: a restart (after
+ * `ctx.tessera.close()`), or a second instance behind the same load balancer.
+ */
+export const anotherInstance = (ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>) =>
+  buildApp({
+    config: {
+      publicUrl: ctx.baseUrl,
+      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
+      logLevel: 'silent',
+      companyQuotas: { user: null, app: null },
+    },
+    database: ctx.database,
+    masterKey: ctx.masterKey,
+    validateResponses: true,
+  });
 
 /** Names a shutdown step that hangs, instead of letting the hook time out silently. */
 async function step(name: string, work: () => Promise<void>) {

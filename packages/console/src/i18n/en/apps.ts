@@ -1,3 +1,5 @@
+import { appsSaml } from './apps-saml.ts';
+
 /** Applications: the list (/application/index), the catalogue (/application/select-app) and the detail. */
 export const apps = {
   status: {
@@ -12,6 +14,7 @@ export const apps = {
   protocolName: {
     oidc: 'OIDC',
     form: 'Form-fill',
+    saml: 'SAML 2.0',
   },
   list: {
     title: 'Applications',
@@ -56,9 +59,12 @@ export const apps = {
     protocolOidcHint: 'The application signs its users in through Tessera with OpenID Connect.',
     protocolForm: 'Form-fill',
     protocolFormHint: 'For an application with a classic login form and no single sign-on.',
+    protocolSaml: 'SAML 2.0 single sign-on',
+    protocolSamlHint:
+      'For applications such as Jira, Salesforce, AWS or Zoom that sign their users in with SAML.',
     selfBuilt: 'Self-built application',
     fromCatalogue: 'From the catalogue',
-    fromCatalogueHint: 'GitLab, Grafana, Jenkins and more, with their settings filled in',
+    fromCatalogueHint: 'GitLab, Grafana, Salesforce, AWS and more, with their settings filled in',
     submit: 'Add',
     created: '{{name}} is added',
   },
@@ -77,6 +83,8 @@ export const apps = {
     baseUrl: 'Address of the application',
     baseUrlHint: 'Where people open it, for example {{example}}; the callback address is put under it.',
     baseUrlFormHint: 'Where people open it; set the login page under Form fill afterwards.',
+    baseUrlSamlHint:
+      'Where people open it, for example {{example}}; its SAML addresses are put under it. Check them under SAML afterwards.',
     baseUrlRequired: 'Please enter the address of the application',
     baseUrlInvalid: 'Enter a complete http or https address',
     submit: 'Add',
@@ -107,6 +115,7 @@ export const apps = {
       access: 'Access',
       api: 'Programmatic access',
       form: 'Form fill',
+      saml: 'SAML',
     },
     save: 'Save',
     saved: 'Saved',
@@ -136,6 +145,12 @@ export const apps = {
       'Exact addresses the application receives the sign-in answer at; https, or http on localhost only.',
     logoutUris: 'Logout URLs',
     logoutUrisHint: 'Where people may be sent back after signing out.',
+    backchannelLogoutUri: 'Back-channel logout URI',
+    backchannelLogoutUriHint:
+      'When someone signs out of Tessera (or an administrator disables them), Tessera posts a signed logout token here, so the application ends their session too.',
+    frontchannelLogoutUri: 'Front-channel logout URI',
+    frontchannelLogoutUriHint:
+      "Loaded in a hidden frame of Tessera's sign-out page (with iss and sid), for applications that end their session in the browser.",
     addUri: 'Add address',
     removeUri: 'Remove address',
     uriPlaceholder: 'https://app.example.com/callback',
@@ -152,6 +167,7 @@ export const apps = {
       phone: 'phone',
       groups: 'groups (departments, as Sales/East)',
       offlineAccess: 'offline_access (refresh tokens)',
+      permissions: 'permissions (what the person may do in the application)',
     },
     signingAlg: 'ID token signing algorithm',
     signingAlgHint: 'ES256 is the default; choose RS256 for applications that support RSA only.',
@@ -267,7 +283,8 @@ export const apps = {
     intro:
       'When a user opens the application from the portal, its login form is posted for them with the stored user name and password.',
     loginUrl: 'Login URL',
-    loginUrlHint: 'The address the login form posts to.',
+    loginUrlHint: 'The address the login form posts to (https; http for localhost only).',
+    loginUrlHttp: 'The password is posted to this address: use https (http is allowed for localhost only)',
     usernameField: 'User name field',
     passwordField: 'Password field',
     fieldRequired: 'Please enter the field name',
@@ -289,4 +306,5 @@ export const apps = {
     passwordNotSet: 'Not set',
     passwordWriteOnly: 'Stored encrypted and never shown; leave it empty to keep the stored one.',
   },
+  saml: appsSaml,
 };

@@ -1,14 +1,10 @@
+/** The dashboard's frame (first load); the panels' own phrases are in ./dashboard-panels.ts. */
 export const dashboard = {
   welcome: 'Welcome, {{name}}',
-  intro: 'You are managing this company.',
-  companyName: 'Company name',
   companyId: 'Company ID',
-  owner: 'Owner',
-  createdAt: 'Created',
-  defaultLanguage: 'Default language',
-  yourRole: 'Your role',
-  roleOwner: 'Owner',
-  roleAdministrator: 'Administrator',
   copy: 'Copy',
   copied: 'Copied',
+  windows: { week: 'Last 7 days', month: 'Last month', threeDays: 'Last three days' },
+  window: 'Period',
+  system: { version: 'Version {{version}}' },
 };

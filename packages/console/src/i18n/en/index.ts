@@ -1,14 +1,34 @@
 import { about } from './about.ts';
 import { apps } from './apps.ts';
+import { brand } from './brand.ts';
+import { dashboardPanels } from './dashboard-panels.ts';
+import { devices } from './devices.ts';
 import { license } from './license.ts';
+import { log } from './log.ts';
 import { org } from './org.ts';
+import { permission } from './permission.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { enShell } from './shell.ts';
+import { sources } from './sources.ts';
 
 /**
  * English phrases: the source type that every other language satisfies. The app imports only
  * the type (the shell is in ./shell.ts, the rest is loaded with its screen); tests use the value.
  */
-export const en = { ...enShell, about, apps, license, org, safety, settings };
+export const en = {
+  ...enShell,
+  about,
+  apps,
+  brand,
+  dashboardPanels,
+  devices,
+  license,
+  log,
+  org,
+  permission,
+  safety,
+  settings,
+  sources,
+};
 export type Phrases = typeof en;

@@ -1,4 +1,5 @@
 import type { Phrases } from '../en/index.ts';
+import { appsSaml } from './apps-saml.ts';
 
 /** 应用：应用列表（/application/index）、应用目录（/application/select-app）与应用详情。 */
 export const apps = {
@@ -14,6 +15,7 @@ export const apps = {
   protocolName: {
     oidc: 'OIDC',
     form: '表单代填',
+    saml: 'SAML 2.0',
   },
   list: {
     title: '应用',
@@ -57,9 +59,11 @@ export const apps = {
     protocolOidcHint: '应用通过 OpenID Connect 使用 Tessera 登录用户。',
     protocolForm: '表单代填',
     protocolFormHint: '适用于只有传统登录表单、不支持单点登录的应用。',
+    protocolSaml: 'SAML 2.0 单点登录',
+    protocolSamlHint: '适用于通过 SAML 登录的应用，如 Jira、Salesforce、AWS 或 Zoom。',
     selfBuilt: '自建应用',
     fromCatalogue: '从应用目录添加',
-    fromCatalogueHint: 'GitLab、Grafana、Jenkins 等，已预填配置',
+    fromCatalogueHint: 'GitLab、Grafana、Salesforce、AWS 等，已预填配置',
     submit: '添加',
     created: '{{name}} 已添加',
   },
@@ -78,6 +82,8 @@ export const apps = {
     baseUrl: '应用地址',
     baseUrlHint: '用户访问它的地址，例如 {{example}}；回调地址会放在该地址下。',
     baseUrlFormHint: '用户访问它的地址；之后在“表单代填”中设置登录页。',
+    baseUrlSamlHint:
+      '用户访问它的地址，例如 {{example}}；其 SAML 地址将基于它生成，之后请在“SAML”页签中核对。',
     baseUrlRequired: '请输入应用地址',
     baseUrlInvalid: '请输入完整的 http 或 https 地址',
     submit: '添加',
@@ -108,6 +114,7 @@ export const apps = {
       access: '访问授权',
       api: '编程访问',
       form: '表单代填',
+      saml: 'SAML',
     },
     save: '保存',
     saved: '已保存',
@@ -135,6 +142,12 @@ export const apps = {
     redirectUrisHint: '应用接收登录结果的准确地址；须使用 https，仅 localhost 可用 http。',
     logoutUris: '登出回调地址',
     logoutUrisHint: '用户退出登录后可以返回的地址。',
+    backchannelLogoutUri: '后端通道登出地址',
+    backchannelLogoutUriHint:
+      '用户退出 Tessera（或被管理员禁用）时，Tessera 向此地址发送签名的登出令牌，应用随即结束该用户的会话。',
+    frontchannelLogoutUri: '前端通道登出地址',
+    frontchannelLogoutUriHint:
+      '在 Tessera 退出页面的隐藏框架中加载（附带 iss 和 sid），适用于在浏览器中结束会话的应用。',
     addUri: '添加地址',
     removeUri: '删除地址',
     uriPlaceholder: 'https://app.example.com/callback',
@@ -150,6 +163,7 @@ export const apps = {
       phone: 'phone（手机号）',
       groups: 'groups（所在部门，如 销售部/华东）',
       offlineAccess: 'offline_access（刷新令牌）',
+      permissions: 'permissions（此人在应用中可执行的操作）',
     },
     signingAlg: 'ID Token 签名算法',
     signingAlgHint: '默认 ES256；仅支持 RSA 的应用请选择 RS256。',
@@ -262,7 +276,8 @@ export const apps = {
     title: '表单代填设置',
     intro: '用户从门户打开应用时，系统用保存的用户名和密码替用户提交登录表单。',
     loginUrl: '登录地址',
-    loginUrlHint: '登录表单提交到的地址。',
+    loginUrlHint: '登录表单提交到的地址（https；仅 localhost 可使用 http）。',
+    loginUrlHttp: '密码将提交到此地址，请使用 https（仅 localhost 允许使用 http）',
     usernameField: '用户名字段',
     passwordField: '密码字段',
     fieldRequired: '请输入字段名',
@@ -284,4 +299,5 @@ export const apps = {
     passwordNotSet: '未设置',
     passwordWriteOnly: '加密保存且不会显示；留空则保留已保存的密码。',
   },
+  saml: appsSaml,
 } satisfies Phrases['apps'];

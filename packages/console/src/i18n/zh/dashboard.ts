@@ -2,15 +2,10 @@ import type { dashboard as en } from '../en/dashboard.ts';
 
 export const dashboard = {
   welcome: '欢迎，{{name}}',
-  intro: '您正在管理此企业。',
-  companyName: '企业名称',
   companyId: '企业 ID',
-  owner: '所有者',
-  createdAt: '创建时间',
-  defaultLanguage: '默认语言',
-  yourRole: '您的角色',
-  roleOwner: '所有者',
-  roleAdministrator: '管理员',
   copy: '复制',
   copied: '已复制',
+  windows: { week: '近 7 天', month: '近一个月', threeDays: '近三天' },
+  window: '时间范围',
+  system: { version: '版本 {{version}}' },
 } satisfies typeof en;

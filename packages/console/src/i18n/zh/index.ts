@@ -1,11 +1,31 @@
 import type { Phrases } from '../en/index.ts';
 import { about } from './about.ts';
 import { apps } from './apps.ts';
+import { brand } from './brand.ts';
+import { dashboardPanels } from './dashboard-panels.ts';
+import { devices } from './devices.ts';
 import { license } from './license.ts';
+import { log } from './log.ts';
 import { org } from './org.ts';
+import { permission } from './permission.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { zhShell } from './shell.ts';
+import { sources } from './sources.ts';
 
 /** Every Chinese phrase (tests use it; the app loads the shell and each screen's namespace). */
-export const zh = { ...zhShell, about, apps, license, org, safety, settings } satisfies Phrases;
+export const zh = {
+  ...zhShell,
+  about,
+  apps,
+  brand,
+  dashboardPanels,
+  devices,
+  license,
+  log,
+  org,
+  permission,
+  safety,
+  settings,
+  sources,
+} satisfies Phrases;

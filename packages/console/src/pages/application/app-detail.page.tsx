@@ -13,11 +13,12 @@ import { AppFormFillCard } from './app-form-fill.card.tsx';
 import { AppLogo } from './app-logo.tsx';
 import { AppProtocolCard } from './app-protocol.card.tsx';
 import { logoAccept, logoProblem } from './app-rules.ts';
+import { AppSamlCard } from './app-saml.card.tsx';
 import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
 
-const tabKeys = ['basics', 'protocol', 'form', 'access', 'api'] as const;
+const tabKeys = ['basics', 'protocol', 'saml', 'form', 'access', 'api'] as const;
 type TabKey = (typeof tabKeys)[number];
 
 /** /application/detail?appId=… (hidden; highlights the list): one application's settings. */
@@ -51,14 +52,18 @@ function AppDetailView({ appId }: { appId: string }) {
 
   if (!app) return <AppMissing status="404" loading={loading} />;
 
-  const shown: TabKey[] = tabKeys.filter((key) =>
-    key === 'protocol' ? app.protocol === 'oidc' : key === 'form' ? app.protocol === 'form' : true,
-  );
+  const onlyFor: Partial<Record<TabKey, AppDetail['protocol']>> = {
+    protocol: 'oidc',
+    saml: 'saml',
+    form: 'form',
+  };
+  const shown: TabKey[] = tabKeys.filter((key) => (onlyFor[key] ?? app.protocol) === app.protocol);
   const asked = params.get('tab') as TabKey | null;
   const active: TabKey = asked && shown.includes(asked) ? asked : 'basics';
   const body: Record<TabKey, () => React.ReactNode> = {
     basics: () => <AppBasicsCard app={app} onChange={setApp} />,
     protocol: () => <AppProtocolCard app={app} onChange={setApp} />,
+    saml: () => <AppSamlCard app={app} />,
     form: () => <AppFormFillCard app={app} />,
     access: () => <AppAccessCard app={app} onChange={setApp} />,
     api: () => <AppApiAccountsCard app={app} />,

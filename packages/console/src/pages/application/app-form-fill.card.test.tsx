@@ -1,6 +1,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../api/http-client.ts';
+import { ApiError } from '../../api/http-client.ts';
 import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { renderWithConsole, typeInto } from '../org/test-services.tsx';
 import { AppFormFillCard } from './app-form-fill.card.tsx';
@@ -22,9 +23,10 @@ const stored = (overrides: Partial<FormConfig> = {}): FormConfig => ({
   ...overrides,
 });
 
-async function renderCard(config: FormConfig) {
+async function renderCard(config: FormConfig, refuse?: () => never) {
   const setup = renderWithConsole(<AppFormFillCard app={appDetail({ protocol: 'form' })} />, (path, body) => {
     if (path === '/api/v1/manage/app/form/detail') return config;
+    if (path === UPDATE && refuse) refuse();
     if (path === UPDATE)
       return { ...config, ...(body as object), sharedPasswordSet: config.sharedPasswordSet };
     throw new Error(`unexpected call ${path}`);
@@ -107,6 +109,46 @@ describe('<AppFormFillCard>', () => {
     save();
     await screen.findByText('A field name cannot contain spaces, quotes or angle brackets');
     expect(updates(callApi)).toEqual([]);
+  });
+
+  // Issue 12: the password is posted to the login address, so it is protected on the way.
+  it.each(['http://legacy.example.com/login', 'http://10.1.2.3/login'])(
+    'refuses the login address %s (http, not localhost) and sends nothing',
+    async (url) => {
+      const { callApi } = await renderCard(stored());
+      typeInto('Login URL', url);
+      save();
+      await screen.findByText(
+        'The password is posted to this address: use https (http is allowed for localhost only)',
+      );
+      expect(updates(callApi)).toEqual([]);
+    },
+  );
+
+  it('accepts http on localhost', async () => {
+    const { callApi } = await renderCard(stored());
+    typeInto('Login URL', 'http://localhost:8081/login');
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.loginUrl).toBe('http://localhost:8081/login');
+  });
+
+  it('flags a stored http address at once', async () => {
+    await renderCard(stored({ loginUrl: 'http://legacy.example.com/login' }));
+    await screen.findByText(
+      'The password is posted to this address: use https (http is allowed for localhost only)',
+    );
+  });
+
+  it("shows the server's refusal on the login address", async () => {
+    await renderCard(stored(), () => {
+      throw new ApiError('Refused', 400, 'app.login_url_http', [
+        { field: 'loginUrl', message: 'The server refuses this address' },
+      ]);
+    });
+    save();
+    const message = await screen.findByText('The server refuses this address');
+    expect(message.closest('.ant-form-item')?.contains(screen.getByLabelText('Login URL'))).toBe(true);
   });
 
   it('asks for an empty field name', async () => {

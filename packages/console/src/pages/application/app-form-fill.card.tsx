@@ -1,5 +1,5 @@
 import { MinusCircleOutlined, PlusOutlined } from '@ant-design/icons';
-import { appLimits, type FormCredentialMode } from '@tessera/contract/constants';
+import { appLimits, type FormCredentialMode, formLoginUrlProblem } from '@tessera/contract/constants';
 import { Button, Card, Flex, Form, Grid, Input, Radio, Skeleton, Typography } from 'antd';
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect } from 'react';
@@ -7,7 +7,6 @@ import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { isWebUrl } from './app-rules.ts';
 import type { AppDetail } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
 import { useDetailSave } from './use-detail-save.ts';
@@ -80,6 +79,9 @@ function FormFillForm({
 
   useEffect(() => {
     form.setFieldsValue(valuesOf(config));
+    // An http address saved before the rule: say so at once (launches are refused until it changes).
+    if (config.loginUrl && formLoginUrlProblem(config.loginUrl) === 'http')
+      void form.validateFields(['loginUrl']).catch(() => undefined);
   }, [form, config]);
 
   const { saving, submit } = useDetailSave(
@@ -134,7 +136,9 @@ function FormFillForm({
           { required: true, whitespace: true, message: t('apps.protocol.urlInvalid') },
           {
             validator: async (_rule, value: string) => {
-              if (!isWebUrl(value.trim())) throw new Error(t('apps.protocol.urlInvalid'));
+              const problem = formLoginUrlProblem(value.trim());
+              if (problem === 'invalid') throw new Error(t('apps.protocol.urlInvalid'));
+              if (problem === 'http') throw new Error(t('apps.form.loginUrlHttp'));
             },
           },
         ]}

@@ -107,6 +107,42 @@ describe('<AppProtocolCard> login callback URLs', () => {
   });
 });
 
+describe('<AppProtocolCard> logout to the application', () => {
+  beforeAll(async () => {
+    initI18n('en');
+    await loadPhrases(['apps']);
+  });
+
+  const logoutInput = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+
+  it('refuses a logout URI under the rules of callback URLs, and a non-web one', async () => {
+    const { callApi } = await renderCard();
+    fireEvent.change(logoutInput('Back-channel logout URI'), {
+      target: { value: 'http://sales.example.com/bc' },
+    });
+    fireEvent.change(logoutInput('Front-channel logout URI'), {
+      target: { value: 'com.example.app:/logout' },
+    });
+    save();
+    await screen.findByText('http is allowed for localhost only; use https');
+    await screen.findByText('This kind of address is not allowed as a callback (use https)');
+    expect(updates(callApi)).toEqual([]);
+  });
+
+  it('saves both URIs, and an emptied one as none', async () => {
+    const { callApi } = await renderCard();
+    fireEvent.change(logoutInput('Back-channel logout URI'), {
+      target: { value: ' https://sales.example.com/oidc/backchannel ' },
+    });
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.[1]).toMatchObject({
+      backchannelLogoutUri: 'https://sales.example.com/oidc/backchannel',
+      frontchannelLogoutUri: null,
+    });
+  });
+});
+
 describe('<AppProtocolCard> token lifetimes', () => {
   beforeAll(async () => {
     initI18n('en');

@@ -28,7 +28,14 @@ import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { formatThousands } from '../../lib/format/number.ts';
 import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
-import { isWebUrl, type LifetimeKey, lifetimeKeys, lifetimeRule, recommendedLifetimes } from './app-rules.ts';
+import {
+  isWebUrl,
+  type LifetimeKey,
+  lifetimeKeys,
+  lifetimeRule,
+  logoutUriRule,
+  recommendedLifetimes,
+} from './app-rules.ts';
 import { type AppDetail, camel } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
 import { SecretOnceModal } from './secret-once.modal.tsx';
@@ -38,6 +45,8 @@ import { useDetailSave } from './use-detail-save.ts';
 export interface ProtocolValues {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string;
+  frontchannelLogoutUri: string;
   initiateLoginUri: string;
   homeUrl: string;
   scopes: string[];
@@ -50,6 +59,8 @@ export interface ProtocolValues {
 const formFields = [
   'redirectUris',
   'postLogoutRedirectUris',
+  'backchannelLogoutUri',
+  'frontchannelLogoutUri',
   'initiateLoginUri',
   'homeUrl',
   'scopes',
@@ -62,6 +73,8 @@ const formFields = [
 export const protocolValuesOf = (app: AppDetail): ProtocolValues => ({
   redirectUris: [...app.oidc.redirectUris],
   postLogoutRedirectUris: [...app.oidc.postLogoutRedirectUris],
+  backchannelLogoutUri: app.oidc.backchannelLogoutUri ?? '',
+  frontchannelLogoutUri: app.oidc.frontchannelLogoutUri ?? '',
   initiateLoginUri: app.oidc.initiateLoginUri ?? '',
   homeUrl: app.oidc.homeUrl ?? '',
   scopes: [...new Set(['openid', ...app.oidc.scopes])],
@@ -70,6 +83,11 @@ export const protocolValuesOf = (app: AppDetail): ProtocolValues => ({
   requirePkce: app.oidc.requirePkce,
   lifetimes: { ...app.oidc.lifetimes },
 });
+
+const logoutPlaceholders = {
+  backchannelLogoutUri: 'https://app.example.com/oidc/backchannel-logout',
+  frontchannelLogoutUri: 'https://app.example.com/oidc/frontchannel-logout',
+};
 
 const optionalUrlRule = (message: string) => ({
   validator: async (_rule: unknown, value: string | undefined) => {
@@ -154,6 +172,8 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
         appId: app.appId,
         redirectUris: values.redirectUris.map((uri) => uri.trim()),
         postLogoutRedirectUris: values.postLogoutRedirectUris.map((uri) => uri.trim()),
+        backchannelLogoutUri: values.backchannelLogoutUri?.trim() || null,
+        frontchannelLogoutUri: values.frontchannelLogoutUri?.trim() || null,
         initiateLoginUri: values.initiateLoginUri?.trim() || null,
         homeUrl: values.homeUrl?.trim() || null,
         scopes: values.scopes as never,
@@ -192,6 +212,17 @@ function ProtocolForm({ app, onChange }: { app: AppDetail; onChange(app: AppDeta
           label={t('apps.protocol.logoutUris')}
           extra={t('apps.protocol.logoutUrisHint')}
         />
+        {(['backchannelLogoutUri', 'frontchannelLogoutUri'] as const).map((name) => (
+          <Form.Item
+            key={name}
+            name={name}
+            label={t(`apps.protocol.${name}`)}
+            extra={t(`apps.protocol.${name}Hint`)}
+            rules={[logoutUriRule(t)]}
+          >
+            <Input placeholder={logoutPlaceholders[name]} inputMode="url" spellCheck={false} />
+          </Form.Item>
+        ))}
         <Form.Item
           name="initiateLoginUri"
           label={t('apps.protocol.initiateLoginUri')}

@@ -65,6 +65,21 @@ export const redirectUriRule =
     },
   });
 
+/**
+ * An app's back- or front-channel logout URI: empty, or an address under the rules of callback
+ * URLs that a server or a browser frame can reach (http or https).
+ */
+export const logoutUriRule =
+  (t: TFunction): FormRule =>
+  () => ({
+    validator: async (_rule, value: unknown) => {
+      const uri = typeof value === 'string' ? value.trim() : '';
+      if (!uri) return;
+      const problem = redirectUriProblem(uri) ?? (/^https?:/i.test(uri) ? null : 'scheme');
+      if (problem) throw new Error(t(`apps.redirectUri.${problem}`));
+    },
+  });
+
 export const lifetimeKeys = ['authorizationCode', 'idToken', 'accessToken', 'refreshToken'] as const;
 export type LifetimeKey = (typeof lifetimeKeys)[number];
 

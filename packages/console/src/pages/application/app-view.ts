@@ -32,9 +32,4 @@ export type CreatedApp = ApiResponse<'/api/v1/manage/app/create'>;
 export const templateName = (t: TFunction, template: AppTemplate): string =>
   template.key === 'legacy_form' ? t('apps.templateName.legacyForm') : template.name;
 
-/** A snake_case value as its phrase key (phrase keys are camelCase identifiers). */
-type Camel<S extends string> = S extends `${infer Head}_${infer Tail}`
-  ? `${Head}${Capitalize<Camel<Tail>>}`
-  : S;
-export const camel = <S extends string>(value: S): Camel<S> =>
-  value.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase()) as Camel<S>;
+export { camel } from '../../lib/camel.ts';

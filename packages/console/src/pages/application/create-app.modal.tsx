@@ -16,7 +16,7 @@ interface Values {
   protocol: AppProtocol;
 }
 
-/** "Add application": a self-built app (OIDC or form-fill); the full set also offers the catalogue. */
+/** "Add application": a self-built app (OIDC, SAML or form-fill); the full set also offers the catalogue. */
 export function CreateAppModal({
   onClose,
   onCreated,
@@ -113,6 +113,11 @@ export function CreateAppModal({
                 <Typography.Text>{t('apps.create.protocolForm')}</Typography.Text>
                 <br />
                 <Typography.Text type="secondary">{t('apps.create.protocolFormHint')}</Typography.Text>
+              </Radio>
+              <Radio value="saml">
+                <Typography.Text>{t('apps.create.protocolSaml')}</Typography.Text>
+                <br />
+                <Typography.Text type="secondary">{t('apps.create.protocolSamlHint')}</Typography.Text>
               </Radio>
             </Flex>
           </Radio.Group>

@@ -139,7 +139,7 @@ function TemplateModal({
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const [form] = Form.useForm<TemplateValues>();
-  const example = `https://${template.key === 'legacy_form' ? 'app' : template.key}.example.com`;
+  const example = `https://${template.key === 'legacy_form' ? 'app' : template.key.replace(/_.*/, '')}.example.com`;
   const { saving, submit } = useFormSubmit(
     form,
     async (values) => {
@@ -188,7 +188,9 @@ function TemplateModal({
           extra={
             template.protocol === 'form'
               ? t('apps.catalogue.baseUrlFormHint')
-              : t('apps.catalogue.baseUrlHint', { example })
+              : template.protocol === 'saml'
+                ? t('apps.catalogue.baseUrlSamlHint', { example })
+                : t('apps.catalogue.baseUrlHint', { example })
           }
           validateFirst
           rules={[

@@ -25,6 +25,8 @@ export function appDetail(overrides: Partial<AppDetail> = {}): AppDetail {
       redirectUris: ['https://sales.example.com/callback'],
       postLogoutRedirectUris: [],
       initiateLoginUri: null,
+      backchannelLogoutUri: null,
+      frontchannelLogoutUri: null,
       homeUrl: null,
       scopes: ['openid', 'profile'],
       signingAlg: 'ES256',

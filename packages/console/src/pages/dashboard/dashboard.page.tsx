@@ -1,209 +1,131 @@
-import BankOutlined from '@ant-design/icons/BankOutlined';
 import CheckOutlined from '@ant-design/icons/CheckOutlined';
 import CopyOutlined from '@ant-design/icons/CopyOutlined';
+import type { DashboardWindow } from '@tessera/contract/constants';
 import { theme } from 'antd';
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
+import { withPhrases } from '../../i18n/i18n.ts';
+import { useLoad } from '../../lib/use-load.ts';
 import { breakpoints, useMinWidth } from '../../lib/use-min-width.ts';
+import { ChartPlaceholder, Choice, timeZone } from './panel.tsx';
 
-type CompanyDetail = ApiResponse<'/api/v1/manage/company/detail'>;
+/**
+ * The figure panels: fetched as soon as the page starts (not in the first load, so the page
+ * paints its frame without waiting for them).
+ */
+const overview = withPhrases('dashboardPanels', () => import('./overview.panels.tsx'));
+const UsersPanel = lazy(() => overview().then((m) => ({ default: m.UsersPanel })));
+const MfaPanel = lazy(() => overview().then((m) => ({ default: m.MfaPanel })));
+const AppsPanel = lazy(() => overview().then((m) => ({ default: m.AppsPanel })));
+const RecentSignInsPanel = lazy(() => overview().then((m) => ({ default: m.RecentSignInsPanel })));
+const NewFailuresPanel = lazy(() => overview().then((m) => ({ default: m.NewFailuresPanel })));
+const AlertFlag = lazy(() => overview().then((m) => ({ default: m.AlertFlag })));
 
-interface Item {
-  key: string;
-  label: string;
-  children: ReactNode;
+/** The chart panels bring ECharts: loaded after the first paint, never in the first load. */
+const charts = withPhrases('dashboardPanels', () => import('./chart.panels.tsx'));
+const LoginTrendPanel = lazy(() => charts().then((m) => ({ default: m.LoginTrendPanel })));
+const HotspotPanel = lazy(() => charts().then((m) => ({ default: m.HotspotPanel })));
+const AppTrendPanel = lazy(() => charts().then((m) => ({ default: m.AppTrendPanel })));
+const FailuresPanel = lazy(() => charts().then((m) => ({ default: m.FailuresPanel })));
+
+/** True from the frame after the first paint on. */
+function usePainted() {
+  const [painted, setPainted] = useState(false);
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => setTimeout(() => setPainted(true), 0));
+    return () => cancelAnimationFrame(frame);
+  }, []);
+  return painted;
 }
 
 /**
- * A plain landing page until the dashboard statistics exist: who you are and which company.
- * It is the first screen, so it is drawn with plain elements in antd's Card and bordered
- * Descriptions look rather than loading those modules (and Typography's editor) first.
+ * /dashboard (the pinned first tab): who is signing in, to what, from where, and what fails,
+ * over the windows of spec §9 (last 7 days, last month; recent lists: last three days).
  */
 export function DashboardPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { token } = theme.useToken();
   const { callApi } = useConsole();
   const { company, username } = useSession();
-  const narrow = !useMinWidth(breakpoints.sm);
-  const twoColumns = useMinWidth(breakpoints.lg);
+  const [window, setWindow] = useState<DashboardWindow>('week');
+  const painted = usePainted();
+  const wide = useMinWidth(1200);
+  const medium = useMinWidth(breakpoints.md);
+  const columns = wide ? 3 : medium ? 2 : 1;
   const companyId = company?.companyId;
-  const [detail, setDetail] = useState<CompanyDetail | null>(null);
-  const [loading, setLoading] = useState(true);
 
-  useEffect(() => {
-    if (!companyId) return;
-    let current = true;
-    setDetail(null);
-    setLoading(true);
-    callApi('/api/v1/manage/company/detail')
-      .then((result) => {
-        if (current) setDetail(result);
-      })
-      .catch(() => {
-        // The HTTP client has shown the error; the card keeps what the company list said.
-      })
-      .finally(() => {
-        if (current) setLoading(false);
-      });
-    return () => {
-      current = false;
-    };
-  }, [callApi, companyId]);
+  const failures = useLoad(
+    // biome-ignore lint/correctness/useExhaustiveDependencies: reloads for another company too.
+    useCallback(
+      () => callApi('/api/v1/manage/index/fail-trend', { window, timeZone: timeZone() }),
+      [callApi, window, companyId],
+    ),
+  ).data;
+  const system = useLoad(useCallback(() => callApi('/api/v1/manage/system/info'), [callApi])).data;
 
   if (!company) return null;
-  const dateFormat = new Intl.DateTimeFormat(i18n.language === 'zh' ? 'zh-CN' : 'en', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  });
-  const items: Item[] = [
-    { key: 'name', label: t('dashboard.companyName'), children: company.name },
-    {
-      key: 'id',
-      label: t('dashboard.companyId'),
-      children: <CopyableCode text={company.companyId} testId="company-id" />,
-    },
-    {
-      key: 'role',
-      label: t('dashboard.yourRole'),
-      children: company.isOwner ? t('dashboard.roleOwner') : t('dashboard.roleAdministrator'),
-    },
-  ];
-  if (detail) {
-    items.push(
-      { key: 'owner', label: t('dashboard.owner'), children: detail.ownerUsername },
-      {
-        key: 'created',
-        label: t('dashboard.createdAt'),
-        children: dateFormat.format(new Date(detail.createdAt)),
-      },
-      {
-        key: 'language',
-        label: t('dashboard.defaultLanguage'),
-        children: t(`common.languageName.${detail.defaultLanguage}`),
-      },
+  const span = (n: number) => ({ gridColumn: `span ${Math.min(n, columns)}` });
+  /** A panel whose module is loaded apart (charts: only after the first paint). */
+  const later = (node: ReactNode, height: number, n: number, afterPaint = true) => {
+    const placeholder = <ChartPlaceholder height={height + 56} />;
+    return (
+      <div style={span(n)}>
+        {painted || !afterPaint ? <Suspense fallback={placeholder}>{node}</Suspense> : placeholder}
+      </div>
     );
-  }
-
-  const columns = twoColumns ? 2 : 1;
-  const rows: Item[][] = [];
-  for (let i = 0; i < items.length; i += columns) rows.push(items.slice(i, i + columns));
-  const cell = narrow ? '8px 16px' : '16px 24px';
-  const border = `1px solid ${token.colorSplit}`;
+  };
 
   return (
-    <section
-      style={{
-        maxWidth: 960,
-        margin: '0 auto',
-        padding: token.paddingLG,
-        background: token.colorBgContainer,
-        border: `1px solid ${token.colorBorderSecondary}`,
-        borderRadius: token.borderRadiusLG,
-      }}
+    // Keyed by company: switching companies starts every panel afresh.
+    <div
+      key={company.companyId}
+      style={{ display: 'flex', flexDirection: 'column', gap: 16, maxWidth: 1600 }}
     >
-      <div style={{ display: 'flex', alignItems: 'center', gap: 16, marginBottom: 24 }}>
-        <span
-          style={{
-            display: 'inline-flex',
-            alignItems: 'center',
-            justifyContent: 'center',
-            flex: 'none',
-            width: 56,
-            height: 56,
-            overflow: 'hidden',
-            borderRadius: token.borderRadiusLG,
-            background: company.icon ? undefined : 'rgba(0, 0, 0, 0.25)',
-            color: '#fff',
-            fontSize: 28,
-          }}
-        >
-          {company.icon ? (
-            <img src={company.icon} alt="" width={56} height={56} style={{ objectFit: 'cover' }} />
-          ) : (
-            <BankOutlined />
-          )}
-        </span>
-        <div style={{ minWidth: 0 }}>
-          <h3
-            style={{
-              margin: 0,
-              color: token.colorTextHeading,
-              fontSize: token.fontSizeHeading3,
-              lineHeight: token.lineHeightHeading3,
-              fontWeight: token.fontWeightStrong,
-            }}
-          >
+      <header style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: '8px 16px' }}>
+        <div style={{ flex: '1 1 320px', minWidth: 0 }}>
+          <h3 style={{ margin: 0, fontSize: token.fontSizeHeading4, fontWeight: token.fontWeightStrong }}>
             {t('dashboard.welcome', { name: username })}
           </h3>
-          <span style={{ color: token.colorTextSecondary }}>{t('dashboard.intro')}</span>
+          <div style={{ color: token.colorTextSecondary, display: 'flex', flexWrap: 'wrap', gap: '0 12px' }}>
+            <span data-testid="company-name">{company.name}</span>
+            <span>
+              {t('dashboard.companyId')}: <CopyableCode text={company.companyId} testId="company-id" />
+            </span>
+            {system ? <span>{t('dashboard.system.version', { version: system.version })}</span> : null}
+          </div>
         </div>
-      </div>
-      <table
-        style={{
-          width: '100%',
-          tableLayout: 'auto',
-          borderCollapse: 'separate',
-          borderSpacing: 0,
-          border,
-          borderRadius: token.borderRadiusLG,
-          overflow: 'hidden',
-        }}
-      >
-        <tbody>
-          {rows.map((row, rowIndex) => (
-            <tr key={row[0]?.key}>
-              {row.map((item, index) => {
-                const top = rowIndex > 0 ? border : undefined;
-                const last = index === row.length - 1;
-                return [
-                  <th
-                    key={`${item.key}-label`}
-                    scope="row"
-                    style={{
-                      padding: cell,
-                      borderTop: top,
-                      borderInlineStart: index > 0 ? border : undefined,
-                      borderInlineEnd: border,
-                      background: token.colorFillAlter,
-                      color: token.colorTextTertiary,
-                      fontWeight: 'normal',
-                      textAlign: 'start',
-                      whiteSpace: 'nowrap',
-                    }}
-                  >
-                    {item.label}
-                  </th>,
-                  <td
-                    key={item.key}
-                    // The last item of a short last row fills the row, as antd's Descriptions does.
-                    colSpan={last ? (columns - row.length) * 2 + 1 : 1}
-                    style={{ padding: cell, borderTop: top, color: token.colorText, wordBreak: 'break-word' }}
-                  >
-                    {item.children}
-                  </td>,
-                ];
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {loading ? (
-        <div
-          data-testid="dashboard-loading"
-          role="progressbar"
-          aria-busy="true"
-          aria-label={t('common.loading')}
-          style={{
-            height: 16,
-            marginTop: 16,
-            borderRadius: token.borderRadiusSM,
-            background: token.colorFillContent,
-          }}
+        <Choice<DashboardWindow>
+          label={t('dashboard.window')}
+          testId="dashboard-window"
+          value={window}
+          onChange={setWindow}
+          options={(['week', 'month'] as const).map((value) => ({
+            value,
+            label: t(`dashboard.windows.${value}`),
+          }))}
         />
+      </header>
+      {failures?.alerts.length ? (
+        <Suspense fallback={null}>
+          <AlertFlag alerts={failures.alerts} />
+        </Suspense>
       ) : null}
-    </section>
+      {!failures ? (
+        <div data-testid="dashboard-loading" aria-busy="true" style={{ display: 'none' }} />
+      ) : null}
+      <div style={{ display: 'grid', gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: 16 }}>
+        {later(<UsersPanel />, 120, 1, false)}
+        {later(<MfaPanel />, 120, 1, false)}
+        {later(<AppsPanel window={window} />, 120, 1, false)}
+        {later(<LoginTrendPanel window={window} />, 260, 2)}
+        {later(<RecentSignInsPanel />, 260, 1, false)}
+        {later(<HotspotPanel window={window} />, 320, 2)}
+        {later(<NewFailuresPanel />, 320, 1, false)}
+        {later(<AppTrendPanel window={window} />, 240, 3)}
+        {later(<FailuresPanel data={failures} />, 240, 3)}
+      </div>
+    </div>
   );
 }
 
@@ -227,8 +149,7 @@ function CopyableCode({ text, testId }: { text: string; testId: string }) {
       <code
         data-testid={testId}
         style={{
-          margin: '0 0.2em',
-          padding: '0.2em 0.4em 0.1em',
+          padding: '0.1em 0.4em',
           fontSize: '85%',
           fontFamily: token.fontFamilyCode,
           background: 'rgba(150, 150, 150, 0.1)',

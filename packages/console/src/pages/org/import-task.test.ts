@@ -14,6 +14,7 @@ import type { ImportTask } from './org-types.ts';
 const task = (status: ImportTask['status'], extra: Partial<ImportTask> = {}): ImportTask => ({
   taskId: 't1',
   status,
+  queuePosition: null,
   fileName: 'people.xlsx',
   total: 3,
   created: status === 'success' ? 3 : 0,

@@ -4,8 +4,9 @@ import type { ImportTask } from './org-types.ts';
 /**
  * The user import as a state machine (spec §3 Import task: importing, success, failed):
  * choose a file → upload (the server answers with a task id) → poll `batch-task` until the task
- * ends → success (how many were created) or failed (the reason of every refused row; nothing
- * was stored). An upload the server refuses (not .xlsx, bad header, too many rows) ends in
+ * ends (while importing, it may first wait in the queue) → success (how many were created) or
+ * failed (the reason of every refused row, or why the file could not be read; nothing was
+ * stored). An upload the server refuses (not .xlsx, too large, too many imports waiting) ends in
  * `refused` with its message.
  */
 export type ImportState =

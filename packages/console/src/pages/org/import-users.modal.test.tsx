@@ -8,6 +8,7 @@ import { renderWithConsole } from './test-services.tsx';
 const task = (status: ImportTask['status'], extra: Partial<ImportTask> = {}): ImportTask => ({
   taskId: 'task-7',
   status,
+  queuePosition: null,
   fileName: 'people.xlsx',
   total: 2,
   created: 0,
@@ -69,6 +70,30 @@ describe('<ImportUsersModal>', () => {
     choose('people.xlsx');
     await screen.findByText('Users imported from people.xlsx: 2', undefined, { timeout: 5000 });
     expect(onImported).toHaveBeenCalledTimes(1);
+  });
+
+  it('says while the import waits for its turn in the queue', async () => {
+    renderImport([
+      task('importing', { queuePosition: 3 }),
+      task('importing', { queuePosition: 1 }),
+      task('success', { created: 2 }),
+    ]);
+    choose('people.xlsx');
+    await screen.findByText('people.xlsx is waiting for its turn (earlier imports of this company ahead: 2)');
+    await screen.findByText('people.xlsx is waiting for its turn: other imports are running', undefined, {
+      timeout: 5000,
+    });
+    await screen.findByText('Users imported from people.xlsx: 2', undefined, { timeout: 5000 });
+  });
+
+  it('gives the reason when the file as a whole could not be read, without a table of rows', async () => {
+    const reason =
+      'The workbook unpacks to more than 128 MiB; delete other sheets, images and unused cells, or split it into smaller files';
+    renderImport([task('importing'), task('failed', { errors: [{ row: 0, field: null, message: reason }] })]);
+    choose('people.xlsx');
+    await screen.findByText('Nothing was imported from people.xlsx', undefined, { timeout: 5000 });
+    expect(screen.getByText(reason)).toBeTruthy();
+    expect(screen.queryByTestId('import-errors')).toBeNull();
   });
 
   it('refuses anything but .xlsx before uploading', async () => {

@@ -145,6 +145,19 @@ export function ImportUsersModal({
   );
 }
 
+/** Uploading, waiting in the queue (behind the company's earlier imports, or for a free slot), or importing. */
+function Progress({ state }: { state: Extract<ImportState, { phase: 'uploading' | 'importing' }> }) {
+  const { t } = useTranslation();
+  const file = state.fileName;
+  const position = state.phase === 'importing' ? (state.task?.queuePosition ?? null) : null;
+  let text: string;
+  if (state.phase === 'uploading') text = t('org.import.uploading', { file });
+  else if (position === null) text = t('org.import.importing', { file });
+  else if (position > 1) text = t('org.import.waitingCompany', { file, count: position - 1 });
+  else text = t('org.import.waitingSlot', { file });
+  return <span>{text}</span>;
+}
+
 /** What the import is doing, or how it ended. */
 export function ImportOutcome({ state }: { state: Exclude<ImportState, { phase: 'idle' }> }) {
   const { t } = useTranslation();
@@ -156,9 +169,7 @@ export function ImportOutcome({ state }: { state: Exclude<ImportState, { phase: 
       return (
         <Flex vertical align="center" gap={8} style={{ padding: 24 }} role="status">
           <Spin />
-          <span>
-            {t(state.phase === 'uploading' ? 'org.import.uploading' : 'org.import.importing', { file })}
-          </span>
+          <Progress state={state} />
           {state.phase === 'importing' ? (
             <Typography.Text type="secondary">{t('org.import.taskId', { id: state.taskId })}</Typography.Text>
           ) : null}
@@ -174,8 +185,18 @@ export function ImportOutcome({ state }: { state: Exclude<ImportState, { phase: 
       );
     case 'failed': {
       const { errors } = state.task;
+      // The file as a whole could not be read or imported (row 0): its reasons, without a table of rows.
+      if (errors.every((error) => error.row === 0))
+        return (
+          <Alert
+            type="error"
+            showIcon
+            title={t('org.import.failedFile', { file })}
+            description={errors.map((error) => <div key={error.message}>{error.message}</div>)}
+          />
+        );
       const columns: DataColumn<RowError>[] = [
-        { key: 'row', title: t('org.import.column.row'), width: 72, render: (row) => row.row },
+        { key: 'row', title: t('org.import.column.row'), width: 72, render: (row) => row.row || '—' },
         { key: 'field', title: t('org.import.column.field'), width: 120, render: (row) => row.field ?? '—' },
         { key: 'reason', title: t('org.import.column.reason'), render: (row) => row.message },
       ];

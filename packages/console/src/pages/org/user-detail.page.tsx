@@ -1,10 +1,11 @@
-import { Card, Col, Empty, Flex, Row } from 'antd';
+import { Col, Flex, Row } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useConsole } from '../../app/console-context.ts';
 import { BackButton, DetailMissing } from '../../components/detail-nav.tsx';
 import { useLoad } from '../../lib/use-load.ts';
+import { UserDevicesCard } from '../devices/user-devices.card.tsx';
 import { UserAccountCard } from './user-account.card.tsx';
 import { UserDepartmentsCard } from './user-departments.card.tsx';
 import { UserHeaderCard } from './user-header.card.tsx';
@@ -44,7 +45,9 @@ function listPathOf(state: unknown): string {
 
 function UserDetail({ userId }: { userId: string }) {
   const { t } = useTranslation();
-  const { callApi } = useConsole();
+  const { callApi, variant } = useConsole();
+  // Device management is in the full route set only (spec §2).
+  const fullSet = variant === 'dev';
   const navigate = useNavigate();
   const listPath = listPathOf(useLocation().state);
   const load = useCallback(() => callApi('/api/v1/manage/user/detail', { userId }), [callApi, userId]);
@@ -76,9 +79,7 @@ function UserDetail({ userId }: { userId: string }) {
           <Flex vertical gap={16}>
             <UserAccountCard user={user} />
             <UserMfaCard user={user} />
-            <Card title={t('org.detail.devicesTitle')} size="small">
-              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('org.detail.devicesEmpty')} />
-            </Card>
+            {fullSet && <UserDevicesCard userId={user.userId} />}
           </Flex>
         </Col>
       </Row>

@@ -28,7 +28,7 @@ export function CompanyInfoCard() {
   const load = useCallback(() => callApi('/api/v1/manage/company/detail'), [callApi]);
   const { data: detail, setData: setDetail, loading } = useLoad(load);
   return (
-    <Card title={t('settings.basicTitle')}>
+    <Card title={t('settings.basicTitle')} data-testid="company-info">
       {detail ? (
         <CompanyInfoForm detail={detail} onChange={setDetail} />
       ) : (

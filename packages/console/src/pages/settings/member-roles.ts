@@ -6,6 +6,7 @@ export const memberRoleView: Record<MemberRole, { label: ParseKeys; color: strin
   owner: { label: 'settings.role.owner', color: 'gold' },
   admin: { label: 'settings.role.admin', color: 'blue' },
   external_admin: { label: 'settings.role.externalAdmin', color: 'purple' },
+  delegated_admin: { label: 'settings.role.delegatedAdmin', color: 'cyan' },
   member: { label: 'settings.role.member', color: 'default' },
 };
 

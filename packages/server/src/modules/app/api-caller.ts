@@ -1,11 +1,14 @@
 import { createLocalJWKSet, type JWK, jwtVerify } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ApiCaller } from '../../http/bind.ts';
+import type { ApiCaller } from '../../http/callers.ts';
 import { apiSecretVersion } from './app-clients.ts';
 
 /** The management API's audience in access accounts' tokens (a resource indicator, RFC 8707). */
 export const managementApiAudience = (publicUrl: string) => `${publicUrl}/api/v1/manage`;
+
+/** The permission decision API's audience in applications' own client credentials tokens. */
+export const decisionApiAudience = (publicUrl: string) => `${publicUrl}/api/v1/app/permission`;
 
 /** Client credentials tokens live an hour. */
 export const API_TOKEN_TTL = 3600;
@@ -14,12 +17,11 @@ export const API_TOKEN_TTL = 3600;
 const publicJwk = ({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest }: JWK): JWK => rest;
 
 /**
- * The programmatic access account behind a client credentials access token. The account is
- * read on every call, so an expired or deleted account is refused at once, even with a token
- * that has not expired yet.
+ * Verifies Tessera's own client credentials access tokens for one audience (signature, issuer,
+ * audience, type, expiry) and answers the client they were issued to, with the secret they were
+ * issued for.
  */
-export function createApiCallerAuthenticator(deps: {
-  db: Db;
+export function createAccessTokenVerifier(deps: {
   issuer: string;
   audience: string;
   /** The provider's current signing keys (they change on rotation). */
@@ -35,9 +37,8 @@ export function createApiCallerAuthenticator(deps: {
     }
     return set;
   };
-
-  /** The client a token was issued to, with the secret it was issued for (signature, issuer, audience, expiry checked). */
-  async function issuedTo(token: string): Promise<{ clientId: string; secretVersion: string } | null> {
+  return async function issuedTo(token: string): Promise<{ clientId: string; secretVersion: string } | null> {
+    if (token.length > 4096 || token.split('.').length !== 3) return null;
     try {
       const { payload } = await jwtVerify(token, keySet(), {
         issuer: deps.issuer,
@@ -50,10 +51,24 @@ export function createApiCallerAuthenticator(deps: {
     } catch {
       return null;
     }
-  }
+  };
+}
+
+/**
+ * The programmatic access account behind a client credentials access token. The account is
+ * read on every call, so an expired or deleted account is refused at once, even with a token
+ * that has not expired yet.
+ */
+export function createApiCallerAuthenticator(deps: {
+  db: Db;
+  issuer: string;
+  audience: string;
+  /** The provider's current signing keys (they change on rotation). */
+  jwks(): { keys: JWK[] };
+}) {
+  const issuedTo = createAccessTokenVerifier(deps);
 
   return async function authenticateApiToken(token: string): Promise<ApiCaller | null> {
-    if (token.length > 4096 || token.split('.').length !== 3) return null;
     const issued = await issuedTo(token);
     if (!issued?.clientId.startsWith('api_')) return null;
     const account = await deps.db

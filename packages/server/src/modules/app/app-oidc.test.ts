@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
+import { createSealer } from '../../lib/crypto.ts';
 import {
   browse,
   type CookieJar,
@@ -12,6 +12,7 @@ import {
   tokenRequest,
 } from '../../test/browser-flow.ts';
 import {
+  anotherInstance,
   call,
   companyMember,
   grantLicense,
@@ -19,6 +20,7 @@ import {
   startTestApp,
   type TestContext,
 } from '../../test/harness.ts';
+import { pairwiseSubject } from '../oidc/subject.ts';
 
 /**
  * Applications as OIDC clients, seen from an independent relying party (openid-client): the
@@ -30,6 +32,9 @@ let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let alice: { id: string; username: string; password: string };
 const redirectUri = 'http://localhost:7001/callback';
+
+/** A person's `sub` at the apps of the owner's company (pairwise per company, subject.ts). */
+const subOf = (accountId: string) => pairwiseSubject(createSealer(ctx.masterKey))(owner.companyId, accountId);
 
 const admin = <T = Record<string, unknown>>(path: string, body: unknown = {}) =>
   call<T>(ctx, path, body, { token: owner.token, companyId: owner.companyId });
@@ -109,12 +114,12 @@ describe('an application as an OIDC client', () => {
     const app = await createOpenedApp();
     const { config, tokens } = await tokensFor(app);
     const claims = tokens.claims()!;
-    expect(claims.sub).toBe(alice.id);
+    expect(claims.sub).toBe(subOf(alice.id));
     expect(claims.aud).toBe(app.clientId);
     expect(claims.preferred_username).toBe('alice');
     const header = JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString());
     expect(header.alg).toBe('ES256');
-    const info = await client.fetchUserInfo(config, tokens.access_token, alice.id);
+    const info = await client.fetchUserInfo(config, tokens.access_token, subOf(alice.id));
     expect(info.preferred_username).toBe('alice');
   });
 
@@ -148,7 +153,7 @@ describe('an application as an OIDC client', () => {
       expectedState: flow.state,
     });
     expect(tokens.claims()?.groups).toEqual(['Sales/East']);
-    expect((await client.fetchUserInfo(config, tokens.access_token, frank.id)).groups).toEqual([
+    expect((await client.fetchUserInfo(config, tokens.access_token, subOf(frank.id))).groups).toEqual([
       'Sales/East',
     ]);
 
@@ -244,7 +249,7 @@ describe('an application as an OIDC client', () => {
       });
       return (await response.json()) as { active: boolean; sub?: string };
     };
-    expect(await introspect(app)).toMatchObject({ active: true, sub: erin.id });
+    expect(await introspect(app)).toMatchObject({ active: true, sub: subOf(erin.id) });
     expect(await introspect(other)).toEqual({ active: false });
     // The assignment runs out (nothing is revoked): the token is still stored, but inactive.
     await ctx.database.db
@@ -271,7 +276,7 @@ describe('an application as an OIDC client', () => {
       pkceCodeVerifier: flow.verifier,
       expectedState: flow.state,
     });
-    expect(tokens.claims()?.sub).toBe(alice.id);
+    expect(tokens.claims()?.sub).toBe(subOf(alice.id));
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toBeTruthy();
 
@@ -419,7 +424,7 @@ describe('who may use an application', () => {
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
     });
-    await expect(client.fetchUserInfo(config, tokens.access_token, carol.id)).rejects.toBeTruthy();
+    await expect(client.fetchUserInfo(config, tokens.access_token, subOf(carol.id))).rejects.toBeTruthy();
     const causes = (await loginEvents(carol.id)).map((e) => e.failure_cause);
     expect(causes).toContain('app_assignment_expired');
 
@@ -487,15 +492,7 @@ describe('who may use an application', () => {
 describe('several server instances', () => {
   it('applies an application change on the next request at another instance', async () => {
     // A second instance on the same database, as behind a load balancer.
-    const other = await buildApp({
-      config: {
-        publicUrl: ctx.baseUrl,
-        session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
-        logLevel: 'silent',
-      },
-      database: ctx.database,
-      masterKey: ctx.masterKey,
-    });
+    const other = await anotherInstance(ctx);
     try {
       const app = await createOpenedApp();
       const tokenAtOther = (params: Record<string, string>) =>

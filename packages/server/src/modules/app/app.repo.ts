@@ -129,6 +129,16 @@ export const findApiAccount = (
     .where('id', '=', accountId)
     .executeTakeFirst();
 
+/** Whether a SAML app's service provider is set up enough to sign in to (an entity id and an ACS). */
+export async function samlConfigured(db: Db, appId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('app_saml_configs')
+    .select(['entity_id', 'acs'])
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+  return Boolean(row?.entity_id && row.acs.length > 0);
+}
+
 export const findFormConfig = (db: Db, appId: string) =>
   db.selectFrom('app_form_configs').selectAll().where('app_id', '=', appId).executeTakeFirst();
 

@@ -4,11 +4,12 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { App, AppApiAccount, AppsTable } from '../../db/schema.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
+import { templateSettings as samlTemplateSettings } from '../saml/saml-config.service.ts';
 import * as repo from './app.repo.ts';
 import { API_ACCOUNT_SECRET_PURPOSE, CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 
@@ -68,6 +69,8 @@ export function createAppService(deps: {
       redirectUris: app.redirect_uris,
       postLogoutRedirectUris: app.post_logout_redirect_uris,
       initiateLoginUri: app.initiate_login_uri,
+      backchannelLogoutUri: app.backchannel_logout_uri,
+      frontchannelLogoutUri: app.frontchannel_logout_uri,
       homeUrl: app.home_url,
       scopes: app.scopes,
       signingAlg: app.signing_alg,
@@ -137,6 +140,8 @@ export function createAppService(deps: {
       redirect_uris: JSON.stringify(redirect ? [redirect] : []),
       post_logout_redirect_uris: JSON.stringify(logout ? [logout] : []),
       initiate_login_uri: under(template.initiateLoginPath),
+      backchannel_logout_uri: template.protocol === 'oidc' ? under(template.backchannelLogoutPath) : null,
+      frontchannel_logout_uri: template.protocol === 'oidc' ? under(template.frontchannelLogoutPath) : null,
       home_url: base ?? null,
       scopes: template.scopes.length ? JSON.stringify(template.scopes) : undefined,
       signing_alg: template.signingAlg,
@@ -165,6 +170,16 @@ export function createAppService(deps: {
       // A place in the company's quota and the licence; parallel creates wait for each other.
       await quotas.takePlaces(trx, companyId, 'app');
       const app = await trx.insertInto('apps').values(row).returningAll().executeTakeFirstOrThrow();
+      // A catalogue SAML app comes with its service provider's known settings (modules/saml).
+      const saml = template?.saml;
+      const baseUrl = body.baseUrl;
+      if (saml && baseUrl)
+        await uniqueViolationAs({ app_saml_configs_entity: 'saml.entity_id_taken' }, () =>
+          trx
+            .insertInto('app_saml_configs')
+            .values({ app_id: app.id, company_id: companyId, ...samlTemplateSettings(saml, baseUrl) })
+            .execute(),
+        );
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
       return { app: detailOf(app), clientSecret };
     });
@@ -180,6 +195,8 @@ export function createAppService(deps: {
       if (body.postLogoutRedirectUris !== undefined)
         set.post_logout_redirect_uris = JSON.stringify(body.postLogoutRedirectUris);
       if (body.initiateLoginUri !== undefined) set.initiate_login_uri = body.initiateLoginUri;
+      if (body.backchannelLogoutUri !== undefined) set.backchannel_logout_uri = body.backchannelLogoutUri;
+      if (body.frontchannelLogoutUri !== undefined) set.frontchannel_logout_uri = body.frontchannelLogoutUri;
       if (body.homeUrl !== undefined) set.home_url = body.homeUrl;
       if (body.scopes !== undefined) set.scopes = JSON.stringify(body.scopes);
       if (body.signingAlg !== undefined) set.signing_alg = body.signingAlg;
@@ -219,7 +236,9 @@ export function createAppService(deps: {
         const configured =
           before.protocol === 'oidc'
             ? before.redirect_uris.length > 0
-            : Boolean(await repo.findFormConfig(trx, before.id));
+            : before.protocol === 'saml'
+              ? await repo.samlConfigured(trx, before.id)
+              : Boolean(await repo.findFormConfig(trx, before.id));
         if (!configured) throw new AppError('app.not_configured');
       }
       const after = await trx

@@ -80,11 +80,62 @@ describe('application settings', () => {
       initiateLoginUri: 'https://gitlab.example.com/users/auth/openid_connect',
       homeUrl: 'https://gitlab.example.com',
       signingAlg: 'RS256',
-      // GitLab's OpenID Connect sign-in does not send PKCE unless told to.
-      requirePkce: false,
+      // As GitLab's documented example configures it: pkce: true, client_auth_method "query".
+      requirePkce: true,
+      tokenAuthMethod: 'client_secret_post',
+      backchannelLogoutUri: null,
     });
+    // Nextcloud (user_oidc) receives back-channel logout tokens for its provider "Tessera".
+    const nextcloud = await createApp({
+      name: 'Nextcloud',
+      type: 'third_party',
+      template: 'nextcloud',
+      baseUrl: 'https://cloud.example.com',
+    });
+    expect(nextcloud.app.oidc.backchannelLogoutUri).toBe(
+      'https://cloud.example.com/apps/user_oidc/backchannel-logout/Tessera',
+    );
     const missing = await admin('/api/v1/manage/app/create', { name: 'X', type: 'third_party' });
     expect(missing.code).toBe(400);
+  });
+
+  it('keeps logout URIs under the rules of callback URLs, and clears one with an empty value', async () => {
+    const { app } = await createApp();
+    const saved = await admin<{ oidc: { backchannelLogoutUri: string; frontchannelLogoutUri: string } }>(
+      '/api/v1/manage/app/update',
+      {
+        appId: app.appId,
+        backchannelLogoutUri: 'https://wiki.example.com/oidc/backchannel',
+        frontchannelLogoutUri: 'https://wiki.example.com/oidc/frontchannel?x=1',
+      },
+    );
+    expect(saved.code, saved.msg).toBe(200);
+    expect(saved.data.oidc).toMatchObject({
+      backchannelLogoutUri: 'https://wiki.example.com/oidc/backchannel',
+      frontchannelLogoutUri: 'https://wiki.example.com/oidc/frontchannel?x=1',
+    });
+    const before = await appRow(app.appId);
+    for (const [uri, message] of [
+      ['http://wiki.example.com/bc', 'http is allowed for localhost only'],
+      ['com.example.wiki:/logout', 'not allowed as a callback'],
+      ['https://wiki.example.com/bc#x', 'cannot contain a # fragment'],
+    ]) {
+      const refused = await admin('/api/v1/manage/app/update', {
+        appId: app.appId,
+        backchannelLogoutUri: uri,
+      });
+      expect(refused.code).toBe(400);
+      expect(refused.msg).toContain(message);
+    }
+    expect(await appRow(app.appId)).toEqual(before);
+    const cleared = await admin<{ oidc: { backchannelLogoutUri: string | null } }>(
+      '/api/v1/manage/app/update',
+      {
+        appId: app.appId,
+        backchannelLogoutUri: '',
+      },
+    );
+    expect(cleared.data.oidc.backchannelLogoutUri).toBeNull();
   });
 
   it('refuses a missing name in the caller language and stores nothing', async () => {

@@ -11,6 +11,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import type { Account, App } from '../../db/schema.ts';
+import { pageCsp } from '../../http/security-headers.ts';
 import { type Sealer, safeEqual } from '../../lib/crypto.ts';
 import { fileUrl } from '../files/files.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
@@ -22,26 +23,12 @@ const ACCOUNT_PATH = '/portal/account';
 const launchPath = (appId: string) => `${MY_APPS_PATH}/${encodeURIComponent(appId)}/launch`;
 const credentialsPath = (appId: string) => `${MY_APPS_PATH}/${encodeURIComponent(appId)}/credentials`;
 
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /**
- * The page that posts an app's login form carries a password: never stored, never framed, no
- * referrer, script from the portal's assets only, and the form may post to the app's sign-in
- * origin only.
+ * The page that posts an app's login form carries a password: the pages' policy (never stored,
+ * never framed, no referrer, script from the portal's assets only), and the form may post to the
+ * app's sign-in origin only.
  */
-const launchHeaders = (origin: string) => ({
-  'cache-control': 'no-store',
-  pragma: 'no-cache',
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action ${origin}; base-uri 'none'; frame-ancestors 'none'`,
-});
+const launchHeaders = (origin: string) => ({ 'content-security-policy': pageCsp(origin) });
 
 const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-apps', sessionId);
 
@@ -73,22 +60,25 @@ export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps)
     assetsBase: PORTAL_ASSETS_PATH,
   });
   const send = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
-  /** A "no access", "not found" or "not set up" page. */
+  /** A "no access", "not found", "not set up" or "not secure" page. */
   const problem = (
     request: FastifyRequest,
     reply: FastifyReply,
-    kind: 'not_found' | 'not_configured' | { cause: AppAccessRefusal },
+    kind: 'not_found' | 'not_configured' | 'insecure' | { cause: AppAccessRefusal },
   ) => {
     const t = portalPhrases[request.lang].apps;
     const message =
-      kind === 'not_found' ? t.notFound : kind === 'not_configured' ? t.notConfigured : t.refused[kind.cause];
-    const status = kind === 'not_found' ? 404 : kind === 'not_configured' ? 409 : 403;
-    const title =
-      kind === 'not_found' || kind === 'not_configured'
-        ? portalPhrases[request.lang].error.title
-        : t.refusedTitle;
+      kind === 'not_found'
+        ? t.notFound
+        : kind === 'not_configured'
+          ? t.notConfigured
+          : kind === 'insecure'
+            ? t.insecure
+            : t.refused[kind.cause];
+    const status = kind === 'not_found' ? 404 : typeof kind === 'string' ? 409 : 403;
+    const title = typeof kind === 'string' ? portalPhrases[request.lang].error.title : t.refusedTitle;
     return send(
       reply,
       status,
@@ -170,7 +160,7 @@ export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps)
       const current = await deps.signedIn(request);
       if (!current) return deps.startSignIn(request, reply);
       const target = await service.launchTarget(current.account.id, request.params.appId);
-      if (target.kind === 'not_found' || target.kind === 'not_configured')
+      if (target.kind === 'not_found' || target.kind === 'not_configured' || target.kind === 'insecure')
         return problem(request, reply, target.kind);
       if (target.kind === 'refused') return refuse(request, reply, current.account, target);
       if (target.kind === 'redirect') return reply.redirect(target.url, 302);
@@ -198,12 +188,12 @@ export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps)
     account: Account,
   ) => {
     const target = await service.launchTarget(account.id, request.params.appId);
-    if (target.kind === 'not_found' || target.kind === 'not_configured')
+    if (target.kind === 'not_found' || target.kind === 'not_configured' || target.kind === 'insecure')
       return problem(request, reply, target.kind);
     if (target.kind === 'refused') return refuse(request, reply, account, target);
     if (target.kind === 'redirect') return reply.redirect(target.url, 303);
     const form = await service.formLaunch(account.id, target.app, target.config);
-    if (form.kind === 'not_configured') return problem(request, reply, 'not_configured');
+    if (form.kind === 'not_configured' || form.kind === 'insecure') return problem(request, reply, form.kind);
     if (form.kind === 'needs_credentials')
       return reply.redirect(`${credentialsPath(target.app.id)}?next=open`, 303);
     await service.recordLaunch({

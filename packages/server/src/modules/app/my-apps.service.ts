@@ -1,9 +1,9 @@
-import { appLimits } from '@tessera/contract';
+import { appLimits, isProtectedWebUrl } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { App, AppFormConfig } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { findFormConfig } from './app.repo.ts';
+import { findFormConfig, samlConfigured } from './app.repo.ts';
 import { FORM_PASSWORD_PURPOSE } from './app.service.ts';
 import { type AppAccessRefusal, appAccessRefusal, appsOpenTo, logAppSignIn } from './app-access.ts';
 import {
@@ -54,6 +54,7 @@ export type LaunchTarget =
   | { kind: 'not_found' }
   | ({ kind: 'refused'; cause: AppAccessRefusal } & Found)
   | ({ kind: 'not_configured' } & Found)
+  | ({ kind: 'insecure' } & Found)
   | ({ kind: 'redirect'; url: string } & Found)
   | ({ kind: 'form'; config: AppFormConfig } & Found);
 
@@ -61,6 +62,7 @@ export type LaunchTarget =
 export type FormLaunch =
   | { kind: 'needs_credentials' }
   | { kind: 'not_configured' }
+  | { kind: 'insecure' }
   | { kind: 'post'; action: string; origin: string; fields: { name: string; value: string }[] };
 
 /** The credentials page of an app, or why there is none. */
@@ -111,16 +113,25 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
       const url = oidcLaunchUrl(found.app, issuer);
       return url ? { kind: 'redirect', url, ...found } : { kind: 'not_configured', ...found };
     }
+    if (found.app.protocol === 'saml') {
+      // IdP-initiated SAML sign-in (modules/saml): the provider checks access again on the way.
+      return (await samlConfigured(db, found.app.id))
+        ? { kind: 'redirect', url: `/saml/apps/${encodeURIComponent(found.app.id)}/start`, ...found }
+        : { kind: 'not_configured', ...found };
+    }
     const config = await findFormConfig(db, found.app.id);
-    return config && webUrl(config.login_url)
-      ? { kind: 'form', config, ...found }
-      : { kind: 'not_configured', ...found };
+    const url = webUrl(config?.login_url);
+    if (!config || !url) return { kind: 'not_configured', ...found };
+    // An address saved before the rule: the password is never posted in clear (formLoginUrlProblem).
+    if (!isProtectedWebUrl(url)) return { kind: 'insecure', ...found };
+    return { kind: 'form', config, ...found };
   }
 
   /** Opens the stored credentials (the only place they are): the fields of the app's login form. */
   async function formLaunch(accountId: string, app: App, config: AppFormConfig): Promise<FormLaunch> {
     const url = webUrl(config.login_url);
     if (!url) return { kind: 'not_configured' };
+    if (!isProtectedWebUrl(url)) return { kind: 'insecure' };
     let username: string;
     let password: string;
     if (config.credential_mode === 'shared') {

@@ -1,8 +1,31 @@
-import type { MemberRole } from '@tessera/contract';
+import {
+  type ConsoleGrants,
+  consoleMemberRoles,
+  fullConsoleGrants,
+  type MemberRole,
+} from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
-export const adminRoles: readonly MemberRole[] = ['owner', 'admin', 'external_admin'];
+export const adminRoles: readonly MemberRole[] = consoleMemberRoles;
+
+/** Where a person stands in the console of a company: their role, and what it lets them do there. */
+export interface ConsoleStanding {
+  role: MemberRole;
+  grants: ConsoleGrants;
+}
+
+/** A person of the company as the administrators card lists them, with a delegated administrator's console role. */
+const memberColumns = [
+  'a.id',
+  'a.username',
+  'a.email',
+  'a.phone',
+  'm.role',
+  'm.created_at',
+  'r.id as console_role_id',
+  'r.name as console_role_name',
+] as const;
 
 export function createCompaniesRepo(db: Db) {
   return {
@@ -19,17 +42,31 @@ export function createCompaniesRepo(db: Db) {
         .orderBy('c.id')
         .execute(),
 
-    /** The tenant check: the caller's role in the company, when an enabled administrator record gives one. */
-    findAdminRole: async (companyId: string, accountId: string): Promise<MemberRole | undefined> => {
+    /**
+     * The tenant check: the caller's role in the company, when an enabled record gives one that
+     * reaches the console, with what it may do there (everything, or its console role's grants).
+     */
+    findConsoleStanding: async (
+      companyId: string,
+      accountId: string,
+    ): Promise<ConsoleStanding | undefined> => {
       const row = await db
-        .selectFrom('company_members')
-        .select('role')
-        .where('company_id', '=', companyId)
-        .where('account_id', '=', accountId)
-        .where('role', 'in', adminRoles)
-        .where('status', '=', 'enabled')
+        .selectFrom('company_members as m')
+        .leftJoin('console_roles as r', (join) =>
+          join.onRef('r.id', '=', 'm.console_role_id').onRef('r.company_id', '=', 'm.company_id'),
+        )
+        .select(['m.role', 'r.grants'])
+        .where('m.company_id', '=', companyId)
+        .where('m.account_id', '=', accountId)
+        .where('m.role', 'in', adminRoles)
+        .where('m.status', '=', 'enabled')
         .executeTakeFirst();
-      return row?.role;
+      if (!row) return undefined;
+      if (row.role !== 'delegated_admin') return { role: row.role, grants: fullConsoleGrants };
+      return {
+        role: row.role,
+        grants: (row.grants as ConsoleGrants | null) ?? { groups: {}, abilities: [] },
+      };
     },
 
     findCompanyById: (db2: Db, companyId: string) =>
@@ -52,7 +89,8 @@ export function createCompaniesRepo(db: Db) {
       db2
         .selectFrom('company_members as m')
         .innerJoin('accounts as a', 'a.id', 'm.account_id')
-        .select(['a.id', 'a.username', 'a.email', 'a.phone', 'm.role', 'm.created_at'])
+        .leftJoin('console_roles as r', 'r.id', 'm.console_role_id')
+        .select(memberColumns)
         .where('m.company_id', '=', companyId)
         .where('m.account_id', '=', accountId)
         .executeTakeFirst(),
@@ -61,6 +99,7 @@ export function createCompaniesRepo(db: Db) {
       let query = db
         .selectFrom('company_members as m')
         .innerJoin('accounts as a', 'a.id', 'm.account_id')
+        .leftJoin('console_roles as r', 'r.id', 'm.console_role_id')
         .where('m.company_id', '=', companyId);
       if (keyword) {
         const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
@@ -74,7 +113,7 @@ export function createCompaniesRepo(db: Db) {
       }
       const [rows, count] = await Promise.all([
         query
-          .select(['a.id', 'a.username', 'a.email', 'a.phone', 'm.role', 'm.created_at'])
+          .select(memberColumns)
           .orderBy(sql`m.role = 'owner'`, 'desc')
           .orderBy('m.created_at')
           .orderBy('a.id')

@@ -6,9 +6,11 @@ import { newId } from '../../lib/ids.ts';
 import { hashPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { assertConsoleRoleExists } from '../console-role/console-role.repo.ts';
 import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
+import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
 import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
@@ -27,12 +29,18 @@ const toMember = (row: {
   phone: string | null;
   role: MemberRole;
   created_at: Date;
+  console_role_id: string | null;
+  console_role_name: string | null;
 }) => ({
   userId: row.id,
   username: row.username,
   email: row.email,
   phone: row.phone,
   role: row.role,
+  consoleRole:
+    row.console_role_id && row.console_role_name
+      ? { roleId: row.console_role_id, name: row.console_role_name }
+      : null,
   isOwner: row.role === 'owner',
   createdAt: row.created_at.toISOString(),
 });
@@ -41,6 +49,8 @@ export function createCompanyService(deps: {
   db: Db;
   companies: CompaniesRepo;
   quotas: Pick<QuotaService, 'takePlaces' | 'assignDefaults'>;
+  /** Tells a removed person's applications that their sessions ended. */
+  signOut: Pick<AccountSignOut, 'prepare'>;
 }) {
   const { db, companies, quotas } = deps;
 
@@ -194,13 +204,17 @@ export function createCompanyService(deps: {
     companyId: string,
     input: {
       username: string;
-      role: 'admin' | 'external_admin' | 'member';
+      role: 'admin' | 'external_admin' | 'delegated_admin' | 'member';
+      consoleRoleId?: string;
       password?: string;
       email?: string;
     },
     lang: Language = 'en',
   ) {
     assertMayGrant(actor.role, input.role);
+    const consoleRoleId = input.role === 'delegated_admin' ? input.consoleRoleId : undefined;
+    if (input.role === 'delegated_admin' && !consoleRoleId) throw new AppError('console_role.required');
+    if (consoleRoleId) await assertConsoleRoleExists(db, companyId, consoleRoleId);
     if (!input.password) throw new AppError('member.password_required');
     assertPasswordAllowed(
       input.password,
@@ -242,7 +256,12 @@ export function createCompanyService(deps: {
             .execute();
           await trx
             .insertInto('company_members')
-            .values({ company_id: companyId, account_id: accountId, role: input.role })
+            .values({
+              company_id: companyId,
+              account_id: accountId,
+              role: input.role,
+              console_role_id: consoleRoleId ?? null,
+            })
             .execute();
           const member = await companies.findMember(trx, companyId, accountId);
           if (!member) throw new AppError('member.not_found');
@@ -252,7 +271,12 @@ export function createCompanyService(deps: {
             action: 'company.member.add',
             targetType: 'account',
             targetId: accountId,
-            after: { username: member.username, role: member.role, email: member.email },
+            after: {
+              username: member.username,
+              role: member.role,
+              consoleRole: member.console_role_name,
+              email: member.email,
+            },
             ip: actor.ip,
           });
           return toMember(member);
@@ -262,12 +286,13 @@ export function createCompanyService(deps: {
 
   /** Takes a person out of the company: the same removal as the users screen's (see removePerson). */
   async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const member = await lockUser(trx, companyId, userId);
       if (!member) throw new AppError('member.not_found');
       if (member.role === 'owner') throw new AppError('member.owner_protected');
       if (member.id === actor.accountId) throw new AppError('member.self_removal');
       assertMayActOn(actor.role, member.role);
+      await signOutBefore(member.id, signOutScopeOf(member, companyId));
       await removePerson(trx, actor, companyId, member, {
         action: 'company.member.remove',
         before: { username: member.username, role: member.role },

@@ -56,6 +56,7 @@ const quotaEvents = () =>
     .selectFrom('audit_events')
     .selectAll()
     .where('action', '=', 'company.quota.update')
+    .orderBy('created_at')
     .execute();
 
 describe('license/quota/list', () => {

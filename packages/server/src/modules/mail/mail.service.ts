@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { randomToken, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { isDirectoryAccount } from '../identity-source/identity-source.repo.ts';
 import { assertMayActOn, fullyManagedColumn } from '../user/user-authority.ts';
 import type { Mailer } from './mailer.ts';
 import type { SignInLinksRepo } from './sign-in-links.repo.ts';
@@ -63,6 +64,8 @@ export function createMailService(deps: {
   return {
     async sendSignInLink(actor: Actor, companyId: string, userId: string, lang: Language) {
       const user = await mailableUser(actor, companyId, userId);
+      // A directory person signs in with the directory's password, never with a link that bypasses it.
+      if (await isDirectoryAccount(db, user.id)) throw new AppError('user.directory_managed');
       const token = randomToken();
       const expiresAt = new Date(Date.now() + SIGN_IN_LINK_TTL_SECONDS * 1000);
       await mailer.send(

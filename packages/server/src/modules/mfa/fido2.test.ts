@@ -335,7 +335,7 @@ describe('passkeys in the portal', () => {
       type: 'fido2',
     });
     expect(registerPage.url).toBe(`${ctx.baseUrl}/portal/account/mfa/passkey`);
-    expect(registerPage.response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(registerPage.response.headers.get('content-security-policy')).toContain("script-src 'self';");
     expect(registerPage.html).toContain('<script src="/portal/webauthn.js" defer></script>');
     expect(registerPage.html).not.toMatch(/<script>/);
     const script = await fetch(`${ctx.baseUrl}/portal/webauthn.js`);

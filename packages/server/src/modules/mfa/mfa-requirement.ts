@@ -1,4 +1,9 @@
-import { type MfaType, type SignatureMfaType, signatureMfaTypes } from '@tessera/contract';
+import {
+  consoleMemberRoles,
+  type MfaType,
+  type SignatureMfaType,
+  signatureMfaTypes,
+} from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
@@ -9,8 +14,8 @@ export const OTP_TYPES = ['otp', 'otp_sm3'] as const satisfies readonly MfaType[
 export type OtpType = (typeof OTP_TYPES)[number];
 export const isOtpType = (type: string): type is OtpType => (OTP_TYPES as readonly string[]).includes(type);
 
-/** Roles that mode `admins` asks a second factor of. */
-const ADMIN_ROLES = new Set(['owner', 'admin', 'external_admin']);
+/** Roles that mode `admins` asks a second factor of: everyone who reaches the console. */
+const ADMIN_ROLES = new Set<string>(consoleMemberRoles);
 
 export interface MfaLockout {
   maxFailures: number;

@@ -26,17 +26,9 @@ export const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal
 /** The user centre's passkey registration (fido2.portal.routes.ts). */
 export const PASSKEY_PATH = '/portal/account/mfa/passkey';
 
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  // webauthn.js (the passkey page) is served from 'self'; no inline script is needed.
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
-/** Sends a page of the user centre's MFA screens (no caching, no framing). */
+/** Sends a page of the user centre's MFA screens (http/security-headers.ts: no caching, no framing). */
 export const sendMfaPage = (reply: FastifyReply, status: number, body: string) =>
-  reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+  reply.status(status).type('text/html; charset=utf-8').send(body);
 
 /**
  * The person who submitted a user-centre MFA form: the one `signedIn` gives, when the form's CSRF

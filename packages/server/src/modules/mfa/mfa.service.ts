@@ -9,6 +9,7 @@ import { DEFAULT_SM3_OTP_PERIOD, verifySm3Otp } from '../../lib/otp/sm3-otp.ts';
 import { base32Encode, newTotpSecret, otpauthUri, verifyTotp } from '../../lib/otp/totp.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
+import { type AccountSignOut, withSignOut } from '../oidc/sign-out.ts';
 import { insertLoginEvent, type LoginEvent } from '../signin/login-events.repo.ts';
 import { assertFullyManaged, assertMayActOn, roleIn } from '../user/user-authority.ts';
 import * as repo from './mfa.repo.ts';
@@ -67,6 +68,8 @@ export function createMfaService(deps: {
   now?: () => number;
   /** Tells the person of factors an administrator removed (mail/credential-notices.ts). */
   notifyCredentialChange?: NotifyCredentialChange;
+  /** Tells the person's applications when removing factors ends their sessions. */
+  signOut?: Pick<AccountSignOut, 'prepare'>;
 }) {
   const { db, sealer } = deps;
   const now = deps.now ?? Date.now;
@@ -293,12 +296,15 @@ export function createMfaService(deps: {
     factorId?: string,
     options: { endSessions: boolean } = { endSessions: true },
   ) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const before = await repo.listFactors(trx, userId);
       if (factorId && !before.some((f) => f.id === factorId)) throw new AppError('mfa.factor_not_found');
       const removed = await repo.deleteFactors(trx, userId, factorId);
       if ((await repo.countBoundFactors(trx, userId)) === 0) await repo.deleteRecoveryCodes(trx, userId);
-      if (options.endSessions) await repo.raiseCredentialVersion(trx, userId);
+      if (options.endSessions) {
+        await signOutBefore(userId);
+        await repo.raiseCredentialVersion(trx, userId);
+      }
       await insertAuditEvent(trx, {
         companyId,
         actorAccountId: actor.accountId,

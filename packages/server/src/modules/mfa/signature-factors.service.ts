@@ -54,7 +54,11 @@ const hashOf = (challenge: string) => createHash('sha256').update(challenge).dig
 /** A signature as people paste it: base64 or base64url, whitespace ignored. */
 export function signatureBytes(text: string | undefined): Buffer | undefined {
   const compact = (text ?? '').replace(/\s+/g, '');
-  if (!compact || compact.length > signatureFactorLimits.signatureMax || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
+  if (
+    !compact ||
+    compact.length > signatureFactorLimits.signatureMax ||
+    !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)
+  )
     return undefined;
   return Buffer.from(compact.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 }
@@ -80,13 +84,24 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     const expiresAt = new Date(Date.now() + SIGNATURE_CHALLENGE_SECONDS * 1000);
     await db
       .insertInto('signature_challenges')
-      .values({ challenge_hash: hashOf(challenge), account_id: accountId, purpose, subject, expires_at: expiresAt })
+      .values({
+        challenge_hash: hashOf(challenge),
+        account_id: accountId,
+        purpose,
+        subject,
+        expires_at: expiresAt,
+      })
       .execute();
     return { challenge, expiresAt };
   }
 
   /** Uses a challenge once: true only for the first use of an unexpired challenge of this account, purpose and subject. */
-  async function claimChallenge(accountId: string, purpose: ChallengePurpose, subject: string, challenge: string | undefined) {
+  async function claimChallenge(
+    accountId: string,
+    purpose: ChallengePurpose,
+    subject: string,
+    challenge: string | undefined,
+  ) {
     if (!challenge?.startsWith(CHALLENGE_PREFIX) || challenge.length > 128) return false;
     const row = await db
       .deleteFrom('signature_challenges')
@@ -108,10 +123,17 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     const needsKeyId = input.type === 'ukey_keyid' || input.type === 'soft_lock';
     if (needsKeyId && !keyId) throw new AppError('mfa.key_id_required');
     if (keyId && !KEY_ID_PATTERN.test(keyId)) throw new AppError('mfa.key_id_invalid');
-    if (input.type !== 'ukey_cert') return { ...publicKeyOf(input.publicKey), keyId: needsKeyId ? keyId : undefined, certificateId: undefined };
+    if (input.type !== 'ukey_cert')
+      return {
+        ...publicKeyOf(input.publicKey),
+        keyId: needsKeyId ? keyId : undefined,
+        certificateId: undefined,
+      };
     let query = db
       .selectFrom('issued_certificates as c')
-      .innerJoin('company_members as m', (join) => join.onRef('m.company_id', '=', 'c.company_id').onRef('m.account_id', '=', 'c.account_id'))
+      .innerJoin('company_members as m', (join) =>
+        join.onRef('m.company_id', '=', 'c.company_id').onRef('m.account_id', '=', 'c.account_id'),
+      )
       .select(['c.id', 'c.account_id', 'c.certificate_der', 'c.revoked_at', 'c.not_before', 'c.not_after'])
       .where('m.status', '=', 'enabled');
     if (companyId) query = query.where('c.company_id', '=', companyId);
@@ -127,7 +149,8 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     if (row.account_id !== accountId) throw new AppError('mfa.certificate_other_user');
     if (row.revoked_at) throw new AppError('mfa.certificate_revoked');
     const now = Date.now();
-    if (row.not_before.getTime() > now || row.not_after.getTime() <= now) throw new AppError('mfa.certificate_expired');
+    if (row.not_before.getTime() > now || row.not_after.getTime() <= now)
+      throw new AppError('mfa.certificate_expired');
     const certificate = parseCertificate(row.certificate_der);
     return { spki: certificate.spki, info: certificate.keyInfo, keyId: undefined, certificateId: row.id };
   }
@@ -149,7 +172,9 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
       .executeTakeFirst();
     if (duplicate) throw new AppError('mfa.key_already_bound');
     const id = newId();
-    const name = input.name?.trim() || [key.info.algorithm.toUpperCase(), key.info.strength, key.keyId].filter(Boolean).join(' ');
+    const name =
+      input.name?.trim() ||
+      [key.info.algorithm.toUpperCase(), key.info.strength, key.keyId].filter(Boolean).join(' ');
     await trx
       .insertInto('mfa_factors')
       .values({
@@ -187,7 +212,11 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     const key = await resolveKey(account.id, input, null);
     const signature = signatureBytes(input.signature);
     if (!(await claimChallenge(account.id, 'bind', subject, input.challenge))) return null;
-    if (!signature || !verifyChallengeSignature(key.spki, Buffer.from(input.challenge ?? '', 'utf8'), signature)) return null;
+    if (
+      !signature ||
+      !verifyChallengeSignature(key.spki, Buffer.from(input.challenge ?? '', 'utf8'), signature)
+    )
+      return null;
     const recoveryCodes = await deps.mfa.recoveryCodesForFirstBinding(account.id);
     return db.transaction().execute(async (trx) => {
       const factorId = await store(trx, account, input, key);
@@ -198,7 +227,13 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
         action: 'mfa.bind',
         targetType: 'user',
         targetId: account.id,
-        after: { factorId, type: input.type, algorithm: key.info.algorithm, strength: key.info.strength, recoveryCodesIssued: recoveryCodes?.length ?? 0 },
+        after: {
+          factorId,
+          type: input.type,
+          algorithm: key.info.algorithm,
+          strength: key.info.strength,
+          recoveryCodesIssued: recoveryCodes?.length ?? 0,
+        },
         ip,
       });
       return { factorId, recoveryCodes };
@@ -224,7 +259,13 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
         action: 'mfa.admin_bind',
         targetType: 'user',
         targetId: input.userId,
-        after: { factorId: id, type: input.type, algorithm: key.info.algorithm, strength: key.info.strength, keyId: key.keyId ?? null },
+        after: {
+          factorId: id,
+          type: input.type,
+          algorithm: key.info.algorithm,
+          strength: key.info.strength,
+          keyId: key.keyId ?? null,
+        },
         ip: actor.ip,
       });
       return id;
@@ -259,17 +300,26 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
           .executeTakeFirst()
       : undefined;
     const signature = signatureBytes(input.signature);
-    if (!claimed || !factor?.public_key || !allowed.includes(factor.type) || !signature) return { ok: false, cause: 'signature_failed' };
+    if (!claimed || !factor?.public_key || !allowed.includes(factor.type) || !signature)
+      return { ok: false, cause: 'signature_failed' };
     if (factor.certificate_id && !(await certificateUsable(account.id, factor.certificate_id)))
       return { ok: false, cause: 'certificate_invalid' };
     let verified = false;
     try {
-      verified = verifyChallengeSignature(factor.public_key, Buffer.from(input.challenge ?? '', 'utf8'), signature);
+      verified = verifyChallengeSignature(
+        factor.public_key,
+        Buffer.from(input.challenge ?? '', 'utf8'),
+        signature,
+      );
     } catch {
       verified = false;
     }
     if (!verified) return { ok: false, cause: 'signature_failed' };
-    await db.updateTable('mfa_factors').set({ last_used_at: sql<Date>`now()` }).where('id', '=', factor.id).execute();
+    await db
+      .updateTable('mfa_factors')
+      .set({ last_used_at: sql<Date>`now()` })
+      .where('id', '=', factor.id)
+      .execute();
     return { ok: true };
   }
 
@@ -278,7 +328,9 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     const row = await db
       .selectFrom('issued_certificates as c')
       .innerJoin('certificate_authorities as ca', 'ca.id', 'c.ca_id')
-      .innerJoin('company_members as m', (join) => join.onRef('m.company_id', '=', 'c.company_id').on('m.account_id', '=', accountId))
+      .innerJoin('company_members as m', (join) =>
+        join.onRef('m.company_id', '=', 'c.company_id').on('m.account_id', '=', accountId),
+      )
       .select('c.id')
       .where('c.id', '=', certificateId)
       .where('c.account_id', '=', accountId)
@@ -291,7 +343,8 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     return row !== undefined;
   }
 
-  const purgeExpired = () => db.deleteFrom('signature_challenges').where('expires_at', '<', sql<Date>`now()`).execute();
+  const purgeExpired = () =>
+    db.deleteFrom('signature_challenges').where('expires_at', '<', sql<Date>`now()`).execute();
 
   return { newChallenge, claimChallenge, bindOwn, bindForUser, check, purgeExpired };
 }

@@ -10,6 +10,19 @@ type Payload = Record<string, unknown> & {
   consumed?: number;
 };
 
+/**
+ * Models that belong to a grant and go with it when it is revoked (as in oidc-provider's own
+ * adapters). An interaction names the grant too, but outlives a revocation: the sign-in of
+ * someone else in its middle signs the previous person out, revoking their grants, and goes on.
+ */
+const grantable = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
 /** Models whose rows are consumed once: consuming twice is a replay. */
 const consumable = new Set([
   'AuthorizationCode',
@@ -33,13 +46,14 @@ export function createOidcAdapter(
 
     async upsert(id: string, payload: Payload, expiresIn: number | undefined): Promise<void> {
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+      const grantId = grantable.has(this.model) ? (payload.grantId ?? null) : null;
       await db
         .insertInto('oidc_payloads')
         .values({
           model: this.model,
           id,
           payload: JSON.stringify(payload),
-          grant_id: payload.grantId ?? null,
+          grant_id: grantId,
           user_code: payload.userCode ?? null,
           uid: payload.uid ?? null,
           account_id: payload.accountId ?? null,
@@ -48,7 +62,7 @@ export function createOidcAdapter(
         .onConflict((oc) =>
           oc.columns(['model', 'id']).doUpdateSet({
             payload: JSON.stringify(payload),
-            grant_id: payload.grantId ?? null,
+            grant_id: grantId,
             user_code: payload.userCode ?? null,
             uid: payload.uid ?? null,
             account_id: payload.accountId ?? null,

@@ -18,7 +18,8 @@ import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
 const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
 const KNOWN_ADDRESS_DAYS = 30;
 
-const budgetsOf = (clientId: string, ip: string, known: boolean): Budget[] => [
+/** The budgets of failed authentications of a client from an address (also spent by the permission decision API). */
+export const budgetsOf = (clientId: string, ip: string, known: boolean): Budget[] => [
   { key: `client-auth:${clientId}:${ip}`, limit: 20, minutes: 10 },
   ...(known ? [] : [{ key: `client-auth:${clientId}`, limit: 100, minutes: 60 }]),
 ];

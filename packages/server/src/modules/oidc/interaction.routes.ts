@@ -1,5 +1,5 @@
-import { interpolate } from '@tessera/contract';
 import {
+  type PageBrand,
   type PageContext,
   portalPhrases,
   renderAppProblemPage,
@@ -10,18 +10,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
+import { languageOfUiLocales } from '../../lib/i18n.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
-import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
+import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
+import type { ConsentStore } from './consent.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
+import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { failureMessageOf } from './sign-in-messages.ts';
+import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
+import { signInStepsRoutes } from './sign-in-steps.routes.ts';
 import {
   credentialsAtOf,
+  type PendingSignIn,
   pendingSignInResult,
-  readPendingSignIn,
   type SignInStep,
   type StepName,
 } from './sign-in-steps.ts';
@@ -46,29 +52,50 @@ export interface InteractionDeps {
    */
   /** The company a client belongs to (an application's), for the sign-in log; null for Tessera's own. */
   clientCompany(clientId: string): Promise<string | null>;
+  /** The brand of the company a client belongs to (an application's), if it has one. */
+  brandOfClient?(clientId: string): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
   appRefusal(input: {
     clientId: string;
     accountId: string;
     ip: string;
     userAgent: string | null;
   }): Promise<AppAccessRefusal | undefined>;
+  /** What people allowed third-party applications (consent.ts). */
+  consents: ConsentStore;
+  /** The name of a company (the consent page names the application's company). */
+  companyName(companyId: string): Promise<string | undefined>;
+  /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
+  scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
 }
 
-type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The `login_hint` of the authorization request: the sign-in form starts with it. */
+const loginHintOf = (interaction: Interaction) => {
+  const hint = interaction.params.login_hint;
+  return typeof hint === 'string' ? hint.slice(0, 254) : undefined;
+};
+
+/** The login result of a finished pipeline, with the acr the application asked for when met. */
+const loginResultOf = (interaction: Interaction, state: Pick<PendingSignIn, 'accountId' | 'amr'>) => ({
+  accountId: state.accountId,
+  amr: state.amr,
+  acr: acrFor(state.amr, requestedAcr(interaction.params).values),
+});
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The brand of the company a sign-in is for (set for interaction pages; see brandOfInteraction). */
+    brand?: PageBrand & { defaultLanguage: 'en' | 'zh' };
+  }
+}
 
 const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
   currentUrl: request.url,
   assetsBase: PORTAL_ASSETS_PATH,
+  brand: request.brand,
 });
-
-const securityHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
 
 /**
  * The OIDC interaction: the sign-in form (plain HTML, works without JavaScript) and its
@@ -78,12 +105,34 @@ const securityHeaders = {
 export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
 
+  // Every page of a sign-in for one of a company's applications (the form, second factor,
+  // password change, refusals) wears the company's brand, in its default language unless the
+  // person chose one (the lang cookie or a ?lang= link).
+  app.addHook('preHandler', async (request) => {
+    if (!deps.brandOfClient || !request.url.startsWith(`${INTERACTION_PATH}/`)) return;
+    const uid = request.url.slice(INTERACTION_PATH.length + 1).split(/[/?]/)[0] ?? '';
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return;
+    const interaction = await deps.provider().Interaction.find(uid);
+    const clientId = interaction?.params?.client_id;
+    if (typeof clientId !== 'string') return;
+    const brand = await deps.brandOfClient(clientId);
+    if (!brand) return;
+    request.brand = brand;
+    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+    if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
+  });
+
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(securityHeaders).send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {
-      return await deps.provider().interactionDetails(request.raw, reply.raw);
+      const interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
+      // The application's ui_locales choose the language, unless the person chose one (the cookie).
+      const query = request.query as { lang?: unknown } | undefined;
+      const uiLang = languageOfUiLocales(interaction.params.ui_locales);
+      if (uiLang && !request.cookies.lang && !query?.lang) request.lang = uiLang;
+      return interaction;
     } catch {
       const t = portalPhrases[request.lang].signIn;
       sendPage(reply, 400, renderErrorPage(pageContext(request), { message: t.sessionExpired }));
@@ -127,53 +176,21 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         identifier: extra.identifier,
         error: extra.error,
         passkey,
+        scan: ((await deps.scanSources?.(clientId)) ?? []).map((source) => ({
+          action: `${INTERACTION_PATH}/${uid}/scan/${source.sourceId}`,
+          type: source.type,
+          name: source.name,
+        })),
       }),
     );
   }
 
   /** The sign-in page's message for a refused first factor. */
-  async function failureMessage(
+  const failureMessage = async (
     request: FastifyRequest,
     clientId: string,
     result: Extract<SignInResult, { ok: false }>,
-  ) {
-    const t = portalPhrases[request.lang].signIn;
-    const p = portalPhrases[request.lang].passkey;
-    const messages: Record<LoginFailureCause, string> = {
-      missing_credentials: t.missingFields,
-      unknown_account: t.invalidCredentials,
-      wrong_password: t.invalidCredentials,
-      throttled: t.throttled,
-      account_disabled: t.accountDisabled,
-      // An automatic lock-out ends at a known time; a lock set by an administrator does not.
-      account_locked: result.lockedUntil
-        ? interpolate(t.accountLocked, {
-            until: result.lockedUntil.toLocaleString(request.lang === 'zh' ? 'zh-CN' : 'en-GB'),
-          })
-        : t.accountLockedByAdmin,
-      not_platform_admin: interpolate(t.notAllowed, { client: await clientName(clientId, request) }),
-      // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
-      mfa_failed: portalPhrases[request.lang].mfa.wrongCode,
-      mfa_locked: portalPhrases[request.lang].mfa.wrongCode,
-      // The password_expired step logs its own refusals; the password form never answers it.
-      password_expired: t.invalidCredentials,
-      passkey_failed: p.rejected,
-      passkey_cloned: p.rejected,
-      passkey_not_allowed: p.notAllowed,
-      // Refused applications have their own page (the app_access prompt); never the password form's answer.
-      app_disabled: portalPhrases[request.lang].apps.refused.app_disabled,
-      app_not_assigned: portalPhrases[request.lang].apps.refused.app_not_assigned,
-      app_assignment_expired: portalPhrases[request.lang].apps.refused.app_assignment_expired,
-      // RADIUS and signature factors answer these elsewhere; the password form never does.
-      radius_not_allowed: t.invalidCredentials,
-      mfa_not_bound: t.invalidCredentials,
-      mfa_unavailable: t.invalidCredentials,
-      challenge_expired: t.invalidCredentials,
-      signature_failed: portalPhrases[request.lang].mfa.wrongCode,
-      certificate_invalid: portalPhrases[request.lang].mfa.wrongCode,
-    };
-    return messages[result.cause];
-  }
+  ) => failureMessageOf(request.lang, await clientName(clientId, request), result);
 
   /** Hands the reply to the provider, which redirects back into the authorization. */
   async function finish(
@@ -207,7 +224,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   async function finishLogin(
     request: FastifyRequest,
     reply: FastifyReply,
-    login: { accountId: string; amr: string[] },
+    login: { accountId: string; amr: string[]; acr?: string },
   ) {
     await deps.devices.remember(request, reply, login.accountId);
     return finish(request, reply, { login }, false);
@@ -226,86 +243,81 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     skip: StepName[] = [],
   ) {
     const account = await deps.accounts.findAccountById(login.accountId);
+    // An application that names multi-factor authentication (acr_values) gets a second factor.
+    const mfaRequested = multiFactorRequested(requestedAcr(interaction.params));
     const pending: StepName[] = [];
     for (const step of account ? deps.steps : []) {
       if (skip.includes(step.name)) continue;
-      if (account && (await step.applies(account))) pending.push(step.name);
+      if (account && (await step.applies(account, { mfaRequested }))) pending.push(step.name);
     }
-    if (!pending.length) return finishLogin(request, reply, login);
+    if (!pending.length) return finishLogin(request, reply, loginResultOf(interaction, login));
     interaction.result = pendingSignInResult({
       ...login,
       pending,
+      mfaRequested,
       credentialsAt: account ? credentialsAtOf(account) : null,
     });
     await interaction.persist();
     return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
   }
 
-  /**
-   * The first pending step that still applies, with its account; undefined when there is no
-   * pending sign-in, or when it ended because the account was disabled or its credentials were
-   * changed by someone else since the first factor (the sign-in then starts again).
-   */
-  async function currentStep(interaction: Interaction) {
-    const state = readPendingSignIn(interaction);
-    if (!state) return undefined;
-    const account = await deps.accounts.findAccountById(state.accountId);
-    if (account?.status !== 'enabled' || credentialsAtOf(account) !== state.credentialsAt) return undefined;
-    for (const name of state.pending) {
-      const step = deps.steps.find((s) => s.name === name);
-      if (step && (await step.applies(account))) return { state, step, account };
-    }
-    return { state, step: undefined, account };
-  }
-
-  async function showStep(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    interaction: Interaction,
-    current: { step: SignInStep; account: import('../../db/schema.ts').Account },
-    extra: { error?: string; status?: number } = {},
-  ) {
-    return sendPage(
-      reply,
-      extra.status ?? 200,
-      await current.step.render(pageContext(request), {
-        action: `${INTERACTION_PATH}/${interaction.uid}/step/${current.step.name}`,
-        abortAction: `${INTERACTION_PATH}/${interaction.uid}/abort`,
-        csrfToken: csrfFor(interaction.uid),
-        account: current.account,
-        error: extra.error,
-        interactionId: interaction.uid,
-      }),
-    );
-  }
+  const { currentStep, showStep } = signInStepsRoutes(app, {
+    steps: deps.steps,
+    accounts: deps.accounts,
+    csrfFor,
+    pageContext,
+    sendPage,
+    submitted,
+  });
+  const prompts = promptRoutes(app, {
+    provider: deps.provider,
+    accounts: deps.accounts,
+    consents: deps.consents,
+    companyName: deps.companyName,
+    csrfFor,
+    pageContext,
+    sendPage,
+    clientName,
+    submitted,
+    finish,
+  });
 
   app.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;
-    if (interaction.prompt.name === 'login') {
-      const pending = await currentStep(interaction);
-      if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
-      if (pending) {
-        const { accountId, amr } = pending.state;
-        return finishLogin(request, reply, { accountId, amr });
+    const clientId = String(interaction.params.client_id);
+    // The sign-in pipeline under way (after a first factor), whichever prompt started it.
+    const pending = await currentStep(interaction);
+    if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
+    if (pending) return finishLogin(request, reply, loginResultOf(interaction, pending.state));
+    const { name, reasons } = interaction.prompt;
+    if (name === 'login') {
+      // Signed in, and only the second factor the application asked for is missing: a step-up.
+      const session = interaction.session as { accountId?: string; amr?: string[] } | undefined;
+      if (session?.accountId && reasons.length && reasons.every((r) => STEP_UP_REASONS.includes(r))) {
+        const amr = session.amr ?? [];
+        return firstFactorPassed(request, reply, interaction, { accountId: session.accountId, amr });
       }
       // A first factor passed elsewhere (a used sign-in link) for exactly this authorization request.
       const handoff = openHandoff(deps.sealer, request.cookies[HANDOFF_COOKIE]);
-      if (
-        handoff &&
-        handoff.clientId === interaction.params.client_id &&
-        handoff.state === interaction.params.state
-      ) {
+      if (handoff && handoff.clientId === clientId && handoff.state === interaction.params.state) {
         reply.clearCookie(HANDOFF_COOKIE, handoffCookieOptions(deps.secureCookies));
         return firstFactorPassed(request, reply, interaction, {
           accountId: handoff.accountId,
           amr: handoff.amr,
         });
       }
-      return showSignIn(request, reply, interaction.uid, String(interaction.params.client_id));
+      return showSignIn(request, reply, interaction.uid, clientId, { identifier: loginHintOf(interaction) });
     }
-    if (interaction.prompt.name === APP_ACCESS_PROMPT) {
-      const clientId = String(interaction.params.client_id);
+    if (name === SELECT_ACCOUNT_PROMPT) {
+      // "Use another account": the sign-in form (the provider signs the other one out first).
+      if (prompts.switchingAccount(interaction))
+        return showSignIn(request, reply, interaction.uid, clientId, {
+          identifier: loginHintOf(interaction),
+        });
+      return prompts.showSelectAccount(request, reply, interaction);
+    }
+    if (name === APP_ACCESS_PROMPT) {
       const cause =
         interaction.session?.accountId &&
         (await deps.appRefusal({
@@ -328,7 +340,8 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         }),
       );
     }
-    // Consent is granted by loadExistingGrant; any other prompt ends the interaction as it is.
+    if (name === 'consent') return prompts.consent(request, reply, interaction);
+    // No other prompt exists; should one appear, the provider decides again.
     return finish(request, reply, {}, true);
   });
 
@@ -351,14 +364,23 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
       });
       if (!result.ok) {
-        const status = result.cause === 'throttled' ? 429 : 401;
+        const status =
+          result.cause === 'throttled' ? 429 : result.cause === 'directory_unavailable' ? 503 : 401;
         return showSignIn(request, reply, interaction.uid, clientId, {
           error: await failureMessage(request, clientId, result),
           identifier,
           status,
         });
       }
-      return firstFactorPassed(request, reply, interaction, { accountId: result.account.id, amr: ['pwd'] });
+      // A source with the skip-MFA flag vouches for the person on its own.
+      const skip: StepName[] = result.skipMfa ? ['bind_factor', 'second_factor'] : [];
+      return firstFactorPassed(
+        request,
+        reply,
+        interaction,
+        { accountId: result.account.id, amr: ['pwd'] },
+        skip,
+      );
     },
   );
 
@@ -415,54 +437,6 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     },
   );
 
-  app.post<{ Params: { uid: string; step: string }; Body: Record<string, string | undefined> }>(
-    `${INTERACTION_PATH}/:uid/step/:step`,
-    async (request, reply) => {
-      const interaction = await submitted(request, reply);
-      if (!interaction) return reply;
-      const current = await currentStep(interaction);
-      // Not the step that is due (an old tab, or a guessed URL): show whatever is due now.
-      if (!current?.step || current.step.name !== request.params.step) {
-        return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
-      }
-      const outcome = await current.step.submit(
-        {
-          account: current.account,
-          lang: request.lang,
-          ip: request.ip,
-          userAgent: request.headers['user-agent'] ?? null,
-          clientId: String(interaction.params.client_id),
-          interactionId: interaction.uid,
-        },
-        request.body ?? {},
-      );
-      if (typeof outcome === 'string') {
-        return showStep(
-          request,
-          reply,
-          interaction,
-          { ...current, step: current.step },
-          { error: outcome, status: 400 },
-        );
-      }
-      const { accountId, amr, pending } = current.state;
-      const done = [current.step.name, ...(outcome?.completes ?? [])];
-      const rest = pending.filter((name) => !done.includes(name));
-      // A step may have changed the credentials itself (a new password): that change is this sign-in's own.
-      const after = await deps.accounts.findAccountById(accountId);
-      interaction.result = pendingSignInResult({
-        accountId,
-        amr,
-        pending: rest,
-        credentialsAt: after ? credentialsAtOf(after) : null,
-      });
-      await interaction.persist();
-      const continueAction = `${INTERACTION_PATH}/${interaction.uid}`;
-      if (outcome?.page) return sendPage(reply, 200, outcome.page(pageContext(request), { continueAction }));
-      return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
-    },
-  );
-
   app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
     `${INTERACTION_PATH}/:uid/abort`,
     async (request, reply) => {
@@ -476,4 +450,8 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       );
     },
   );
+
+  return { details, submitted, showSignIn, failureMessage, firstFactorPassed, sendPage, pageContext };
 }
+
+export type InteractionHelpers = ReturnType<typeof interactionRoutes>;

@@ -25,13 +25,15 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const signIn = () =>
+/** As the console signs in: it renews its session with the refresh token (offline_access). */
+const signIn = (scope = 'openid profile email offline_access') =>
   signInForCode({
     baseUrl: ctx.baseUrl,
     clientId,
     redirectUri,
     identifier: user.username,
     password: user.password,
+    scope,
   });
 
 const redeem = async (flow: Awaited<ReturnType<typeof signIn>>) =>
@@ -61,6 +63,12 @@ describe('OIDC provider with an independent relying party', () => {
     expect(header.alg).toBe('ES256');
     const info = await client.fetchUserInfo(config, tokens.access_token, user.id);
     expect(info.email).toBe('alice@example.com');
+  });
+
+  it('issues a refresh token only for offline_access (OIDC Core §11)', async () => {
+    const tokens = await redeem(await signIn('openid profile email'));
+    expect(tokens.access_token).toBeTruthy();
+    expect(tokens.refresh_token).toBeUndefined();
   });
 
   it('accepts a sign-in by email as well as by username', async () => {

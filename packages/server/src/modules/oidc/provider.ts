@@ -1,19 +1,23 @@
-import { recommendedTokenLifetimes } from '@tessera/contract';
-import { type PageContext, renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
-import Provider, {
-  type Configuration,
-  errors,
-  interactionPolicy,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
+import { appLimits, appTokenAuthMethods, recommendedTokenLifetimes } from '@tessera/contract';
+import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
+import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
-import { pickLanguage } from '../../lib/i18n.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import { extraClientProperties, type TesseraApiClient, type TesseraAppClient } from '../app/app-clients.ts';
+import { acrFor, acrValuesSupported, requestedAcr } from './authentication-context.ts';
+import { appOf, isTesseraClient } from './clients.ts';
+import { type ConsentStore, createGrantLoader } from './consent.ts';
+import {
+  OIDC_MOUNT,
+  PORTAL_ASSETS_PATH,
+  pageContextOf,
+  shapeProviderResponses,
+} from './provider-responses.ts';
+import { APP_ACCESS_PROMPT, signInPolicy } from './sign-in-policy.ts';
+import { COMPANY_SECTOR_BASE } from './subject.ts';
 
-export const OIDC_MOUNT = '/oidc';
+export { APP_ACCESS_PROMPT, OIDC_MOUNT, PORTAL_ASSETS_PATH, pageContextOf };
 export const INTERACTION_PATH = '/interaction';
-export const PORTAL_ASSETS_PATH = '/portal';
 
 export interface OidcProviderOptions {
   issuer: string;
@@ -27,9 +31,13 @@ export interface OidcProviderOptions {
    * tokens are JWTs for this audience (verified by modules/app/api-caller.ts, nothing stored).
    */
   managementApi: { audience: string; tokenTtl: number };
+  /** The permission decision API: applications' own client credentials tokens are for it. */
+  decisionApi: { audience: string; tokenTtl: number };
   secureCookies: boolean;
   /** A person's departments in a company as paths (`Sales/East`): the `groups` claim. */
   departmentPaths(companyId: string, accountId: string): Promise<string[]>;
+  /** What a person may do in an application (resource name → actions): the `permissions` claim. */
+  permissions(app: TesseraAppClient, accountId: string): Promise<Record<string, string[]>>;
   /** Whether a person may use an application (modules/app/app-access.ts); checked at every hop. */
   appAccess(app: TesseraAppClient, accountId: string): Promise<AppAccessRefusal | null>;
   /**
@@ -52,81 +60,75 @@ export interface OidcProviderOptions {
     cause: AppAccessRefusal;
     ip: string;
   }): Promise<void>;
+  /** A person's subject identifier for the applications of a company (subject.ts). */
+  pairwiseSubject(companyId: string, accountId: string): string;
+  /** What people allowed third-party applications (consent.ts). */
+  consents: ConsentStore;
+  /** Outgoing requests to applications: back-channel logout tokens (outbound-fetch.ts). */
+  fetch: NonNullable<Configuration['fetch']>;
+  /** Where failures of outgoing logout tokens are logged. */
+  log: { warn(object: object, message: string): void };
 }
-
-/** Tessera's settings of an application's client, when the client is an application. */
-export const appOf = (client: { [key: string]: unknown } | undefined): TesseraAppClient | undefined =>
-  client?.tessera_app as TesseraAppClient | undefined;
-
-/** The interaction prompt that refuses a person an application (see signInPolicy). */
-export const APP_ACCESS_PROMPT = 'app_access';
-
-export const pageContextOf = (ctx: KoaContextWithOIDC): PageContext => ({
-  lang: pickLanguage(ctx.cookies.get('lang', { signed: false }), ctx.get('accept-language')),
-  currentUrl: OIDC_MOUNT + ctx.originalUrl,
-  assetsBase: PORTAL_ASSETS_PATH,
-});
 
 /**
- * The provider's prompts with one more reason to sign in again: a single sign-on session ends
- * when the account is disabled or its credentials changed after the session's sign-in (a
- * password reset or change, second factors removed).
+ * Claims released per scope; the values come from the account in findAccount. The ID token
+ * always says how and when the person signed in (`acr`, `amr`, `auth_time`); `sid` names the
+ * session for logout (requested on every authorization, see `authorization.accepted`).
  */
-function signInPolicy(
-  findAccount: OidcProviderOptions['findAccount'],
-  appAccess: OidcProviderOptions['appAccess'],
-) {
-  const { Check, Prompt, base } = interactionPolicy;
-  const policy = base();
-  // After the sign-in, before anything else: may this person use this application at all?
-  // The interaction then shows why not (interaction.routes.ts). This runs on every
-  // authorization request, also when a single sign-on session skips the sign-in page.
-  policy.add(
-    new Prompt(
-      { name: APP_ACCESS_PROMPT, requestable: false },
-      new Check(
-        'app_access_denied',
-        'The account may not use this application',
-        'access_denied',
-        async (ctx) => {
-          const app = appOf(ctx.oidc.client as never);
-          const accountId = ctx.oidc.session?.accountId;
-          if (!app || !accountId) return Check.NO_NEED_TO_PROMPT;
-          return (await appAccess(app, accountId)) ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-        },
-      ),
-    ),
-    1,
-  );
-  policy.get('login')?.checks.push(
-    new Check(
-      'credentials_changed',
-      'The credentials changed since the sign-in',
-      'login_required',
-      async (ctx) => {
-        const { session, result } = ctx.oidc;
-        if (!session?.accountId || result?.login) return Check.NO_NEED_TO_PROMPT;
-        const account = await findAccount(session.accountId);
-        if (account?.status !== 'enabled') return Check.REQUEST_PROMPT;
-        const changed = account.credentials_changed_at;
-        // Whole seconds, as the session keeps its sign-in time.
-        const stale = changed !== null && Math.floor(changed.getTime() / 1000) > (session.loginTs ?? 0);
-        return stale ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT;
-      },
-    ),
-  );
-  return policy;
-}
-
-/** Claims released per scope; the values come from the account in findAccount. */
-const claims = {
-  openid: ['sub'],
+const scopeClaims = {
   profile: ['name', 'preferred_username', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   // An application's people: their departments in the application's company (see findAccount).
   groups: ['groups'],
+  // What the person may do in the application (modules/permission).
+  permissions: ['permissions'],
+} as const;
+const claims = {
+  acr: null,
+  amr: null,
+  auth_time: null,
+  sid: null,
+  iss: null,
+  openid: ['sub', 'acr', 'amr', 'auth_time'],
+  ...scopeClaims,
 };
+
+/** The claims a client may read: those of the scopes it is allowed (all for Tessera's own). */
+function allowedClaims(client: { scope?: string } | undefined): Set<string> | undefined {
+  if (!client?.scope) return undefined;
+  const allowed = new Set(client.scope.split(' '));
+  return new Set(
+    Object.entries(scopeClaims)
+      .filter(([scope]) => allowed.has(scope))
+      .flatMap(([, names]) => names),
+  );
+}
+
+/** See `extraParams` below. */
+function keepOfflineAccess(
+  ctx: KoaContextWithOIDC,
+  accessType: string | undefined,
+  client: { scope?: string; grantTypeAllowed(type: string): boolean },
+) {
+  const params = ctx.oidc.params as Record<string, unknown> | undefined;
+  if (!params) return;
+  const raw = (ctx.method === 'POST' ? ctx.oidc.body : ctx.query) as { scope?: unknown } | undefined;
+  const asked = typeof raw?.scope === 'string' && raw.scope.split(' ').includes('offline_access');
+  const scopes = String(params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
+  if ((!asked && accessType !== 'offline') || scopes.includes('offline_access')) return;
+  if (
+    !String(params.response_type ?? '')
+      .split(' ')
+      .includes('code')
+  )
+    return;
+  if (!client.grantTypeAllowed('refresh_token')) return;
+  if (client.scope && !client.scope.split(' ').includes('offline_access')) return;
+  params.scope = [...scopes, 'offline_access'].join(' ');
+}
 
 export function createOidcProvider(options: OidcProviderOptions): Provider {
   const configuration: Configuration = {
@@ -141,12 +143,43 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
     },
     claims,
-    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups'],
+    scopes: ['openid', 'offline_access', 'profile', 'email', 'phone', 'groups', 'permissions'],
+    acrValues: [...acrValuesSupported],
+    // The code flow only, with the client authentication methods an application can be given.
+    responseTypes: ['code'],
+    clientAuthMethods: [...appTokenAuthMethods],
+    // Applications get pairwise subjects per company (subject.ts); Tessera's own clients the account id.
+    subjectTypes: ['public', 'pairwise'],
+    pairwiseIdentifier: async (_ctx, accountId, client) => {
+      const app = appOf(client as never);
+      return app ? options.pairwiseSubject(app.companyId, accountId) : accountId;
+    },
+    // The sector of an application is its company, named by Tessera itself: nothing to fetch.
+    sectorIdentifierUriValidate: (client) => !client.sectorIdentifierUri?.startsWith(COMPANY_SECTOR_BASE),
+    fetch: options.fetch,
+    discovery: {
+      claim_types_supported: ['normal'],
+      ui_locales_supported: ['en', 'zh-CN'],
+      prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+      // The sign-out page loads the front-channel logout URIs (provider-responses.ts).
+      frontchannel_logout_supported: true,
+      frontchannel_logout_session_supported: true,
+    },
+    // OIDC Core §11: offline access needs consent, which oidc-provider reads as `prompt=consent`
+    // only and otherwise drops the scope. Tessera obtains that consent in other ways (automatic
+    // for its own clients and a company's self-built apps, the consent page of a third-party app
+    // asks for it as for any scope), so the scope stays, for clients allowed the refresh grant.
+    // oidc-provider runs extra parameters' validators on every authorization request right after
+    // its scope check: that is where this rule runs. `access_type=offline` (what applications
+    // written for Google send) asks for offline access too.
+    extraParams: { access_type: keepOfflineAccess },
     // PKCE always, except for an application whose administrator turned it off (a third-party app
     // that cannot send it; such an app is always a confidential client with a secret).
     pkce: { required: (_ctx, client) => appOf(client as never)?.requirePkce ?? true },
     features: {
       devInteractions: { enabled: false },
+      claimsParameter: { enabled: true },
+      backchannelLogout: { enabled: true },
       revocation: { enabled: true },
       introspection: {
         enabled: true,
@@ -161,19 +194,31 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       },
       // Programmatic access accounts (modules/app) get tokens for the management API.
       clientCredentials: { enabled: true },
-      // Their tokens are signed JWTs for the management API (no database write per grant); any
+      // Their tokens are signed JWTs for the management API (no database write per grant);
+      // an application's own client credentials tokens are for the permission decision API. Any
       // other client asking for a resource is refused, as before.
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, client, oneOf) =>
-          client.clientId.startsWith('api_') ? options.managementApi.audience : oneOf,
-        getResourceServerInfo(_ctx, resource, client) {
-          if (resource !== options.managementApi.audience || !client.clientId.startsWith('api_'))
-            throw new errors.InvalidTarget();
+        defaultResource: (ctx, client, oneOf) => {
+          if (client.clientId.startsWith('api_')) return options.managementApi.audience;
+          if (ctx.oidc.params?.grant_type === 'client_credentials' && appOf(client as never))
+            return options.decisionApi.audience;
+          return oneOf;
+        },
+        getResourceServerInfo(ctx, resource, client) {
+          const api =
+            resource === options.managementApi.audience && client.clientId.startsWith('api_')
+              ? options.managementApi
+              : resource === options.decisionApi.audience &&
+                  appOf(client as never) &&
+                  ctx.oidc.params?.grant_type === 'client_credentials'
+                ? options.decisionApi
+                : null;
+          if (!api) throw new errors.InvalidTarget();
           return {
             scope: '',
-            audience: options.managementApi.audience,
-            accessTokenTTL: options.managementApi.tokenTtl,
+            audience: api.audience,
+            accessTokenTTL: api.tokenTtl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
@@ -199,7 +244,9 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         // An access account's token names the secret it was issued for: a secret reset ends it.
         jwt(_ctx, token, jwt) {
           const api = token.client?.tessera_api_account as TesseraApiClient | undefined;
+          const app = appOf(token.client as never);
           if (api) jwt.payload.sv = api.secretVersion;
+          else if (app) jwt.payload.sv = app.secretVersion;
         },
       },
     },
@@ -228,14 +275,19 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         appOf(client as never)?.ttl.idToken ?? recommendedTokenLifetimes.idToken,
       RefreshToken: (_ctx, _token, client) =>
         appOf(client as never)?.ttl.refreshToken ?? recommendedTokenLifetimes.refreshToken,
+      // A grant outlives its refresh tokens. Saved by the consent page (no request of the
+      // provider at hand), it gets the longest refresh token lifetime an app may set.
       Grant: (ctx) =>
-        Math.max(
-          appOf(ctx.oidc?.client as never)?.ttl.refreshToken ?? 0,
-          recommendedTokenLifetimes.refreshToken,
-        ),
+        ctx?.oidc
+          ? Math.max(
+              appOf(ctx.oidc.client as never)?.ttl.refreshToken ?? 0,
+              recommendedTokenLifetimes.refreshToken,
+            )
+          : appLimits.refreshTokenMax,
       Interaction: 600,
       Session: 12 * 3600,
-      ClientCredentials: options.managementApi.tokenTtl,
+      ClientCredentials: (_ctx, _token, client) =>
+        appOf(client as never) ? options.decisionApi.tokenTtl : options.managementApi.tokenTtl,
     },
     // Browsers may call the token endpoint for public (single-page) apps only, and userinfo, and
     // only from the origins of the app's own callback URLs.
@@ -246,44 +298,30 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     // Refresh tokens rotate on every use; a replayed one revokes the whole grant (see the adapter).
     rotateRefreshToken: true,
-    async issueRefreshToken(_ctx, client) {
-      return client.grantTypeAllowed('refresh_token');
-    },
+    // Refresh tokens are issued for `offline_access` only (OIDC Core §11), to clients allowed the
+    // refresh grant: oidc-provider's default of `issueRefreshToken`. Offline access outlives the
+    // single sign-on session, except for Tessera's own clients: a console's tokens end with it.
+    expiresWithSession: async (ctx, code) =>
+      isTesseraClient(ctx.oidc.client as never) || !code.scopes.has('offline_access'),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: signInPolicy(options.findAccount, options.appAccess),
+      policy: signInPolicy(options.findAccount, options.appAccess, options.pairwiseSubject),
     },
-    // An enterprise identity provider: the company decides who may use an app, so there is no
-    // per-user consent screen. The grant is created with exactly the scopes that were asked for.
-    async loadExistingGrant(ctx) {
-      const grantId =
-        ctx.oidc.result?.consent?.grantId || ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
-      if (grantId) {
-        const existing = await ctx.oidc.provider.Grant.find(grantId);
-        if (existing) return existing;
-      }
-      if (!ctx.oidc.session?.accountId) return undefined;
-      const grant = new ctx.oidc.provider.Grant({
-        clientId: ctx.oidc.client!.clientId,
-        accountId: ctx.oidc.session.accountId,
-      });
-      grant.addOIDCScope(ctx.oidc.requestParamScopes ? [...ctx.oidc.requestParamScopes].join(' ') : 'openid');
-      await grant.save();
-      return grant;
-    },
+    loadExistingGrant: createGrantLoader(options.consents),
     async findAccount(ctx, id) {
       const account = await options.findAccount(id);
       // A disabled account has no claims and cannot refresh tokens.
       if (account?.status !== 'enabled') return undefined;
       // Whether the person may still use the application: checked again on every code
       // exchange, refresh and userinfo call (the authorization has its own prompt).
-      const app = appOf(ctx.oidc?.client as never);
+      const client = ctx.oidc?.client;
+      const app = appOf(client as never);
       if (app && (ctx.oidc.route === 'token' || ctx.oidc.route === 'userinfo')) {
         const cause = await options.appAccess(app, account.id);
         if (cause) {
           await options.appRefused({
             app,
-            clientId: ctx.oidc.client!.clientId,
+            clientId: client!.clientId,
             accountId: account.id,
             username: account.username,
             cause,
@@ -292,16 +330,25 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
           return undefined;
         }
       }
+      const allowed = allowedClaims(client as { scope?: string } | undefined);
       return {
         accountId: account.id,
-        async claims(_use, scope) {
-          // Departments only for an application that asked for them, from its own company.
+        async claims(_use, scope, requested) {
+          // Departments only for an application that asked for them (by scope or by name), from
+          // its own company.
+          const wantsGroups =
+            scope.split(' ').includes('groups') || Boolean(requested && 'groups' in requested);
           const groups =
-            app && scope.split(' ').includes('groups')
+            app && wantsGroups && (!allowed || allowed.has('groups'))
               ? await options.departmentPaths(app.companyId, account.id)
               : undefined;
-          return {
+          const permissions =
+            app && scope.split(' ').includes('permissions')
+              ? await options.permissions(app, account.id)
+              : undefined;
+          const values: Record<string, unknown> = {
             groups,
+            permissions,
             sub: account.id,
             preferred_username: account.username,
             name: account.display_name ?? account.username,
@@ -311,6 +358,10 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
             phone_number_verified: account.phone ? false : undefined,
             updated_at: Math.floor(account.password_changed_at.getTime() / 1000),
           };
+          // The `claims` request parameter cannot reach past the scopes the app is allowed.
+          for (const name of Object.keys(values))
+            if (allowed && name !== 'sub' && !allowed.has(name)) delete values[name];
+          return values as { sub: string };
         },
       };
     },
@@ -329,6 +380,20 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
   // the client's address as the trusted proxies tell it, and the public URL's scheme (behind a
   // TLS-terminating proxy the public URL is https while the socket is not).
   provider.proxy = true;
+  shapeProviderResponses(provider, options.issuer);
+  provider.on('authorization.accepted', (ctx: KoaContextWithOIDC) => {
+    const { oidc } = ctx;
+    // The ID token names the session, for the application's logout (Back- and Front-Channel).
+    const requested = oidc.claims as { id_token?: Record<string, unknown> };
+    requested.id_token ??= {};
+    if (!('sid' in requested.id_token)) requested.id_token.sid = null;
+    // The acr names the strength of the sign-in as this application asked for it (a
+    // multi-factor session satisfies a request for single-factor too).
+    const session = oidc.session;
+    if (!session?.accountId) return;
+    const acr = acrFor(session.amr, requestedAcr(oidc.params as never).values);
+    if (session.acr !== acr) session.acr = acr;
+  });
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
     const app = appOf(ctx.oidc.client as never);
     const accountId = ctx.oidc.session?.accountId;
@@ -344,5 +409,25 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
       })
       .catch((error: unknown) => provider.emit('server_error', ctx, error));
   });
+  provider.on(
+    'backchannel.error',
+    (
+      _ctx: unknown,
+      error: Error & { response?: Response },
+      client: { clientId: string; backchannelLogoutUri?: string },
+    ) => {
+      // The address without its query, and why: never the logout token, nor the query (it may carry a secret).
+      const uri = client.backchannelLogoutUri ? new URL(client.backchannelLogoutUri) : undefined;
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      options.log.warn(
+        {
+          clientId: client.clientId,
+          backchannelLogoutUri: uri ? `${uri.origin}${uri.pathname}` : undefined,
+          reason: error.response ? `answered HTTP ${error.response.status}` : `${error.message}${cause}`,
+        },
+        'back-channel logout failed',
+      );
+    },
+  );
   return provider;
 }

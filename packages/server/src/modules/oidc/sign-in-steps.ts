@@ -15,7 +15,7 @@ import { changeOwnPassword } from '../account/own-password.ts';
 import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
-import type { MfaService } from '../mfa/mfa.service.ts';
+import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
 import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
@@ -30,7 +30,13 @@ import { insertLoginEvent } from '../signin/login-events.repo.ts';
  */
 export type StepName = 'change_password' | 'password_expired' | 'bind_factor' | 'second_factor';
 
-export interface StepRequest {
+/** What the sign-in is for, beyond the account's own rules. */
+export interface StepContext {
+  /** The application asked for multi-factor authentication (acr_values): a second factor is due. */
+  mfaRequested?: boolean;
+}
+
+export interface StepRequest extends StepContext {
   account: Account;
   lang: Language;
   ip: string | null;
@@ -40,7 +46,7 @@ export interface StepRequest {
   interactionId?: string;
 }
 
-export interface StepView {
+export interface StepView extends StepContext {
   /** Where the step's form posts to. */
   action: string;
   abortAction: string;
@@ -61,12 +67,14 @@ export interface StepView {
 export interface StepDone {
   page?: (page: PageContext, view: { continueAction: string }) => string;
   completes?: StepName[];
+  /** The authentication methods the step added (RFC 8176: `otp`, `hwk`); a second factor adds `mfa`. */
+  amr?: string[];
 }
 
 export interface SignInStep {
   readonly name: StepName;
   /** Whether the account has to go through the step; checked again on every request, so a step done elsewhere drops out. */
-  applies(account: Account): boolean | Promise<boolean>;
+  applies(account: Account, context?: StepContext): boolean | Promise<boolean>;
   render(page: PageContext, view: StepView): string | Promise<string>;
   /** Handles the submitted form: undefined (or a StepDone) when the step is done, otherwise the localised error for the page. */
   submit(
@@ -76,7 +84,7 @@ export interface SignInStep {
 }
 
 /** What the interaction remembers between the first factor and the end of the pipeline. */
-export interface PendingSignIn {
+export interface PendingSignIn extends StepContext {
   accountId: string;
   amr: string[];
   /** Steps still to do, in order. */
@@ -186,14 +194,33 @@ function changePasswordStep(
 }
 
 /**
+ * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
+ * made `required` when the application asked for multi-factor authentication; a person whose
+ * companies allow no kind then binds an authenticator app (OTP) as any company would allow.
+ */
+export async function requirementOfSignIn(
+  mfa: MfaService,
+  account: Account,
+  context: StepContext = {},
+): Promise<MfaRequirement> {
+  const requirement = await mfa.requirementFor(account);
+  if (!context.mfaRequested || requirement.mode === 'required') return requirement;
+  return {
+    ...requirement,
+    mode: 'required',
+    types: requirement.types.length ? requirement.types : [...OTP_TYPES],
+  };
+}
+
+/**
  * Binding a first factor when the policy requires one and the person has none of an allowed
  * kind: QR code and key, a confirming code, the recovery codes once. The confirming code
  * proves the factor, so the second_factor step is done with it.
  */
 function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
   const { mfa } = deps;
-  const needsBinding = async (account: Account) => {
-    const requirement = await mfa.requirementFor(account);
+  const needsBinding = async (account: Account, context?: StepContext) => {
+    const requirement = await requirementOfSignIn(mfa, account, context);
     if (requirement.mode !== 'required') return false;
     // A bound passkey of an allowed kind counts (passkeys are bound in the user centre).
     const kinds = requirement.fido2 ? [...requirement.types, 'fido2'] : requirement.types;
@@ -203,7 +230,7 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
     name: 'bind_factor',
     applies: needsBinding,
     async render(page, view) {
-      const requirement = await mfa.requirementFor(view.account);
+      const requirement = await requirementOfSignIn(mfa, view.account, view);
       const type = requirement.types.includes('otp') ? 'otp' : 'otp_sm3';
       // A reloaded page shows the same key again, so an app that already scanned it still works.
       const pending = await mfa.pendingBinding(view.account);
@@ -231,6 +258,7 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
       const codes = confirmed.recoveryCodes;
       return {
         completes: ['second_factor'],
+        amr: ['otp'],
         page: codes?.length
           ? (page, view) => renderRecoveryCodesPage(page, { codes, continueAction: view.continueAction })
           : undefined,
@@ -258,14 +286,14 @@ function secondFactorStep(deps: {
   const signatureSubject = (interactionId: string) => `interaction:${interactionId}`;
   return {
     name: 'second_factor',
-    async applies(account) {
-      const requirement = await mfa.requirementFor(account);
+    async applies(account, context) {
+      const requirement = await requirementOfSignIn(mfa, account, context);
       if (requirement.mode === 'required') return true;
       if (requirement.mode === 'off') return false;
       return (await mfa.boundFactors(account.id, kindsOf(requirement))).length > 0;
     },
     async render(page, view) {
-      const requirement = await mfa.requirementFor(view.account);
+      const requirement = await requirementOfSignIn(mfa, view.account, view);
       const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
       const hasPasskey = fido2 && view.interactionId && factors.some((f) => f.type === 'fido2');
       const passkey = hasPasskey
@@ -284,7 +312,11 @@ function secondFactorStep(deps: {
         signatures && view.interactionId && keys.length
           ? {
               challenge: (
-                await signatures.newChallenge(view.account.id, 'second_factor', signatureSubject(view.interactionId))
+                await signatures.newChallenge(
+                  view.account.id,
+                  'second_factor',
+                  signatureSubject(view.interactionId),
+                )
               ).challenge,
               factors: keys.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
             }
@@ -300,8 +332,8 @@ function secondFactorStep(deps: {
         signature,
       });
     },
-    async submit({ account, lang, ip, userAgent, clientId, interactionId }, form) {
-      const requirement = await mfa.requirementFor(account);
+    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested }, form) {
+      const requirement = await requirementOfSignIn(mfa, account, { mfaRequested });
       const credential = form.credential !== undefined ? parseCredential(form.credential) : undefined;
       const passkey =
         form.credential !== undefined
@@ -324,7 +356,11 @@ function secondFactorStep(deps: {
               signatures && interactionId
                 ? signatures.check(
                     account,
-                    { factorId: form.signatureFactorId?.slice(0, 64), challenge: form.challenge, signature: form.signature },
+                    {
+                      factorId: form.signatureFactorId?.slice(0, 64),
+                      challenge: form.challenge,
+                      signature: form.signature,
+                    },
                     signatureSubject(interactionId),
                     requirement.signature,
                   )
@@ -342,7 +378,8 @@ function secondFactorStep(deps: {
         requirement,
         { ip, userAgent, clientId },
       );
-      if (result.ok) return undefined;
+      // RFC 8176: a passkey is a hardware-bound key; codes (authenticator or recovery) are one-time passwords.
+      if (result.ok) return { amr: [result.via === 'passkey' ? 'hwk' : 'otp'] };
       const t = portalPhrases[lang].mfa;
       if (result.cause === 'mfa_locked') {
         const until = (result.lockedUntil ?? new Date()).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');

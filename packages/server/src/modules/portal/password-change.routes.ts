@@ -22,13 +22,6 @@ const WRONG_CURRENT_WINDOW_MINUTES = 15;
 /** Longer input is refused unread (the policy's own maximum is far below). */
 const MAX_INPUT = 1024;
 
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
-
 /** Whether the person has a password to change (imported accounts get theirs through a sign-in link). */
 export const hasOwnPassword = (account: Account) => account.password_hash !== UNUSABLE_PASSWORD_HASH;
 
@@ -60,7 +53,7 @@ export function passwordChangeRoutes(app: FastifyInstance, deps: PasswordChangeD
     assetsBase: PORTAL_ASSETS_PATH,
   });
   const send = (reply: FastifyReply, status: number, body: string) =>
-    reply.status(status).headers(pageHeaders).type('text/html; charset=utf-8').send(body);
+    reply.status(status).type('text/html; charset=utf-8').send(body);
   const showForm = (
     request: FastifyRequest,
     reply: FastifyReply,

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { type AccountMfaSection, portalPhrases, renderAccountPage } from '@tessera/portal';
+import {
+  type AccountBindingsSection,
+  type AccountDevicesSection,
+  type AccountMfaSection,
+  portalPhrases,
+  renderAccountPage,
+} from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
@@ -51,6 +57,25 @@ export interface PortalDeps {
   lifetimes: { idleSeconds: number; absoluteSeconds: number };
   /** The second-factor section of the account page (modules/mfa). */
   mfaSection?: (account: Account, sessionId: string) => Promise<AccountMfaSection>;
+  /** The Exchange devices section of the account page (modules/exchange). */
+  devicesSection?: (account: Account, sessionId: string) => Promise<AccountDevicesSection>;
+  /** The third-party accounts section (modules/identity-source), set once those routes exist. */
+  bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
+}
+
+/** Confirmations the account page shows after a change elsewhere (`?notice=`). */
+const notices = (lang: 'en' | 'zh') =>
+  ({
+    [PASSWORD_CHANGED_QUERY]: portalPhrases[lang].ownPassword.changed,
+    scan_bound: portalPhrases[lang].scan.boundOk,
+    scan_unbound: portalPhrases[lang].scan.unboundOk,
+    ...portalPhrases[lang].devices.notices,
+  }) as Record<string, string>;
+
+/** The confirmation an account page address asks for, from the known ones only. */
+function noticeOf(lang: 'en' | 'zh', notice: string | undefined): string | undefined {
+  const known = notices(lang);
+  return notice && Object.hasOwn(known, notice) ? known[notice] : undefined;
 }
 
 /**
@@ -61,13 +86,6 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   const client = portalClient(deps.publicUrl, deps.sealer);
   const secure = deps.publicUrl.startsWith('https://');
   const cookieOptions = { path: '/portal', httpOnly: true, sameSite: 'lax' as const, secure };
-
-  const pageHeaders = {
-    'cache-control': 'no-store',
-    'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-  };
 
   async function currentSession(request: FastifyRequest) {
     const token = request.cookies[SESSION_COOKIE];
@@ -205,15 +223,14 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           logoutAction: '/portal/logout',
           csrfToken: deps.sealer.hmac('portal-logout', session.id),
           mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+          devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
+          bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
           passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
           nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
-          notice:
-            request.query.notice === PASSWORD_CHANGED_QUERY
-              ? portalPhrases[request.lang].ownPassword.changed
-              : undefined,
+          notice: noticeOf(request.lang, request.query.notice),
         },
       );
-      return reply.headers(pageHeaders).type('text/html; charset=utf-8').send(html);
+      return reply.type('text/html; charset=utf-8').send(html);
     },
   );
 

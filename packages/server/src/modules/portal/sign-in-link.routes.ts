@@ -18,17 +18,9 @@ export interface SignInLinkDeps {
   secureCookies: boolean;
 }
 
-const LINK_PATH = '/portal/link';
+export const SIGN_IN_LINK_PATH = '/portal/link';
 /** Binds the confirmation form to the browser that loaded it (against login CSRF). */
 const CSRF_COOKIE = 'tessera_link_csrf';
-
-const pageHeaders = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-};
 
 const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
@@ -47,7 +39,7 @@ const wellFormed = (token: string) => token.length <= 128 && /^[A-Za-z0-9_-]+$/.
  */
 export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
   const csrfCookieOptions = {
-    path: LINK_PATH,
+    path: SIGN_IN_LINK_PATH,
     httpOnly: true,
     sameSite: 'strict' as const,
     secure: deps.secureCookies,
@@ -58,20 +50,20 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
   const invalid = (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .status(410)
-      .headers(pageHeaders)
+      .type('text/html; charset=utf-8')
       .send(
         renderErrorPage(pageContext(request), { message: portalPhrases[request.lang].signInLink.invalid }),
       );
 
-  app.get<{ Params: { token: string } }>(`${LINK_PATH}/:token`, async (request, reply) => {
+  app.get<{ Params: { token: string } }>(`${SIGN_IN_LINK_PATH}/:token`, async (request, reply) => {
     const { token } = request.params;
     const link = wellFormed(token) ? await deps.links.findUsableSignInLink(sha256(token)) : undefined;
     if (!link) return invalid(request, reply);
     const browser = randomToken(16);
     reply.setCookie(CSRF_COOKIE, browser, { ...csrfCookieOptions, maxAge: 3600 });
-    return reply.headers(pageHeaders).send(
+    return reply.type('text/html; charset=utf-8').send(
       renderSignInLinkPage(pageContext(request), {
-        action: `${LINK_PATH}/${token}`,
+        action: `${SIGN_IN_LINK_PATH}/${token}`,
         csrfToken: csrfFor(browser, sha256(token)),
         username: link.username,
         companyName: link.company_name ?? '',
@@ -80,7 +72,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
   });
 
   app.post<{ Params: { token: string }; Body: { csrf?: string } }>(
-    `${LINK_PATH}/:token`,
+    `${SIGN_IN_LINK_PATH}/:token`,
     async (request, reply) => {
       const { token } = request.params;
       if (!wellFormed(token)) return invalid(request, reply);
@@ -89,7 +81,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
       const csrf = request.body?.csrf;
       if (!browser || typeof csrf !== 'string' || !safeEqual(csrf, csrfFor(browser, tokenHash))) {
         // Not from the confirmation page of this browser: show it again, the link stays unused.
-        return reply.redirect(`${LINK_PATH}/${token}`, 303);
+        return reply.redirect(`${SIGN_IN_LINK_PATH}/${token}`, 303);
       }
       reply.clearCookie(CSRF_COOKIE, csrfCookieOptions);
 
@@ -126,7 +118,7 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
         });
         return reply
           .status(403)
-          .headers(pageHeaders)
+          .type('text/html; charset=utf-8')
           .send(
             renderErrorPage(pageContext(request), {
               message: portalPhrases[request.lang].signInLink.notEnabled,

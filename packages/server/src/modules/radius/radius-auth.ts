@@ -41,12 +41,14 @@ const CODE_LENGTH = 6;
 const accept: Answer = { code: code.accessAccept };
 const reject: Answer = { code: code.accessReject };
 
-export function createRadiusAuthenticator(deps: {
+export interface RadiusAuthenticatorDeps {
   db: Db;
   accounts: AccountsRepo;
   signIn: SignInService;
   mfa: MfaService;
-}) {
+}
+
+export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
   const { db, signIn, mfa } = deps;
 
   const eventOf = (request: PapRequest) => ({

@@ -22,7 +22,8 @@ export function consoleClients(publicUrl: string, sealer: Sealer): ConsoleClient
     clientId: consoleClientId(variant),
     clientSecret: sealer.derive(`console-client-secret:${variant}`).toString('base64url'),
     redirectUri: `${publicUrl}/${variant}/`,
-    scope: 'openid profile email',
+    // offline_access: the console renews its session with the refresh token (session.service.ts).
+    scope: 'openid profile email offline_access',
   }));
 }
 

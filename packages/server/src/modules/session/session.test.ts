@@ -19,6 +19,7 @@ async function consoleToken(account: { username: string; password: string }, var
     redirectUri: `${ctx.baseUrl}/${variant}/`,
     identifier: account.username,
     password: account.password,
+    scope: 'openid profile email offline_access',
   });
   return call<{ token: string; username: string; expiresIn: number }>(ctx, `/api/v1/${variant}/oidc/token`, {
     code: flow.code,
@@ -37,7 +38,7 @@ describe('console session calls', () => {
         authorizationEndpoint: `${ctx.baseUrl}/oidc/auth`,
         clientId: `tessera-console-${variant}`,
         redirectUri: `${ctx.baseUrl}/${variant}/`,
-        scope: 'openid profile email',
+        scope: 'openid profile email offline_access',
       });
     }
   });

@@ -1,5 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
+import { type Place, placeOf } from '../log/geo-ip.ts';
+import { signInMarks } from '../log/sign-in-marks.ts';
+import { parseUserAgent } from '../log/user-agent.ts';
 
 export type LoginFailureCause =
   | 'unknown_account'
@@ -24,6 +27,14 @@ export type LoginFailureCause =
   | 'app_disabled'
   | 'app_not_assigned'
   | 'app_assignment_expired'
+  // Identity sources (modules/identity-source): the company's directory did not answer, the
+  // person's source is disabled, a directory person could not be added (a quota, a taken
+  // username), a scan sign-in failed at the provider, or the scanned account is nobody's.
+  | 'directory_unavailable'
+  | 'source_disabled'
+  | 'directory_conflict'
+  | 'scan_failed'
+  | 'scan_not_linked'
   // RADIUS (modules/radius): the person may not use the client (not a user of its company, or
   // not in its departments), has no second factor bound or none usable over RADIUS, or answered
   // an Access-Challenge whose State had expired or was used.
@@ -36,6 +47,25 @@ export type LoginFailureCause =
   | 'signature_failed'
   | 'certificate_invalid';
 
+/**
+ * The Exchange agent's causes (modules/exchange/agent.service.ts): a device registered or
+ * waiting, its password wrong or not yet entered, the person's device limit, a disabled or
+ * blocked device, sending refused to a receive-only device, the company's agent off or without
+ * an Exchange sign-in. The agent uses the person causes above too (unknown, disabled, throttled).
+ */
+export type AgentFailureCause =
+  | 'device_registered'
+  | 'device_to_be_activated'
+  | 'device_password_pending'
+  | 'device_unknown'
+  | 'device_password_wrong'
+  | 'device_limit'
+  | 'device_disabled'
+  | 'device_blocked_by_policy'
+  | 'device_command_not_allowed'
+  | 'exchange_disabled'
+  | 'exchange_credentials_missing';
+
 export interface LoginEvent {
   companyId: string | null;
   accountId: string | null;
@@ -44,13 +74,37 @@ export interface LoginEvent {
   ip: string | null;
   userAgent: string | null;
   result: 'success' | 'failure';
-  failureCause: LoginFailureCause | null;
+  failureCause: LoginFailureCause | AgentFailureCause | null;
+  /** The Exchange device the event is about. */
+  deviceId?: string | null;
   /** A RADIUS request: the NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id it carried. */
   nas?: { ip: string | null; callingStationId: string | null } | null;
 }
 
+/** What is added to an event when it is written: its place, browser and, for a success, its marks. */
+export interface LoginEventDetails {
+  place: Place | null;
+  browser: string | null;
+  os: string | null;
+  marks: string[] | null;
+}
+
+/**
+ * The details of an event. A failure costs no query (the same for known and unknown accounts); a
+ * success from a known place is compared with where the account signed in before.
+ */
+export async function describeLoginEvent(db: Db, event: LoginEvent): Promise<LoginEventDetails> {
+  const place = await placeOf(event.ip);
+  const { browser, os } = parseUserAgent(event.userAgent);
+  const marks =
+    event.result === 'success' && event.accountId && place
+      ? await signInMarks(db, event.accountId, place, new Date())
+      : null;
+  return { place, browser, os, marks: marks?.length ? marks : null };
+}
+
 /** The statement that writes a login event (to run alone, or inside another statement). */
-export const loginEventInsert = (db: Db, event: LoginEvent) =>
+export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEventDetails) =>
   db.insertInto('login_events').values({
     id: newId(),
     company_id: event.companyId,
@@ -61,10 +115,19 @@ export const loginEventInsert = (db: Db, event: LoginEvent) =>
     user_agent: event.userAgent?.slice(0, 512) ?? null,
     result: event.result,
     failure_cause: event.failureCause,
+    device_id: event.deviceId ?? null,
+    country: details?.place?.country ?? null,
+    region: details?.place?.region?.slice(0, 100) ?? null,
+    city: details?.place?.city?.slice(0, 100) ?? null,
+    latitude: details?.place?.latitude ?? null,
+    longitude: details?.place?.longitude ?? null,
+    browser: details?.browser ?? null,
+    os: details?.os ?? null,
+    marks: details?.marks ?? null,
     nas_ip: event.nas?.ip?.slice(0, 64) ?? null,
     calling_station_id: event.nas?.callingStationId?.slice(0, 253) ?? null,
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
-  await loginEventInsert(db, event).execute();
+  await loginEventInsert(db, event, await describeLoginEvent(db, event)).execute();
 }

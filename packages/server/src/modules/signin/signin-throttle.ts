@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
 import { mergeSafety } from '../safety/safety.repo.ts';
-import { type LoginEvent, loginEventInsert } from './login-events.repo.ts';
+import { describeLoginEvent, type LoginEvent, loginEventInsert } from './login-events.repo.ts';
 
 /**
  * Who a password attempt is counted against, and so who can be locked out by it:
@@ -16,8 +16,8 @@ import { type LoginEvent, loginEventInsert } from './login-events.repo.ts';
  * read the lock, one to record the outcome.
  */
 export type AttemptSubject =
-  | { kind: 'device'; account: Account; deviceId: string; lockout: Lockout }
-  | { kind: 'account'; account: Account; lockout: Lockout }
+  | { kind: 'device'; account: Account; deviceId: string; lockout: Lockout; directorySourceId: string | null }
+  | { kind: 'account'; account: Account; lockout: Lockout; directorySourceId: string | null }
   | { kind: 'unknown'; identifier: string; lockout: Lockout };
 
 export interface Lockout {
@@ -60,6 +60,15 @@ export async function findAttemptSubject(
     )
     .selectAll('a')
     .select(['s.general as safety_general', 'd.device_id as known_device'])
+    // The LDAP source whose directory checks the account's password, if any (identity sources).
+    .select(
+      sql<
+        string | null
+      >`(select l.source_id from identity_links l join identity_sources i on i.id = l.source_id
+        where l.account_id = a.id and i.type = 'ldap' order by l.created_at limit 1)`.as(
+        'directory_source_id',
+      ),
+    )
     .where((eb) =>
       eb.or([
         eb(sql<string>`lower(a.username)`, '=', lower),
@@ -71,7 +80,7 @@ export async function findAttemptSubject(
     .executeTakeFirst();
   const defaults: Lockout = { threshold: policy.lockoutThreshold, minutes: policy.lockoutMinutes };
   if (!row) return { kind: 'unknown', identifier: normaliseIdentifier(identifier), lockout: defaults };
-  const { safety_general, known_device, ...account } = row;
+  const { safety_general, known_device, directory_source_id: directorySourceId, ...account } = row;
   // Accounts without a home company (developers, platform administrators) follow the global policy.
   const lockout: Lockout = account.home_company_id
     ? (({ maxFailures, lockMinutes }) => ({ threshold: maxFailures, minutes: lockMinutes }))(
@@ -79,8 +88,8 @@ export async function findAttemptSubject(
       )
     : defaults;
   return known_device && deviceId
-    ? { kind: 'device', account, deviceId, lockout }
-    : { kind: 'account', account, lockout };
+    ? { kind: 'device', account, deviceId, lockout, directorySourceId }
+    : { kind: 'account', account, lockout, directorySourceId };
 }
 
 /** The budgets an attempt spends: a known device has its own; anything else the account's and the address's. */
@@ -181,7 +190,8 @@ function failureOf(db: Db, subject: AttemptSubject) {
 /** Counts a wrong password against the subject and writes the login event, in one statement. */
 export async function recordFailure(db: Db, subject: AttemptSubject, event: LoginEvent): Promise<void> {
   // Data-modifying common table expressions run whether or not the outer query reads them.
-  await sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event)})
+  const details = await describeLoginEvent(db, event);
+  await sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event, details)})
     select 1`.execute(db);
 }
 

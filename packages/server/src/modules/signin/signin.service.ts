@@ -2,6 +2,7 @@ import { signInDefaults } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
+import { spendBudgets } from '../../lib/rate-windows.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { dummyPasswordHash, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { insertLoginEvent, type LoginEvent, type LoginFailureCause } from './login-events.repo.ts';
@@ -35,8 +36,39 @@ export interface SignInAttempt {
 }
 
 export type SignInResult =
-  | { ok: true; account: Account }
+  | {
+      ok: true;
+      account: Account /** The person's identity source does without a second factor. */;
+      skipMfa?: boolean;
+    }
   | { ok: false; cause: LoginFailureCause; account?: Account; lockedUntil?: Date };
+
+/** What a directory answered about a password (modules/identity-source/ldap/ldap-signin.ts). */
+export type DirectoryCheck =
+  | {
+      ok: true;
+      skipMfa: boolean /** A first sign-in: the account it created or found. */;
+      accountId?: string;
+    }
+  | { ok: false; cause: LoginFailureCause };
+
+/**
+ * The password verifier of accounts whose password is a directory's (LDAP sources): the
+ * directory decides, the local account has no usable password. `firstSignIn` asks the
+ * directories of the company the sign-in is for about an identifier no account has; undefined
+ * when none knows it.
+ */
+export interface DirectoryVerifier {
+  verifyLinked(account: Account, sourceId: string, password: string): Promise<DirectoryCheck>;
+  firstSignIn(companyId: string, identifier: string, password: string): Promise<DirectoryCheck | undefined>;
+}
+
+/** Directory answers in which no password was judged wrong: nothing counts against the person. */
+const NOT_A_GUESS: readonly LoginFailureCause[] = [
+  'directory_unavailable',
+  'source_disabled',
+  'directory_conflict',
+];
 
 export type SignInPolicy = ThrottlePolicy;
 
@@ -55,6 +87,8 @@ export function createSignInService(deps: {
   db: Db;
   accounts: AccountsRepo;
   policy?: Partial<SignInPolicy>;
+  /** The directory's password check (identity sources); without it every password is local. */
+  directory?: DirectoryVerifier;
 }) {
   const { db } = deps;
   const policy: SignInPolicy = { ...signInDefaults, ...deps.policy };
@@ -106,13 +140,17 @@ export function createSignInService(deps: {
   }
 
   async function signInWithPassword(attempt: SignInAttempt): Promise<SignInResult> {
-    const identifier = attempt.identifier.trim();
+    // Control characters (a NUL, which PostgreSQL text refuses) belong to no identifier: they
+    // become U+FFFD, so that such an attempt finds nobody, in the database or in a directory.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+    const identifier = attempt.identifier.trim().replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
     const event = (
       result: 'success' | 'failure',
       cause: LoginFailureCause | null,
       account?: Account,
     ): LoginEvent => ({
-      companyId: attempt.companyId,
+      // A sign-in outside any company (the user centre, the consoles) is the person's home company's.
+      companyId: attempt.companyId ?? account?.home_company_id ?? null,
       accountId: account?.id ?? null,
       identifier,
       clientId: attempt.clientId,
@@ -144,27 +182,66 @@ export function createSignInService(deps: {
     }
 
     // An account without a password yet ('!', made by an import) is verified against the dummy
-    // hash, so that neither it nor an unknown account answers faster than a wrong password.
-    const usableHash = account && account.password_hash !== UNUSABLE_PASSWORD_HASH;
-    const passwordOk = usableHash
-      ? await verifyPassword(account.password_hash, attempt.password)
-      : (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
+    // hash, so that neither it nor an unknown account answers faster than a wrong password. A
+    // directory's check runs alongside the dummy hash for the same reason.
+    const dummy = async () => (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
+    let directory: DirectoryCheck | undefined;
+    let passwordOk: boolean;
+    if (deps.directory && subject.kind !== 'unknown' && subject.directorySourceId) {
+      [directory] = await Promise.all([
+        deps.directory.verifyLinked(subject.account, subject.directorySourceId, attempt.password),
+        dummy(),
+      ]);
+      passwordOk = directory.ok;
+    } else if (deps.directory && subject.kind === 'unknown' && attempt.companyId) {
+      [directory] = await Promise.all([
+        deps.directory.firstSignIn(attempt.companyId, identifier, attempt.password),
+        dummy(),
+      ]);
+      passwordOk = directory?.ok === true;
+    } else {
+      const usableHash = account && account.password_hash !== UNUSABLE_PASSWORD_HASH;
+      passwordOk = usableHash ? await verifyPassword(account.password_hash, attempt.password) : await dummy();
+    }
 
-    if (subject.kind === 'unknown' || !account || !passwordOk) {
-      const cause = account ? 'wrong_password' : 'unknown_account';
+    if (directory && !directory.ok && NOT_A_GUESS.includes(directory.cause)) {
+      // No password was judged: the attempt goes back, and nothing counts towards a lock-out.
+      await spendBudgets(db, budgets, 'release');
+      await log('failure', directory.cause, account);
+      return { ok: false, cause: directory.cause, account };
+    }
+    if (directory && !directory.ok && directory.cause !== 'wrong_password') {
+      // The directory took the password but refuses the person (disabled there).
+      if (subject.kind === 'unknown') await spendBudgets(db, budgets, 'release');
+      else await recordRightPassword(db, subject, budgets);
+      await log('failure', directory.cause, account);
+      return { ok: false, cause: directory.cause, account };
+    }
+    if (!passwordOk) {
+      const cause = account || directory ? 'wrong_password' : 'unknown_account';
       await recordFailure(db, subject, event('failure', cause, account));
       return { ok: false, cause, account };
     }
 
-    await recordRightPassword(db, subject, budgets);
-    const refusal = await refusalAfterFirstFactor(account, attempt);
-    if (refusal) {
-      await log('failure', refusal, account);
-      return { ok: false, cause: refusal, account };
+    // A first sign-in through a directory: the person it created (or found) signs in.
+    const signingIn =
+      subject.kind === 'unknown' && directory?.ok && directory.accountId
+        ? await deps.accounts.findAccountById(directory.accountId)
+        : account;
+    if (!signingIn) {
+      await log('failure', 'directory_conflict');
+      return { ok: false, cause: 'directory_conflict' };
     }
-    const signedIn = await recordSuccess(account.id, subject.kind === 'account');
+    if (subject.kind === 'unknown') await spendBudgets(db, budgets, 'release');
+    else await recordRightPassword(db, subject, budgets);
+    const refusal = await refusalAfterFirstFactor(signingIn, attempt);
+    if (refusal) {
+      await log('failure', refusal, signingIn);
+      return { ok: false, cause: refusal, account: signingIn };
+    }
+    const signedIn = await recordSuccess(signingIn.id, subject.kind === 'account');
     await log('success', null, signedIn);
-    return { ok: true, account: signedIn };
+    return { ok: true, account: signedIn, skipMfa: directory?.ok === true && directory.skipMfa };
   }
 
   /**
@@ -180,7 +257,7 @@ export function createSignInService(deps: {
   ): Promise<SignInResult> {
     const log = (result: 'success' | 'failure', cause: LoginFailureCause | null) =>
       insertLoginEvent(db, {
-        companyId: attempt.companyId,
+        companyId: attempt.companyId ?? account.home_company_id,
         accountId: account.id,
         identifier: account.username,
         clientId: attempt.clientId,

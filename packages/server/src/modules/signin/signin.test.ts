@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthorization, submitSignIn } from '../../test/browser-flow.ts';
-import { createAccount, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  companyMember,
+  createAccount,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { createAccountsRepo } from '../account/account.repo.ts';
 import { createSignInService } from './signin.service.ts';
 
@@ -158,6 +164,21 @@ describe('password sign-in', () => {
       user_agent: 'vitest',
       client_id: 'tessera-console-dev',
     });
+  });
+
+  it("logs a sign-in outside any company (the user centre) in the person's home company", async () => {
+    const owner = await ownerWithCompany(ctx, 'hera');
+    const member = await companyMember(ctx, owner, 'hera.member');
+    await service().signInWithPassword(attempt(member.username, 'wrong', '10.3.3.3'));
+    await service().signInWithPassword(attempt(member.username, member.password, '10.3.3.3'));
+    await service().signInWithPassword(attempt('hera.nobody', 'wrong', '10.3.3.3'));
+    const events = await eventsOf(member.username);
+    expect(events.map((e) => [e.result, e.company_id])).toEqual([
+      ['failure', owner.companyId],
+      ['success', owner.companyId],
+    ]);
+    // An unknown identifier belongs to no company.
+    expect((await eventsOf('hera.nobody')).map((e) => e.company_id)).toEqual([null]);
   });
 
   it('refuses the platform console to an account that is not a platform administrator', async () => {

@@ -14,19 +14,49 @@ import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 export const consoleDistDir = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
 const require = createRequire(import.meta.url);
 
+/**
+ * Whether a path asked of a static folder names a plain file in it. The router has decoded it
+ * already (`%2e%2e` is `..`, `%2f` is `/`, `%00` is NUL): every segment must be a plain name,
+ * so no empty, `.` or `..` segment (`/console//.vite/…`), no hidden file (the build manifest in
+ * `.vite` is for the size check, not for browsers), no backslash or control character. Anything
+ * else is "not found" before the file server sees it (it would throw, and log, on a traversal).
+ */
+export const isPlainFilePath = (path: string) =>
+  path
+    .split('/')
+    .slice(1)
+    .every((segment) => /^[\w-][\w.@+~-]*$/.test(segment));
+
+/** What the API reference needs of Swagger UI's files (not its demo page or its OAuth helper page). */
+const swaggerFiles = new Set(['/swagger-ui-bundle.js', '/swagger-ui.css']);
+
 /** Static front ends, uploaded files and the API document. */
 export async function webRoutes(
   app: FastifyInstance,
-  deps: { db: Db; calls: () => CallAtPath[]; version: string; publicUrl: string },
+  deps: {
+    db: Db;
+    calls: () => CallAtPath[];
+    version: string;
+    publicUrl: string;
+    /** The console's build; tests give one of their own. */
+    consoleDir?: string;
+  },
 ) {
+  const consoleDir = deps.consoleDir ?? consoleDistDir;
   await app.register(fastifyStatic, {
     root: portalAssetsDir,
     prefix: `${PORTAL_ASSETS_PATH}/`,
     decorateReply: false,
+    allowedPath: isPlainFilePath,
   });
 
   const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
-  await app.register(fastifyStatic, { root: swaggerDir, prefix: '/api/docs/assets/', decorateReply: false });
+  await app.register(fastifyStatic, {
+    root: swaggerDir,
+    prefix: '/api/docs/assets/',
+    decorateReply: false,
+    allowedPath: (path) => swaggerFiles.has(path),
+  });
 
   app.get('/api/openapi.json', async () =>
     buildOpenApiDocument(deps.calls(), { version: deps.version, serverUrl: deps.publicUrl }),
@@ -41,7 +71,8 @@ export async function webRoutes(
   app.get('/api/docs/viewer.js', async (_request, reply) =>
     reply
       .type('text/javascript')
-      .send("window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api' });"),
+      // No validator badge: it is an image from validator.swagger.io, which the page's policy refuses.
+      .send("window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api', validatorUrl: null });"),
   );
 
   app.get<{ Params: { id: string } }>('/api/v1/files/:id', async (request, reply) => {
@@ -56,21 +87,19 @@ export async function webRoutes(
       .headers({
         'content-type': file.content_type,
         'cache-control': 'public, max-age=300',
-        'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
       })
       .send(Buffer.from(file.bytes));
   });
 
   // The console: one build, served under both prefixes; the prefix picks the variant.
-  const indexFile = join(consoleDistDir, 'index.html');
-  if (existsSync(consoleDistDir)) {
+  const indexFile = join(consoleDir, 'index.html');
+  if (existsSync(consoleDir)) {
     await app.register(fastifyStatic, {
-      root: consoleDistDir,
+      root: consoleDir,
       prefix: '/console/',
       decorateReply: false,
-      // The build manifest (dist/.vite) is for the size check, not for browsers.
-      allowedPath: (path) => !path.startsWith('/.vite'),
+      allowedPath: isPlainFilePath,
       immutable: true,
       maxAge: '365d',
     });
@@ -85,10 +114,8 @@ export async function webRoutes(
         .type('text/plain; charset=utf-8')
         .send('The console has not been built. Run "npm run build" (npm start does it for you).');
     }
-    return reply
-      .headers({ 'cache-control': 'no-cache', 'x-frame-options': 'DENY' })
-      .type('text/html; charset=utf-8')
-      .send(indexHtml);
+    // The same page for everyone, revalidated so that a new build is picked up.
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   };
   for (const prefix of ['/dev', '/admin']) {
     app.get(prefix, async (_request, reply) => reply.redirect(`${prefix}/`));

@@ -20,10 +20,11 @@ export interface StoredRowError {
   classes?: string[];
 }
 
+/** Records a task waiting in the queue (its file is kept by the import file store, its job by the jobs module). */
 export async function insertTask(
   db: Db,
   companyId: string,
-  task: { id: string; createdBy: string; fileName: string | null; total: number },
+  task: { id: string; createdBy: string; createdIp: string; fileName: string | null },
 ) {
   await db
     .insertInto('import_tasks')
@@ -31,20 +32,107 @@ export async function insertTask(
       id: task.id,
       company_id: companyId,
       created_by: task.createdBy,
+      created_ip: task.createdIp,
       status: 'importing',
       file_name: task.fileName,
-      total: task.total,
     })
     .execute();
+}
+
+/** Imports waiting or running for the company, or started by the person (in any company). */
+export async function countOpenTasks(db: Db, companyId: string, accountId: string) {
+  const row = await db
+    .selectFrom('import_tasks')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('status', '=', 'importing')
+    .where((eb) => eb.or([eb('company_id', '=', companyId), eb('created_by', '=', accountId)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export const findTask = (db: Db, companyId: string, taskId: string) =>
   db
     .selectFrom('import_tasks')
-    .selectAll()
+    .select([
+      'id',
+      'status',
+      'file_name',
+      'total',
+      'created',
+      'errors',
+      'created_at',
+      'started_at',
+      'finished_at',
+    ])
     .where('company_id', '=', companyId)
     .where('id', '=', taskId)
     .executeTakeFirst();
+
+/** Where a waiting task stands among its company's unfinished imports (1: next). */
+export async function queuePosition(db: Db, companyId: string, task: { id: string; created_at: Date }) {
+  const row = await db
+    .selectFrom('import_tasks')
+    .select((eb) => eb.fn.countAll().as('ahead'))
+    .where('company_id', '=', companyId)
+    .where('status', '=', 'importing')
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', task.created_at),
+        eb.and([eb('created_at', '=', task.created_at), eb('id', '<', task.id)]),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.ahead) + 1;
+}
+
+export interface StartedTask {
+  id: string;
+  companyId: string;
+  createdBy: string | null;
+  createdIp: string | null;
+  fileName: string | null;
+}
+
+/** The task's turn has come (its job runs): answers it, or undefined when it has ended meanwhile. */
+export async function startTask(db: Db, taskId: string): Promise<StartedTask | undefined> {
+  const task = await db
+    .updateTable('import_tasks')
+    .set({ started_at: sql`now()` })
+    .where('id', '=', taskId)
+    .where('status', '=', 'importing')
+    .returning(['id', 'company_id', 'created_by', 'created_ip', 'file_name'])
+    .executeTakeFirst();
+  return (
+    task && {
+      id: task.id,
+      companyId: task.company_id,
+      createdBy: task.created_by,
+      createdIp: task.created_ip,
+      fileName: task.file_name,
+    }
+  );
+}
+
+/**
+ * Fails the tasks still importing that no queued or running job of `kind` will run (their
+ * process stopped before jobs ran imports, or the job was removed), and lets go of files kept in
+ * the database for tasks that have ended.
+ */
+export async function failTasksWithoutJob(db: Db, errors: StoredRowError[], kind: string) {
+  await sql`
+    update import_tasks t set status = 'failed', errors = ${JSON.stringify(errors)}::jsonb, finished_at = now()
+    where t.status = 'importing' and not exists (
+      select 1 from jobs j
+      where j.kind = ${kind} and j.status in ('queued', 'running') and j.payload ->> 'taskId' = t.id)`.execute(
+    db,
+  );
+  await sql`delete from import_task_files f using import_tasks t
+    where f.task_id = t.id and t.status <> 'importing'`.execute(db);
+}
+
+export async function setTaskTotal(db: Db, taskId: string, total: number) {
+  await db.updateTable('import_tasks').set({ total }).where('id', '=', taskId).execute();
+}
 
 /**
  * Marks a task that is still importing as done. Returns false when it is no longer importing
@@ -69,22 +157,6 @@ export async function finishTask(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/**
- * Marks importing tasks as failed (interrupted). Without ids: every importing task whose row is
- * not locked by a running import's transaction (start-up of the only instance).
- */
-export async function failImportingTasks(db: Db, errors: StoredRowError[], taskIds?: readonly string[]) {
-  if (taskIds && taskIds.length === 0) return 0;
-  const result = await sql`
-    update import_tasks set status = 'failed', errors = ${JSON.stringify(errors)}::jsonb, finished_at = now()
-    where id in (
-      select id from import_tasks where status = 'importing'
-      ${taskIds ? sql`and id in (${sql.join([...taskIds])})` : sql``}
-      for update skip locked
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}
-
 export const findDepartments = (db: Db, companyId: string) =>
   db
     .selectFrom('departments')
@@ -92,33 +164,35 @@ export const findDepartments = (db: Db, companyId: string) =>
     .where('company_id', '=', companyId)
     .execute();
 
+/** An identifier some account has already, and whether that account is outside the company. */
+export interface TakenIdentifier {
+  column: 'username' | 'email' | 'phone';
+  /** Usernames and emails in lower case, as the unique indexes compare them. */
+  value: string;
+  elsewhere: boolean;
+}
+
 /**
- * Which of the given usernames, emails and phones accounts already have (usernames and emails
- * compared in lower case, as the unique indexes do). Answered from those indexes.
+ * Which of the given usernames, emails and phones accounts already have, and whether each such
+ * account is outside the company (not one of its people). Answered from the unique indexes.
  */
 export async function findTakenIdentifiers(
   db: Db,
+  companyId: string,
   values: { usernames: string[]; emails: string[]; phones: string[] },
-): Promise<{ usernames: Set<string>; emails: Set<string>; phones: Set<string> }> {
-  const taken = { usernames: new Set<string>(), emails: new Set<string>(), phones: new Set<string>() };
-  if (values.usernames.length) {
-    const rows = await sql<{ v: string }>`
-      select lower(username) as v from accounts where lower(username) = any(${values.usernames}::text[])`.execute(
-      db,
-    );
-    for (const row of rows.rows) taken.usernames.add(row.v);
-  }
-  if (values.emails.length) {
-    const rows = await sql<{ v: string }>`
-      select lower(email) as v from accounts where lower(email) = any(${values.emails}::text[])`.execute(db);
-    for (const row of rows.rows) taken.emails.add(row.v);
-  }
-  if (values.phones.length) {
-    const rows = await sql<{ v: string }>`
-      select phone as v from accounts where phone = any(${values.phones}::text[])`.execute(db);
-    for (const row of rows.rows) taken.phones.add(row.v);
-  }
-  return taken;
+): Promise<TakenIdentifier[]> {
+  const elsewhere = sql<boolean>`not exists (select 1 from company_members m
+    where m.account_id = a.id and m.company_id = ${companyId})`;
+  const { rows } = await sql<TakenIdentifier>`
+    select 'username' as "column", lower(a.username) as value, ${elsewhere} as elsewhere
+      from accounts a where lower(a.username) = any(${values.usernames}::text[])
+    union all
+    select 'email', lower(a.email), ${elsewhere}
+      from accounts a where lower(a.email) = any(${values.emails}::text[])
+    union all
+    select 'phone', a.phone, ${elsewhere}
+      from accounts a where a.phone = any(${values.phones}::text[])`.execute(db);
+  return rows;
 }
 
 export interface ImportedAccount {

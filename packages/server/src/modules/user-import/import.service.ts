@@ -1,38 +1,31 @@
-import { availableParallelism } from 'node:os';
 import {
-  company as companyCalls,
   type ErrorReason,
   isErrorReason,
   type Language,
   type PasswordClass,
-  type ServerPhrases,
-  type UserStatus,
   user as userCalls,
-  userLimits,
 } from '@tessera/contract';
-import { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError, translateValidation } from '../../lib/i18n.ts';
 import { newId } from '../../lib/ids.ts';
-import { hashPassword } from '../account/password.ts';
-import { checkPassword, describeClasses, passwordPolicyFor } from '../account/password-policy.ts';
+import { describeClasses } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
+import { assertDepartmentsInCompany } from '../department/department.repo.ts';
+import type { Job, JobContext, Jobs } from '../jobs/jobs.ts';
 import type { QuotaService } from '../license/quota.service.ts';
-import { findDepartmentRefs, findUsers } from '../user/user.repo.ts';
+import { assertIdentifierChecksLeft } from '../user/identifier-checks.ts';
+import { columnLabel, type ImportColumn, importColumns } from './columns.ts';
 import type { StoredRowError } from './import.repo.ts';
 import * as repo from './import.repo.ts';
-import {
-  assertXlsxFile,
-  buildTemplate,
-  columnLabel,
-  type ExportColumn,
-  type ImportColumn,
-  importColumns,
-  readImportSheet,
-  writeExport,
-} from './xlsx.ts';
+import type { ImportFileStore } from './import-files.ts';
+import { assertIdentifiersFree, prepareRows, RowProblems, type ValidationKey } from './import-rows.ts';
+import { SheetProblem } from './sheet-problem.ts';
+import type { ImportSheet } from './sheet-reader.ts';
+import { readSheetInWorker, sheetWorkerLimits } from './sheet-worker.ts';
+import { exportUsers } from './user-export.ts';
+import { buildTemplate } from './xlsx.ts';
+import { assertXlsxFile } from './xlsx-upload.ts';
 
 export interface Actor {
   accountId: string;
@@ -46,130 +39,49 @@ interface Logger {
 
 /** A task that failed lists at most this many problems (and how many more there were). */
 const MAX_LISTED_ERRORS = 1_000;
-/** How long a shutdown waits for running imports before marking them interrupted. */
-const SHUTDOWN_WAIT_MS = 10_000;
-/** Rows the export reads per query: few pages, since each one counts and skips what came before. */
-const EXPORT_PAGE = 20_000;
+/** Imports a company may have waiting or running, and a person may have started. */
+const MAX_OPEN_IMPORTS = 3;
+/** The jobs (modules/jobs) that run imports: one per company at a time (the key), a few on the platform. */
+export const IMPORT_JOB = 'user-import';
+export const importJobKey = (companyId: string) => `user-import:${companyId}`;
+/** Imports running at once on the platform unless TESSERA_IMPORT_CONCURRENCY says otherwise. */
+const DEFAULT_CONCURRENCY = 2;
 
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((value) => (value === '' ? null : value));
+type WithoutDb<T> = T extends [Db, ...infer Rest] ? Rest : never;
 
-/** One row, checked with the same rules as user/create. */
-const rowSchema = z.object({
-  username: companyCalls.username,
-  name: optionalText(userLimits.nameMax),
-  nickname: optionalText(userLimits.nicknameMax),
-  email: userCalls.email,
-  phone: userCalls.phone,
-});
-
-type ValidationKey = keyof ServerPhrases['validation'];
-
-function issueToError(row: number, issue: z.core.$ZodIssue): StoredRowError {
-  const column = String(issue.path[0] ?? '') || null;
-  if (isErrorReason(issue.message)) return { row, column, reason: issue.message };
-  const validation = (key: ValidationKey, params?: Record<string, string>): StoredRowError => ({
-    row,
-    column,
-    reason: key,
-    validation: true,
-    ...(params ? { params } : {}),
-  });
-  switch (issue.code) {
-    case 'too_big':
-      return validation('too_long', { max: String(issue.maximum) });
-    case 'too_small':
-      return validation('required');
-    case 'invalid_type':
-      return validation('required');
-    default:
-      return validation('invalid');
-  }
-}
-
-/** The path of every department from the top ("Sales/East"), by id, and the ids by lower-case path. */
-function departmentIndex(rows: { id: string; parent_id: string | null; name: string }[]) {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const paths = new Map<string, string>();
-  const pathOf = (id: string, seen = new Set<string>()): string => {
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const row = byId.get(id);
-    if (!row || row.parent_id === null || seen.has(id)) return '';
-    seen.add(id);
-    const parent = pathOf(row.parent_id, seen);
-    const path = parent ? `${parent}/${row.name}` : row.name;
-    paths.set(id, path);
-    return path;
-  };
-  const byPath = new Map<string, string>();
-  const root = rows.find((row) => row.parent_id === null);
-  for (const row of rows) {
-    const path = row.parent_id === null ? row.name : pathOf(row.id);
-    byPath.set(path.toLowerCase(), row.id);
-    // The root's name may lead the path too ("Acme/Sales").
-    if (root && row.parent_id !== null) byPath.set(`${root.name}/${path}`.toLowerCase(), row.id);
-  }
-  return {
-    byId,
-    byPath,
-    pathOf: (id: string) => (byId.get(id)?.parent_id === null ? byId.get(id)?.name : pathOf(id)),
-  };
-}
-
-const splitDepartments = (text: string) =>
-  text
-    .split(/[;；\n]/)
-    .map((part) =>
-      part
-        .split('/')
-        .map((segment) => segment.trim())
-        .filter(Boolean)
-        .join('/'),
-    )
-    .filter(Boolean);
-
-/** Runs `work` over items with at most `limit` at once. */
-async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
-class RowProblems extends Error {
-  constructor(readonly errors: StoredRowError[]) {
-    super('rows refused');
-  }
-}
+const interrupted: StoredRowError[] = [{ row: 0, column: null, reason: 'import.interrupted' }];
+const taskIdOf = (job: Job) => String(job.payload.taskId ?? '');
 
 export function createUserImportService(deps: {
   db: Db;
   quotas: Pick<QuotaService, 'takePlaces'>;
+  jobs: Pick<Jobs, 'register' | 'enqueue'>;
   log: Logger;
+  /** Where uploaded files wait for their turn. */
+  files: ImportFileStore;
+  /** Imports running at once on the platform (all instances together). */
+  concurrency?: number;
 }) {
-  const { db, quotas, log } = deps;
-  /** Imports running in this process, by task id. */
-  const running = new Map<string, Promise<void>>();
+  const { db, quotas, jobs, log, files } = deps;
   let closing = false;
 
+  jobs.register(
+    IMPORT_JOB,
+    {
+      run: (job, context) => runTask(taskIdOf(job), context),
+      // The instance running it stopped: nothing was stored (the import is one transaction).
+      interrupted: async (job) => {
+        await repo.finishTask(db, taskIdOf(job), { status: 'failed', errors: interrupted });
+        await files.drop(taskIdOf(job));
+      },
+    },
+    { concurrency: deps.concurrency ?? DEFAULT_CONCURRENCY },
+  );
+
   /**
-   * Checks the file's shape (an .xlsx workbook with the template's header, not too many rows),
-   * records the task and starts the import in the background; answers with the task id at once.
+   * Checks that the upload is an .xlsx workbook (by name, type, size and its zip directory:
+   * nothing is inflated here), keeps it with a new task and its job in the queue, and answers
+   * with the task id at once. The workbook is read when the task's turn comes.
    */
   async function start(
     actor: Actor,
@@ -178,35 +90,77 @@ export function createUserImportService(deps: {
   ) {
     if (closing) throw new AppError('import.interrupted');
     assertXlsxFile(file);
-    const sheet = await readImportSheet(file.bytes);
+    if ((await repo.countOpenTasks(db, companyId, actor.accountId)) >= MAX_OPEN_IMPORTS)
+      throw new AppError('import.queue_full', { max: MAX_OPEN_IMPORTS });
     const taskId = newId();
-    await repo.insertTask(db, companyId, {
-      id: taskId,
-      createdBy: actor.accountId,
-      fileName: file.filename.slice(0, 255),
-      total: sheet.rows.length,
+    await files.save(taskId, file.bytes, async (trx) => {
+      await repo.insertTask(trx, companyId, {
+        id: taskId,
+        createdBy: actor.accountId,
+        createdIp: actor.ip,
+        fileName: file.filename.slice(0, 255),
+      });
+      await jobs.enqueue({ kind: IMPORT_JOB, key: importJobKey(companyId), payload: { taskId } }, trx);
     });
-    const work = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => runImport(actor, companyId, taskId, file.filename, sheet))
-      .catch((error) => log.error({ err: error, taskId }, 'user import failed'))
-      .finally(() => running.delete(taskId));
-    running.set(taskId, work);
     return { taskId };
   }
 
-  /** Validates every row, then stores all of them in one transaction, or none and the reasons. */
-  async function runImport(
-    actor: Actor,
-    companyId: string,
-    taskId: string,
-    fileName: string,
-    sheet: Awaited<ReturnType<typeof readImportSheet>>,
-  ) {
+  /**
+   * A task's turn: its workbook read in a worker, then its rows checked and stored; then its file
+   * goes. Every outcome is recorded on the task (the job itself ends done).
+   */
+  async function runTask(taskId: string, context: JobContext) {
     try {
-      const accounts = await prepareRows(companyId, sheet);
+      const task = await repo.startTask(db, taskId);
+      if (task) await readAndImport(task, context.signal);
+    } catch (error) {
+      const stopped = context.signal.aborted;
+      if (!stopped) log.error({ err: error, taskId }, 'user import stopped');
+      const failure: StoredRowError[] = stopped
+        ? interrupted
+        : [{ row: 0, column: null, reason: 'internal.error' }];
+      await repo.finishTask(db, taskId, { status: 'failed', errors: failure });
+    } finally {
+      await files.drop(taskId).catch(() => undefined);
+    }
+  }
+
+  async function readAndImport(task: repo.StartedTask, signal: AbortSignal) {
+    const content = await files.read(task.id);
+    if (!content) {
+      // Kept by a process that stopped (the embedded database's folder).
+      await repo.finishTask(db, task.id, { status: 'failed', errors: interrupted });
+      return;
+    }
+    let sheet: ImportSheet;
+    try {
+      sheet = await readSheetInWorker(content, sheetWorkerLimits, signal);
+    } catch (error) {
+      if (!(error instanceof SheetProblem)) throw error;
+      const { at, reason, params } = error;
+      await repo.finishTask(db, task.id, {
+        status: 'failed',
+        errors: [{ row: at.row, column: at.column, reason, params }],
+      });
+      return;
+    }
+    await repo.setTaskTotal(db, task.id, sheet.rows.length);
+    await runImport(task, sheet);
+  }
+
+  /**
+   * Validates every row and its identifiers, then stores all of them in one transaction (taking
+   * the company's places), or none and the reasons.
+   */
+  async function runImport(task: repo.StartedTask, sheet: ImportSheet) {
+    const { companyId } = task;
+    const actor = { accountId: task.createdBy, ip: task.createdIp };
+    try {
+      const accounts = await prepareRows(db, companyId, sheet);
+      // While the company's identifier checks are spent, nothing is looked up (identifier-checks.ts).
+      await assertIdentifierChecksLeft(db, companyId);
+      await assertIdentifiersFree(db, companyId, actor, task, accounts);
       await db.transaction().execute(async (trx) => {
-        // Row problems first: they tell the person what to fix in the file.
-        await assertIdentifiersFree(trx, accounts);
         await quotas.takePlaces(trx, companyId, 'user', accounts.length);
         // A department deleted since the rows were checked.
         await assertDepartmentsInCompany(
@@ -221,10 +175,10 @@ export function createUserImportService(deps: {
           action: 'user.import',
           targetType: 'user',
           targetId: null,
-          after: { taskId, fileName, count: accounts.length },
-          ip: actor.ip,
+          after: { taskId: task.id, fileName: task.fileName, count: accounts.length },
+          ip: actor.ip ?? undefined,
         });
-        if (!(await repo.finishTask(trx, taskId, { status: 'success', created: accounts.length })))
+        if (!(await repo.finishTask(trx, task.id, { status: 'success', created: accounts.length })))
           throw new AppError('import.interrupted');
       });
     } catch (error) {
@@ -238,8 +192,8 @@ export function createUserImportService(deps: {
                 [{ row: 0, column: null, reason: uniqueReason(error) }]
               : [{ row: 0, column: null, reason: 'internal.error' }];
       if (!(error instanceof RowProblems || error instanceof AppError))
-        log.error({ err: error, taskId }, 'user import stopped');
-      await repo.finishTask(db, taskId, { status: 'failed', errors: capErrors(errors) });
+        log.error({ err: error, taskId: task.id }, 'user import stopped');
+      await repo.finishTask(db, task.id, { status: 'failed', errors: capErrors(errors) });
     }
   }
 
@@ -263,121 +217,6 @@ export function createUserImportService(deps: {
           },
         ];
 
-  /** Every row checked on its own and against the others; throws RowProblems listing them all. */
-  async function prepareRows(companyId: string, sheet: Awaited<ReturnType<typeof readImportSheet>>) {
-    const errors: StoredRowError[] = [];
-    const departments = departmentIndex(await repo.findDepartments(db, companyId));
-    const passwordPolicy = await passwordPolicyFor(db, companyId);
-    const firstRowOf = {
-      username: new Map<string, number>(),
-      email: new Map<string, number>(),
-      phone: new Map<string, number>(),
-    };
-    const cellOf = (cells: string[], column: ImportColumn) => {
-      const index = sheet.columns[column];
-      return index === undefined ? '' : (cells[index] ?? '');
-    };
-    const accounts: (repo.ImportedAccount & { row: number; password: string })[] = [];
-    for (const { row, cells } of sheet.rows) {
-      const parsed = rowSchema.safeParse({
-        username: cellOf(cells, 'username'),
-        name: cellOf(cells, 'name'),
-        nickname: cellOf(cells, 'nickname'),
-        email: cellOf(cells, 'email'),
-        phone: cellOf(cells, 'phone'),
-      });
-      const before = errors.length;
-      if (!parsed.success) {
-        const seen = new Set<string>();
-        for (const issue of parsed.error.issues) {
-          const key = String(issue.path[0]);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          errors.push(issueToError(row, issue));
-        }
-      }
-      const values = parsed.success ? parsed.data : undefined;
-      // Duplicates inside the file, each against the first row that has the value.
-      const duplicates: [keyof typeof firstRowOf, string | null | undefined][] = [
-        ['username', values?.username.toLowerCase()],
-        ['email', values?.email?.toLowerCase()],
-        ['phone', values?.phone],
-      ];
-      for (const [column, value] of duplicates) {
-        if (!value) continue;
-        const first = firstRowOf[column].get(value);
-        if (first === undefined) firstRowOf[column].set(value, row);
-        else errors.push({ row, column, reason: 'import.duplicate_in_file', params: { row: first } });
-      }
-      const departmentIds: string[] = [];
-      for (const named of splitDepartments(cellOf(cells, 'departments'))) {
-        const id = departments.byId.has(named) ? named : departments.byPath.get(named.toLowerCase());
-        if (id) {
-          if (!departmentIds.includes(id)) departmentIds.push(id);
-        } else
-          errors.push({
-            row,
-            column: 'departments',
-            reason: 'import.department_not_found',
-            params: { department: named },
-          });
-      }
-      const password = cellOf(cells, 'password');
-      if (password) {
-        const problem = checkPassword(password, { username: values?.username }, passwordPolicy);
-        if (problem) {
-          const { reason, ...rest } = problem;
-          errors.push({
-            row,
-            column: 'password',
-            reason,
-            ...('classes' in rest ? { classes: rest.classes } : { params: rest as Record<string, number> }),
-          });
-        }
-      }
-      if (values && errors.length === before)
-        accounts.push({
-          id: newId(),
-          row,
-          username: values.username,
-          name: values.name,
-          nickname: values.nickname,
-          email: values.email ?? null,
-          phone: values.phone ?? null,
-          password,
-          passwordHash: '!',
-          departmentIds,
-        });
-    }
-    if (errors.length) throw new RowProblems(errors);
-    // argon2 is slow on purpose (~30 ms of a core each): hash on every core, not more at once.
-    const withPassword = accounts.filter((account) => account.password);
-    await mapBounded(withPassword, Math.max(1, availableParallelism()), async (account) => {
-      account.passwordHash = await hashPassword(account.password);
-      account.password = '';
-    });
-    return accounts;
-  }
-
-  /** Identifiers other accounts have already, as row problems (checked under the user-quantity lock). */
-  async function assertIdentifiersFree(trx: Db, accounts: (repo.ImportedAccount & { row: number })[]) {
-    const taken = await repo.findTakenIdentifiers(trx, {
-      usernames: accounts.map((a) => a.username.toLowerCase()),
-      emails: accounts.flatMap((a) => (a.email ? [a.email.toLowerCase()] : [])),
-      phones: accounts.flatMap((a) => (a.phone ? [a.phone] : [])),
-    });
-    const errors: StoredRowError[] = [];
-    for (const account of accounts) {
-      if (taken.usernames.has(account.username.toLowerCase()))
-        errors.push({ row: account.row, column: 'username', reason: 'user.username_taken' });
-      if (account.email && taken.emails.has(account.email.toLowerCase()))
-        errors.push({ row: account.row, column: 'email', reason: 'user.email_taken' });
-      if (account.phone && taken.phones.has(account.phone))
-        errors.push({ row: account.row, column: 'phone', reason: 'user.phone_taken' });
-    }
-    if (errors.length) throw new RowProblems(errors);
-  }
-
   function phrase(lang: Language, error: StoredRowError) {
     const field =
       error.column && (importColumns as readonly string[]).includes(error.column)
@@ -400,9 +239,11 @@ export function createUserImportService(deps: {
     const stored = (typeof row.errors === 'string' ? JSON.parse(row.errors) : row.errors) as
       | StoredRowError[]
       | null;
+    const waiting = row.status === 'importing' && row.started_at === null;
     return {
       taskId: row.id,
       status: row.status,
+      queuePosition: waiting ? await repo.queuePosition(db, companyId, row) : null,
       fileName: row.file_name,
       total: row.total,
       created: row.created,
@@ -420,118 +261,29 @@ export function createUserImportService(deps: {
     };
   }
 
-  const statusText: Record<Language, Record<UserStatus, string>> = {
-    en: { enabled: 'Enabled', disabled: 'Disabled', locked: 'Locked' },
-    zh: { enabled: '启用', disabled: '禁用', locked: '锁定' },
-  };
-  const roleText: Record<Language, Record<string, string>> = {
-    en: {
-      owner: 'Owner',
-      admin: 'Administrator',
-      external_admin: 'External administrator',
-      member: 'Member',
-    },
-    zh: { owner: '所有者', admin: '管理员', external_admin: '外部管理员', member: '成员' },
-  };
-  const yesNo: Record<Language, [string, string]> = { en: ['Yes', 'No'], zh: ['是', '否'] };
+  /** Start-up: tasks still importing without a job to run them (their process stopped) failed as interrupted. */
+  async function failInterruptedTasks() {
+    await repo.failTasksWithoutJob(db, interrupted, IMPORT_JOB);
+  }
 
   /**
-   * The company's users that match the user list's filter, as .xlsx, newest first. Read in pages
-   * inside one repeatable-read transaction, so a user created meanwhile cannot shift a page.
+   * Shutdown, after the jobs module has stopped (it waits for running imports, then aborts their
+   * workers: they record "interrupted"): takes no more uploads and removes the embedded
+   * database's folder of waiting files.
    */
-  async function exportUsers(
-    companyId: string,
-    filter: { keyword?: string; status?: UserStatus; departmentId?: string; includeSubDepartments: boolean },
-    lang: Language,
-  ) {
-    return db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        let departmentIds: string[] | undefined;
-        if (filter.departmentId) {
-          if (filter.includeSubDepartments)
-            departmentIds = await subtreeIds(trx, companyId, filter.departmentId);
-          else {
-            await assertDepartmentsInCompany(trx, companyId, [filter.departmentId]);
-            departmentIds = [filter.departmentId];
-          }
-        }
-        const departments = departmentIndex(await repo.findDepartments(trx, companyId));
-        async function* rows(): AsyncGenerator<Record<ExportColumn, string>> {
-          for (let page = 1; ; page++) {
-            const { rows: users } = await findUsers(trx, companyId, {
-              keyword: filter.keyword,
-              status: filter.status,
-              departmentIds,
-              sortBy: 'createdAt',
-              sortOrder: 'desc',
-              page,
-              pageSize: EXPORT_PAGE,
-            });
-            const refs = await findDepartmentRefs(
-              trx,
-              companyId,
-              users.map((u) => u.id),
-            );
-            for (const u of users)
-              yield {
-                username: u.username,
-                name: u.display_name ?? '',
-                nickname: u.nickname ?? '',
-                email: u.email ?? '',
-                phone: u.phone ?? '',
-                departments: (refs.get(u.id) ?? [])
-                  .map((d) => departments.pathOf(d.departmentId) ?? d.name)
-                  .sort()
-                  .join('; '),
-                status: statusText[lang][u.status],
-                role: roleText[lang][u.role] ?? u.role,
-                managed: yesNo[lang][u.home_company_id === companyId ? 0 : 1],
-                loginCount: String(u.login_count),
-                lastLoginAt: u.last_login_at?.toISOString() ?? '',
-                createdAt: u.created_at.toISOString(),
-              };
-            if (users.length < EXPORT_PAGE) return;
-          }
-        }
-        const bytes = await writeExport(lang, lang === 'zh' ? '用户' : 'Users', rows());
-        const date = new Date().toISOString().slice(0, 10);
-        return {
-          filename: lang === 'zh' ? `用户-${date}.xlsx` : `users-${date}.xlsx`,
-          contentType: userCalls.exportUsers.download?.contentType as string,
-          bytes,
-        };
-      });
-  }
-
-  const interrupted: StoredRowError[] = [{ row: 0, column: null, reason: 'import.interrupted' }];
-
-  /** Start-up: tasks left importing by a stopped process will never finish. */
-  async function failInterruptedTasks() {
-    return repo.failImportingTasks(db, interrupted);
-  }
-
-  /** Shutdown: waits a while for running imports, then marks the rest interrupted (their transaction then rolls back). */
   async function close() {
     closing = true;
-    if (!running.size) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(running.values()),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (running.size) {
-      const ids = [...running.keys()];
-      log.warn({ taskIds: ids }, 'stopping with imports under way: marked interrupted');
-      await repo.failImportingTasks(db, interrupted, ids).catch(() => undefined);
-    }
+    await files.close();
   }
 
-  return { start, task, template, exportUsers, failInterruptedTasks, close };
+  return {
+    start,
+    task,
+    template,
+    exportUsers: (...args: WithoutDb<Parameters<typeof exportUsers>>) => exportUsers(db, ...args),
+    failInterruptedTasks,
+    close,
+  };
 }
 
 export type UserImportService = ReturnType<typeof createUserImportService>;

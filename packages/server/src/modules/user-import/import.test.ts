@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { importLimits, unlicensedAllowance } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
-import { newId } from '../../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import { countAllAccounts, startImport, waitForTask, XLSX } from '../../test/import-kit.ts';
+import { buildZip } from '../../test/workbooks.ts';
 
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
@@ -17,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const XLSX = importLimits.xlsxType;
 const HEADER = ['Username', 'Name', 'Nickname', 'Email', 'Phone', 'Departments', 'Password'];
 
 type Cell = ExcelJS.CellValue;
@@ -30,69 +29,11 @@ async function workbook(rows: Cell[][], header: string[] = HEADER): Promise<Buff
   return Buffer.from(await book.xlsx.writeBuffer());
 }
 
-/** Starts the app again on the same database (after `ctx.tessera.close()`), as a server restart does. */
-async function startAgain() {
-  ctx.tessera = await buildApp({
-    config: {
-      publicUrl: 'http://localhost',
-      session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
-      logLevel: 'silent',
-    },
-    database: ctx.database,
-    masterKey: ctx.masterKey,
-    validateResponses: true,
-  });
-}
+/** An upload as the console sends it, in the given language. */
+const send = (file: { bytes: Buffer; filename: string; type: string }, as = owner, lang?: string) =>
+  startImport(ctx, as, file, lang);
 
-/** A multipart upload as the console sends it, in the given language. */
-async function send(
-  path: string,
-  file: { bytes: Buffer; filename: string; type: string },
-  as: { token: string; companyId: string } = owner,
-  lang = 'en',
-) {
-  const boundary = `----tessera${randomBytes(8).toString('hex')}`;
-  const response = await ctx.tessera.app.inject({
-    method: 'POST',
-    url: path,
-    headers: {
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      access_token: as.token,
-      company_id: as.companyId,
-      'accept-language': lang,
-    },
-    payload: Buffer.concat([
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
-      ),
-      file.bytes,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]),
-  });
-  return {
-    status: response.statusCode,
-    ...(response.json() as { code: number; msg: string; data: Record<string, unknown> }),
-  };
-}
-
-interface Task {
-  taskId: string;
-  status: 'importing' | 'success' | 'failed';
-  total: number;
-  created: number;
-  fileName: string | null;
-  errors: { row: number; field: string | null; message: string }[];
-}
-
-async function taskOf(taskId: string, lang = 'en', as = owner): Promise<Task> {
-  for (let i = 0; i < 600; i++) {
-    const answer = await call<Task>(ctx, '/api/v1/manage/user/batch-task', { taskId }, { ...as, lang });
-    if (answer.code !== 200) throw new Error(`batch-task: ${answer.code} ${answer.msg}`);
-    if (answer.data.status !== 'importing') return answer.data;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the import did not finish');
-}
+const taskOf = (taskId: string, lang = 'en', as = owner) => waitForTask(ctx, as, taskId, lang);
 
 /** Uploads a file and waits for its task to finish. */
 async function importRows(
@@ -100,7 +41,6 @@ async function importRows(
   options: { header?: string[]; lang?: string; as?: typeof owner } = {},
 ) {
   const started = await send(
-    '/api/v1/manage/user/batch-task/create',
     { bytes: await workbook(rows, options.header), filename: 'people.xlsx', type: XLSX },
     options.as ?? owner,
   );
@@ -136,66 +76,10 @@ const sheetRows = (sheet: ExcelJS.Worksheet) => {
   return rows;
 };
 
-const countAccounts = async () =>
-  Number(
-    (
-      await ctx.database.db
-        .selectFrom('accounts')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const countAccounts = () => countAllAccounts(ctx);
 
 const accountByUsername = (username: string) =>
   ctx.database.db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
-
-/** A zip archive (stored, no compression) of the given files. */
-function zip(files: Record<string, string>): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc32 = (data: Buffer) => {
-    let c = 0xffffffff;
-    for (const byte of data) c = (crcTable[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const data = Buffer.from(text);
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 describe('import template', () => {
   it('downloads in English and in Chinese, with a second sheet explaining the columns', async () => {
@@ -222,7 +106,7 @@ describe('import template', () => {
       ['zh', 'zhangsan'],
     ] as const) {
       const template = await download('/api/v1/manage/user/batch-task/template', { language });
-      const started = await send('/api/v1/manage/user/batch-task/create', {
+      const started = await send({
         bytes: template.rawPayload,
         filename: `template-${language}.xlsx`,
         type: XLSX,
@@ -258,7 +142,7 @@ describe('import template', () => {
 });
 
 describe('files that are not .xlsx', () => {
-  const refusals: [string, { bytes: Buffer; filename: string; type: string }][] = [
+  const refusals: [string, { bytes: Buffer | (() => Promise<Buffer>); filename: string; type: string }][] = [
     [
       'a .csv',
       {
@@ -274,7 +158,11 @@ describe('files that are not .xlsx', () => {
     [
       'a zip archive that is not a workbook',
       {
-        bytes: zip({ 'readme.txt': 'hello', 'data/people.csv': 'bob' }),
+        bytes: () =>
+          buildZip([
+            { name: 'readme.txt', content: 'hello' },
+            { name: 'data/people.csv', content: 'bob' },
+          ]),
         filename: 'people.xlsx',
         type: XLSX,
       },
@@ -287,22 +175,27 @@ describe('files that are not .xlsx', () => {
   ];
 
   it.each(refusals)('refuses %s with a localised message and records no task', async (_, file) => {
-    const bytes = file.bytes.length ? file.bytes : await workbook([['bob']]);
+    const bytes =
+      typeof file.bytes === 'function'
+        ? await file.bytes()
+        : file.bytes.length
+          ? file.bytes
+          : await workbook([['bob']]);
     const before = await ctx.database.db.selectFrom('import_tasks').select('id').execute();
-    const en = await send('/api/v1/manage/user/batch-task/create', { ...file, bytes });
+    const en = await send({ ...file, bytes });
     expect(en).toMatchObject({
       code: 415,
       msg: 'Only .xlsx files can be imported',
       data: { reason: 'import.not_xlsx' },
     });
-    const zh = await send('/api/v1/manage/user/batch-task/create', { ...file, bytes }, owner, 'zh-CN');
+    const zh = await send({ ...file, bytes }, owner, 'zh-CN');
     expect(zh).toMatchObject({ code: 415, msg: '只能导入 .xlsx 文件' });
     expect(await ctx.database.db.selectFrom('import_tasks').select('id').execute()).toEqual(before);
   });
 
   it('takes a workbook that the browser declares as a generic binary', async () => {
     const bytes = await workbook([['generic.type']]);
-    const started = await send('/api/v1/manage/user/batch-task/create', {
+    const started = await send({
       bytes,
       filename: 'people.xlsx',
       type: 'application/octet-stream',
@@ -318,14 +211,14 @@ describe('files that are not .xlsx', () => {
       ['Username', ...filler.map((_, i) => `Notes ${i}`)],
     );
     expect(large.length).toBeGreaterThan(1.5 * 1024 * 1024);
-    const started = await send('/api/v1/manage/user/batch-task/create', {
+    const started = await send({
       bytes: large,
       filename: 'big.xlsx',
       type: XLSX,
     });
     expect(started.code, started.msg).toBe(200);
     expect(await taskOf(started.data.taskId as string)).toMatchObject({ status: 'success', created: 1 });
-    const tooLarge = await send('/api/v1/manage/user/batch-task/create', {
+    const tooLarge = await send({
       bytes: Buffer.concat([large, randomBytes(importLimits.fileBytes + 1 - large.length)]),
       filename: 'huge.xlsx',
       type: XLSX,
@@ -333,30 +226,31 @@ describe('files that are not .xlsx', () => {
     expect(tooLarge).toMatchObject({ code: 413, data: { reason: 'upload.too_large' } });
   });
 
-  it('refuses a damaged workbook, a sheet without the username column and an empty sheet', async () => {
+  it('fails the task of a damaged workbook, a sheet without the username column and an empty sheet', async () => {
     const good = await workbook([['bob']]);
     // The zip's directory survives, a part is cut short.
     const damaged = Buffer.from(good);
     damaged.fill(0x41, 200, 1200);
-    const answer = await send('/api/v1/manage/user/batch-task/create', {
-      bytes: damaged,
-      filename: 'a.xlsx',
-      type: XLSX,
-    });
-    expect(answer.data.reason).toBe('import.unreadable');
-    const noUsername = await send('/api/v1/manage/user/batch-task/create', {
-      bytes: await workbook([['Bob', 'bob@example.com']], ['Name', 'Email']),
-      filename: 'a.xlsx',
-      type: XLSX,
-    });
-    expect(noUsername).toMatchObject({ code: 400, data: { reason: 'import.bad_header' } });
-    expect(noUsername.msg).toContain('Username');
-    const empty = await send('/api/v1/manage/user/batch-task/create', {
-      bytes: await workbook([]),
-      filename: 'a.xlsx',
-      type: XLSX,
-    });
-    expect(empty).toMatchObject({ code: 400, data: { reason: 'import.empty' } });
+    const noUsername = await workbook([['Bob', 'bob@example.com']], ['Name', 'Email']);
+    const empty = await workbook([]);
+    const outcomes = [
+      [damaged, /^The file is damaged/],
+      [noUsername, /^The first row must be the header of the import template \(missing column: Username\)$/],
+      [empty, /^The file has no users to import$/],
+    ] as const;
+    for (const [bytes, message] of outcomes) {
+      // The upload is taken at once: the workbook is read when the task runs.
+      const started = await send({ bytes, filename: 'a.xlsx', type: XLSX });
+      expect(started.code, started.msg).toBe(200);
+      const task = await taskOf(started.data.taskId as string);
+      expect(task).toMatchObject({ status: 'failed', created: 0, total: 0 });
+      expect(task.errors).toEqual([{ row: 0, field: null, message: expect.stringMatching(message) }]);
+    }
+    const zh = await taskOf(
+      (await send({ bytes: empty, filename: 'a.xlsx', type: XLSX })).data.taskId as string,
+      'zh',
+    );
+    expect(zh.errors[0]?.message).toBe('文件中没有可导入的用户');
   });
 });
 
@@ -513,42 +407,6 @@ describe('import', () => {
     expect(asOther).toMatchObject({ code: 404, data: { reason: 'import.task_not_found' } });
     const unknown = await call(ctx, '/api/v1/manage/user/batch-task', { taskId: 'no-such-task' }, owner);
     expect(unknown).toMatchObject({ code: 404, data: { reason: 'import.task_not_found' } });
-  });
-
-  it('lets an import under way finish when the server stops', async () => {
-    const started = await send('/api/v1/manage/user/batch-task/create', {
-      bytes: await workbook([['stop.one'], ['stop.two']], ['Username']),
-      filename: 'stop.xlsx',
-      type: XLSX,
-    });
-    expect(started.code, started.msg).toBe(200);
-    await ctx.tessera.close();
-    const row = await ctx.database.db
-      .selectFrom('import_tasks')
-      .select(['status', 'created'])
-      .where('id', '=', started.data.taskId as string)
-      .executeTakeFirst();
-    expect(row).toEqual({ status: 'success', created: 2 });
-    await startAgain();
-  });
-
-  it('fails tasks that a stopped server left importing, at the next start', async () => {
-    const taskId = newId();
-    await ctx.database.db
-      .insertInto('import_tasks')
-      .values({
-        id: taskId,
-        company_id: owner.companyId,
-        created_by: owner.account.id,
-        status: 'importing',
-        total: 3,
-      })
-      .execute();
-    await ctx.tessera.close();
-    await startAgain();
-    const task = await taskOf(taskId);
-    expect(task).toMatchObject({ status: 'failed', created: 0 });
-    expect(task.errors[0]?.message).toMatch(/interrupted/);
   });
 });
 

@@ -1,251 +1,12 @@
-import { PassThrough } from 'node:stream';
-import { importLimits, type Language } from '@tessera/contract';
+import type { Language } from '@tessera/contract';
 import ExcelJS from 'exceljs';
-import { AppError } from '../../lib/errors.ts';
+import { collect, streamXlsx } from '../../lib/sheet-export.ts';
+import { type ExportColumn, exportColumns, type ImportColumn, importColumns, labels } from './columns.ts';
 
 /**
- * The spreadsheet side of user import and export: which columns there are, checking that an
- * upload really is an .xlsx workbook before exceljs opens it, reading its cells as the text
- * that was typed, and writing workbooks (the template, the export).
+ * Workbooks Tessera writes: the import template and the user export (exceljs). Uploaded
+ * workbooks are read by sheet-reader.ts, in a worker.
  */
-
-export const importColumns = [
-  'username',
-  'name',
-  'nickname',
-  'email',
-  'phone',
-  'departments',
-  'password',
-] as const;
-export type ImportColumn = (typeof importColumns)[number];
-
-export const exportColumns = [
-  'username',
-  'name',
-  'nickname',
-  'email',
-  'phone',
-  'departments',
-  'status',
-  'role',
-  'managed',
-  'loginCount',
-  'lastLoginAt',
-  'createdAt',
-] as const;
-export type ExportColumn = (typeof exportColumns)[number];
-
-type Column = ImportColumn | ExportColumn;
-
-const labels: Record<Language, Record<Column, string>> = {
-  en: {
-    username: 'Username',
-    name: 'Name',
-    nickname: 'Nickname',
-    email: 'Email',
-    phone: 'Phone',
-    departments: 'Departments',
-    password: 'Password',
-    status: 'Status',
-    role: 'Role',
-    managed: 'Managed by this company',
-    loginCount: 'Login count',
-    lastLoginAt: 'Last login',
-    createdAt: 'Created at',
-  },
-  zh: {
-    username: '用户名',
-    name: '姓名',
-    nickname: '昵称',
-    email: '邮箱',
-    phone: '手机号',
-    departments: '部门',
-    password: '密码',
-    status: '状态',
-    role: '角色',
-    managed: '由本企业管理',
-    loginCount: '登录次数',
-    lastLoginAt: '最近登录',
-    createdAt: '创建时间',
-  },
-};
-
-export const columnLabel = (lang: Language, column: Column): string => labels[lang][column];
-
-/** Headers are matched without case, spaces, a "*" (required) mark or a parenthesised note. */
-const headerKey = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[(（].*?[)）]/g, '')
-    .replace(/[\s*_\-:：]/g, '');
-
-/** Either language's header, and a few spellings people type, name a column. */
-const headerAliases = new Map<string, ImportColumn>();
-for (const column of importColumns) {
-  for (const text of [column, labels.en[column], labels.zh[column]])
-    headerAliases.set(headerKey(text), column);
-}
-for (const [text, column] of [
-  ['user name', 'username'],
-  ['login name', 'username'],
-  ['账号', 'username'],
-  ['登录名', 'username'],
-  ['display name', 'name'],
-  ['full name', 'name'],
-  ['名称', 'name'],
-  ['e-mail', 'email'],
-  ['mail', 'email'],
-  ['电子邮箱', 'email'],
-  ['mobile', 'phone'],
-  ['phone number', 'phone'],
-  ['手机', 'phone'],
-  ['电话', 'phone'],
-  ['department', 'departments'],
-  ['所属部门', 'departments'],
-  ['initial password', 'password'],
-  ['初始密码', 'password'],
-] as const) {
-  headerAliases.set(headerKey(text), column);
-}
-
-export interface ImportSheet {
-  /** Where each import column is (0-based cell index). */
-  columns: Partial<Record<ImportColumn, number>>;
-  /** Data rows that are not blank, with their row number as a spreadsheet shows it. */
-  rows: { row: number; cells: string[] }[];
-}
-
-const ZIP_LOCAL_HEADER = 0x04034b50;
-const ZIP_CENTRAL_HEADER = 0x02014b50;
-const ZIP_END = 0x06054b50;
-/** A workbook that inflates beyond this is refused before it is opened (zip bombs). */
-const MAX_INFLATED_BYTES = 400 * 1024 * 1024;
-
-/**
- * Lists the entries of a zip archive from its central directory, with their inflated sizes.
- * Returns undefined when the bytes are not a well-formed (non-ZIP64) zip archive.
- */
-function zipEntries(bytes: Buffer): { name: string; size: number }[] | undefined {
-  if (bytes.length < 22 || bytes.readUInt32LE(0) !== ZIP_LOCAL_HEADER) return undefined;
-  // The end record is in the last 22 + 65 535 (comment) bytes.
-  let end = -1;
-  for (let at = bytes.length - 22; at >= Math.max(0, bytes.length - 22 - 65_535); at--) {
-    if (bytes.readUInt32LE(at) === ZIP_END) {
-      end = at;
-      break;
-    }
-  }
-  if (end < 0) return undefined;
-  const count = bytes.readUInt16LE(end + 10);
-  let at = bytes.readUInt32LE(end + 16);
-  const entries: { name: string; size: number }[] = [];
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== ZIP_CENTRAL_HEADER) return undefined;
-    const size = bytes.readUInt32LE(at + 24);
-    const nameLength = bytes.readUInt16LE(at + 28);
-    const extraLength = bytes.readUInt16LE(at + 30);
-    const commentLength = bytes.readUInt16LE(at + 32);
-    const name = bytes.toString('utf8', at + 46, at + 46 + nameLength);
-    // 0xFFFFFFFF: a ZIP64 size, which a 10 MiB workbook has no reason to use.
-    if (size === 0xffffffff) return undefined;
-    entries.push({ name, size });
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
-
-/** What a browser declares for a file whose type it does not know. */
-const GENERIC_TYPES = new Set(['', 'application/octet-stream']);
-
-/**
- * Refuses anything that is not an .xlsx workbook: by its name, its declared type, its bytes (a
- * zip archive holding a workbook part) and its inflated size. exceljs then has to open it.
- */
-export function assertXlsxFile(file: { bytes: Buffer; filename: string; declaredType: string }): void {
-  if (!/\.xlsx$/i.test(file.filename.trim())) throw new AppError('import.not_xlsx');
-  // Browsers on machines without an office suite declare an .xlsx file as a generic binary (or
-  // not at all); the bytes below decide then. Any other specific type is refused.
-  const declared = file.declaredType.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (declared !== importLimits.xlsxType && !GENERIC_TYPES.has(declared))
-    throw new AppError('import.not_xlsx');
-  if (file.bytes.length > importLimits.fileBytes)
-    throw new AppError('upload.too_large', { limit: `${importLimits.fileBytes / 1024 / 1024} MiB` });
-  const entries = zipEntries(file.bytes);
-  if (!entries) throw new AppError('import.not_xlsx');
-  const names = new Set(entries.map((entry) => entry.name));
-  if (!names.has('[Content_Types].xml') || !names.has('xl/workbook.xml'))
-    throw new AppError('import.not_xlsx');
-  const inflated = entries.reduce((sum, entry) => sum + entry.size, 0);
-  if (inflated > MAX_INFLATED_BYTES) throw new AppError('import.unreadable');
-}
-
-/** What was typed in a cell: a formula's text (never its result), rich text joined, numbers as written. */
-export function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value).toString() : String(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date) return value.toISOString();
-  if ('formula' in value && typeof value.formula === 'string') return `=${value.formula}`;
-  if ('sharedFormula' in value && typeof value.sharedFormula === 'string') return `=${value.sharedFormula}`;
-  if ('richText' in value && Array.isArray(value.richText))
-    return value.richText.map((run) => run.text).join('');
-  if ('text' in value && 'hyperlink' in value) {
-    const text = value.text as unknown;
-    if (typeof text === 'string') return text;
-    return cellText(text as ExcelJS.CellValue);
-  }
-  if ('error' in value) return String(value.error);
-  return '';
-}
-
-/**
- * Opens the workbook and reads its first sheet: the header row names the columns (in either
- * language), every other non-blank row is a user. Throws the localised reason for a file of
- * the wrong shape.
- */
-export async function readImportSheet(bytes: Buffer): Promise<ImportSheet> {
-  const workbook = new ExcelJS.Workbook();
-  try {
-    await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
-  } catch {
-    throw new AppError('import.unreadable');
-  }
-  const sheet = workbook.worksheets[0];
-  if (!sheet) throw new AppError('import.empty');
-  if (sheet.actualRowCount - 1 > importLimits.maxRows)
-    throw new AppError('import.too_many_rows', { max: importLimits.maxRows });
-
-  const columns: Partial<Record<ImportColumn, number>> = {};
-  const header = sheet.getRow(1);
-  for (let index = 1; index <= header.cellCount; index++) {
-    const text = cellText(header.getCell(index).value).trim();
-    if (!text) continue;
-    const column = headerAliases.get(headerKey(text));
-    if (!column) continue;
-    if (columns[column] !== undefined) throw new AppError('import.duplicate_header', { column: text });
-    columns[column] = index - 1;
-  }
-  if (columns.username === undefined) throw new AppError('import.bad_header', { column: labels.en.username });
-
-  const rows: ImportSheet['rows'] = [];
-  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    if (rowNumber === 1) return;
-    const cells: string[] = [];
-    let blank = true;
-    for (const index of Object.values(columns)) {
-      const text = cellText(row.getCell(index + 1).value);
-      cells[index] = text;
-      if (text.trim()) blank = false;
-    }
-    if (!blank) rows.push({ row: rowNumber, cells });
-  });
-  if (rows.length === 0) throw new AppError('import.empty');
-  if (rows.length > importLimits.maxRows)
-    throw new AppError('import.too_many_rows', { max: importLimits.maxRows });
-  return { columns, rows };
-}
 
 const templateNotes: Record<Language, Record<ImportColumn, string>> = {
   en: {
@@ -329,39 +90,24 @@ export async function buildTemplate(lang: Language): Promise<Uint8Array<ArrayBuf
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }
 
-/** Cells a spreadsheet program would run as a formula (or as DDE) get a leading quote. */
-export const neutraliseFormula = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
-
 /**
- * Writes rows as a one-sheet workbook with exceljs' streaming writer: every cell is text (formula
- * look-alikes neutralised), and rows are committed as they come, so only the zipped output is
- * held in memory.
+ * Writes rows as a one-sheet workbook with the streaming writer of lib/sheet-export.ts: every
+ * cell is text (formula look-alikes neutralised), and rows are committed as they come, so only
+ * the zipped output is held in memory.
  */
 export async function writeExport(
   lang: Language,
   sheetName: string,
   rows: AsyncIterable<Record<ExportColumn, string>>,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const output = new PassThrough();
-  const chunks: Buffer[] = [];
-  output.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const finished = new Promise<void>((resolve, reject) => {
-    output.on('end', resolve);
-    output.on('error', reject);
-  });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: output,
-    useStyles: false,
-    useSharedStrings: false,
-  });
-  const sheet = workbook.addWorksheet(sheetName);
-  sheet.addRow(exportColumns.map((column) => labels[lang][column])).commit();
-  for await (const row of rows) {
-    sheet.addRow(exportColumns.map((column) => neutraliseFormula(row[column]))).commit();
+  async function* cells() {
+    for await (const row of rows) yield exportColumns.map((column) => row[column]);
   }
-  sheet.commit();
-  await workbook.commit();
-  await finished;
-  // A fresh (never shared) buffer.
-  return Buffer.concat(chunks) as Uint8Array<ArrayBuffer>;
+  return collect(
+    streamXlsx(
+      sheetName,
+      exportColumns.map((column) => labels[lang][column]),
+      cells(),
+    ),
+  );
 }

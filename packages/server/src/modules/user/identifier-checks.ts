@@ -31,7 +31,8 @@ export async function assertIdentifierChecksLeft(db: Db, companyId: string): Pro
 export async function spendIdentifierChecks(
   db: Db,
   companyId: string,
-  actor: { accountId: string; ip: string | null },
+  /** null: the company's directory sync (a scheduled run). */
+  actor: { accountId: string | null; ip: string | null },
   tried: Record<string, unknown>,
   count = 1,
 ): Promise<void> {

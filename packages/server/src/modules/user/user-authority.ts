@@ -1,27 +1,42 @@
-import type { MemberRole } from '@tessera/contract';
+import type { ErrorReason, MemberRole } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 
 /**
- * Who may change whom in a company (spec §6, issue 12):
+ * Who may change whom in a company (spec §6, issue 12, issue 15):
  * - nobody acts on a person whose role is above their own (owner > administrator > external
- *   administrator > member), nor gives anyone a role above their own;
- * - an external administrator does not manage other external administrators;
- * - administrators manage each other (and members, and external administrators).
- * Every call that changes a person goes through `assertMayActOn` (or `assertMayGrant` for the
- * role a new person gets).
+ *   administrator > delegated administrator > member), nor gives anyone a role above their own;
+ * - below administrator, nobody manages a peer: an external administrator does not manage other
+ *   external administrators (spec §6), a delegated administrator (a member given a custom console
+ *   role) does not manage other delegated administrators;
+ * - administrators manage each other (and everyone below).
+ * A delegated administrator thus acts like an external administrator within their console
+ * role's permission groups (which bind() enforces), and only on members. Every call that changes
+ * a person, gives a role or changes what a console role allows goes through `assertMayActOn`
+ * (or `assertMayGrant`).
  *
  * And what a company may change of an account: everything (profile, password, photo, sign-in
  * links, second factors, status, the account itself) only while it fully manages the account,
  * that is, it created it and the account has no place in any other company. Otherwise it
  * manages only its own record of the person (departments, its record's status, removal).
  */
-const rank: Record<MemberRole, number> = { member: 0, external_admin: 1, admin: 2, owner: 3 };
+const rank: Record<MemberRole, number> = {
+  member: 0,
+  delegated_admin: 1,
+  external_admin: 2,
+  admin: 3,
+  owner: 4,
+};
+/** Roles below administrator do not manage their peers. */
+const peerRefusal: Partial<Record<MemberRole, ErrorReason>> = {
+  external_admin: 'member.external_admin_forbidden',
+  delegated_admin: 'member.delegated_admin_forbidden',
+};
 
 export function assertMayActOn(actor: MemberRole, target: MemberRole): void {
-  if (actor === 'external_admin' && target === 'external_admin')
-    throw new AppError('member.external_admin_forbidden');
+  const refusal = actor === target ? peerRefusal[actor] : undefined;
+  if (refusal) throw new AppError(refusal);
   if (rank[target] > rank[actor]) throw new AppError('user.role_above_own');
 }
 

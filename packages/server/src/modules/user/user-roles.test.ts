@@ -18,15 +18,29 @@ import {
  * a person of every role. Nobody acts on a role above their own (nor gives one), an external
  * administrator does not manage other external administrators (spec §6), and a member reaches
  * no call at all. A refusal changes nothing.
+ *
+ * Issue 15: a delegated administrator (a member with a custom console role) stands between
+ * member and external administrator: within their console role's groups they act on members
+ * only, never on another delegated administrator or anyone above. Here their console role
+ * holds every group these calls need, so that only the role rule answers.
  */
 
 let ctx: TestContext;
 let company: { companyId: string; token: string; ownerId: string; rootDepartment: string };
 
-const roles: MemberRole[] = ['owner', 'admin', 'external_admin', 'member'];
-const rank: Record<MemberRole, number> = { member: 0, external_admin: 1, admin: 2, owner: 3 };
+const roles: MemberRole[] = ['owner', 'admin', 'external_admin', 'delegated_admin', 'member'];
+const rank: Record<MemberRole, number> = {
+  member: 0,
+  delegated_admin: 1,
+  external_admin: 2,
+  admin: 3,
+  owner: 4,
+};
+const peersRefused = new Set<MemberRole>(['external_admin', 'delegated_admin']);
 const mayActOn = (actor: MemberRole, target: MemberRole) =>
-  !(actor === 'external_admin' && target === 'external_admin') && rank[target] <= rank[actor];
+  !(actor === target && peersRefused.has(actor)) && rank[target] <= rank[actor];
+/** The console role of the delegated administrators here: everything these calls need. */
+let consoleRoleId: string;
 
 /** A person of the company with this role, whose account the company fully manages. */
 async function person(role: MemberRole, label: string) {
@@ -41,7 +55,12 @@ async function person(role: MemberRole, label: string) {
     .execute();
   await ctx.database.db
     .insertInto('company_members')
-    .values({ company_id: company.companyId, account_id: account.id, role })
+    .values({
+      company_id: company.companyId,
+      account_id: account.id,
+      role,
+      console_role_id: role === 'delegated_admin' ? consoleRoleId : null,
+    })
     .execute();
   return account;
 }
@@ -88,7 +107,11 @@ const changes: Record<string, Change> = {
   'company/user/del': (t, userId) => as(t, '/api/v1/manage/company/user/del', { userId }),
 };
 
-const roleRefusals = ['user.role_above_own', 'member.external_admin_forbidden'];
+const roleRefusals = [
+  'user.role_above_own',
+  'member.external_admin_forbidden',
+  'member.delegated_admin_forbidden',
+];
 const reasonOf = (data: unknown) => (data as { reason?: string } | null)?.reason;
 
 /** What the stored person looks like (to check that a refusal changed nothing). */
@@ -127,6 +150,16 @@ beforeAll(async () => {
     ownerId: owner.account.id,
     rootDepartment: tree.data.tree.departmentId,
   };
+  const role = await call<{ roleId: string }>(
+    ctx,
+    '/api/v1/manage/console-role/create',
+    {
+      name: 'People desk',
+      grants: { groups: { user: 'manage', department: 'manage', companySettings: 'manage' }, abilities: [] },
+    },
+    { token: owner.token, companyId: owner.companyId },
+  );
+  consoleRoleId = role.data.roleId;
 });
 afterAll(() => ctx.close());
 
@@ -167,14 +200,15 @@ describe('every role against every role', () => {
   }
 
   it('gives no role above the giver', async () => {
-    for (const actorRole of ['admin', 'external_admin'] as const) {
+    for (const actorRole of ['admin', 'external_admin', 'delegated_admin'] as const) {
       const actor = await person(actorRole, `giver-${actorRole}`);
       const token = await sessionFor(ctx, actor.id);
-      for (const role of ['admin', 'external_admin', 'member'] as const) {
+      for (const role of ['admin', 'external_admin', 'delegated_admin', 'member'] as const) {
         const username = `given-${role}-${newId().slice(0, 6)}`;
         const answer = await as(token, '/api/v1/manage/company/user/create', {
           username,
           role,
+          ...(role === 'delegated_admin' ? { consoleRoleId } : {}),
           password: 'Sunny-Day-42',
         });
         const label = `${actorRole} giving ${role}: ${answer.code} ${reasonOf(answer.data)}`;

@@ -1,4 +1,4 @@
-import type { UserSortField, UserStatus } from '@tessera/contract';
+import type { MemberRole, UserSortField, UserStatus } from '@tessera/contract';
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
@@ -11,10 +11,10 @@ import { fullyManagedColumn } from './user-authority.ts';
  */
 
 /** What the keyword search reads: a stored column with a trigram index (migration 6). */
-const searchText = sql<string>`a.search_text`;
+export const searchText = sql<string>`a.search_text`;
 
 /** The status the console shows: the record's, or `locked` while an automatic lock-out lasts. */
-const effectiveStatus = sql<UserStatus>`case when m.status <> 'enabled' then m.status when a.locked_until > now() then 'locked' else 'enabled' end`;
+export const effectiveStatus = sql<UserStatus>`case when m.status <> 'enabled' then m.status when a.locked_until > now() then 'locked' else 'enabled' end`;
 
 const userColumns = [
   'a.id',
@@ -51,7 +51,7 @@ export interface UserRow {
   failed_count: number;
   last_failed_at: Date | null;
   locked_until: Date | null;
-  role: 'owner' | 'admin' | 'external_admin' | 'member';
+  role: MemberRole;
   record_status: UserStatus;
   status: UserStatus;
   /** Whether the company fully manages the account (user-authority.ts). */

@@ -15,12 +15,15 @@ import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-po
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import { isDirectoryAccount } from '../identity-source/identity-source.repo.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
+import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from './identifier-checks.ts';
 import * as users from './user.repo.ts';
 import { assertMayActOn } from './user-authority.ts';
 import { removePerson } from './user-removal.ts';
+import { changeUserStatus } from './user-status.ts';
 
 export interface UserActor {
   accountId: string;
@@ -113,6 +116,8 @@ export function createUserService(deps: {
   quotas: Pick<QuotaService, 'takePlaces'>;
   /** Tells the person of a credential change an administrator made (mail/credential-notices.ts). */
   notifyCredentialChange?: NotifyCredentialChange;
+  /** Tells the person's applications when a disable, lock, reset or removal ends their sessions. */
+  signOut: Pick<AccountSignOut, 'prepare'>;
 }) {
   const { db, quotas } = deps;
 
@@ -291,6 +296,21 @@ export function createUserService(deps: {
       ...(input.phone !== undefined ? { phone: input.phone } : {}),
       ...(input.mustChangePassword !== undefined ? { must_change_password: input.mustChangePassword } : {}),
     };
+    // A directory person's name, email and phone come from the directory (the next sync would undo a change).
+    if (
+      input.name !== undefined ||
+      input.email !== undefined ||
+      input.phone !== undefined ||
+      input.mustChangePassword
+    ) {
+      const target = await findExisting(db, companyId, input.userId);
+      const changes =
+        (input.name !== undefined && input.name !== target.display_name) ||
+        (input.email !== undefined && input.email !== target.email) ||
+        (input.phone !== undefined && input.phone !== target.phone) ||
+        (input.mustChangePassword === true && !target.must_change_password);
+      if (changes && (await isDirectoryAccount(db, target.id))) throw new AppError('user.directory_managed');
+    }
     const changesIdentifiers = Boolean(input.email || input.phone);
     if (changesIdentifiers) {
       // Checked before the transaction (whose lock the budget's own statements must not wait
@@ -344,33 +364,13 @@ export function createUserService(deps: {
   };
 
   async function setStatus(actor: UserActor, companyId: string, userId: string, status: UserStatus) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
-      if (status !== 'enabled') assertChangeable(actor, row);
-      assertMayActOn(actor.role, row.role);
-      await users.setRecordStatus(trx, companyId, row.id, status);
-      // A fully managed account takes its record's status (its sessions and tokens end when it is
-      // disabled), and enabling it lifts an automatic lock-out too.
-      if (row.fully_managed)
-        await users.setAccountStatus(trx, row.id, status === 'enabled' ? 'enabled' : 'disabled');
-      const clearsLockout = status === 'enabled' && row.fully_managed;
-      if (clearsLockout) await users.clearLockout(trx, row.id);
-      const after = await findExisting(trx, companyId, row.id);
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
-        action: 'user.status',
-        targetType: 'user',
-        targetId: row.id,
-        before: { username: row.username, status: row.status, recordStatus: row.record_status },
-        after: {
-          username: row.username,
-          status: after.status,
-          recordStatus: after.record_status,
-          clearsLockout,
-        },
-        ip: actor.ip,
-      });
+      // Disabling or locking an enabled record ends the person's sessions (at the company's apps,
+      // or everywhere for an account the company fully manages): their apps are told.
+      if (status !== 'enabled' && row.record_status === 'enabled')
+        await signOutBefore(row.id, signOutScopeOf(row, companyId));
+      const after = await changeUserStatus(trx, actor, companyId, row, status);
       return toUser(after, departments);
     });
   }
@@ -385,17 +385,20 @@ export function createUserService(deps: {
     const existing = await findExisting(db, companyId, input.userId);
     assertMayActOn(actor.role, existing.role);
     assertManaged(existing);
+    // A directory person's password is the directory's: a local one would be a stale way in.
+    if (await isDirectoryAccount(db, existing.id)) throw new AppError('user.directory_managed');
     assertPasswordAllowed(
       input.password,
       { username: existing.username, lang, field: 'password' },
       await passwordPolicyFor(db, companyId),
     );
     const passwordHash = await hashPassword(input.password);
-    const user = await db.transaction().execute(async (trx) => {
+    const user = await withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, input.userId);
       assertMayActOn(actor.role, row.role);
       assertManaged(row);
       // Raises the credential version: every session, grant and token of the account ends.
+      await signOutBefore(row.id);
       await users.setPassword(trx, row.id, passwordHash, input.mustChangePassword);
       const after = await findExisting(trx, companyId, row.id);
       await insertAuditEvent(trx, {
@@ -453,10 +456,11 @@ export function createUserService(deps: {
 
   /** Removes the user from the company (see removePerson: a fully managed account ends with it). */
   async function remove(actor: UserActor, companyId: string, userId: string) {
-    return db.transaction().execute(async (trx) => {
+    return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       assertChangeable(actor, row);
       assertMayActOn(actor.role, row.role);
+      await signOutBefore(row.id, signOutScopeOf(row, companyId));
       await removePerson(trx, actor, companyId, row, {
         action: 'user.delete',
         before: { ...auditView(row, departments), role: row.role },

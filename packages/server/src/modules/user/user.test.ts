@@ -80,6 +80,7 @@ const auditOf = (targetId: string, action: string) =>
     .selectAll()
     .where('target_id', '=', targetId)
     .where('action', '=', action)
+    .orderBy('created_at')
     .execute();
 
 async function rootOf(company: { token: string; companyId: string }) {

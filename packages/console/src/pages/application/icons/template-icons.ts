@@ -1,9 +1,13 @@
+import atlassian from './atlassian.svg';
+import aws from './aws.svg';
 import gitlab from './gitlab.svg';
 import grafana from './grafana.svg';
 import harbor from './harbor.svg';
 import jenkins from './jenkins.svg';
 import legacyForm from './legacy-form.svg';
 import nextcloud from './nextcloud.svg';
+import salesforce from './salesforce.svg';
+import zoom from './zoom.svg';
 
 /** The icon of each catalogue application (`appTemplates` keys), as an image address. */
 export const templateIcons: Readonly<Record<string, string>> = {
@@ -13,4 +17,10 @@ export const templateIcons: Readonly<Record<string, string>> = {
   nextcloud,
   harbor,
   legacy_form: legacyForm,
+  aws,
+  salesforce,
+  zoom,
+  gitlab_saml: gitlab,
+  nextcloud_saml: nextcloud,
+  atlassian_dc: atlassian,
 };

@@ -1,0 +1,4 @@
+declare module 'virtual:china-provinces' {
+  const outlines: { type: 'FeatureCollection'; features: unknown[] };
+  export default outlines;
+}

@@ -1,0 +1,349 @@
+import { z } from 'zod';
+import { defineCall, emptyRequest, entityId, optionalText } from '../call.ts';
+import {
+  firstScanModes,
+  identitySourceTypes,
+  identitySourceLimits as limits,
+  syncRunModes,
+  syncRunStatuses,
+} from '../constants.ts';
+
+/**
+ * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
+ * Active Directory server that its people sign in with and that feeds its people and
+ * departments, and the scan sign-in of DingTalk, WeChat and WeCom (DingTalk and WeCom contacts
+ * can be synced too). Secrets (bind password, app secrets) are written, never read back: an
+ * omitted or empty secret on update keeps the stored one.
+ */
+
+const id = entityId;
+const text = (max: number, reason: string) =>
+  z.string({ error: reason }).trim().min(1, { error: reason }).max(max, { error: reason });
+/** A secret as typed: not trimmed (a space may belong to it); empty means "keep the stored one". */
+const secret = z.string().max(limits.credentialMax).optional();
+
+/** An LDAP attribute name (RFC 4512 descr) or numeric OID. */
+export const ATTRIBUTE_PATTERN = /^(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)+)$/;
+const attribute = z
+  .string({ error: 'ldap.attribute_invalid' })
+  .trim()
+  .max(limits.attributeMax, { error: 'ldap.attribute_invalid' })
+  .regex(ATTRIBUTE_PATTERN, { error: 'ldap.attribute_invalid' });
+const optionalAttribute = z
+  .string()
+  .trim()
+  .max(limits.attributeMax, { error: 'ldap.attribute_invalid' })
+  .refine((value) => value === '' || ATTRIBUTE_PATTERN.test(value), { error: 'ldap.attribute_invalid' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+/** A distinguished name: attribute=value pairs (the directory has the last word on it). */
+const dn = z
+  .string({ error: 'ldap.dn_invalid' })
+  .trim()
+  .max(limits.dnMax, { error: 'ldap.dn_invalid' })
+  .regex(/^[A-Za-z0-9.-]+=.+$/s, { error: 'ldap.dn_invalid' });
+const optionalDn = z
+  .string()
+  .trim()
+  .max(limits.dnMax, { error: 'ldap.dn_invalid' })
+  .refine((value) => value === '' || /^[A-Za-z0-9.-]+=.+$/s.test(value), { error: 'ldap.dn_invalid' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+/** An RFC 4515 filter in parentheses (its syntax is checked on the server). */
+const filter = z
+  .string({ error: 'ldap.invalid_filter' })
+  .trim()
+  .min(3, { error: 'ldap.invalid_filter' })
+  .max(limits.filterMax, { error: 'ldap.invalid_filter' })
+  .regex(/^\(.*\)$/s, { error: 'ldap.invalid_filter' });
+const optionalFilter = z
+  .string()
+  .trim()
+  .max(limits.filterMax, { error: 'ldap.invalid_filter' })
+  .refine((value) => value === '' || /^\(.*\)$/s.test(value), { error: 'ldap.invalid_filter' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+
+/** ldap:// or ldaps://, a host and an optional port, nothing else. */
+export const LDAP_URL_PATTERN = /^ldaps?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?\/?$/;
+
+const syncIntervalMinutes = z
+  .number({ error: 'identity_source.interval_range' })
+  .int({ error: 'identity_source.interval_range' })
+  .refine(
+    (minutes) =>
+      minutes === 0 ||
+      (minutes >= limits.syncIntervalMinutes.min && minutes <= limits.syncIntervalMinutes.max),
+    { error: 'identity_source.interval_range' },
+  );
+
+const common = {
+  name: text(limits.nameMax, 'identity_source.name_required'),
+  enabled: z.boolean().default(true),
+};
+
+/** Every LDAP field of spec §3 (the test user's password is sent with the test only, never stored). */
+export const ldapSettings = z.object({
+  ...common,
+  /** Connection name is `name`; server URL: */
+  url: z
+    .string({ error: 'ldap.url_invalid' })
+    .trim()
+    .max(limits.urlMax, { error: 'ldap.url_invalid' })
+    .regex(LDAP_URL_PATTERN, { error: 'ldap.url_invalid' }),
+  /** ldap:// upgraded with StartTLS before the bind. */
+  startTls: z.boolean().default(false),
+  /** Certificate verification flag: on, the server's certificate must chain to a trusted (or the pasted) CA. */
+  verifyCertificate: z.boolean().default(true),
+  /** A private CA (PEM) that the server's certificate chains to. */
+  caCertificate: optionalText(limits.caMax),
+  /** Empty: anonymous searches. */
+  bindDn: optionalDn,
+  bindPassword: secret,
+  userRootDn: dn,
+  usernameAttribute: attribute,
+  /** User distinguished name: a template such as `uid={username},ou=people,dc=example,dc=com` to bind without a search. */
+  userDnTemplate: z
+    .string()
+    .trim()
+    .max(limits.dnMax, { error: 'ldap.user_dn_template_invalid' })
+    .refine((value) => value === '' || (value.includes('{username}') && value.includes('=')), {
+      error: 'ldap.user_dn_template_invalid',
+    })
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional(),
+  /** Unique identifier: entryUUID (OpenLDAP), objectGUID (Active Directory). */
+  uniqueIdAttribute: attribute,
+  userFilter: filter,
+  /** Empty: the organisational units under the user root DN become the departments. */
+  groupRootDn: optionalDn,
+  groupFilter: optionalFilter,
+  groupIdAttribute: optionalAttribute,
+  membershipAttribute: optionalAttribute,
+  testUsername: optionalText(limits.credentialMax),
+  /** People of this source are not asked for a second factor. */
+  skipMfa: z.boolean().default(false),
+  syncIntervalMinutes: syncIntervalMinutes.default(0),
+});
+
+const firstScan = z.enum(firstScanModes).default('link_only');
+export const dingtalkSettings = z.object({
+  ...common,
+  appKey: text(limits.credentialMax, 'identity_source.app_key_required'),
+  appSecret: secret,
+  firstScan,
+  syncIntervalMinutes: syncIntervalMinutes.default(0),
+});
+export const weixinSettings = z.object({
+  ...common,
+  appId: text(limits.credentialMax, 'identity_source.app_id_required'),
+  appSecret: secret,
+  firstScan,
+});
+export const workWeixinSettings = z.object({
+  ...common,
+  corpId: text(limits.credentialMax, 'identity_source.corp_id_required'),
+  agentId: text(limits.credentialMax, 'identity_source.agent_id_required'),
+  secret,
+  firstScan,
+  syncIntervalMinutes: syncIntervalMinutes.default(0),
+});
+
+/** A source's settings as a request carries them, by type (with `extra` fields in each). */
+const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
+  z.discriminatedUnion('type', [
+    ldapSettings.extend({ type: z.literal('ldap'), ...extra }),
+    dingtalkSettings.extend({ type: z.literal('dingtalk'), ...extra }),
+    weixinSettings.extend({ type: z.literal('weixin'), ...extra }),
+    workWeixinSettings.extend({ type: z.literal('work_weixin'), ...extra }),
+  ]);
+export const sourceSettings = settingsByType({});
+
+export const syncCounts = z.object({
+  departmentsCreated: z.number().int(),
+  departmentsUpdated: z.number().int(),
+  departmentsRemoved: z.number().int(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  moved: z.number().int(),
+  disabled: z.number().int(),
+  enabled: z.number().int(),
+  unchanged: z.number().int(),
+  /** Rows that collide with people of the company (listed as rows). */
+  conflicts: z.number().int(),
+  /** Rows whose username, email or phone an account outside the company has: a count only. */
+  conflictsElsewhere: z.number().int(),
+});
+
+export const syncRun = z.object({
+  runId: z.string(),
+  mode: z.enum(syncRunModes),
+  trigger: z.enum(['manual', 'schedule']),
+  status: z.enum(syncRunStatuses),
+  requestedBy: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  counts: syncCounts.nullable(),
+  /** Localised problems (a refused batch, the directory not answering...). */
+  errors: z.array(z.object({ reason: z.string(), message: z.string() })),
+  /** An apply run: the preview it applies. A preview: the apply run made from it, if any. */
+  previewRunId: z.string().nullable(),
+  appliedByRunId: z.string().nullable(),
+});
+
+const sourceBase = z.object({
+  sourceId: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  /** People of the company linked to this source (what deleting it concerns). */
+  people: z.number().int(),
+  lastRun: syncRun.nullable(),
+});
+
+export const identitySourceSummary = sourceBase.extend({ type: z.enum(identitySourceTypes) });
+
+/** A source as the detail screens show it: its settings without secrets. */
+export const identitySourceDetail = z.discriminatedUnion('type', [
+  sourceBase.extend({
+    type: z.literal('ldap'),
+    settings: ldapSettings.omit({ bindPassword: true }).extend({ bindPasswordSet: z.boolean() }),
+  }),
+  sourceBase.extend({
+    type: z.literal('dingtalk'),
+    settings: dingtalkSettings.omit({ appSecret: true }).extend({ secretSet: z.boolean() }),
+    /** The address to register with the provider as the redirect (callback) URL. */
+    callbackUrl: z.string(),
+  }),
+  sourceBase.extend({
+    type: z.literal('weixin'),
+    settings: weixinSettings.omit({ appSecret: true }).extend({ secretSet: z.boolean() }),
+    callbackUrl: z.string(),
+  }),
+  sourceBase.extend({
+    type: z.literal('work_weixin'),
+    settings: workWeixinSettings.omit({ secret: true }).extend({ secretSet: z.boolean() }),
+    callbackUrl: z.string(),
+  }),
+]);
+
+export const listIdentitySources = defineCall({
+  path: '/api/v1/manage/identity-source/list',
+  summary: "The company's identity sources with their state and last sync",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
+  request: emptyRequest,
+  response: z.object({ list: z.array(identitySourceSummary) }),
+});
+
+export const identitySourceDetailCall = defineCall({
+  path: '/api/v1/manage/identity-source/detail',
+  summary: 'One identity source with its settings (secrets are never sent back)',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'read' },
+  request: z.object({ sourceId: id }),
+  response: identitySourceDetail,
+});
+
+export const createIdentitySource = defineCall({
+  path: '/api/v1/manage/identity-source/create',
+  summary: 'Add an LDAP / Active Directory, DingTalk, WeChat or WeCom source (secrets are stored sealed)',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: sourceSettings,
+  response: identitySourceDetail,
+});
+
+export const updateIdentitySource = defineCall({
+  path: '/api/v1/manage/identity-source/update',
+  summary: "Change a source's settings; an empty or omitted secret keeps the stored one",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: settingsByType({ sourceId: id }),
+  response: identitySourceDetail,
+});
+
+export const setIdentitySourceStatus = defineCall({
+  path: '/api/v1/manage/identity-source/status',
+  summary: 'Enable or disable a source: disabled, nobody signs in through it and it is not synced',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z.object({ sourceId: id, enabled: z.boolean() }),
+  response: identitySourceSummary,
+});
+
+export const deleteIdentitySource = defineCall({
+  path: '/api/v1/manage/identity-source/del',
+  summary:
+    'Delete a source. Its people stay people of the company (unlinked); its departments stay as ordinary departments',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z.object({ sourceId: id }),
+  response: z.object({ sourceId: z.string(), peopleUnlinked: z.number().int() }),
+});
+
+/** The outcome of a test: a precise, localised reason when it failed. */
+const testOutcome = z.object({ ok: z.boolean(), reason: z.string().nullable(), message: z.string() });
+
+const ldapTestRequest = z.object({
+  /** The stored source whose bind password to use when none is typed. */
+  sourceId: id.optional(),
+  settings: ldapSettings,
+});
+
+export const testLdapConnection = defineCall({
+  path: '/api/v1/manage/identity-source/ldap/test-connection',
+  summary: 'Connect and bind with the given settings and read the user and group root DNs',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: ldapTestRequest,
+  response: testOutcome.extend({
+    details: z
+      .object({ userRootFound: z.boolean(), groupRootFound: z.boolean().nullable(), tls: z.string() })
+      .nullable(),
+  }),
+});
+
+export const directoryPerson = z.object({
+  dn: z.string(),
+  externalId: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  departments: z.array(z.string()),
+  disabled: z.boolean(),
+});
+
+export const testLdapUser = defineCall({
+  path: '/api/v1/manage/identity-source/ldap/test-user',
+  summary: 'Find the test user, check their password and show their attributes as they would be mapped',
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: ldapTestRequest.extend({
+    testUsername: z.string().trim().min(1, { error: 'ldap.test_user_required' }).max(limits.credentialMax),
+    testPassword: z.string().min(1, { error: 'ldap.test_password_required' }).max(limits.credentialMax),
+  }),
+  response: testOutcome.extend({ person: directoryPerson.nullable() }),
+});

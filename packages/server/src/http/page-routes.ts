@@ -1,0 +1,144 @@
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { Sealer } from '../lib/crypto.ts';
+import type { createAccountsRepo } from '../modules/account/account.repo.ts';
+import { appRefusalForClient, companyOfClient } from '../modules/app/app-access.ts';
+import { myAppsPortalRoutes } from '../modules/app/my-apps.portal.routes.ts';
+import type { createBrandService } from '../modules/brand/brand.service.ts';
+import type { createCompaniesRepo } from '../modules/company/company.repo.ts';
+import { accountDevicesSection, exchangePortalRoutes } from '../modules/exchange/exchange.portal.routes.ts';
+import type { createOwnDevicesService } from '../modules/exchange/own-devices.service.ts';
+import { findEnabledSources } from '../modules/identity-source/identity-source.repo.ts';
+import { defaultProviderUrls } from '../modules/identity-source/scan/providers.ts';
+import { scanBindingRoutes } from '../modules/identity-source/scan/scan-binding.routes.ts';
+import { SCAN_TYPES, scanSignInRoutes } from '../modules/identity-source/scan/scan-signin.routes.ts';
+import type { createQuotaService } from '../modules/license/quota.service.ts';
+import type { createSignInLinksRepo } from '../modules/mail/sign-in-links.repo.ts';
+import { fido2PortalRoutes } from '../modules/mfa/fido2.portal.routes.ts';
+import type { createFido2Service } from '../modules/mfa/fido2.service.ts';
+import { accountMfaSection, mfaPortalRoutes } from '../modules/mfa/mfa.portal.routes.ts';
+import type { createMfaService } from '../modules/mfa/mfa.service.ts';
+import type { createConsentStore } from '../modules/oidc/consent.ts';
+import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
+import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
+import { portalRoutes } from '../modules/portal/portal.routes.ts';
+import { signInLinkRoutes } from '../modules/portal/sign-in-link.routes.ts';
+import { consoleClientId } from '../modules/session/console-clients.ts';
+import type { createSessionsRepo } from '../modules/session/session.repo.ts';
+import type { TokenEndpoint } from '../modules/session/session.service.ts';
+import { createDeviceCookies } from '../modules/signin/device-cookie.ts';
+import type { createSignInService } from '../modules/signin/signin.service.ts';
+
+/**
+ * The server-rendered pages: the user centre (portal) with its sections, My apps, second factors
+ * and passkeys, sign-in links, the sign-in interaction of the provider, and scan sign-in and
+ * binding. One scope, which reads HTML form bodies.
+ */
+export async function pageRoutes(
+  app: FastifyInstance,
+  deps: {
+    db: Db;
+    sealer: Sealer;
+    config: Pick<Config, 'publicUrl' | 'session'> & Partial<Pick<Config, 'scanProviders'>>;
+    accounts: ReturnType<typeof createAccountsRepo>;
+    sessions: ReturnType<typeof createSessionsRepo>;
+    companies: ReturnType<typeof createCompaniesRepo>;
+    tokenEndpoint: TokenEndpoint;
+    issuer: string;
+    secureCookies: boolean;
+    provider(): Provider;
+    signIn: ReturnType<typeof createSignInService>;
+    signInLinks: ReturnType<typeof createSignInLinksRepo>;
+    mfa: ReturnType<typeof createMfaService>;
+    fido2: ReturnType<typeof createFido2Service>;
+    ownDevices: ReturnType<typeof createOwnDevicesService>;
+    consents: ReturnType<typeof createConsentStore>;
+    brand: ReturnType<typeof createBrandService>;
+    quotas: ReturnType<typeof createQuotaService>;
+  },
+) {
+  const { db, sealer, companies } = deps;
+  await app.register(async (scope) => {
+    await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    // The third-party accounts section needs the user centre's session, which portalRoutes provides.
+    let bindingsSection: ReturnType<typeof scanBindingRoutes>['section'] | undefined;
+    const portal = portalRoutes(scope, {
+      db,
+      sealer,
+      accounts: deps.accounts,
+      sessions: deps.sessions,
+      tokenEndpoint: deps.tokenEndpoint,
+      issuer: deps.issuer,
+      publicUrl: deps.config.publicUrl,
+      lifetimes: deps.config.session,
+      mfaSection: accountMfaSection({ mfa: deps.mfa, sealer }),
+      devicesSection: accountDevicesSection({ devices: deps.ownDevices, sealer }),
+      bindingsSection: (account, sessionId) =>
+        bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
+    });
+    exchangePortalRoutes(scope, { devices: deps.ownDevices, sealer, signedIn: portal.signedIn });
+    mfaPortalRoutes(scope, { mfa: deps.mfa, sealer, signedIn: portal.signedIn });
+    myAppsPortalRoutes(scope, {
+      db,
+      sealer,
+      issuer: deps.issuer,
+      signedIn: portal.signedIn,
+      startSignIn: portal.startSignIn,
+    });
+    fido2PortalRoutes(scope, { mfa: deps.mfa, fido2: deps.fido2, sealer, signedIn: portal.signedIn });
+    signInLinkRoutes(scope, {
+      db,
+      sealer,
+      links: deps.signInLinks,
+      signIn: deps.signIn,
+      startSignIn: portal.startSignIn,
+      secureCookies: deps.secureCookies,
+    });
+    const interaction = interactionRoutes(scope, {
+      provider: deps.provider,
+      signIn: deps.signIn,
+      sealer,
+      accounts: deps.accounts,
+      devices: createDeviceCookies({ db, sealer, secure: deps.secureCookies }),
+      steps: createSignInSteps({ db, mfa: deps.mfa, fido2: deps.fido2 }),
+      secureCookies: deps.secureCookies,
+      passkey: deps.fido2,
+      appRefusal: (input) => appRefusalForClient(db, input),
+      consents: deps.consents,
+      companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
+      clientCompany: (clientId) => companyOfClient(db, clientId),
+      brandOfClient: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        return companyId ? deps.brand.pageBrand(companyId) : null;
+      },
+      clientAccessDenied: (clientId, account) =>
+        clientId === consoleClientId('admin') && !account.is_platform_admin,
+      scanSources: async (clientId) => {
+        const companyId = await companyOfClient(db, clientId);
+        if (!companyId) return [];
+        const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
+        return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
+      },
+    });
+    const scanDeps = {
+      db,
+      sealer,
+      publicUrl: deps.config.publicUrl,
+      urls: deps.config.scanProviders ?? defaultProviderUrls,
+      quotas: deps.quotas,
+      accounts: deps.accounts,
+      signIn: deps.signIn,
+      clientCompany: (clientId: string) => companyOfClient(db, clientId),
+    };
+    const scan = scanSignInRoutes(scope, scanDeps, interaction);
+    const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
+    bindingsSection = binding.section;
+    scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
+      '/portal/scan/:sourceId/callback',
+      (request, reply) => scan.callback(request, reply, binding.finishBinding),
+    );
+  });
+}

@@ -1,0 +1,225 @@
+import type { Language } from '@tessera/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { AppError } from '../../lib/errors.ts';
+import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+
+/**
+ * The brand of a company's sign-in pages: logo, background image, primary colour, title, bottom
+ * info bar (an ICP filing line, say, with its link) and default language. Uploads are checked by
+ * their bytes, limited in size, and SVG is sanitised (modules/files).
+ */
+export interface Actor {
+  accountId: string;
+  ip: string;
+}
+
+export interface BrandPatch {
+  primaryColor?: string | null;
+  title?: string | null;
+  footerText?: string | null;
+  footerLink?: string | null;
+  defaultLanguage?: Language;
+  removeLogo?: boolean;
+  removeBackground?: boolean;
+}
+
+/** What the sign-in pages need of a brand (packages/portal PageContext.brand). */
+export interface PageBrand {
+  companyId: string;
+  title: string;
+  logoUrl: string | null;
+  stylesheetUrl: string;
+  footer: { text: string; link: string | null } | null;
+  defaultLanguage: Language;
+}
+
+async function findBrand(db: Db, companyId: string) {
+  return db
+    .selectFrom('companies as c')
+    .leftJoin('company_brand as b', 'b.company_id', 'c.id')
+    .select([
+      'c.id',
+      'c.name',
+      'c.icon_file_id',
+      'c.default_language',
+      'b.logo_file_id',
+      'b.background_file_id',
+      'b.primary_color',
+      'b.title',
+      'b.footer_text',
+      'b.footer_link',
+      'b.updated_at',
+    ])
+    .where('c.id', '=', companyId)
+    .executeTakeFirst();
+}
+
+type BrandRow = NonNullable<Awaited<ReturnType<typeof findBrand>>>;
+
+const toDetail = (row: BrandRow) => ({
+  logo: fileUrl(row.logo_file_id),
+  background: fileUrl(row.background_file_id),
+  primaryColor: row.primary_color,
+  title: row.title,
+  footerText: row.footer_text,
+  footerLink: row.footer_link,
+  defaultLanguage: row.default_language,
+  companyIcon: fileUrl(row.icon_file_id),
+  companyName: row.name,
+});
+
+export const BRAND_STYLESHEET_PATH = '/portal/brand';
+
+/** A darker shade of a #rrggbb colour (hover and pressed states). */
+export function darken(hex: string, amount = 0.15): string {
+  const value = Number.parseInt(hex.slice(1), 16);
+  const channel = (shift: number) => Math.round(((value >> shift) & 255) * (1 - amount));
+  return `#${[16, 8, 0].map((shift) => channel(shift).toString(16).padStart(2, '0')).join('')}`;
+}
+
+export function createBrandService(deps: { db: Db }) {
+  const { db } = deps;
+
+  async function detail(companyId: string, from: Db = db) {
+    const row = await findBrand(from, companyId);
+    if (!row) throw new AppError('company.not_found');
+    return toDetail(row);
+  }
+
+  async function ensureRow(trx: Db, companyId: string) {
+    await trx
+      .insertInto('company_brand')
+      .values({
+        company_id: companyId,
+        logo_file_id: null,
+        background_file_id: null,
+        primary_color: null,
+        title: null,
+        footer_text: null,
+        footer_link: null,
+      })
+      .onConflict((oc) => oc.column('company_id').doNothing())
+      .execute();
+  }
+
+  async function update(actor: Actor, companyId: string, patch: BrandPatch) {
+    return db.transaction().execute(async (trx) => {
+      const before = await detail(companyId, trx);
+      await ensureRow(trx, companyId);
+      const row = await findBrand(trx, companyId);
+      const set = {
+        ...(patch.primaryColor !== undefined
+          ? { primary_color: patch.primaryColor?.toLowerCase() ?? null }
+          : {}),
+        ...(patch.title !== undefined ? { title: patch.title } : {}),
+        ...(patch.footerText !== undefined ? { footer_text: patch.footerText } : {}),
+        ...(patch.footerLink !== undefined ? { footer_link: patch.footerLink } : {}),
+        ...(patch.removeLogo ? { logo_file_id: null } : {}),
+        ...(patch.removeBackground ? { background_file_id: null } : {}),
+        updated_at: sql<Date>`now()`,
+      };
+      await trx.updateTable('company_brand').set(set).where('company_id', '=', companyId).execute();
+      if (patch.defaultLanguage)
+        await trx
+          .updateTable('companies')
+          .set({ default_language: patch.defaultLanguage })
+          .where('id', '=', companyId)
+          .execute();
+      const removed = [
+        patch.removeLogo ? row?.logo_file_id : null,
+        patch.removeBackground ? row?.background_file_id : null,
+      ];
+      for (const fileId of removed)
+        if (fileId)
+          await trx
+            .deleteFrom('files')
+            .where('id', '=', fileId)
+            .where('company_id', '=', companyId)
+            .execute();
+      const after = await detail(companyId, trx);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'brand.update',
+        targetType: 'company',
+        targetId: companyId,
+        before,
+        after,
+        ip: actor.ip,
+      });
+      return after;
+    });
+  }
+
+  async function uploadImage(
+    actor: Actor,
+    companyId: string,
+    which: 'logo' | 'background',
+    bytes: Buffer,
+    allowed: readonly string[],
+  ) {
+    const image = await acceptImage(bytes, allowed);
+    return db.transaction().execute(async (trx) => {
+      await ensureRow(trx, companyId);
+      const row = await findBrand(trx, companyId);
+      const column = which === 'logo' ? 'logo_file_id' : 'background_file_id';
+      const previous = row?.[column];
+      const fileId = await insertFile(trx, companyId, image.contentType, image.bytes);
+      await trx
+        .updateTable('company_brand')
+        .set({ [column]: fileId, updated_at: sql<Date>`now()` })
+        .where('company_id', '=', companyId)
+        .execute();
+      if (previous)
+        await trx
+          .deleteFrom('files')
+          .where('id', '=', previous)
+          .where('company_id', '=', companyId)
+          .execute();
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: `brand.${which}`,
+        targetType: 'company',
+        targetId: companyId,
+        before: { [which]: fileUrl(previous ?? null) },
+        after: { [which]: fileUrl(fileId), contentType: image.contentType, bytes: image.bytes.length },
+        ip: actor.ip,
+      });
+      return detail(companyId, trx);
+    });
+  }
+
+  /** The brand the sign-in pages show for a company, or null when it has none set. */
+  async function pageBrand(companyId: string): Promise<PageBrand | null> {
+    const row = await findBrand(db, companyId);
+    if (!row?.updated_at) return null;
+    const version = new Date(row.updated_at).getTime().toString(36);
+    return {
+      companyId,
+      title: row.title ?? row.name,
+      logoUrl: fileUrl(row.logo_file_id) ?? fileUrl(row.icon_file_id),
+      stylesheetUrl: `${BRAND_STYLESHEET_PATH}/${companyId}/${version}.css`,
+      footer: row.footer_text ? { text: row.footer_text, link: row.footer_link } : null,
+      defaultLanguage: row.default_language,
+    };
+  }
+
+  /** The brand's stylesheet: the primary colour and the background image, no script needed. */
+  async function stylesheet(companyId: string): Promise<string | null> {
+    const row = await findBrand(db, companyId);
+    if (!row) return null;
+    const rules: string[] = [];
+    if (row.primary_color && /^#[0-9a-f]{6}$/.test(row.primary_color))
+      rules.push(`:root{--primary:${row.primary_color};--primary-dark:${darken(row.primary_color)}}`);
+    const background = fileUrl(row.background_file_id);
+    if (background) rules.push(`body{background:#f5f7fa url("${background}") center/cover no-repeat fixed}`);
+    return `${rules.join('\n')}\n`;
+  }
+
+  return { detail, update, uploadImage, pageBrand, stylesheet };
+}
+
+export type BrandService = ReturnType<typeof createBrandService>;

@@ -1,0 +1,365 @@
+import { X509Certificate } from 'node:crypto';
+import {
+  type identitySource as calls,
+  type ErrorReason,
+  identitySourceLimits,
+  type Language,
+  type MemberRole,
+} from '@tessera/contract';
+import type { z } from 'zod';
+import type { Db } from '../../db/database.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
+import { translateError } from '../../lib/i18n.ts';
+import { newId } from '../../lib/ids.ts';
+import { spendBudgets } from '../../lib/rate-windows.ts';
+import { insertAuditEvent } from '../audit/audit.repo.ts';
+import * as repo from './identity-source.repo.ts';
+import { assertSettingsFilters } from './ldap/ldap-directory.ts';
+import { SourceFailure } from './source-failure.ts';
+import type { SyncService } from './sync/sync.service.ts';
+import { findLastRuns } from './sync/sync-runs.repo.ts';
+
+/**
+ * Identity sources of a company: settings (secrets sealed with the master key, bound to the
+ * source, never sent back), state, deletion. The LDAP tests are in ldap-tests.ts; sync in sync/.
+ */
+
+export interface SourceActor {
+  accountId: string;
+  ip: string;
+  role: MemberRole;
+}
+
+type SettingsInput = z.output<typeof calls.sourceSettings>;
+
+/** The sealing purpose of a source's secret: bound to the source, so it cannot be moved to another. */
+export const secretPurpose = (sourceId: string) => `identity-source:${sourceId}`;
+
+/** The scan sign-in's return address (registered with the provider). */
+export const callbackUrlOf = (publicUrl: string, sourceId: string) =>
+  `${publicUrl}/portal/scan/${sourceId}/callback`;
+
+/** Splits a request into the stored settings, the secret as typed (undefined: keep) and the columns. */
+function splitSettings(input: SettingsInput) {
+  switch (input.type) {
+    case 'ldap': {
+      const { type, name, enabled, bindPassword, syncIntervalMinutes, ...settings } = input;
+      return { type, name, enabled, secret: bindPassword || undefined, syncIntervalMinutes, settings };
+    }
+    case 'dingtalk': {
+      const { type, name, enabled, appSecret, syncIntervalMinutes, ...settings } = input;
+      return { type, name, enabled, secret: appSecret || undefined, syncIntervalMinutes, settings };
+    }
+    case 'weixin': {
+      const { type, name, enabled, appSecret, ...settings } = input;
+      return { type, name, enabled, secret: appSecret || undefined, syncIntervalMinutes: 0, settings };
+    }
+    case 'work_weixin': {
+      const { type, name, enabled, secret, syncIntervalMinutes, ...settings } = input;
+      return { type, name, enabled, secret: secret || undefined, syncIntervalMinutes, settings };
+    }
+  }
+}
+
+/** A refusal of one field, in the envelope's `fields` (validation messages in the reader's language). */
+export function fieldError(
+  lang: Language,
+  field: string,
+  reason: ErrorReason,
+  params: Record<string, string> = {},
+) {
+  const message = translateError(lang, reason, params);
+  return new AppError(reason, params, [{ field, message }], message);
+}
+
+/** Checks what zod cannot: the filters' syntax and the pasted CA. */
+export function assertLdapSettings(lang: Language, settings: repo.LdapSettings, fieldPrefix = ''): void {
+  try {
+    assertSettingsFilters(settings);
+  } catch (error) {
+    if (error instanceof SourceFailure) {
+      let field = 'groupFilter';
+      try {
+        assertSettingsFilters({ ...settings, groupFilter: null });
+      } catch {
+        field = 'userFilter';
+      }
+      throw fieldError(lang, `${fieldPrefix}${field}`, 'ldap.invalid_filter');
+    }
+    throw error;
+  }
+  if (settings.caCertificate) {
+    try {
+      if (!settings.caCertificate.includes('-----BEGIN CERTIFICATE-----')) throw new Error('not PEM');
+      new X509Certificate(settings.caCertificate);
+    } catch {
+      throw fieldError(lang, `${fieldPrefix}caCertificate`, 'ldap.ca_invalid');
+    }
+  }
+}
+
+/** The LDAP settings that decide where the bind password is sent: changing them needs the password again. */
+export const bindTargetChanged = (before: repo.LdapSettings, after: repo.LdapSettings) =>
+  before.url !== after.url || (before.bindDn ?? '') !== (after.bindDn ?? '');
+
+export function createIdentitySourceService(deps: {
+  db: Db;
+  sealer: Sealer;
+  publicUrl: string;
+  /** A sync run as the contract shows it (sync.service.ts). */
+  runView: SyncService['runView'];
+}) {
+  const { db, sealer } = deps;
+
+  const openSecret = (source: repo.AnySource) =>
+    source.secret_sealed ? sealer.open(source.secret_sealed, secretPurpose(source.id)) : null;
+
+  /** The people each source links and the last run of each, for the list and the detail. */
+  async function extrasOf(companyId: string, lang: Language) {
+    const [people, last] = await Promise.all([
+      repo.countLinkedPeople(db, companyId),
+      findLastRuns(db, companyId),
+    ]);
+    return (source: repo.AnySource) => {
+      const run = last.get(source.id);
+      return {
+        sourceId: source.id,
+        name: source.name,
+        enabled: source.enabled,
+        createdAt: source.created_at.toISOString(),
+        people: people.get(source.id) ?? 0,
+        lastRun: run ? deps.runView(lang, run) : null,
+      };
+    };
+  }
+
+  async function list(companyId: string, lang: Language) {
+    const extras = await extrasOf(companyId, lang);
+    const all = await repo.findSources(db, companyId);
+    return { list: all.map((source) => ({ ...extras(source), type: source.type })) };
+  }
+
+  async function summary(companyId: string, lang: Language, sourceId: string) {
+    const source = await findExisting(companyId, sourceId);
+    return { ...(await extrasOf(companyId, lang))(source), type: source.type };
+  }
+
+  async function detail(companyId: string, lang: Language, sourceId: string) {
+    const source = await findExisting(companyId, sourceId);
+    const base = (await extrasOf(companyId, lang))(source);
+    const common = { name: source.name, enabled: source.enabled };
+    const callbackUrl = callbackUrlOf(deps.publicUrl, source.id);
+    const secretSet = Boolean(source.secret_sealed);
+    switch (source.type) {
+      case 'ldap':
+        return {
+          ...base,
+          type: source.type,
+          settings: {
+            ...source.settings,
+            ...common,
+            syncIntervalMinutes: source.sync_interval_minutes,
+            bindPasswordSet: secretSet,
+          },
+        };
+      case 'dingtalk':
+        return {
+          ...base,
+          type: source.type,
+          callbackUrl,
+          settings: {
+            ...source.settings,
+            ...common,
+            syncIntervalMinutes: source.sync_interval_minutes,
+            secretSet,
+          },
+        };
+      case 'weixin':
+        return {
+          ...base,
+          type: source.type,
+          callbackUrl,
+          settings: { ...source.settings, ...common, secretSet },
+        };
+      case 'work_weixin':
+        return {
+          ...base,
+          type: source.type,
+          callbackUrl,
+          settings: {
+            ...source.settings,
+            ...common,
+            syncIntervalMinutes: source.sync_interval_minutes,
+            secretSet,
+          },
+        };
+    }
+  }
+
+  async function findExisting(companyId: string, sourceId: string) {
+    const source = await repo.findSource(db, companyId, sourceId);
+    if (!source) throw new AppError('identity_source.not_found');
+    return source;
+  }
+
+  /** What the audit trail keeps of a source (never its secret). */
+  const auditView = (source: { name: string; enabled: boolean; type: string; settings: unknown }) => ({
+    type: source.type,
+    name: source.name,
+    enabled: source.enabled,
+    settings: source.settings,
+  });
+
+  async function create(actor: SourceActor, companyId: string, lang: Language, input: SettingsInput) {
+    const parts = splitSettings(input);
+    if (parts.type === 'ldap') {
+      assertLdapSettings(lang, parts.settings as repo.LdapSettings);
+      if (parts.settings.bindDn && !parts.secret)
+        throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+    } else if (!parts.secret) {
+      throw fieldError(
+        lang,
+        parts.type === 'work_weixin' ? 'secret' : 'appSecret',
+        'identity_source.secret_required',
+      );
+    }
+    const id = newId();
+    await db.transaction().execute(async (trx) => {
+      await repo.insertSource(trx, companyId, {
+        id,
+        type: parts.type,
+        name: parts.name,
+        enabled: parts.enabled,
+        settings: parts.settings,
+        secretSealed: parts.secret ? sealer.seal(parts.secret, secretPurpose(id)) : null,
+        syncIntervalMinutes: parts.syncIntervalMinutes,
+      });
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'identity_source.create',
+        targetType: 'identity_source',
+        targetId: id,
+        after: auditView(parts),
+        ip: actor.ip,
+      });
+    });
+    return id;
+  }
+
+  async function update(
+    actor: SourceActor,
+    companyId: string,
+    lang: Language,
+    input: SettingsInput & { sourceId: string },
+  ) {
+    const { sourceId, ...settingsInput } = input;
+    const parts = splitSettings(settingsInput as SettingsInput);
+    await db.transaction().execute(async (trx) => {
+      const source = await repo.lockSource(trx, companyId, sourceId);
+      if (!source) throw new AppError('identity_source.not_found');
+      if (source.type !== parts.type) throw new AppError('identity_source.type_fixed');
+      if (parts.type === 'ldap') {
+        const settings = parts.settings as repo.LdapSettings;
+        assertLdapSettings(lang, settings);
+        // The stored password goes only where it went before (a changed server must be given it again).
+        const retyped = Boolean(parts.secret);
+        if (
+          settings.bindDn &&
+          !retyped &&
+          (!source.secret_sealed || bindTargetChanged(source.settings as repo.LdapSettings, settings))
+        )
+          throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+      }
+      const secretSealed = parts.secret
+        ? sealer.seal(parts.secret, secretPurpose(source.id))
+        : parts.type === 'ldap' && !(parts.settings as repo.LdapSettings).bindDn
+          ? null
+          : source.secret_sealed;
+      await repo.updateSource(trx, companyId, source.id, {
+        name: parts.name,
+        enabled: parts.enabled,
+        settings: parts.settings,
+        secretSealed,
+        syncIntervalMinutes: parts.syncIntervalMinutes,
+        scheduleChanged: parts.syncIntervalMinutes !== source.sync_interval_minutes,
+      });
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'identity_source.update',
+        targetType: 'identity_source',
+        targetId: source.id,
+        before: auditView(source),
+        after: { ...auditView(parts), secretChanged: Boolean(parts.secret) },
+        ip: actor.ip,
+      });
+    });
+  }
+
+  async function setEnabled(actor: SourceActor, companyId: string, sourceId: string, enabled: boolean) {
+    await db.transaction().execute(async (trx) => {
+      const source = await repo.lockSource(trx, companyId, sourceId);
+      if (!source) throw new AppError('identity_source.not_found');
+      await repo.setSourceEnabled(trx, companyId, source.id, enabled);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'identity_source.status',
+        targetType: 'identity_source',
+        targetId: source.id,
+        before: { name: source.name, enabled: source.enabled },
+        after: { name: source.name, enabled },
+        ip: actor.ip,
+      });
+    });
+  }
+
+  /** Deletes the source: its people stay (unlinked), its departments stay as ordinary ones. */
+  async function remove(actor: SourceActor, companyId: string, sourceId: string) {
+    return db.transaction().execute(async (trx) => {
+      const source = await repo.lockSource(trx, companyId, sourceId);
+      if (!source) throw new AppError('identity_source.not_found');
+      const people = (await repo.countLinkedPeople(trx, companyId)).get(source.id) ?? 0;
+      await repo.deleteSource(trx, companyId, source.id);
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'identity_source.delete',
+        targetType: 'identity_source',
+        targetId: source.id,
+        before: auditView(source),
+        after: { peopleUnlinked: people },
+        ip: actor.ip,
+      });
+      return { sourceId: source.id, peopleUnlinked: people };
+    });
+  }
+
+  /** Spends one of the company's connection tests (each one reaches a server an administrator names). */
+  async function spendTest(companyId: string) {
+    const budget = {
+      key: `identity-source-tests:${companyId}`,
+      limit: identitySourceLimits.testsPerHour,
+      minutes: 60,
+    };
+    if (!(await spendBudgets(db, [budget], 'reserve')))
+      throw new AppError('identity_source.tests_exhausted', { max: identitySourceLimits.testsPerHour });
+  }
+
+  return {
+    openSecret,
+    list,
+    summary,
+    detail,
+    findExisting,
+    create,
+    update,
+    setEnabled,
+    remove,
+    spendTest,
+  };
+}
+
+export type IdentitySourceService = ReturnType<typeof createIdentitySourceService>;

@@ -1,0 +1,56 @@
+import { interpolate, type Language } from '@tessera/contract';
+import { portalPhrases } from '@tessera/portal';
+import type { LoginFailureCause } from '../signin/login-events.repo.ts';
+import type { SignInResult } from '../signin/signin.service.ts';
+
+/** The sign-in page's message for a refused first factor (password, passkey, scan). */
+export function failureMessageOf(
+  lang: Language,
+  clientName: string,
+  result: Extract<SignInResult, { ok: false }>,
+): string {
+  const t = portalPhrases[lang].signIn;
+  const p = portalPhrases[lang].passkey;
+  const refused = portalPhrases[lang].apps.refused;
+  const messages: Record<LoginFailureCause, string> = {
+    missing_credentials: t.missingFields,
+    unknown_account: t.invalidCredentials,
+    wrong_password: t.invalidCredentials,
+    throttled: t.throttled,
+    account_disabled: t.accountDisabled,
+    // An automatic lock-out ends at a known time; a lock set by an administrator does not.
+    account_locked: result.lockedUntil
+      ? interpolate(t.accountLocked, {
+          until: result.lockedUntil.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB'),
+        })
+      : t.accountLockedByAdmin,
+    not_platform_admin: interpolate(t.notAllowed, { client: clientName }),
+    // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
+    mfa_failed: portalPhrases[lang].mfa.wrongCode,
+    mfa_locked: portalPhrases[lang].mfa.wrongCode,
+    // The password_expired step logs its own refusals; the password form never answers it.
+    password_expired: t.invalidCredentials,
+    passkey_failed: p.rejected,
+    passkey_cloned: p.rejected,
+    passkey_not_allowed: p.notAllowed,
+    // Refused applications have their own page (the app_access prompt); never the password form's answer.
+    app_disabled: refused.app_disabled,
+    app_not_assigned: refused.app_not_assigned,
+    app_assignment_expired: refused.app_assignment_expired,
+    directory_unavailable: t.directoryUnavailable,
+    // A disabled source cannot check the password: answered like a wrong one (the log says why).
+    source_disabled: t.invalidCredentials,
+    directory_conflict: t.directoryConflict,
+    // The scan routes answer these on pages of their own; the password form never does.
+    scan_failed: portalPhrases[lang].scan.expired,
+    scan_not_linked: portalPhrases[lang].scan.expired,
+    // RADIUS and signature factors answer these elsewhere; the password form never does.
+    radius_not_allowed: t.invalidCredentials,
+    mfa_not_bound: t.invalidCredentials,
+    mfa_unavailable: t.invalidCredentials,
+    challenge_expired: t.invalidCredentials,
+    signature_failed: portalPhrases[lang].mfa.wrongCode,
+    certificate_invalid: portalPhrases[lang].mfa.wrongCode,
+  };
+  return messages[result.cause];
+}
