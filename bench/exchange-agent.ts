@@ -125,7 +125,7 @@ async function main() {
     mailboxes: [PERSON.username],
     pingHoldMs: 600_000,
   });
-  const server = await startServer({ env: { TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '127.0.0.1' } });
+  const server = await startServer({ env: { TESSERA_OUTBOUND_ALLOWED_NETWORKS: '127.0.0.1' } });
   console.log(`Exchange agent benchmark on ${server.storage}, server pid ${server.pid}`);
   try {
     const { code, verifier } = await signIn(server);

@@ -50,9 +50,9 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
           TESSERA_COMPANY_USER_QUOTA: '1000',
           // The application flows of every area add their apps to the same first company.
           TESSERA_COMPANY_APP_QUOTA: '100',
-          // The Exchange flows reach their ActiveSync stand-in on the loopback address.
-          TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '127.0.0.1',
-          TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '127.0.0.1/32',
+          // The Exchange stand-in, the relying parties' logout receivers, SAML metadata and slapd
+          // listen on the loopback address.
+          TESSERA_OUTBOUND_ALLOWED_NETWORKS: '127.0.0.1/32',
           ...s.providers.env,
         },
         { logFile: s.serverLog },

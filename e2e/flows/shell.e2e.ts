@@ -104,6 +104,46 @@ export function shellFlows(s: Suite) {
     }
   });
 
+  test('keeps the session alive in two tabs: one refresh before the idle expiry, both go on with the new token (issue 15)', async () => {
+    assert.ok(s.server);
+    const { context, page } = await openPage();
+    // The pages' clocks run from now and can jump: two hours pass in a moment.
+    await context.clock.install();
+    const ui = consolePage(page, s.server.baseUrl);
+    try {
+      await ui.signIn('/dev/dashboard', ADMIN_PASSWORD);
+      const other = await context.newPage();
+      await other.goto(`${s.server.baseUrl}/dev/dashboard`);
+      await other.getByTestId('current-company').waitFor();
+      const refreshes: string[] = [];
+      context.on('request', (request) => {
+        if (request.url().endsWith('/api/v1/dev/oidc/refresh'))
+          refreshes.push(request.headers().access_token ?? '');
+      });
+      const before = await ui.token();
+      // Both tabs are used, so both plan the refresh for the same moment.
+      for (const tab of [page, other]) await tab.mouse.move(200, 200);
+      // The server's idle expiry is 2 hours: the refresh is due 5 minutes before it.
+      await context.clock.fastForward('01:56:00');
+      await page.waitForFunction((old) => localStorage.getItem('asp_admin_token') !== old, before);
+      const after = await ui.token();
+      assert.deepEqual(refreshes, [before], 'one tab refreshed, with the old token');
+      assert.equal(await ui.companyListCode(before), 401, 'the old token is refused');
+      // The other tab goes on with the new token, without "Login Again".
+      await other.bringToFront();
+      const [next] = await Promise.all([
+        other.waitForRequest((request) => request.url().endsWith('/api/v1/manage/app/list')),
+        other.getByTestId('sidebar').getByRole('menuitem', { name: 'Applications' }).click(),
+      ]);
+      assert.equal(next.headers().access_token, after);
+      assert.equal((await next.response())?.status(), 200);
+      assert.equal(await other.getByText('Login Again').count(), 0);
+      assert.equal(await page.getByText('Login Again').count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+
   devFlow(
     'menus come from the route table: the full set under /dev, the reduced set under /admin',
     async () => {

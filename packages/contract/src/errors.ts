@@ -233,6 +233,7 @@ export const errorReasons = {
   'ldap.test_user_required': 400,
   'ldap.test_password_required': 400,
   'ldap.host_unreachable': 502,
+  'ldap.address_refused': 400,
   'ldap.timeout': 504,
   'ldap.tls_failed': 502,
   'ldap.tls_untrusted': 502,

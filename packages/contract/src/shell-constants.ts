@@ -15,6 +15,8 @@ export const storageKeys = {
   companyOwner: 'asp_admin_company_owner',
   /** /dev and /admin share one origin: which console the stored token belongs to. */
   tokenVariant: 'asp_admin_token_variant',
+  /** When the stored token stops working unless refreshed, and when its session ends (the tabs share it). */
+  tokenExpiry: 'asp_admin_token_expiry',
 } as const;
 
 export const languages = ['en', 'zh'] as const;

@@ -15,6 +15,7 @@ import { createSecurityHeaders } from './http/security-headers.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { pickLanguage } from './lib/i18n.ts';
+import { createOutboundPolicy } from './lib/outbound-address.ts';
 import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import {
@@ -40,7 +41,6 @@ import { createConsoleRoleService } from './modules/console-role/console-role.se
 import { departmentPathsOf } from './modules/department/department.repo.ts';
 import { departmentRoutes } from './modules/department/department.routes.ts';
 import { createDepartmentService } from './modules/department/department.service.ts';
-import { createAddressGuard } from './modules/exchange/address-guard.ts';
 import { agentRoutes } from './modules/exchange/agent.routes.ts';
 import { createAgentService } from './modules/exchange/agent.service.ts';
 import { scheduleRotation } from './modules/exchange/device-rotation.ts';
@@ -72,7 +72,6 @@ import { createClientThrottle } from './modules/oidc/client-throttle.ts';
 import { createConsentStore } from './modules/oidc/consent.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './modules/oidc/keys.ts';
 import { oidcMountRoutes } from './modules/oidc/oidc-mount.routes.ts';
-import { createOutboundFetch } from './modules/oidc/outbound-fetch.ts';
 import { createOidcProvider, OIDC_MOUNT } from './modules/oidc/provider.ts';
 import { type AccountSignOut, createSignOut } from './modules/oidc/sign-out.ts';
 import { pairwiseSubject } from './modules/oidc/subject.ts';
@@ -130,9 +129,7 @@ export interface AppOptions {
         | 'importConcurrency'
         | 'syslogAllowLocalTargets'
         | 'scanProviders'
-        | 'backchannelNetworks'
-        | 'fetchAllowLoopback'
-        | 'fetchAllowPrivate'
+        | 'outboundNetworks'
         | 'radius'
       >
     >;
@@ -268,7 +265,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const secureCookies = config.publicUrl.startsWith('https://');
   const managementApi = { audience: managementApiAudience(config.publicUrl), tokenTtl: API_TOKEN_TTL };
   const consents = createConsentStore(db);
-  const outboundFetch = createOutboundFetch(config.backchannelNetworks ?? []);
+  const outbound = createOutboundPolicy(config.outboundNetworks ?? []);
   const buildProvider = async () => {
     const jwks = await loadJwks(db, sealer);
     const provider = createOidcProvider({
@@ -290,7 +287,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
         logAppSignIn(db, { ...event, companyId: app.companyId, cause: null }),
       pairwiseSubject: pairwiseSubject(sealer),
       consents,
-      fetch: outboundFetch,
+      fetch: outbound.fetch,
       log: app.log,
     });
     metrics.watchProvider(provider);
@@ -362,6 +359,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
     urls: config.scanProviders ?? defaultProviderUrls,
     timeoutMs: options.directoryTimeoutMs,
+    outbound,
   });
   const signInCore = createSignInService({
     db,
@@ -390,7 +388,6 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const mfaService = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2Service = createFido2Service({ db, mfa: mfaService, publicUrl: config.publicUrl });
   const exchangeConfig = config.exchange ?? defaultExchangeConfig;
-  const addressGuard = createAddressGuard(exchangeConfig.privateAddresses);
   const ownDevices = createOwnDevicesService({ db, sealer, publicUrl: config.publicUrl });
   scheduleRotation(jobs, db, sealer);
   const userImport = createUserImportService({
@@ -440,7 +437,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       verified: createVerifiedPasswords({ ttlMs: 15 * 60_000, max: 10_000 }),
       maxHoldSeconds: exchangeConfig.maxHoldSeconds,
     }),
-    guard: addressGuard,
+    guard: outbound,
     maxHoldSeconds: exchangeConfig.maxHoldSeconds,
     publicUrl: config.publicUrl,
   });
@@ -506,15 +503,12 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       db,
       keys: samlKeys,
       publicUrl: config.publicUrl,
-      fetchReach: {
-        allowLoopback: config.fetchAllowLoopback ?? false,
-        allowPrivate: config.fetchAllowPrivate ?? false,
-      },
+      outbound,
     }),
   );
   exchangeRoutes(
     bind,
-    createExchangeSettingsService({ db, sealer, guard: addressGuard, publicUrl: config.publicUrl }),
+    createExchangeSettingsService({ db, sealer, guard: outbound, publicUrl: config.publicUrl }),
     createDevicesService({ db, sealer }),
   );
   licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });

@@ -17,7 +17,7 @@ describe('configuration', () => {
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
       importConcurrency: 2,
-      backchannelNetworks: [],
+      outboundNetworks: [],
       companyQuotas: { user: 100, app: 10 },
     });
   });
@@ -37,7 +37,7 @@ describe('configuration', () => {
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
       TESSERA_IMPORT_CONCURRENCY: '4',
-      TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
+      TESSERA_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
       TESSERA_COMPANY_USER_QUOTA: '2500',
       TESSERA_COMPANY_APP_QUOTA: 'unlimited',
     });
@@ -51,7 +51,7 @@ describe('configuration', () => {
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
       importConcurrency: 4,
-      backchannelNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
+      outboundNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
       companyQuotas: { user: 2500, app: null },
     });
   });
@@ -79,8 +79,12 @@ describe('configuration', () => {
     [{ TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_MAIL_FROM: 'Name <not-an-address>' }, 'TESSERA_MAIL_FROM'],
     [{ TESSERA_IMPORT_CONCURRENCY: '0' }, 'TESSERA_IMPORT_CONCURRENCY'],
-    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
-    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS'],
+    [{ TESSERA_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'TESSERA_OUTBOUND_ALLOWED_NETWORKS'],
+    [{ TESSERA_OUTBOUND_ALLOWED_NETWORKS: 'intranet' }, 'TESSERA_OUTBOUND_ALLOWED_NETWORKS'],
+    // The variables it replaced are refused by name rather than silently ignored.
+    [{ TESSERA_BACKCHANNEL_ALLOWED_NETWORKS: '10.0.0.0/8' }, 'TESSERA_OUTBOUND_ALLOWED_NETWORKS'],
+    [{ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'all' }, 'TESSERA_OUTBOUND_ALLOWED_NETWORKS'],
+    [{ TESSERA_FETCH_ALLOW_PRIVATE: 'true' }, 'TESSERA_OUTBOUND_ALLOWED_NETWORKS'],
     [{ TESSERA_COMPANY_USER_QUOTA: '0' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_USER_QUOTA: 'lots' }, 'TESSERA_COMPANY_USER_QUOTA'],
     [{ TESSERA_COMPANY_APP_QUOTA: '-1' }, 'TESSERA_COMPANY_APP_QUOTA'],
@@ -99,18 +103,11 @@ describe('configuration', () => {
     );
   });
 
-  it('reads the Exchange agent settings and refuses a bad address list', () => {
-    expect(loadConfig({}).exchange).toEqual({ maxHoldSeconds: 1860, privateAddresses: undefined });
-    expect(
-      loadConfig({
-        TESSERA_EXCHANGE_PRIVATE_ADDRESSES: '10.20.0.0/16, 192.168.1.5',
-        TESSERA_EXCHANGE_MAX_HOLD_SECONDS: '600',
-      }).exchange,
-    ).toEqual({ maxHoldSeconds: 600, privateAddresses: ['10.20.0.0/16', '192.168.1.5'] });
-    expect(loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'ALL' }).exchange.privateAddresses).toBe('all');
-    expect(() => loadConfig({ TESSERA_EXCHANGE_PRIVATE_ADDRESSES: 'intranet' })).toThrow(
-      /TESSERA_EXCHANGE_PRIVATE_ADDRESSES/,
-    );
+  it('reads the Exchange agent settings', () => {
+    expect(loadConfig({}).exchange).toEqual({ maxHoldSeconds: 1860 });
+    expect(loadConfig({ TESSERA_EXCHANGE_MAX_HOLD_SECONDS: '600' }).exchange).toEqual({
+      maxHoldSeconds: 600,
+    });
   });
 
   it('never repeats the SMTP password in its message', () => {

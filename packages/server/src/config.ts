@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import {
   consoleSessionDefaults,
@@ -6,9 +5,9 @@ import {
   type QuantityModule,
   RADIUS_DEFAULT_PORT,
 } from '@tessera/contract';
+import { type OutboundNetworks, parseNetworkList, parseOutboundNetworks } from './lib/outbound-address.ts';
 import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
-import { parseNetworks } from './modules/oidc/outbound-fetch.ts';
 
 export interface Config {
   port: number;
@@ -32,10 +31,11 @@ export interface Config {
   /** User imports running at once on the platform (all instances together). */
   importConcurrency: number;
   /**
-   * Private or special-use networks (CIDRs) where applications' back-channel logout addresses may
-   * be; by default logout tokens go to public addresses only (modules/oidc/outbound-fetch.ts).
+   * TESSERA_OUTBOUND_ALLOWED_NETWORKS: the private or special-use networks that connections to
+   * addresses company administrators typed (back-channel logout, SAML metadata, Exchange, LDAP)
+   * may reach besides the public internet: `all`, or CIDRs (lib/outbound-address.ts).
    */
-  backchannelNetworks: string[];
+  outboundNetworks: OutboundNetworks;
   /** The quotas a new company gets (null: no limit beyond the licence); platform administrators change them per company. */
   companyQuotas: CompanyQuotas;
   exchange: ExchangeConfig;
@@ -47,16 +47,6 @@ export interface Config {
   syslogAllowLocalTargets: boolean;
   /** The base addresses of DingTalk, WeChat and WeCom (scan sign-in and contacts): the real ones unless set. */
   scanProviders: ProviderUrls;
-  /**
-   * TESSERA_FETCH_ALLOW_LOOPBACK: outgoing fetches an administrator asks for (a SAML service
-   * provider's metadata URL) may reach the loopback address. For tests; never in production.
-   */
-  fetchAllowLoopback: boolean;
-  /**
-   * TESSERA_FETCH_ALLOW_PRIVATE: such fetches may reach private networks (10/8, 172.16/12,
-   * 192.168/16, 100.64/10, fc00::/7), for an installation whose service providers live there.
-   */
-  fetchAllowPrivate: boolean;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
   /** The RADIUS server: its UDP port (null: off) and address. */
@@ -67,14 +57,9 @@ export interface Config {
 export interface ExchangeConfig {
   /** How long the agent waits for Exchange's answer: a Ping is held up to its heartbeat (30 minutes), plus a minute. */
   maxHoldSeconds: number;
-  /**
-   * Loopback, private and link-local addresses the agent may connect to as a company's Exchange:
-   * none (undefined), `all`, or these addresses and ranges. Public addresses are always allowed.
-   */
-  privateAddresses: 'all' | string[] | undefined;
 }
 
-export const defaultExchangeConfig: ExchangeConfig = { maxHoldSeconds: 1860, privateAddresses: undefined };
+export const defaultExchangeConfig: ExchangeConfig = { maxHoldSeconds: 1860 };
 /** TESSERA_* variables of the providers' base addresses (tests point them at local servers). */
 export const providerUrlVariables: Record<keyof ProviderUrls, string> = {
   dingtalkLogin: 'TESSERA_DINGTALK_LOGIN_URL',
@@ -223,12 +208,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const mail = mailConfig(env, publicUrl);
   const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
 
-  let backchannelNetworks: string[];
+  for (const replaced of [
+    'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS',
+    'TESSERA_EXCHANGE_PRIVATE_ADDRESSES',
+    'TESSERA_FETCH_ALLOW_PRIVATE',
+    'TESSERA_FETCH_ALLOW_LOOPBACK',
+  ])
+    if (env[replaced] !== undefined)
+      throw new ConfigError(
+        `${replaced} is replaced by TESSERA_OUTBOUND_ALLOWED_NETWORKS ("all", or networks like 10.0.0.0/8)`,
+      );
+  let outboundNetworks: OutboundNetworks;
   try {
-    backchannelNetworks = parseNetworks(env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS);
+    outboundNetworks = parseOutboundNetworks(env.TESSERA_OUTBOUND_ALLOWED_NETWORKS);
   } catch {
     throw new ConfigError(
-      `TESSERA_BACKCHANNEL_ALLOWED_NETWORKS must be networks like 10.0.0.0/8, separated by commas (got "${env.TESSERA_BACKCHANNEL_ALLOWED_NETWORKS}")`,
+      `TESSERA_OUTBOUND_ALLOWED_NETWORKS must be "all", or networks like 10.0.0.0/8 separated by commas (got "${env.TESSERA_OUTBOUND_ALLOWED_NETWORKS}")`,
     );
   }
   const companyQuotas: CompanyQuotas = {
@@ -245,7 +240,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       5,
       7200,
     ),
-    privateAddresses: privateAddressesOf(env.TESSERA_EXCHANGE_PRIVATE_ADDRESSES),
   };
   const allowLocal = env.TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS?.trim().toLowerCase() || 'false';
   if (!['true', 'false'].includes(allowLocal))
@@ -259,12 +253,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ),
     ]),
   ) as unknown as ProviderUrls;
-  const flag = (name: string) => {
-    const value = env[name]?.trim().toLowerCase() || 'false';
-    if (!['true', 'false'].includes(value))
-      throw new ConfigError(`${name} must be true or false (got "${value}")`);
-    return value === 'true';
-  };
   const metricsToken = env.TESSERA_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
@@ -285,13 +273,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     importConcurrency,
-    backchannelNetworks,
+    outboundNetworks,
     companyQuotas,
     exchange,
     syslogAllowLocalTargets: allowLocal === 'true',
     scanProviders,
-    fetchAllowLoopback: flag('TESSERA_FETCH_ALLOW_LOOPBACK'),
-    fetchAllowPrivate: flag('TESSERA_FETCH_ALLOW_PRIVATE'),
     metricsToken,
     radius,
   };
@@ -311,34 +297,6 @@ function radiusConfig(env: Env, host: string): Config['radius'] {
   return { port, host: radiusHost };
 }
 
-/** IP addresses and CIDR ranges separated by commas, checked; undefined when any entry is not one. */
-function addressList(value: string): string[] | undefined {
-  const entries = value.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
-    const bits = prefix === undefined ? undefined : Number(prefix);
-    const prefixOk =
-      prefix === undefined ||
-      (/^\d+$/.test(prefix) && bits !== undefined && bits <= (family === 6 ? 128 : 32));
-    if (!family || !prefixOk || rest.length) return undefined;
-  }
-  return entries;
-}
-
-/** `TESSERA_EXCHANGE_PRIVATE_ADDRESSES`: `all`, or IP addresses and CIDR ranges separated by commas. */
-function privateAddressesOf(raw: string | undefined): ExchangeConfig['privateAddresses'] {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  if (value.toLowerCase() === 'all') return 'all';
-  const list = addressList(value);
-  if (!list)
-    throw new ConfigError(
-      `TESSERA_EXCHANGE_PRIVATE_ADDRESSES must be "all", or IP addresses and CIDR ranges separated by commas (got "${value}")`,
-    );
-  return list;
-}
-
 /** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */
 function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
   const value = raw?.trim();
@@ -349,11 +307,14 @@ function trustedProxiesOf(raw: string | undefined): Config['trustedProxies'] {
       throw new ConfigError(`TESSERA_TRUSTED_PROXIES must be a hop count from 1 to 10 (got "${value}")`);
     return hops;
   }
-  const entries = addressList(value);
-  if (!entries)
+  let entries: string[] = [];
+  try {
+    entries = parseNetworkList(value);
+  } catch {
     throw new ConfigError(
       `TESSERA_TRUSTED_PROXIES must be a hop count, or IP addresses and CIDR ranges separated by commas (got "${value}")`,
     );
+  }
   return entries;
 }
 

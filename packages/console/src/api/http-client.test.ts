@@ -54,6 +54,7 @@ function harness(replies: Reply[], headers: { token: string | null; companyId: s
     showError: vi.fn(),
     confirmLoginAgain: vi.fn(() => Promise.resolve()),
     onSessionInvalid: vi.fn(),
+    onSend: vi.fn(),
     adapter,
   } satisfies HttpClientDeps;
   return { ...createHttpClient(deps), deps, requests };
@@ -157,6 +158,25 @@ describe('callApi (spec §7, §8)', () => {
     await vi.waitFor(() => expect(h.deps.onSessionInvalid).toHaveBeenCalledTimes(1));
     expect(h.deps.confirmLoginAgain).toHaveBeenCalledTimes(1);
     expect(h.deps.showError).not.toHaveBeenCalled();
+  });
+
+  it('sends a call again when its token was replaced on the way (a refresh in another tab), without "Login Again" (issue 15)', async () => {
+    const unauthorized = { status: 401, body: { code: 401, msg: 'Identity invalid', data: null } };
+    const ok = { status: 200, body: { code: 200, msg: 'success', data: list } };
+    // Storage holds the old token until the first request has left, then the refreshed one.
+    let sentSoFar = () => 0;
+    const headers = {
+      companyId: null,
+      get token() {
+        return sentSoFar() === 0 ? 'old' : 'new';
+      },
+    };
+    const h = harness([unauthorized, ok], headers);
+    sentSoFar = () => h.requests.length;
+    await expect(h.callApi('/api/v1/manage/company/my/list')).resolves.toEqual(list);
+    expect(h.requests.map((request) => request.headers.access_token)).toEqual(['old', 'new']);
+    expect(h.deps.onSend).toHaveBeenCalledTimes(1);
+    expect(h.deps.confirmLoginAgain).not.toHaveBeenCalled();
   });
 
   it('also recognises a 401 carried in a 200 response body', async () => {

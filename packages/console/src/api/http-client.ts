@@ -50,6 +50,8 @@ export interface HttpClientDeps {
   confirmLoginAgain(): Promise<void>;
   /** Clears the token and reloads the page. */
   onSessionInvalid(): void;
+  /** Told as each call leaves: the session keep-alive counts calls as activity. */
+  onSend?(): void;
   /** Tests pass a fake adapter instead of the network. */
   adapter?: AxiosAdapter;
 }
@@ -145,11 +147,10 @@ export function createHttpClient(deps: HttpClientDeps) {
       fieldsOf(body.data),
     );
 
-  /** Posts a body and returns the envelope's `data`; any other outcome throws ApiError. */
-  async function send<P extends CallPath>(
+  /** Posts a body and returns the envelope's `data`; any other outcome throws ApiError, unannounced. */
+  async function post<P extends CallPath>(
     path: P,
     body: unknown,
-    options: CallOptions,
     headers?: Record<string, string>,
   ): Promise<ApiResponse<P>> {
     let payload: unknown;
@@ -157,15 +158,38 @@ export function createHttpClient(deps: HttpClientDeps) {
       const response = await http.post<unknown>(path, body, { headers });
       payload = response.data;
     } catch (error) {
-      return transportFailure(error, options);
+      throw await errorOf(error);
     }
-    if (!isEnvelope(payload)) return fail(new ApiError(deps.translate('http.error'), 0), options);
-    if (payload.code !== 200) return fail(fromEnvelope(payload), options);
+    if (!isEnvelope(payload)) throw new ApiError(deps.translate('http.error'), 0);
+    if (payload.code !== 200) throw fromEnvelope(payload);
     return payload.data as ApiResponse<P>;
   }
 
+  /**
+   * `post`, telling the person when it fails. A call refused because its token was replaced on
+   * the way (refreshed, in this tab or another) is sent once more with the new token.
+   */
+  async function send<P extends CallPath>(
+    path: P,
+    body: unknown,
+    options: CallOptions,
+    headers?: Record<string, string>,
+  ): Promise<ApiResponse<P>> {
+    const sent = deps.readHeaders().token;
+    deps.onSend?.();
+    try {
+      return await post<P>(path, body, headers);
+    } catch (error) {
+      const token = deps.readHeaders().token;
+      if ((error as ApiError).code === 401 && token && token !== sent) {
+        return post<P>(path, body, headers).catch((again: ApiError) => fail(again, options));
+      }
+      return fail(error as ApiError, options);
+    }
+  }
+
   /** A refused or failed request: the envelope's message when one came back, else the transport's. */
-  async function transportFailure(error: unknown, options: CallOptions): Promise<never> {
+  async function errorOf(error: unknown): Promise<ApiError> {
     if (isAxiosError(error) && error.response?.data instanceof Blob) {
       // A download call refused: its envelope arrived as a Blob.
       const text = await error.response.data.text().catch(() => '');
@@ -176,19 +200,16 @@ export function createHttpClient(deps: HttpClientDeps) {
       }
     }
     if (isAxiosError(error) && error.response && isEnvelope(error.response.data)) {
-      return fail(fromEnvelope(error.response.data), options);
+      return fromEnvelope(error.response.data);
     }
     if (isAxiosError(error) && error.response) {
-      return fail(
-        new ApiError(
-          deps.translate('http.badResponse', { status: error.response.status }),
-          error.response.status,
-        ),
-        options,
+      return new ApiError(
+        deps.translate('http.badResponse', { status: error.response.status }),
+        error.response.status,
       );
     }
     const timedOut = isAxiosError(error) && (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT');
-    return fail(new ApiError(deps.translate(timedOut ? 'http.timeout' : 'http.networkError'), 0), options);
+    return new ApiError(deps.translate(timedOut ? 'http.timeout' : 'http.networkError'), 0);
   }
 
   /**
@@ -234,7 +255,7 @@ export function createHttpClient(deps: HttpClientDeps) {
       });
       return { blob: response.data, filename: filenameOf(response.headers['content-disposition']) };
     } catch (error) {
-      return transportFailure(error, options);
+      return fail(await errorOf(error), options);
     }
   }
 

@@ -1,11 +1,10 @@
-import { type ConsoleGrants, consoleAbilityGroup } from '@tessera/contract/shell-constants';
+import { type ConsoleGrants, consoleAbilityGroup, consoleGroups } from '@tessera/contract/shell-constants';
 import type { ParseKeys } from 'i18next';
 import { matchPath } from 'react-router';
 import { HOME_PATH } from '../session/navigation.guard.ts';
 import {
   type MenuIcon,
   type Permission,
-  permissions,
   type RouteGroup,
   type RouteNode,
   type RouteSet,
@@ -76,9 +75,9 @@ export function redirectsOf(set: RouteSet, table: readonly RouteNode[] = routeTa
  * (a help desk's credential resets show the user screens). Without an answer: all of them.
  */
 export function grantedPermissions(grants?: ConsoleGrants): ReadonlySet<Permission> {
-  if (!grants) return new Set(permissions);
+  if (!grants) return new Set(consoleGroups);
   const held = new Set<Permission>();
-  for (const permission of permissions) if (grants.groups[permission]) held.add(permission);
+  for (const permission of consoleGroups) if (grants.groups[permission]) held.add(permission);
   for (const ability of grants.abilities) held.add(consoleAbilityGroup[ability]);
   return held;
 }

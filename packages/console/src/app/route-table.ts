@@ -1,3 +1,4 @@
+import type { ConsoleGroup } from '@tessera/contract/shell-constants';
 import type { ParseKeys } from 'i18next';
 import type { ComponentType } from 'react';
 import { withPhrases } from '../i18n/i18n.ts';
@@ -70,20 +71,7 @@ export type MenuIcon =
   | 'setting';
 
 /** Permission groups of spec §6; a route's `access` names the one it needs. */
-export const permissions = [
-  'app',
-  'identitySource',
-  'user',
-  'department',
-  'authority',
-  'security',
-  'log',
-  'branding',
-  'licence',
-  'companySettings',
-  'about',
-] as const;
-export type Permission = (typeof permissions)[number];
+export type Permission = ConsoleGroup;
 
 /**
  * Loads a screen's chunk. A screen whose phrases are not in the shell (i18n/en/shell.ts) loads

@@ -377,12 +377,15 @@ function LanguageSwitch({ compact }: { compact: boolean }) {
 export const profileUrl = (companyId: string): string =>
   `/portal/account?company_id=${encodeURIComponent(companyId)}`;
 
-/** Spec §3 Session: the person's nickname and photo (`user/self-details`), once per token. */
-function useSelf(token: string | null) {
+/**
+ * Spec §3 Session: the person's nickname and photo (`user/self-details`), once per person signed
+ * in (a refreshed token is the same person).
+ */
+function useSelf(person: string | null) {
   const { callApi } = useConsole();
   const [self, setSelf] = useState<{ nickname: string | null; name: string | null; photo: string | null }>();
   useEffect(() => {
-    if (!token) return;
+    if (!person) return;
     let current = true;
     callApi('/api/v1/manage/user/self-details', undefined, { silent: true })
       .then((answer) => {
@@ -394,7 +397,7 @@ function useSelf(token: string | null) {
     return () => {
       current = false;
     };
-  }, [callApi, token]);
+  }, [callApi, person]);
   return self;
 }
 
@@ -402,7 +405,7 @@ function UserMenu({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
   const { session } = useConsole();
   const { username, company, token } = useSession();
-  const self = useSelf(token);
+  const self = useSelf(token && username);
   const { popups, open, setOpen, trigger } = usePopup();
   const shownName = self?.nickname || self?.name || username;
   const button = (

@@ -2,6 +2,17 @@ import { type ConsoleVariant, storageKeys } from '@tessera/contract/shell-consta
 import type { ApiResponse } from '../api/http-client.ts';
 
 export type CompanyListItem = NonNullable<ApiResponse<'/api/v1/manage/company/my/list'>['list']>[number];
+/** The server's answer with a console token (sign-in and refresh). */
+export type TokenAnswer = ApiResponse<'/api/v1/dev/oidc/token'>;
+/**
+ * Times (ms since the epoch) of the stored token: written `at`; stops working at `idleAt` unless
+ * refreshed or used; its session ends at `absoluteAt` whatever happens.
+ */
+export interface TokenExpiry {
+  at: number;
+  idleAt: number;
+  absoluteAt: number;
+}
 
 /**
  * Which console variant the stored token belongs to. Both consoles share one origin and the
@@ -18,10 +29,18 @@ export function createSessionStorage(local: Storage) {
       const owner = local.getItem(TOKEN_VARIANT_KEY);
       return owner === null || owner === variant ? token : null;
     },
-    writeToken(token: string, username: string, variant: ConsoleVariant) {
+    writeToken({ token, username, expiresIn, sessionExpiresIn }: TokenAnswer, variant: ConsoleVariant) {
       local.setItem(storageKeys.token, token);
       local.setItem(TOKEN_VARIANT_KEY, variant);
       local.setItem(storageKeys.name, username);
+      const at = Date.now();
+      const expiry: TokenExpiry = {
+        at,
+        idleAt: at + expiresIn * 1000,
+        absoluteAt: at + sessionExpiresIn * 1000,
+      };
+      // Last: the other tabs take the new token on this key's storage event (keepalive.ts).
+      local.setItem(storageKeys.tokenExpiry, JSON.stringify(expiry));
     },
     readUsername(): string {
       return local.getItem(storageKeys.name) ?? '';

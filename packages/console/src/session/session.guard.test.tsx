@@ -20,7 +20,11 @@ interface GuardOptions {
 
 function renderGuard(url: string, options: GuardOptions = {}) {
   const storage = createSessionStorage(window.localStorage);
-  if (options.token) storage.writeToken(options.token, 'alice', 'dev');
+  if (options.token)
+    storage.writeToken(
+      { token: options.token, username: 'alice', expiresIn: 7200, sessionExpiresIn: 43_200 },
+      'dev',
+    );
   const store = createSessionStore('dev', storage);
   const services = {
     variant: 'dev',
@@ -32,7 +36,13 @@ function renderGuard(url: string, options: GuardOptions = {}) {
       startSignIn: vi.fn(async () => {}),
       completeSignIn: vi.fn(async () => {
         if (options.exchangeError) throw options.exchangeError;
-        return { token: 'new', username: 'alice', expiresIn: 60, returnTo: '/dashboard' };
+        return {
+          token: 'new',
+          username: 'alice',
+          expiresIn: 60,
+          sessionExpiresIn: 600,
+          returnTo: '/dashboard',
+        };
       }),
       switchAccount: vi.fn(async () => {}),
     },

@@ -77,7 +77,7 @@ export function SessionGuard() {
             // the index route would redirect on its own.
             await navigate(result.returnTo, { replace: true });
             exchanging.current = false;
-            store.signedIn(result.token, result.username);
+            store.signedIn(result);
           })
           .catch((error: unknown) => {
             exchanging.current = false;

@@ -5,18 +5,43 @@ import { createSessionStorage, TOKEN_VARIANT_KEY } from './session-storage.ts';
 
 const alpha = { companyId: 'c1', name: 'Alpha', icon: '/api/v1/files/x', isOwner: true };
 const beta = { companyId: 'c2', name: 'Beta', icon: null, isOwner: false };
+const answer = (token: string, username = 'alice') => ({
+  token,
+  username,
+  expiresIn: 7200,
+  sessionExpiresIn: 43_200,
+});
 
 describe('session store and storage (spec §3)', () => {
-  it('stores the token and name under the spec keys', () => {
+  it('stores the token and name under the spec keys, with the expiries the server answered', () => {
     const store = createSessionStore('dev', createSessionStorage(window.localStorage));
-    store.signedIn('tok', 'alice');
+    const before = Date.now();
+    store.signedIn(answer('tok'));
     expect(window.localStorage.getItem(storageKeys.token)).toBe('tok');
     expect(window.localStorage.getItem(storageKeys.name)).toBe('alice');
     expect(store.getState()).toMatchObject({ token: 'tok', username: 'alice', companies: undefined });
+    const expiry = JSON.parse(window.localStorage.getItem(storageKeys.tokenExpiry) ?? '{}');
+    expect(expiry.at).toBeGreaterThanOrEqual(before);
+    expect(expiry.idleAt - expiry.at).toBe(7_200_000);
+    expect(expiry.absoluteAt - expiry.at).toBe(43_200_000);
+  });
+
+  it('takes a replaced token without forgetting the companies', () => {
+    const storage = createSessionStorage(window.localStorage);
+    const store = createSessionStore('dev', storage);
+    store.signedIn(answer('tok'));
+    store.companiesLoaded([alpha]);
+    store.tokenChanged(answer('tok-2'));
+    expect(window.localStorage.getItem(storageKeys.token)).toBe('tok-2');
+    expect(store.getState()).toMatchObject({ token: 'tok-2', company: alpha });
+    // Another tab wrote the next one: taken from storage.
+    storage.writeToken(answer('tok-3'), 'dev');
+    store.tokenChanged();
+    expect(store.getState()).toMatchObject({ token: 'tok-3', company: alpha });
   });
 
   it('does not take a token of the other console for its own', () => {
-    createSessionStorage(window.localStorage).writeToken('dev-token', 'alice', 'dev');
+    createSessionStorage(window.localStorage).writeToken(answer('dev-token'), 'dev');
     expect(
       createSessionStore('admin', createSessionStorage(window.localStorage)).getState().token,
     ).toBeNull();
@@ -66,7 +91,7 @@ describe('session store and storage (spec §3)', () => {
   it('forgets the session on leave and nothing else', () => {
     window.localStorage.setItem('unrelated', 'kept');
     const store = createSessionStore('dev', createSessionStorage(window.localStorage));
-    store.signedIn('tok', 'alice');
+    store.signedIn(answer('tok'));
     store.companiesLoaded([alpha]);
     store.leave();
     expect(Object.keys(window.localStorage)).toEqual(['unrelated']);

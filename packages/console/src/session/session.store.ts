@@ -1,6 +1,6 @@
 import type { ConsoleGrants, ConsoleVariant } from '@tessera/contract/shell-constants';
 import { pickCompany } from './company-selection.ts';
-import type { CompanyListItem, SessionStorageApi } from './session-storage.ts';
+import type { CompanyListItem, SessionStorageApi, TokenAnswer } from './session-storage.ts';
 
 export interface SessionState {
   token: string | null;
@@ -41,9 +41,20 @@ export function createSessionStore(variant: ConsoleVariant, storage: SessionStor
         listeners.delete(listener);
       };
     },
-    signedIn(token: string, username: string) {
-      storage.writeToken(token, username, variant);
-      set({ token, username, companies: undefined, company: undefined, grants: undefined });
+    signedIn(answer: TokenAnswer) {
+      storage.writeToken(answer, variant);
+      set({
+        token: answer.token,
+        username: answer.username,
+        companies: undefined,
+        company: undefined,
+        grants: undefined,
+      });
+    },
+    /** The token was replaced: by a refresh here (`answer`), or in another tab (taken from storage). */
+    tokenChanged(answer?: TokenAnswer) {
+      if (answer) storage.writeToken(answer, variant);
+      set({ token: storage.readToken(variant), username: storage.readUsername() });
     },
     /** Applies the company list; `preferredId` wins when it is in the list (a company just created). */
     companiesLoaded(list: CompanyListItem[] | null, preferredId?: string) {

@@ -18,7 +18,8 @@ function setup() {
   const fake = async (path: string, body?: unknown) => {
     calls.push({ path, body });
     if (path === '/api/v1/sso/config') return config;
-    if (path === '/api/v1/admin/oidc/token') return { token: 'tok', username: 'admin', expiresIn: 7200 };
+    if (path === '/api/v1/admin/oidc/token')
+      return { token: 'tok', username: 'admin', expiresIn: 7200, sessionExpiresIn: 43_200 };
     throw new Error(`unexpected call ${path}`);
   };
   const goTo = vi.fn<(url: string) => void>();
@@ -54,6 +55,7 @@ describe('sso service', () => {
       token: 'tok',
       username: 'admin',
       expiresIn: 7200,
+      sessionExpiresIn: 43_200,
       returnTo: '/dashboard',
     });
     expect(calls[1]).toEqual({

@@ -1,6 +1,5 @@
 import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import type { ApiResponse, CallApi } from '../api/http-client.ts';
-import { buildAuthorizationUrl, codeChallengeOf, createCodeVerifier, randomBase64Url } from './pkce.ts';
 
 /** What the console remembers in sessionStorage between leaving for sign-in and coming back. */
 interface PendingSignIn {
@@ -50,9 +49,13 @@ export function createSsoService(deps: SsoDeps) {
     }
   };
 
-  /** Sends the browser to the authorization endpoint; `returnTo` is where to land afterwards. */
+  /**
+   * Sends the browser to the authorization endpoint; `returnTo` is where to land afterwards.
+   * PKCE is fetched with the configuration: a console opened with a token never needs it.
+   */
   async function startSignIn(returnTo: string) {
-    const sso = await ssoConfig();
+    const [sso, { buildAuthorizationUrl, codeChallengeOf, createCodeVerifier, randomBase64Url }] =
+      await Promise.all([ssoConfig(), import('./pkce.ts')]);
     const verifier = createCodeVerifier();
     const state = randomBase64Url(16);
     const pending: PendingSignIn = { state, verifier, returnTo };

@@ -22,7 +22,14 @@ export const ssoConfig = defineCall({
   }),
 });
 
-const tokenResult = z.object({ token: z.string(), username: z.string(), expiresIn: z.number().int() });
+const tokenResult = z.object({
+  token: z.string(),
+  username: z.string(),
+  /** Seconds until the token stops working unless it is refreshed or used (the idle expiry, capped by the absolute one). */
+  expiresIn: z.number().int(),
+  /** Seconds until the session ends whatever the activity (its absolute lifetime): no refresh goes past it. */
+  sessionExpiresIn: z.number().int(),
+});
 
 const tokenCall = (v: (typeof consoleVariants)[number]) =>
   defineCall({

@@ -209,7 +209,7 @@ export const en = {
     'exchange.url_http':
       'The agent sends credentials to Exchange: use https (http is allowed for localhost only)',
     'exchange.url_private':
-      'This address is in a private or local network, which this server does not reach for companies (TESSERA_EXCHANGE_PRIVATE_ADDRESSES)',
+      'This address is in a private or local network, which this server does not reach for companies (TESSERA_OUTBOUND_ALLOWED_NETWORKS)',
     'exchange.service_username_required': 'Please enter the service account that signs in to Exchange',
     'exchange.service_password_required': "Please enter the service account's password",
     'exchange.service_password_too_long': 'The service password can be at most 256 characters',
@@ -264,6 +264,8 @@ export const en = {
     'ldap.test_user_required': 'Please enter the test user',
     'ldap.test_password_required': "Please enter the test user's password",
     'ldap.host_unreachable': 'The directory server cannot be reached ({detail})',
+    'ldap.address_refused':
+      'This address is in a private or local network that this server does not connect to for companies (TESSERA_OUTBOUND_ALLOWED_NETWORKS)',
     'ldap.timeout': 'The directory server did not answer within 10 seconds',
     'ldap.tls_failed': 'The secure connection failed: {detail}',
     'ldap.tls_untrusted':

@@ -192,7 +192,7 @@ export const zh = {
       '请按 https://mail.example.com 的格式填写 Exchange 地址（不含用户名、查询参数或片段）',
     'exchange.url_http': '代理会向 Exchange 发送凭据：请使用 https（仅 localhost 可用 http）',
     'exchange.url_private':
-      '该地址位于私有或本地网络，本服务器不为企业访问此类地址（TESSERA_EXCHANGE_PRIVATE_ADDRESSES）',
+      '该地址位于私有或本地网络，本服务器不为企业访问此类地址（TESSERA_OUTBOUND_ALLOWED_NETWORKS）',
     'exchange.service_username_required': '请填写登录 Exchange 的服务账号',
     'exchange.service_password_required': '请填写服务账号的密码',
     'exchange.service_password_too_long': '服务账号密码最多 256 个字符',
@@ -244,6 +244,8 @@ export const zh = {
     'ldap.test_user_required': '请输入测试用户',
     'ldap.test_password_required': '请输入测试用户的密码',
     'ldap.host_unreachable': '无法连接目录服务器（{detail}）',
+    'ldap.address_refused':
+      '该地址位于私有或本地网络，本服务器不为企业连接此类地址（TESSERA_OUTBOUND_ALLOWED_NETWORKS）',
     'ldap.timeout': '目录服务器在 10 秒内没有响应',
     'ldap.tls_failed': '安全连接失败：{detail}',
     'ldap.tls_untrusted': '服务器证书不受信任（自签名或由未知 CA 签发）：请粘贴 CA 证书，或关闭证书校验',

@@ -19,7 +19,8 @@ import { m17 } from './migrations/17-identity-sources-and-directory-sync.ts';
 import { m18 } from './migrations/18-permissions-and-console-roles.ts';
 import { m19 } from './migrations/19-saml-applications.ts';
 import { m20 } from './migrations/20-exchange-agent-and-devices.ts';
-import { m21 } from './migrations/21-radius-certificate-authorities-and-signature-factors.ts';
+import { m21 } from './migrations/21-sign-in-counts.ts';
+import { m22 } from './migrations/22-radius-certificate-authorities-and-signature-factors.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -51,6 +52,7 @@ export const migrations: Migration[] = [
   m19,
   m20,
   m21,
+  m22,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

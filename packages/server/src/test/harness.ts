@@ -16,6 +16,7 @@ import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
 import { createSealer, sha256 } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
+import type { OutboundNetworks } from '../lib/outbound-address.ts';
 import { hashPassword } from '../modules/account/password.ts';
 import type { SignInPolicy } from '../modules/signin/signin.service.ts';
 
@@ -82,8 +83,12 @@ export async function startTestApp(
     session?: { idleSeconds: number; absoluteSeconds: number };
     /** Outgoing mail (mail.test.ts points it at its own SMTP server). */
     mail?: MailConfig;
-    /** Networks back-channel logout may reach; the test receivers listen on loopback. */
-    backchannelNetworks?: string[];
+    /**
+     * TESSERA_OUTBOUND_ALLOWED_NETWORKS: where connections to addresses administrators typed may
+     * go besides the internet. Tests' receivers (logout, metadata, Exchange, slapd) listen on
+     * loopback, which is allowed unless a test says otherwise.
+     */
+    outboundNetworks?: OutboundNetworks;
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
     /**
@@ -97,15 +102,13 @@ export async function startTestApp(
     scanProviders?: Config['scanProviders'];
     /** How long a directory may take to answer (the time-out test shortens it). */
     directoryTimeoutMs?: number;
-    /** TESSERA_FETCH_ALLOW_LOOPBACK: metadata URLs of test servers on 127.0.0.1 may be fetched. */
-    fetchAllowLoopback?: boolean;
     /** Receives the server log, from level info (tests of what the log says). */
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
     publicUrl?: string;
     /** A console build of the test's own. */
     consoleDir?: string;
-    /** The Exchange agent; tests reach their Exchange stand-ins on 127.0.0.1, so private addresses are allowed. */
+    /** The Exchange agent. */
     exchange?: Partial<ExchangeConfig>;
     /** Serves /metrics for this bearer token. */
     metricsToken?: string;
@@ -123,15 +126,14 @@ export async function startTestApp(
       session: options.session ?? { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: options.log ? 'info' : 'silent',
       mail: options.mail,
-      backchannelNetworks: options.backchannelNetworks ?? ['127.0.0.0/8'],
+      outboundNetworks: options.outboundNetworks ?? ['127.0.0.0/8', '::1'],
       trustedProxies: options.trustedProxies,
       licensePublicKey: options.licensePublicKey,
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
-      exchange: { ...defaultExchangeConfig, privateAddresses: 'all', ...options.exchange },
+      exchange: { ...defaultExchangeConfig, ...options.exchange },
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
       syslogAllowLocalTargets: true,
       scanProviders: options.scanProviders,
-      fetchAllowLoopback: options.fetchAllowLoopback,
       metricsToken: options.metricsToken,
       radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,
     },

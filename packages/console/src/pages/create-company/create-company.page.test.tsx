@@ -1,11 +1,9 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallApi, DownloadFile, UploadFile } from '../../api/http-client.ts';
-import { ConsoleContext, type ConsoleServices } from '../../app/console-context.ts';
+import { ConsoleContext } from '../../app/console-context.ts';
 import { initI18n } from '../../i18n/i18n.ts';
-import { createSessionStore } from '../../session/session.store.ts';
-import { createSessionStorage } from '../../session/session-storage.ts';
+import { testServices } from '../../test/console-services.ts';
 import { CreateCompanyPage } from './create-company.page.tsx';
 
 const created = {
@@ -19,16 +17,8 @@ const created = {
 };
 
 function renderPage(variant: 'dev' | 'admin') {
-  const callApi = vi.fn(async () => created);
-  const services = {
-    variant,
-    store: createSessionStore(variant, createSessionStorage(window.localStorage)),
-    callApi: callApi as unknown as CallApi,
-    uploadFile: vi.fn() as unknown as UploadFile,
-    downloadFile: vi.fn() as unknown as DownloadFile,
-    sso: { startSignIn: vi.fn(), completeSignIn: vi.fn(), switchAccount: vi.fn() },
-    session: { loadCompanies: vi.fn(async () => {}), logout: vi.fn(), sessionInvalid: vi.fn() },
-  } satisfies ConsoleServices;
+  const callApi = vi.fn(async (_path: string, _body?: unknown) => created);
+  const services = testServices(variant, callApi);
   const router = createMemoryRouter(
     [
       { path: '/create-company', element: <CreateCompanyPage /> },

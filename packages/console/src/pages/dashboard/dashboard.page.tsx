@@ -114,14 +114,22 @@ export function DashboardPage() {
       {!failures ? (
         <div data-testid="dashboard-loading" aria-busy="true" style={{ display: 'none' }} />
       ) : null}
-      <div style={{ display: 'grid', gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: 16 }}>
+      {/* Dense: in two columns a one-column panel fills the place left beside the one before the charts. */}
+      <div
+        style={{
+          display: 'grid',
+          gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
+          gridAutoFlow: 'row dense',
+          gap: 16,
+        }}
+      >
         {later(<UsersPanel />, 120, 1, false)}
         {later(<MfaPanel />, 120, 1, false)}
         {later(<AppsPanel window={window} />, 120, 1, false)}
         {later(<LoginTrendPanel window={window} />, 260, 2)}
         {later(<RecentSignInsPanel />, 260, 1, false)}
         {later(<HotspotPanel window={window} />, 320, 2)}
-        {later(<NewFailuresPanel />, 320, 1, false)}
+        {later(<NewFailuresPanel />, 320, columns === 2 ? 2 : 1, false)}
         {later(<AppTrendPanel window={window} />, 240, 3)}
         {later(<FailuresPanel data={failures} />, 240, 3)}
       </div>

@@ -2,9 +2,13 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
 /**
- * The dashboard's aggregates. Each reads one company's events of a window through the
- * company/time index, whose included columns (result, cause, client, account, country, region,
- * marks) answer them without reading the table (index-only scans; bench/dashboard.bench.ts).
+ * The dashboard's aggregates. The figures of a window are sums of the counts kept per company
+ * and quarter of an hour (sign_in_counts, sign_in_place_counts: migration 21), never a scan of
+ * the window's events: a month is at most 2 880 quarters whatever the number of sign-ins. Every
+ * time zone in use starts its days on a quarter, so summing quarters into the caller's days is
+ * exact. What counts cannot answer reads a range that is small by construction: the newest
+ * events (a limit on the company/result/time index), the people active in the last 7 days (one
+ * row a person in sign_in_people), the company's members and applications.
  * Days are the caller's: `start` is the beginning of the first day in `timeZone`.
  */
 export interface Window {
@@ -31,16 +35,23 @@ const daysOf = (w: Window) => sql`
     from generate_series(date_trunc('day', now() at time zone ${w.timeZone}) - make_interval(days => ${w.days - 1}),
                          date_trunc('day', now() at time zone ${w.timeZone}), interval '1 day') d`;
 
-const dayOf = (w: Window) => sql`to_char(created_at at time zone ${w.timeZone}, 'YYYY-MM-DD')`;
+/** The day (in the time zone) of a quarter. */
+const dayOf = (w: Window) => sql`to_char(bucket at time zone ${w.timeZone}, 'YYYY-MM-DD')`;
+
+/** The company's counts of the window. */
+const countsOf = (w: Window) => sql`company_id = ${w.companyId} and bucket >= ${startOf(w)}`;
 
 export async function loginTrend(db: Db, w: Window) {
+  // Quarters are summed first (in key order, off the primary key), then turned into days.
   const result = await sql<{ day: string; success: string; failure: string }>`
     with ev as (
-      select ${dayOf(w)} as day,
-             count(*) filter (where result = 'success') as success,
-             count(*) filter (where result = 'failure') as failure
-        from login_events
-       where company_id = ${w.companyId} and created_at >= ${startOf(w)}
+      select ${dayOf(w)} as day, sum(success) as success, sum(failure) as failure
+        from (select bucket,
+                     sum(count) filter (where result = 'success') as success,
+                     sum(count) filter (where result = 'failure') as failure
+                from sign_in_counts
+               where ${countsOf(w)}
+               group by bucket) quarters
        group by 1)
     select days.day, coalesce(ev.success, 0) as success, coalesce(ev.failure, 0) as failure
       from (${daysOf(w)}) days left join ev on ev.day = days.day
@@ -56,10 +67,9 @@ export async function loginTrend(db: Db, w: Window) {
 export async function signInsPerApp(db: Db, w: Window) {
   const result = await sql<{ app_id: string; name: string; count: string }>`
     select p.id as app_id, p.name, ev.count
-      from (select client_id, count(*) as count
-              from login_events
-             where company_id = ${w.companyId} and created_at >= ${startOf(w)} and result = 'success'
-               and client_id is not null
+      from (select client_id, sum(count) as count
+              from sign_in_counts
+             where ${countsOf(w)} and result = 'success' and client_id <> ''
              group by client_id) ev
       join apps p on p.client_id = ev.client_id and p.company_id = ${w.companyId}
      order by ev.count desc, p.name`.execute(db);
@@ -69,10 +79,9 @@ export async function signInsPerApp(db: Db, w: Window) {
 export async function appTrend(db: Db, w: Window, clientIds: string[]) {
   if (!clientIds.length) return [];
   const result = await sql<{ day: string; client_id: string; count: string }>`
-    select ${dayOf(w)} as day, client_id, count(*) as count
-      from login_events
-     where company_id = ${w.companyId} and created_at >= ${startOf(w)} and result = 'success'
-       and client_id = any(${clientIds}::text[])
+    select ${dayOf(w)} as day, client_id, sum(count) as count
+      from sign_in_counts
+     where ${countsOf(w)} and result = 'success' and client_id = any(${clientIds}::text[])
      group by 1, 2`.execute(db);
   return result.rows.map((row) => ({ day: row.day, clientId: row.client_id, count: Number(row.count) }));
 }
@@ -83,31 +92,30 @@ export async function dayList(db: Db, w: Window): Promise<string[]> {
 
 export async function failuresPerDayAndCause(db: Db, w: Window) {
   const result = await sql<{ day: string; cause: string; count: string }>`
-    select ${dayOf(w)} as day, coalesce(failure_cause, 'unknown') as cause, count(*) as count
-      from login_events
-     where company_id = ${w.companyId} and created_at >= ${startOf(w)} and result = 'failure'
+    select ${dayOf(w)} as day, coalesce(nullif(cause, ''), 'unknown') as cause, sum(count) as count
+      from sign_in_counts
+     where ${countsOf(w)} and result = 'failure'
      group by 1, 2`.execute(db);
   return result.rows.map((row) => ({ day: row.day, cause: row.cause, count: Number(row.count) }));
 }
 
 /**
  * Sign-ins by country, or by province of China (with Hong Kong, Macao and Taiwan, which geo-IP
- * databases list as countries), with their marks.
+ * databases list as countries), with their marks; most first.
  */
 export async function hotspots(db: Db, w: Window, scope: 'world' | 'china') {
   const key =
     scope === 'world'
-      ? sql`country`
-      : sql`case country when 'CN' then region when 'HK' then 'Hong Kong' when 'MO' then 'Macao' else 'Taiwan' end`;
+      ? sql`nullif(country, '')`
+      : sql`case country when 'CN' then nullif(region, '') when 'HK' then 'Hong Kong' when 'MO' then 'Macao' else 'Taiwan' end`;
   const result = await sql<{ key: string | null; count: string; new_country: string; impossible: string }>`
-    select ${key} as key, count(*) as count,
-           count(*) filter (where marks @> array['new_country']) as new_country,
-           count(*) filter (where marks @> array['impossible_travel']) as impossible
-      from login_events
-     where company_id = ${w.companyId} and created_at >= ${startOf(w)}
+    select ${key} as key, sum(count) as count, sum(new_country) as new_country,
+           sum(impossible_travel) as impossible
+      from sign_in_place_counts
+     where ${countsOf(w)}
        ${scope === 'china' ? sql`and country in ('CN', 'HK', 'MO', 'TW')` : sql``}
      group by 1
-     order by 2 desc`.execute(db);
+     order by 2 desc, 1`.execute(db);
   return result.rows.map((row) => ({
     key: row.key,
     count: Number(row.count),
@@ -163,8 +171,8 @@ export async function userCounts(db: Db, companyId: string) {
            count(*) filter (where status = 'locked') as locked,
            count(*) filter (where role <> 'member') as administrators,
            count(*) filter (where created_at >= now() - interval '7 days') as recent,
-           (select count(distinct account_id) from login_events
-             where company_id = ${companyId} and result = 'success' and created_at >= now() - interval '7 days') as active
+           (select count(*) from sign_in_people
+             where company_id = ${companyId} and last_success_at >= now() - interval '7 days') as active
       from company_members where company_id = ${companyId}`.execute(db);
   const row = result.rows[0];
   return {

@@ -160,7 +160,7 @@ export function createDashboardService(deps: { db: Db }) {
       return {
         ...range(bounds),
         causes: [...perCause.entries()]
-          .sort((a, b) => b[1] - a[1])
+          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
           .map(([cause, count]) => ({ cause, causeText: causeText(lang, cause), count })),
         days: days.map((day) => {
           const byCause: Record<string, number> = {};

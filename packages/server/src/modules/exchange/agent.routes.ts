@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { ACTIVESYNC_PATH } from '@tessera/contract';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent, errors as undiciErrors } from 'undici';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { basicCredentials, parseActiveSyncQuery } from './activesync-request.ts';
-import type { AddressGuard } from './address-guard.ts';
 import type { AgentDecision, AgentService } from './agent.service.ts';
 import { autodiscoverResponse, emailOfAutodiscoverRequest } from './autodiscover.ts';
 
@@ -63,7 +64,7 @@ function answered(response: ServerResponse, status: number, headers: Record<stri
 
 export interface AgentRoutesDeps {
   agent: AgentService;
-  guard: AddressGuard;
+  guard: OutboundPolicy;
   maxHoldSeconds: number;
   publicUrl: string;
 }
@@ -89,7 +90,9 @@ export async function agentRoutes(app: FastifyInstance, deps: AgentRoutesDeps) {
   ) {
     const response = reply.raw;
     const target = new URL(decision.upstream.url);
-    if (deps.guard.refuses(target.hostname.replace(/^\[|\]$/g, ''))) return answered(response, 502);
+    // An address written as such is never looked up: judged here.
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && !deps.guard.allows(host)) return answered(response, 502);
     const aborted = new AbortController();
     // The phone went away (or the server is closing): Exchange's request ends too.
     response.on('close', () => {

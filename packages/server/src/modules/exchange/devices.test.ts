@@ -2,7 +2,6 @@ import { exchangeDefaults } from '@tessera/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ownerWithCompany, sessionFor, startTestApp, type TestContext } from '../../test/harness.ts';
 import { parseActiveSyncQuery } from './activesync-request.ts';
-import { createAddressGuard } from './address-guard.ts';
 import { policyAllows } from './device-policy.ts';
 
 /**
@@ -306,21 +305,6 @@ describe("the agent's rules", () => {
     }
     expect(parseActiveSyncQuery('Cmd=Format&DeviceId=x&DeviceType=y').ok).toBe(false);
     expect(parseActiveSyncQuery(Buffer.from([141, 0, 9, 4, 40]).toString('base64')).ok).toBe(false);
-  });
-
-  it('keeps phones from private addresses unless the operator allows them', () => {
-    const guard = createAddressGuard(undefined);
-    for (const address of [
-      '127.0.0.1',
-      '10.2.3.4',
-      '169.254.169.254',
-      '::1',
-      '::ffff:192.168.1.1',
-      'fd00::1',
-    ])
-      expect(guard.refuses(address)).toBe(true);
-    expect(guard.refuses('203.0.113.7')).toBe(false);
-    expect(createAddressGuard(['10.0.0.0/8']).refuses('10.9.9.9')).toBe(false);
   });
 
   it('applies a time-window policy in its own time zone, over midnight too', () => {

@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.ts';
 import type { ExchangeSettingsRow } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import type { AddressGuard } from './address-guard.ts';
 import { openToken } from './device-secrets.ts';
 import { ensureSettings, findSettings, replaceToken, updateSettings } from './exchange-settings.repo.ts';
 
@@ -38,7 +38,7 @@ const devicePasswordView = (row: ExchangeSettingsRow) => ({
 export function createExchangeSettingsService(deps: {
   db: Db;
   sealer: Sealer;
-  guard: AddressGuard;
+  guard: OutboundPolicy;
   publicUrl: string;
 }) {
   const { db, sealer } = deps;

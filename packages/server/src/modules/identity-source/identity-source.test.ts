@@ -208,7 +208,7 @@ describe.skipIf(noDirectory)('Test connection and Test user', () => {
     expect((await test({ url: LDAPS_URL, verifyCertificate: false })).data).toMatchObject({ ok: true });
   });
 
-  it('names each failure precisely: certificate, credentials, base DN, host, time-out', async () => {
+  it('names each failure precisely: certificate, credentials, base DN, host, time-out, a refused address', async () => {
     const expectations: [Record<string, unknown>, string][] = [
       [{ url: LDAPS_URL }, 'ldap.tls_untrusted'],
       [{ startTls: true }, 'ldap.tls_untrusted'],
@@ -217,6 +217,11 @@ describe.skipIf(noDirectory)('Test connection and Test user', () => {
       [{ groupRootDn: 'ou=nogroups,dc=tessera,dc=test' }, 'ldap.base_dn_not_found'],
       [{ url: 'ldap://127.0.0.1:9' }, 'ldap.host_unreachable'],
       [{ url: `ldap://127.0.0.1:${silentPort}` }, 'ldap.timeout'],
+      // A company's administrator does not reach inside the platform's network (the tests allow
+      // loopback only): nothing is sent to these.
+      [{ url: 'ldap://10.255.255.1:389' }, 'ldap.address_refused'],
+      [{ url: 'ldap://169.254.169.254' }, 'ldap.address_refused'],
+      [{ url: 'ldaps://[::ffff:192.168.0.1]' }, 'ldap.address_refused'],
     ];
     for (const [settings, reason] of expectations)
       expect({ settings, ...(await test(settings)).data }).toMatchObject({ settings, ok: false, reason });

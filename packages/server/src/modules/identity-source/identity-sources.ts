@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { AnySource, LdapSettings } from './identity-source.repo.ts';
@@ -27,7 +28,10 @@ export function createIdentitySources(deps: {
   urls: ProviderUrls;
   /** How long a directory may take to answer (tests shorten it). */
   timeoutMs?: number;
+  /** Where directories may be (TESSERA_OUTBOUND_ALLOWED_NETWORKS). */
+  outbound: OutboundPolicy;
 }) {
+  const directoryOptions = { timeoutMs: deps.timeoutMs, outbound: deps.outbound };
   const { db, sealer } = deps;
   const secretOf = (source: AnySource) =>
     source.secret_sealed ? sealer.open(source.secret_sealed, secretPurpose(source.id)) : null;
@@ -39,7 +43,7 @@ export function createIdentitySources(deps: {
         return withDirectory(
           ldapConnectionOf(source.settings as LdapSettings, secretOf(source)),
           (session) => readDirectory(session, source.settings as LdapSettings),
-          { timeoutMs: deps.timeoutMs },
+          directoryOptions,
         );
       case 'dingtalk':
         return readDingtalkContacts(source.settings, secretOf(source) ?? '', deps.urls);
@@ -57,7 +61,7 @@ export function createIdentitySources(deps: {
     publicUrl: deps.publicUrl,
     runView: sync.runView,
   });
-  const tests = createLdapTests({ db, sources: service, timeoutMs: deps.timeoutMs });
-  const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, timeoutMs: deps.timeoutMs });
+  const tests = createLdapTests({ db, sources: service, directory: directoryOptions });
+  const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, directory: directoryOptions });
   return { service, tests, sync, directory };
 }

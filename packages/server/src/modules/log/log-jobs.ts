@@ -30,9 +30,37 @@ async function purgeTable(
 }
 
 /**
- * Retention (job `log.purge`, hourly): each company's sign-in and administration events, alerts
- * and undelivered syslog events older than its retention (default logLimits.retentionDays) are
- * deleted; events of no company (the platform's) keep the default.
+ * Deletes a company's sign-in counts (migration 21) whose events are gone: quarters that ended by
+ * the cutoff, and people whose latest successful sign-in is older than it. A quarter the cutoff
+ * falls in stays until the next run.
+ */
+async function purgeCounts(db: Db, companyId: string, cutoff: Date, context: JobContext): Promise<number> {
+  const quarterEnded = sql`bucket <= ${cutoff}::timestamptz - interval '15 minutes'`;
+  const batches = [
+    { table: 'sign_in_counts', expired: quarterEnded },
+    { table: 'sign_in_place_counts', expired: quarterEnded },
+    { table: 'sign_in_people', expired: sql`last_success_at < ${cutoff}` },
+  ];
+  let purged = 0;
+  for (const { table, expired } of batches) {
+    for (;;) {
+      const result = await sql`delete from ${sql.table(table)} where ctid = any(array(
+        select ctid from ${sql.table(table)} where company_id = ${companyId} and ${expired} limit ${PURGE_BATCH}))`.execute(
+        db,
+      );
+      const count = Number(result.numAffectedRows ?? 0);
+      purged += count;
+      if (count < PURGE_BATCH) break;
+      await context.heartbeat();
+    }
+  }
+  return purged;
+}
+
+/**
+ * Retention (job `log.purge`, hourly): each company's sign-in and administration events, alerts,
+ * undelivered syslog events and sign-in counts older than its retention (default
+ * logLimits.retentionDays) are deleted; events of no company (the platform's) keep the default.
  */
 export async function purgeExpiredLogs(db: Db, context: JobContext, now = new Date()): Promise<number> {
   const companies = await db
@@ -49,6 +77,7 @@ export async function purgeExpiredLogs(db: Db, context: JobContext, now = new Da
       if (company.id === null && (table === 'log_alerts' || table === 'syslog_outbox')) continue;
       purged += await purgeTable(db, table, company.id, cutoff, context);
     }
+    if (company.id !== null) purged += await purgeCounts(db, company.id, cutoff, context);
   }
   return purged;
 }

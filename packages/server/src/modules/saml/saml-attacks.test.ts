@@ -21,7 +21,7 @@ let idp: { ssoUrl: string; sloUrl: string };
 let dave: { id: string; username: string; password: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true, fetchAllowLoopback: true });
+  ctx = await startTestApp({ listen: true });
   sp = await startTestServiceProvider();
   owner = await ownerWithCompany(ctx, 'attack-owner', 'Attack Co');
   dave = await companyMember(ctx, owner, 'attack-dave');

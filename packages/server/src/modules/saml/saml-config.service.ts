@@ -4,11 +4,12 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { AppSamlConfig, AppSamlConfigsTable } from '../../db/schema-saml.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { findSamlConfig } from './saml.repo.ts';
 import { certificateInfo, parseCertificate } from './saml-certificates.ts';
-import { type FetchReach, fetchMetadata } from './saml-fetch.ts';
+import { fetchMetadata } from './saml-fetch.ts';
 import type { KeyActor, SamlKeys } from './saml-keys.ts';
 import { idpEndpoints, idpMetadataXml, parseServiceProviderMetadata } from './saml-metadata.ts';
 
@@ -110,8 +111,8 @@ export function createSamlConfigService(deps: {
   db: Db;
   keys: SamlKeys;
   publicUrl: string;
-  /** TESSERA_FETCH_ALLOW_PRIVATE and _LOOPBACK: where metadata URLs may lead inside a network. */
-  fetchReach: FetchReach;
+  /** Where metadata URLs may lead (TESSERA_OUTBOUND_ALLOWED_NETWORKS). */
+  outbound: OutboundPolicy;
 }) {
   const { db, keys } = deps;
 
@@ -214,7 +215,7 @@ export function createSamlConfigService(deps: {
     if (body.url) {
       const budget = { key: `saml-metadata-fetch:${companyId}`, limit: 30, minutes: 60 };
       if (!(await spendBudgets(db, [budget], 'reserve'))) throw new AppError('saml.fetch_throttled');
-      xml = await fetchMetadata(body.url, deps.fetchReach);
+      xml = await fetchMetadata(body.url, deps.outbound);
     }
     const metadata = parseServiceProviderMetadata(xml ?? '');
     return db.transaction().execute(async (trx) => {

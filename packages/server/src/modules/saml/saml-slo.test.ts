@@ -16,7 +16,7 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let carol: { id: string; username: string; password: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true, fetchAllowLoopback: true });
+  ctx = await startTestApp({ listen: true });
   wiki = await startTestServiceProvider();
   crm = await startTestServiceProvider();
   owner = await ownerWithCompany(ctx, 'slo-owner', 'Slo Co');

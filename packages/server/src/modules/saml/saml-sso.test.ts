@@ -24,7 +24,7 @@ let alice: { id: string; username: string; password: string };
 let bob: { id: string; username: string; password: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true, fetchAllowLoopback: true });
+  ctx = await startTestApp({ listen: true });
   sp = await startTestServiceProvider();
   owner = await ownerWithCompany(ctx, 'saml-owner', 'Saml Co');
   alice = await companyMember(ctx, owner, 'saml-alice');

@@ -38,6 +38,11 @@ export function createSessionService(deps: SessionServiceDeps) {
     return client;
   };
   const idleExpiry = () => new Date(Date.now() + lifetimes.idleSeconds * 1000);
+  /** What a token answer says about its session's expiries (spec §7: refresh before the idle one). */
+  const lifetimeOf = (absoluteExpiresAt: Date) => {
+    const sessionExpiresIn = Math.max(0, Math.floor((absoluteExpiresAt.getTime() - Date.now()) / 1000));
+    return { expiresIn: Math.min(lifetimes.idleSeconds, sessionExpiresIn), sessionExpiresIn };
+  };
 
   function ssoConfig(variant: ConsoleVariant) {
     const client = clientOf(variant);
@@ -71,6 +76,7 @@ export function createSessionService(deps: SessionServiceDeps) {
     if (variant === 'admin' && !account.is_platform_admin) throw new AppError('sso.platform_admin_only');
 
     const token = randomToken();
+    const absoluteExpiresAt = new Date(Date.now() + lifetimes.absoluteSeconds * 1000);
     await sessions.insertSession({
       id: newId(),
       token_hash: sha256(token),
@@ -80,9 +86,9 @@ export function createSessionService(deps: SessionServiceDeps) {
       refresh_token_sealed:
         typeof body.refresh_token === 'string' ? sealer.seal(body.refresh_token, REFRESH_PURPOSE) : null,
       idle_expires_at: idleExpiry(),
-      absolute_expires_at: new Date(Date.now() + lifetimes.absoluteSeconds * 1000),
+      absolute_expires_at: absoluteExpiresAt,
     });
-    return { token, username: account.username, expiresIn: lifetimes.idleSeconds };
+    return { token, username: account.username, ...lifetimeOf(absoluteExpiresAt) };
   }
 
   async function authenticate(token: string): Promise<AuthSession | null> {
@@ -103,7 +109,8 @@ export function createSessionService(deps: SessionServiceDeps) {
 
   /**
    * Replaces the console token. The single sign-on grant behind it is refreshed too, so a
-   * revoked grant or a disabled account ends the console session here.
+   * revoked grant or a disabled account ends the console session here. The absolute expiry
+   * stays: the answer says how long the session has left, and the idle expiry never goes past it.
    */
   async function refresh(session: AuthSession, currentToken: string) {
     const stored = await sessions.findSessionById(session.sessionId);
@@ -134,7 +141,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       idle_expires_at: idleExpiry(),
     });
     if (!swapped) throw new AppError('auth.login_required');
-    return { token, username: session.username, expiresIn: lifetimes.idleSeconds };
+    return { token, username: session.username, ...lifetimeOf(stored.absolute_expires_at) };
   }
 
   /** Ends the console session and returns the address that ends the single sign-on session too. */

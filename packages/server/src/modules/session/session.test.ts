@@ -11,6 +11,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 type Variant = 'admin' | 'dev';
+type TokenAnswer = { token: string; username: string; expiresIn: number; sessionExpiresIn: number };
 
 async function consoleToken(account: { username: string; password: string }, variant: Variant = 'dev') {
   const flow = await signInForCode({
@@ -21,7 +22,7 @@ async function consoleToken(account: { username: string; password: string }, var
     password: account.password,
     scope: 'openid profile email offline_access',
   });
-  return call<{ token: string; username: string; expiresIn: number }>(ctx, `/api/v1/${variant}/oidc/token`, {
+  return call<TokenAnswer>(ctx, `/api/v1/${variant}/oidc/token`, {
     code: flow.code,
     codeVerifier: flow.verifier,
   });
@@ -91,6 +92,33 @@ describe('console session calls', () => {
     expect(refreshed.data.token).not.toBe(data.token);
     expect((await myCompanies(data.token)).code).toBe(401);
     expect((await myCompanies(refreshed.data.token)).code).toBe(200);
+  });
+
+  it('says how long the token and the session have left; a refresh keeps the absolute expiry and is capped by it (issue 15)', async () => {
+    const uma = await createAccount(ctx, { username: 'uma' });
+    const { data } = await consoleToken(uma);
+    // The test app's lifetimes: 2 hours idle, 12 hours absolute.
+    expect(data.expiresIn).toBe(7200);
+    expect(data.sessionExpiresIn).toBeGreaterThan(43_190);
+    expect(data.sessionExpiresIn).toBeLessThanOrEqual(43_200);
+    const absolute = new Date(Date.now() + 90_000);
+    await ctx.database.db
+      .updateTable('console_sessions')
+      .set({ absolute_expires_at: absolute })
+      .where('account_id', '=', uma.id)
+      .execute();
+    const refreshed = await call<TokenAnswer>(ctx, '/api/v1/dev/oidc/refresh', {}, { token: data.token });
+    expect(refreshed.code).toBe(200);
+    // The console must not plan a refresh past the end of the session.
+    expect(refreshed.data.sessionExpiresIn).toBeGreaterThan(80);
+    expect(refreshed.data.sessionExpiresIn).toBeLessThanOrEqual(90);
+    expect(refreshed.data.expiresIn).toBe(refreshed.data.sessionExpiresIn);
+    const row = await ctx.database.db
+      .selectFrom('console_sessions')
+      .select('absolute_expires_at')
+      .where('account_id', '=', uma.id)
+      .executeTakeFirstOrThrow();
+    expect(row.absolute_expires_at.getTime()).toBe(absolute.getTime());
   });
 
   it('logs out: the token is refused and the answer says where to end single sign-on', async () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { DIRECTORY_TIMEOUT_MS } from '@tessera/contract';
 import {
@@ -9,6 +10,7 @@ import {
   type SearchOptions,
   SizeLimitExceededError,
 } from 'ldapts';
+import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
 import { SourceFailure } from '../source-failure.ts';
 
 /**
@@ -117,6 +119,31 @@ export interface DirectorySession {
   bindAs(dn: string, password: string): Promise<boolean>;
 }
 
+/** How a directory is reached: the time-out, and the installation's outbound rule. */
+export interface DirectoryOptions {
+  timeoutMs?: number | undefined;
+  outbound: OutboundPolicy;
+}
+
+/**
+ * The directory's URL with its host resolved once under the outbound rule (a company
+ * administrator types the host: it must not lead inside the platform's network), so that the
+ * connection goes to the checked address; TLS still checks the certificate against the name.
+ */
+async function checkedUrl(url: URL, outbound: OutboundPolicy): Promise<string> {
+  let address: string;
+  try {
+    address = ((await outbound.resolve(url.hostname))[0] as { address: string }).address;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRREFUSED') throw new SourceFailure('ldap.address_refused');
+    throw new SourceFailure('ldap.host_unreachable', { detail: code ?? 'DNS' });
+  }
+  const checked = new URL(url);
+  checked.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return checked.toString();
+}
+
 /**
  * Connects, upgrades, binds with the connection's account and runs `work`; always unbinds.
  * Every failure is an SourceFailure.
@@ -124,27 +151,29 @@ export interface DirectorySession {
 export async function withDirectory<T>(
   connection: LdapConnection,
   work: (session: DirectorySession) => Promise<T>,
-  options: { timeoutMs?: number } = {},
+  options: DirectoryOptions,
 ): Promise<T> {
   const timeout = options.timeoutMs ?? DIRECTORY_TIMEOUT_MS;
   const url = new URL(connection.url);
   const secure = url.protocol === 'ldaps:';
   const tls = tlsOptions(connection, url.hostname.replace(/^\[|\]$/g, ''));
   const usesTls = secure || connection.startTls;
-  const client = new Client({
-    url: connection.url,
-    timeout,
-    connectTimeout: timeout,
-    ...(secure ? { tlsOptions: tls } : {}),
-  });
   let baseDn: string | undefined;
+  let client: Client | undefined;
   try {
-    if (!secure && connection.startTls) await client.startTLS(tls);
-    if (connection.bindDn) await client.bind(connection.bindDn, connection.bindPassword ?? '');
+    const connected = new Client({
+      url: await checkedUrl(url, options.outbound),
+      timeout,
+      connectTimeout: timeout,
+      ...(secure ? { tlsOptions: tls } : {}),
+    });
+    client = connected;
+    if (!secure && connection.startTls) await connected.startTLS(tls);
+    if (connection.bindDn) await connected.bind(connection.bindDn, connection.bindPassword ?? '');
     return await work({
       async search(base, { paged, ...searchOptions }) {
         baseDn = base;
-        const { searchEntries } = await client.search(base, {
+        const { searchEntries } = await connected.search(base, {
           ...searchOptions,
           ...(paged ? { paged: { pageSize: 500 } } : {}),
         });
@@ -154,7 +183,7 @@ export async function withDirectory<T>(
         // An empty password would be an unauthenticated bind (RFC 4513 §5.1.2): never a success.
         if (!password) return false;
         try {
-          await client.bind(dn, password);
+          await connected.bind(dn, password);
           return true;
         } catch (error) {
           if (error instanceof InvalidCredentialsError) return false;
@@ -165,6 +194,6 @@ export async function withDirectory<T>(
   } catch (error) {
     throw classifyLdapError(error, { baseDn, tls: usesTls });
   } finally {
-    await client.unbind().catch(() => {});
+    await client?.unbind().catch(() => {});
   }
 }

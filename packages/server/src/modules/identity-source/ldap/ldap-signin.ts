@@ -12,7 +12,7 @@ import { SourceFailure } from '../source-failure.ts';
 import type { DirectoryPerson } from '../sync/snapshot.ts';
 import { createLinkedPeople } from '../sync/sync-apply.ts';
 import { findIdentifierOwners } from '../sync/sync-state.ts';
-import { type DirectorySession, withDirectory } from './ldap-client.ts';
+import { type DirectoryOptions, type DirectorySession, withDirectory } from './ldap-client.ts';
 import {
   findPersonByExternalId,
   findPersonByUsername,
@@ -50,7 +50,7 @@ export function createDirectorySignIn(deps: {
   db: Db;
   sealer: Sealer;
   quotas: Pick<QuotaService, 'takePlaces'>;
-  timeoutMs?: number;
+  directory: DirectoryOptions;
 }): DirectoryVerifier {
   const { db, sealer } = deps;
 
@@ -68,9 +68,11 @@ export function createDirectorySignIn(deps: {
   ) {
     const connection = connectionOf(source);
     try {
-      return await withDirectory(asPerson ? { ...connection, bindDn: null } : connection, work, {
-        timeoutMs: deps.timeoutMs,
-      });
+      return await withDirectory(
+        asPerson ? { ...connection, bindDn: null } : connection,
+        work,
+        deps.directory,
+      );
     } catch (error) {
       if (
         error instanceof SourceFailure &&

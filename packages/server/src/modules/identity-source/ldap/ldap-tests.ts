@@ -10,7 +10,7 @@ import {
   type IdentitySourceService,
 } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
-import { type LdapConnection, withDirectory } from './ldap-client.ts';
+import { type DirectoryOptions, type LdapConnection, withDirectory } from './ldap-client.ts';
 import { assertBaseExists, findPersonByUsername, groupNamesOf, readOwnEntry } from './ldap-directory.ts';
 import { userDnFromTemplate } from './ldap-escape.ts';
 
@@ -41,7 +41,7 @@ const tlsOf = (lang: Language, settings: repo.LdapSettings) =>
 export function createLdapTests(deps: {
   db: Db;
   sources: Pick<IdentitySourceService, 'openSecret' | 'spendTest'>;
-  timeoutMs?: number;
+  directory: DirectoryOptions;
 }) {
   const { db } = deps;
 
@@ -79,7 +79,7 @@ export function createLdapTests(deps: {
           await assertBaseExists(session, settings.groupRootDn);
           return true;
         },
-        { timeoutMs: deps.timeoutMs },
+        deps.directory,
       );
       const t = serverPhrases[lang].sourceTests;
       const tls = tlsOf(lang, settings);
@@ -128,7 +128,7 @@ export function createLdapTests(deps: {
             throw new SourceFailure('ldap.user_password_wrong');
           return { ...found, departments };
         },
-        { timeoutMs: deps.timeoutMs },
+        deps.directory,
       );
       return {
         ok: true,

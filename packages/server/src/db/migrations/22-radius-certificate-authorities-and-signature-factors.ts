@@ -1,7 +1,7 @@
 import type { Migration } from '../migrations.ts';
 
-export const m21: Migration = {
-  id: 21,
+export const m22: Migration = {
+  id: 22,
   name: 'radius, certificate authorities, UKEY and soft-lock factors',
   // RADIUS clients (their source range is a cidr, so that `inet <<= cidr` matches a request's
   // address), the departments that may use them, Access-Challenge states (single use, shared by
