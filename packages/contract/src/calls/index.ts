@@ -204,7 +204,6 @@ export const allCalls = [
   saml.activateSamlKey,
   saml.discardSamlKey,
   // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
-  safety.bindUserSignatureFactor,
   radius.listRadiusClients,
   radius.createRadiusClient,
   radius.updateRadiusClient,
