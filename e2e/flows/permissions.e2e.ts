@@ -158,7 +158,10 @@ export function permissionFlows(s: Suite) {
     const { context, page } = await openPage({ lang: 'zh' });
     try {
       // The same console session, in a second browser tab with the Chinese cookie.
-      await context.addCookies(await signedIn.context().cookies());
+      // (Its language cookie stays Chinese: an earlier flow may have left the shared tab's at English.)
+      await context.addCookies(
+        (await signedIn.context().cookies()).filter((cookie) => cookie.name !== 'lang'),
+      );
       const storage = await signedIn.evaluate(() => JSON.stringify(localStorage));
       await page.goto(`${s.server.baseUrl}/dev/404`);
       await page.evaluate((saved) => {

@@ -5,7 +5,7 @@ import type { Suite } from '../support/suite.ts';
 
 const SAML_USER = 'sam.saml';
 const SAML_USER_PASSWORD = 'Sam-pass-2026';
-const LOOPBACK_REFUSED =
+const INSIDE_REFUSED =
   'This address leads inside a network (loopback, private, link-local or cloud metadata)';
 
 /**
@@ -35,13 +35,13 @@ export function samlFlows(s: Suite) {
         const appId = new URL(page.url()).searchParams.get('appId') as string;
         await page.getByRole('tab', { name: 'SAML', exact: true }).click();
 
-        // The metadata URL is on the loopback address: the server does not fetch it.
+        // A metadata URL at the cloud metadata address: the server does not fetch it.
         await page.getByTestId('saml-import').click();
         const importer = page.getByRole('dialog');
         await importer.getByRole('tab', { name: 'From a URL' }).click();
-        await importer.getByTestId('saml-import-url').fill(sp.metadataUrl);
+        await importer.getByTestId('saml-import-url').fill('http://169.254.169.254/latest/meta-data/');
         await importer.getByTestId('saml-import-submit').click();
-        await page.getByText(LOOPBACK_REFUSED).first().waitFor();
+        await page.getByText(INSIDE_REFUSED).first().waitFor();
         // The metadata file, uploaded.
         await importer.getByRole('tab', { name: 'Upload a file' }).click();
         await importer.locator('input[type=file]').setInputFiles({

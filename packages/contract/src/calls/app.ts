@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, entityId, optionalText, paging } from '../call.ts';
+import { defineCall, optionalText, paging } from '../call.ts';
 import {
   appDefaultAccess,
   appLimits,
@@ -10,19 +10,17 @@ import {
   appTemplates,
   appTokenAuthMethods,
   appTypes,
-  formCredentialModes,
-  formLoginUrlProblem,
   recommendedTokenLifetimes,
   redirectUriProblem,
 } from '../constants.ts';
+import { appId, webUrl } from './app-shared.ts';
 
 /**
  * Applications (spec §3 Application): each one is an OIDC client of the provider at /oidc, or a
  * form-fill app, with who may use it, its programmatic access accounts and its form settings.
+ * This file holds the app itself (list, detail, create, settings, status, secret, logo); who may
+ * use it and its access accounts are in app-access.ts, its form settings in app-form.ts.
  */
-
-const id = entityId;
-const appId = z.string({ error: 'app.not_found' }).trim().min(1, { error: 'app.not_found' }).max(64);
 
 const appName = z
   .string({ error: 'app.name_required' })
@@ -56,23 +54,6 @@ const redirectUris = z
   .array(redirectUri)
   .max(appLimits.urisMax)
   .transform((uris) => [...new Set(uris)]);
-
-/** An http(s) address (a home page, a form's login page). */
-const webUrl = z
-  .string()
-  .trim()
-  .max(appLimits.urlMax)
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
-      } catch {
-        return false;
-      }
-    },
-    { error: 'app.url_invalid' },
-  );
 
 const optionalWebUrl = z
   .union([z.literal('').transform(() => null), webUrl])
@@ -290,195 +271,5 @@ export const uploadAppLogo = defineCall({
   },
 });
 
-// ---- Access: default access and assigned users
-
-const epochSeconds = z.number().int().min(0);
-
-export const appAssignment = z.object({
-  userId: z.string(),
-  username: z.string(),
-  name: z.string().nullable(),
-  /** Seconds since the epoch; null: no expiry. */
-  expiresAt: z.number().int().nullable(),
-  expired: z.boolean(),
-  createdAt: z.number().int(),
-});
-
-export const listAppAssignments = defineCall({
-  path: '/api/v1/manage/app/assignment/list',
-  summary: 'Users assigned to an application, with their expiry',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'read' },
-  apiAccess: true,
-  request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
-  response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
-});
-
-export const addAppAssignments = defineCall({
-  path: '/api/v1/manage/app/assignment/add',
-  summary:
-    'Assign users to an application, optionally until a time (an existing assignment gets the new expiry)',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  apiAccess: true,
-  request: z.object({
-    appId,
-    userIds: z.array(id).min(1).max(100),
-    expiresAt: epochSeconds.nullable().default(null),
-  }),
-  response: z.object({ assigned: z.number().int() }),
-});
-
-export const removeAppAssignments = defineCall({
-  path: '/api/v1/manage/app/assignment/del',
-  summary: 'Take users off an application; their tokens for it stop working at once',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  apiAccess: true,
-  request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
-  response: z.object({ removed: z.number().int() }),
-});
-
-// ---- Programmatic access accounts
-
-export const apiAccount = z.object({
-  accountId: z.string(),
-  name: z.string(),
-  /** The client id to send with the client credentials grant. */
-  clientId: z.string(),
-  /** Seconds since the epoch; null: permanent. */
-  expiresAt: z.number().int().nullable(),
-  expired: z.boolean(),
-  lastUsedAt: z.number().int().nullable(),
-  createdAt: z.number().int(),
-});
-
-const apiAccountName = z
-  .string({ error: 'api_account.name_required' })
-  .trim()
-  .min(1, { error: 'api_account.name_required' })
-  .max(appLimits.apiAccountNameMax);
-
-export const listApiAccounts = defineCall({
-  path: '/api/v1/manage/app/api-account/list',
-  summary: 'Programmatic access accounts of an application',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'read' },
-  request: z.object({ appId }),
-  response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
-});
-
-export const createApiAccount = defineCall({
-  path: '/api/v1/manage/app/api-account/create',
-  summary: 'Create a programmatic access account; its secret is answered once',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
-  response: z.object({ account: apiAccount, secret: z.string() }),
-});
-
-export const updateApiAccount = defineCall({
-  path: '/api/v1/manage/app/api-account/update',
-  summary: 'Rename a programmatic access account or change its expiry',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  request: z.object({
-    appId,
-    accountId: id,
-    name: apiAccountName.optional(),
-    expiresAt: epochSeconds.nullable().optional(),
-  }),
-  response: apiAccount,
-});
-
-export const resetApiAccountSecret = defineCall({
-  path: '/api/v1/manage/app/api-account/secret/reset',
-  summary: 'Give a programmatic access account a new secret (answered once); its tokens stop working',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  request: z.object({ appId, accountId: id }),
-  response: z.object({ secret: z.string() }),
-});
-
-export const deleteApiAccount = defineCall({
-  path: '/api/v1/manage/app/api-account/del',
-  summary: 'Delete a programmatic access account; its tokens stop working at once',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  request: z.object({ appId, accountId: id }),
-  response: z.object({ accountId: z.string() }),
-});
-
-// ---- Form-fill (spec §3: form configuration)
-
-const fieldName = z
-  .string({ error: 'form.field_required' })
-  .trim()
-  .min(1, { error: 'form.field_required' })
-  .max(appLimits.fieldNameMax)
-  .regex(/^[^\s"'<>&]+$/, { error: 'form.field_invalid' });
-
-export const formConfig = z.object({
-  loginUrl: z.string().nullable(),
-  usernameField: z.string(),
-  passwordField: z.string(),
-  /** Further fixed fields the form posts (a hidden "tenant" field, a "remember" box). */
-  extraFields: z.array(z.object({ name: z.string(), value: z.string() })),
-  credentialMode: z.enum(formCredentialModes),
-  /** The shared account's user name (mode shared); its password is never answered. */
-  sharedUsername: z.string().nullable(),
-  sharedPasswordSet: z.boolean(),
-});
-
-export const appFormConfig = defineCall({
-  path: '/api/v1/manage/app/form/detail',
-  summary: 'The form-fill settings of an application',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'read' },
-  request: z.object({ appId }),
-  response: formConfig,
-});
-
-export const updateAppFormConfig = defineCall({
-  path: '/api/v1/manage/app/form/update',
-  summary: 'Change the form-fill settings; a shared password given here is stored encrypted',
-  tag: 'Application',
-  auth: 'session',
-  tenant: true,
-  access: { groups: ['app'], level: 'manage' },
-  request: z.object({
-    appId,
-    loginUrl: webUrl.refine((value) => formLoginUrlProblem(value) !== 'http', {
-      error: 'app.login_url_http',
-    }),
-    usernameField: fieldName,
-    passwordField: fieldName,
-    extraFields: z
-      .array(z.object({ name: fieldName, value: z.string().max(appLimits.credentialMax) }))
-      .max(appLimits.extraFieldsMax)
-      .default([]),
-    credentialMode: z.enum(formCredentialModes),
-    sharedUsername: optionalText(appLimits.credentialMax),
-    /** Left out: the stored one stays. */
-    sharedPassword: z.string().max(appLimits.credentialMax).optional(),
-  }),
-  response: formConfig,
-});
+export * from './app-access.ts';
+export * from './app-form.ts';

@@ -1,50 +1,25 @@
-import { Button, Flex, Popover, Typography } from 'antd';
-import { useCallback, useMemo, useState } from 'react';
+import { Button, Popover, Typography } from 'antd';
+import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ApiRequest, ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
-import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
-import { formatDate } from '../../lib/format/date.ts';
+import type { DataColumn } from '../../components/data-table.tsx';
 import { useLoad } from '../../lib/use-load.ts';
-import { UserPicker } from '../org/user-picker.tsx';
 import { ChangeDiff, changedFields } from './change-diff.tsx';
-import {
-  ExportButton,
-  FilterSelect,
-  type Order,
-  RangeFilter,
-  type RangeQuery,
-  TimeSortHeader,
-  TotalText,
-} from './log-filters.tsx';
+import { FilterSelect } from './log-filters.tsx';
+import { type LogRow, LogViewFrame, useLogView } from './log-view.tsx';
 
-type Row = ApiResponse<'/api/v1/manage/log/admin/list'>['list'][number];
-type Filters = Omit<NonNullable<ApiRequest<'/api/v1/manage/log/admin/list'>>, 'page' | 'pageSize' | 'order'>;
+type Row = LogRow<'admin'>;
 
 /** Every change made in the company: who did what to which object, before and after. */
 export function AdminLog() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const [filters, setFilters] = useState<Filters>({ range: 'month' });
-  const [paging, setPaging] = useState({ page: 1, pageSize: 20, order: 'desc' as Order });
-  const query = useMemo(() => ({ ...filters, ...paging }), [filters, paging]);
-  const { data, loading } = useLoad(
-    useCallback(() => callApi('/api/v1/manage/log/admin/list', query), [callApi, query]),
-  );
+  const state = useLogView('admin');
+  const { filters, filter } = state;
   const actions = useLoad(useCallback(() => callApi('/api/v1/manage/log/admin/actions'), [callApi])).data;
-  const filter = (next: Partial<Filters>) => {
-    setFilters((current) => ({ ...current, ...next }));
-    setPaging((current) => ({ ...current, page: 1 }));
-  };
 
   const columns: DataColumn<Row>[] = [
-    {
-      key: 'time',
-      title: (
-        <TimeSortHeader order={paging.order} onChange={(order) => setPaging({ ...paging, order, page: 1 })} />
-      ),
-      render: (row) => <span style={{ whiteSpace: 'nowrap' }}>{formatDate(row.time)}</span>,
-    },
+    state.timeColumn,
     { key: 'actor', title: t('log.column.actor'), render: (row) => row.actorName ?? '—' },
     {
       key: 'action',
@@ -93,51 +68,26 @@ export function AdminLog() {
   ];
 
   return (
-    <Flex vertical gap={16}>
-      <Flex gap={8} wrap align="center">
-        <RangeFilter
-          value={filters as RangeQuery}
-          onChange={(range) => filter({ range: range.range, from: range.from, to: range.to })}
-        />
-        <div style={{ width: 220 }}>
-          <UserPicker
-            aria-label={t('log.actor')}
-            placeholder={`${t('log.actor')}: ${t('log.anyValue')}`}
-            value={filters.actorId ?? null}
-            onChange={(actorId) => filter({ actorId: actorId ?? undefined })}
-          />
-        </div>
-        <FilterSelect
-          label={t('log.action')}
-          testId="log-filter-action"
-          width={240}
-          showSearch
-          value={filters.action}
-          options={(actions?.list ?? []).map((action) => ({ value: action, label: action }))}
-          onChange={(action) => filter({ action })}
-        />
-        <Button
-          onClick={() =>
-            filter({ range: 'month', from: undefined, to: undefined, actorId: undefined, action: undefined })
-          }
-        >
-          {t('log.reset')}
-        </Button>
-        <span style={{ flex: 1 }} />
-        <ExportButton body={{ view: 'admin', ...filters, order: paging.order }} />
-      </Flex>
-      <DataTable<Row>
-        label={t('log.views.admin')}
-        testId="admin-log"
-        rowKey={(row) => row.id}
-        loading={loading}
-        columns={columns}
-        {...pagedList(data, paging, {
-          pageSizes: [20, 50, 100],
-          showTotal: () => <TotalText data={data} />,
-          onChange: (page, pageSize) => setPaging({ ...paging, page, pageSize }),
-        })}
+    <LogViewFrame
+      state={state}
+      person={{
+        label: t('log.actor'),
+        value: filters.actorId,
+        onChange: (actorId) => filter({ actorId }),
+      }}
+      label={t('log.views.admin')}
+      testId="admin-log"
+      columns={columns}
+    >
+      <FilterSelect
+        label={t('log.action')}
+        testId="log-filter-action"
+        width={240}
+        showSearch
+        value={filters.action}
+        options={(actions?.list ?? []).map((action) => ({ value: action, label: action }))}
+        onChange={(action) => filter({ action })}
       />
-    </Flex>
+    </LogViewFrame>
   );
 }

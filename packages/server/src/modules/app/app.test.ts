@@ -12,7 +12,7 @@ import {
   TINY_PNG,
   upload,
 } from '../../test/harness.ts';
-import { deleteRecord } from '../user/user.repo.ts';
+import { deleteRecord } from '../user/user-write.repo.ts';
 
 /** The application calls of the console: settings, validation, secrets, access accounts. */
 

@@ -82,6 +82,27 @@ const afterRow = (order: Order, after: After) =>
     ? sql<boolean>`(e.created_at, e.id) < (${after.time}, ${after.id})`
     : sql<boolean>`(e.created_at, e.id) > (${after.time}, ${after.id})`;
 
+/** What a sign-in row shows (login_events e, its person a and its application p): the log and syslog. */
+export const signInColumns = [
+  'e.id',
+  'e.created_at',
+  'e.account_id',
+  'a.username',
+  'e.identifier',
+  'p.id as app_id',
+  'p.name as app_name',
+  'e.client_id',
+  'e.result',
+  'e.failure_cause',
+  'e.ip',
+  'e.country',
+  'e.region',
+  'e.city',
+  'e.browser',
+  'e.os',
+  'e.marks',
+] as const;
+
 export function findSignIns(
   db: Db,
   companyId: string,
@@ -98,25 +119,7 @@ export function findSignIns(
     .leftJoin('apps as p', (join) =>
       join.onRef('p.client_id', '=', 'e.client_id').on('p.company_id', '=', companyId),
     )
-    .select([
-      'e.id',
-      'e.created_at',
-      'e.account_id',
-      'a.username',
-      'e.identifier',
-      'p.id as app_id',
-      'p.name as app_name',
-      'e.client_id',
-      'e.result',
-      'e.failure_cause',
-      'e.ip',
-      'e.country',
-      'e.region',
-      'e.city',
-      'e.browser',
-      'e.os',
-      'e.marks',
-    ])
+    .select(signInColumns)
     .limit(page.limit)
     .offset(page.offset ?? 0)
     .execute();

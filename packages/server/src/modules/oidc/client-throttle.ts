@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
 import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
+import { beforeAnswer } from './provider-responses.ts';
 
 /**
  * Throttles failed client authentications (wrong client secrets) at the token, introspection
@@ -11,9 +12,9 @@ import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
  * - from an address it has authenticated from: only the 20-in-ten-minutes of that address,
  *   so that someone guessing elsewhere does not stop the application's own server.
  * Once a budget is spent, further requests for the client are refused before the secret is
- * compared. Failures are counted when the provider reports them (an "error" event), so a burst
- * of parallel guesses can overshoot by the number in flight; a secret of 256 random bits is not
- * guessed either way, the throttle bounds the work and the noise.
+ * compared. Failures are counted when the provider reports them (an "error" event), before its
+ * answer goes out; a burst of parallel guesses can overshoot by the number in flight, but a
+ * secret of 256 random bits is not guessed either way: the throttle bounds the work and the noise.
  */
 const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
 const KNOWN_ADDRESS_DAYS = 30;
@@ -73,7 +74,7 @@ export function createClientThrottle(db: Db) {
       await spendBudgets(db, budgetsOf(clientId, ctx.ip, await isKnown(clientId, ctx.ip)), 'add');
     };
     const onFailure = (ctx: KoaContextWithOIDC, error: unknown) => {
-      failed(ctx, error).catch(onError);
+      beforeAnswer(ctx, failed(ctx, error).catch(onError));
     };
     provider.on('grant.error', onFailure);
     provider.on('introspection.error', onFailure);
@@ -81,17 +82,21 @@ export function createClientThrottle(db: Db) {
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
       const client = ctx.oidc.client;
       if (!client || client.clientAuthMethod === 'none') return;
-      db.insertInto('oidc_client_addresses')
-        .values({ client_id: client.clientId, ip: ctx.ip })
-        .onConflict((oc) =>
-          oc
-            .columns(['client_id', 'ip'])
-            .doUpdateSet({ last_success_at: sql<Date>`now()` })
-            // One write a day per address is enough to keep it known.
-            .where('oidc_client_addresses.last_success_at', '<', sql<Date>`now() - interval '1 day'`),
-        )
-        .execute()
-        .catch(onError);
+      beforeAnswer(
+        ctx,
+        db
+          .insertInto('oidc_client_addresses')
+          .values({ client_id: client.clientId, ip: ctx.ip })
+          .onConflict((oc) =>
+            oc
+              .columns(['client_id', 'ip'])
+              .doUpdateSet({ last_success_at: sql<Date>`now()` })
+              // One write a day per address is enough to keep it known.
+              .where('oidc_client_addresses.last_success_at', '<', sql<Date>`now() - interval '1 day'`),
+          )
+          .execute()
+          .catch(onError),
+      );
     });
   }
 

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { appOf } from './clients.ts';
 import { type ConsentStore, consentIsAutomatic, extendGrant } from './consent.ts';
-import type { Interaction } from './interaction.routes.ts';
+import type { Interaction } from './interaction-kit.ts';
 import { INTERACTION_PATH } from './provider.ts';
 
 /** What the interaction pages share with these prompts (interaction.routes.ts). */

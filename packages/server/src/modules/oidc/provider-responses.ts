@@ -37,6 +37,19 @@ interface SessionLike {
  *   (OIDC Front-Channel Logout 1.0), a page loads them in frames before going on;
  * - that page may frame exactly those applications' origins.
  */
+/**
+ * Work an event handler of the provider starts (a login event, a counted failed client
+ * authentication) is stored before the provider answers: the next request sees it, and a client
+ * that sends one request after another meets its budget exactly. The provider's events do not
+ * wait for their handlers; this does.
+ */
+export function beforeAnswer(ctx: object, work: Promise<unknown>): void {
+  const state = (ctx as { state?: { beforeAnswer?: Promise<unknown>[] } }).state;
+  if (!state) return;
+  state.beforeAnswer ??= [];
+  state.beforeAnswer.push(work);
+}
+
 export function shapeProviderResponses(provider: Provider, issuer: string) {
   provider.use(async (ctx, next) => {
     const confirming = ctx.method === 'POST' && ctx.path === '/session/end/confirm';
@@ -45,6 +58,8 @@ export function shapeProviderResponses(provider: Provider, issuer: string) {
       ? ({ ...(await provider.Session.get(ctx as never)) } as SessionLike)
       : undefined;
     await next();
+    const started = (ctx.state as { beforeAnswer?: Promise<unknown>[] }).beforeAnswer;
+    if (started) await Promise.allSettled(started);
     const oidc = (ctx as KoaContextWithOIDC).oidc;
     const route = oidc?.route;
     if (ctx.status === 200 && route === 'discovery') ctx.set('cache-control', DISCOVERY_CACHE);

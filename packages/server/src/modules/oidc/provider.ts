@@ -8,6 +8,7 @@ import { acrFor, acrValuesSupported, requestedAcr } from './authentication-conte
 import { appOf, isTesseraClient } from './clients.ts';
 import { type ConsentStore, createGrantLoader } from './consent.ts';
 import {
+  beforeAnswer,
   OIDC_MOUNT,
   PORTAL_ASSETS_PATH,
   pageContextOf,
@@ -399,15 +400,18 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     const accountId = ctx.oidc.session?.accountId;
     // An interaction result means the sign-in page ran in this authorization and logged it.
     if (!app || !accountId || ctx.oidc.result) return;
-    options
-      .appSignedIn({
-        app,
-        clientId: ctx.oidc.client!.clientId,
-        accountId,
-        ip: ctx.ip,
-        userAgent: ctx.get('user-agent') || null,
-      })
-      .catch((error: unknown) => provider.emit('server_error', ctx, error));
+    beforeAnswer(
+      ctx,
+      options
+        .appSignedIn({
+          app,
+          clientId: ctx.oidc.client!.clientId,
+          accountId,
+          ip: ctx.ip,
+          userAgent: ctx.get('user-agent') || null,
+        })
+        .catch((error: unknown) => provider.emit('server_error', ctx, error)),
+    );
   });
   provider.on(
     'backchannel.error',

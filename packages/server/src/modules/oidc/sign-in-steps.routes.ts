@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { withSecondFactor } from './authentication-context.ts';
-import type { Interaction } from './interaction.routes.ts';
+import type { Interaction } from './interaction-kit.ts';
 import { INTERACTION_PATH } from './provider.ts';
 import {
   credentialsAtOf,

@@ -21,8 +21,7 @@ export interface RunningRadius {
  * RADIUS: the console's client calls, the expired-challenge purge, and the UDP server of this
  * instance (when the configuration gives it a port). `start()` is called once the app is ready.
  */
-export function installRadius(
-  bind: Bind,
+export function createRadius(
   deps: Omit<RadiusAuthenticatorDeps, 'db'> & {
     database: DatabaseHandle;
     sealer: Sealer;
@@ -47,11 +46,13 @@ export function installRadius(
           authenticator: createRadiusAuthenticator({ ...deps, db }),
         });
   let running: RunningRadius | null = null;
-  radiusRoutes(bind, createRadiusService({ db, sealer, port: () => running?.port ?? null }));
   deps.jobs.every('radius.purge', 600, async () => {
     await purgeExpiredChallenges(db);
   });
   return {
+    /** The console's calls: the company's RADIUS settings and clients. */
+    routes: (bind: Bind) =>
+      radiusRoutes(bind, createRadiusService({ db, sealer, port: () => running?.port ?? null })),
     async start(): Promise<RunningRadius | null> {
       if (!server || !config) return null;
       try {

@@ -3,6 +3,7 @@ import { serverPhrases } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { JobContext, Jobs } from '../jobs/jobs.ts';
+import { signInColumns } from '../log/log.repo.ts';
 import { facilities, formatRfc5424, severities } from './rfc5424.ts';
 import { allowedAddresses } from './syslog-target.ts';
 import { sendSyslog } from './syslog-transport.ts';
@@ -37,24 +38,7 @@ async function messagesOf(db: Db, companyId: string, tag: string, host: string, 
           .leftJoin('apps as p', (join) =>
             join.onRef('p.client_id', '=', 'e.client_id').on('p.company_id', '=', companyId),
           )
-          .select([
-            'e.id',
-            'e.created_at',
-            'e.account_id',
-            'a.username',
-            'e.identifier',
-            'p.name as app_name',
-            'e.client_id',
-            'e.result',
-            'e.failure_cause',
-            'e.ip',
-            'e.country',
-            'e.region',
-            'e.city',
-            'e.browser',
-            'e.os',
-            'e.marks',
-          ])
+          .select(signInColumns)
           .where('e.id', 'in', ids('signin'))
           .execute()
       : [],

@@ -1,7 +1,8 @@
 import { type Language, type UserStatus, user as userCalls } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { assertDepartmentsInCompany, subtreeIds } from '../department/department.repo.ts';
-import { findDepartmentRefs, findUsers } from '../user/user.repo.ts';
+import { findDepartmentRefs } from '../user/user.repo.ts';
+import { findUsers } from '../user/user-list.repo.ts';
 import type { ExportColumn } from './columns.ts';
 import * as repo from './import.repo.ts';
 import { departmentIndex } from './import-rows.ts';

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import * as users from './user.repo.ts';
+import type { UserRow } from './user.repo.ts';
+import { clearHomeCompany, deleteAccount, deleteRecord } from './user-write.repo.ts';
 
 /**
  * Takes a person out of a company, for both calls that do it (`user/del` on the users screen and
@@ -14,15 +15,15 @@ export async function removePerson(
   trx: Db,
   actor: { accountId: string; ip: string },
   companyId: string,
-  row: users.UserRow,
+  row: UserRow,
   audit: { action: string; before: Record<string, unknown> },
 ) {
   const accountDeleted = row.fully_managed;
   if (accountDeleted) {
-    await users.deleteAccount(trx, row.id);
+    await deleteAccount(trx, row.id);
   } else {
-    await users.deleteRecord(trx, companyId, row.id);
-    if (row.home_company_id === companyId) await users.clearHomeCompany(trx, row.id);
+    await deleteRecord(trx, companyId, row.id);
+    if (row.home_company_id === companyId) await clearHomeCompany(trx, row.id);
   }
   await insertAuditEvent(trx, {
     companyId,

@@ -2,8 +2,9 @@ import type { MemberRole, UserStatus } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import * as users from './user.repo.ts';
+import { findUser, type UserRow } from './user.repo.ts';
 import { assertMayActOn } from './user-authority.ts';
+import { clearLockout, setAccountStatus, setRecordStatus } from './user-write.repo.ts';
 
 /**
  * The one status change of a person in a company, for the console's user/status call and for a
@@ -21,22 +22,21 @@ export async function changeUserStatus(
     role: MemberRole;
   },
   companyId: string,
-  row: users.UserRow,
+  row: UserRow,
   status: UserStatus,
   audit: Record<string, unknown> = {},
-): Promise<users.UserRow> {
+): Promise<UserRow> {
   if (status !== 'enabled') {
     // The owner and the caller keep their standing: they cannot be disabled, locked or removed.
     if (row.role === 'owner') throw new AppError('user.owner_protected');
     if (row.id === actor.accountId) throw new AppError('user.self_change');
   }
   assertMayActOn(actor.role, row.role);
-  await users.setRecordStatus(trx, companyId, row.id, status);
-  if (row.fully_managed)
-    await users.setAccountStatus(trx, row.id, status === 'enabled' ? 'enabled' : 'disabled');
+  await setRecordStatus(trx, companyId, row.id, status);
+  if (row.fully_managed) await setAccountStatus(trx, row.id, status === 'enabled' ? 'enabled' : 'disabled');
   const clearsLockout = status === 'enabled' && row.fully_managed;
-  if (clearsLockout) await users.clearLockout(trx, row.id);
-  const after = await users.findUser(trx, companyId, row.id);
+  if (clearsLockout) await clearLockout(trx, row.id);
+  const after = await findUser(trx, companyId, row.id);
   if (!after) throw new AppError('user.not_found');
   await insertAuditEvent(trx, {
     companyId,

@@ -1,13 +1,13 @@
-import type { MemberRole, UserSortField, UserStatus } from '@tessera/contract';
+import type { MemberRole, UserStatus } from '@tessera/contract';
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { newId } from '../../lib/ids.ts';
 import { fullyManagedColumn } from './user-authority.ts';
 
 /**
  * Users of a company: an account (the person) joined with its user record in the company
  * (`company_members`). Every function takes the handle to run on (inside a transaction: the
- * `trx`) and the company first; a record of another company is never found.
+ * `trx`) and the company first; a record of another company is never found. This file reads
+ * one user; the list and its search are in user-list.repo.ts, the writes in user-write.repo.ts.
  */
 
 /** What the keyword search reads: a stored column with a trigram index (migration 6). */
@@ -16,7 +16,7 @@ export const searchText = sql<string>`a.search_text`;
 /** The status the console shows: the record's, or `locked` while an automatic lock-out lasts. */
 export const effectiveStatus = sql<UserStatus>`case when m.status <> 'enabled' then m.status when a.locked_until > now() then 'locked' else 'enabled' end`;
 
-const userColumns = [
+export const userColumns = [
   'a.id',
   'a.username',
   'a.display_name',
@@ -59,102 +59,12 @@ export interface UserRow {
   created_at: Date;
 }
 
-const usersOf = (db: Db, companyId: string) =>
+/** The company's user records joined with their accounts (the base of every user query). */
+export const usersOf = (db: Db, companyId: string) =>
   db
     .selectFrom('company_members as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
     .where('m.company_id', '=', companyId);
-
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-export interface UserQuery {
-  keyword?: string;
-  status?: UserStatus;
-  /** Departments whose people are listed (a department and its sub departments, resolved by the caller). */
-  departmentIds?: readonly string[];
-  sortBy: UserSortField;
-  sortOrder: 'asc' | 'desc';
-  page: number;
-  pageSize: number;
-}
-
-/**
- * The sort columns. Those that can be empty put the empty ones last either way; the others keep
- * the plain order, so that the indexes company_members_company_created (created_at desc,
- * account_id) and accounts_username_key (lower(username)) serve the first page directly.
- */
-const sortColumns: Record<UserSortField, { column: Expression<unknown>; nullable: boolean }> = {
-  createdAt: { column: sql`m.created_at`, nullable: false },
-  username: { column: sql`lower(a.username)`, nullable: false },
-  name: { column: sql`lower(a.display_name)`, nullable: true },
-  lastLoginAt: { column: sql`a.last_login_at`, nullable: true },
-  loginCount: { column: sql`a.login_count`, nullable: false },
-};
-
-/**
- * One page of the company's users and how many match. Two indexed queries: the count reads only
- * what the filters need (no join at all without keyword and status), the page is a top-N sort.
- */
-export async function findUsers(db: Db, companyId: string, query: UserQuery) {
-  const keyword = query.keyword?.trim().toLowerCase();
-  const filters = () => {
-    const conditions: Expression<SqlBool>[] = [];
-    if (keyword) {
-      const patterns = [`%${escapeLike(keyword)}%`];
-      // Phones are stored without spaces and hyphens: "138-0013 8000" finds "13800138000".
-      const asPhone = keyword.replace(/[\s-]/g, '');
-      if (/^\+?[0-9]+$/.test(asPhone) && asPhone !== keyword) patterns.push(`%${escapeLike(asPhone)}%`);
-      conditions.push(
-        sql<SqlBool>`(${sql.join(
-          patterns.map((p) => sql`${searchText} like ${p}`),
-          sql` or `,
-        )})`,
-      );
-    }
-    if (query.status === 'enabled')
-      conditions.push(
-        sql<SqlBool>`m.status = 'enabled' and (a.locked_until is null or a.locked_until <= now())`,
-      );
-    else if (query.status === 'disabled') conditions.push(sql<SqlBool>`m.status = 'disabled'`);
-    else if (query.status === 'locked')
-      conditions.push(
-        sql<SqlBool>`(m.status = 'locked' or (m.status = 'enabled' and a.locked_until > now()))`,
-      );
-    if (query.departmentIds) {
-      const ids = query.departmentIds.length ? [...query.departmentIds] : [''];
-      conditions.push(
-        sql<SqlBool>`m.account_id in (select dm.account_id from department_members dm where dm.company_id = ${companyId} and dm.department_id in (${sql.join(ids)}))`,
-      );
-    }
-    return conditions;
-  };
-
-  const conditions = filters();
-  // Without keyword and status the count reads company_members alone (an index-only scan).
-  const joinAccounts = Boolean(keyword || query.status);
-  const where = conditions.length ? sql<SqlBool>`and ${sql.join(conditions, sql` and `)}` : sql``;
-  const countRow = await sql<{ n: number }>`
-    select count(*)::int as n from company_members m
-    ${joinAccounts ? sql`join accounts a on a.id = m.account_id` : sql``}
-    where m.company_id = ${companyId} ${where}`.execute(db);
-  const total = Number(countRow.rows[0]?.n ?? 0);
-  if (total === 0 || (query.page - 1) * query.pageSize >= total) return { rows: [] as UserRow[], total };
-
-  const sort = sortColumns[query.sortBy];
-  const direction = query.sortOrder === 'asc' ? sql`asc` : sql`desc`;
-  const order = sort.nullable ? sql`${direction} nulls last` : direction;
-  // The tie-break runs against the sort, as in company_members_company_created.
-  const tie = query.sortOrder === 'asc' ? sql`desc` : sql`asc`;
-  const rows = await usersOf(db, companyId)
-    .select([...userColumns, effectiveStatus.as('status'), fullyManagedColumn.as('fully_managed')])
-    .$if(conditions.length > 0, (qb) => qb.where(sql<SqlBool>`${sql.join(conditions, sql` and `)}`))
-    .orderBy(sql`${sort.column} ${order}`)
-    .orderBy(sql`m.account_id ${tie}`)
-    .limit(query.pageSize)
-    .offset((query.page - 1) * query.pageSize)
-    .execute();
-  return { rows: rows as UserRow[], total };
-}
 
 export async function findUser(db: Db, companyId: string, accountId: string): Promise<UserRow | undefined> {
   const row = await usersOf(db, companyId)
@@ -195,28 +105,6 @@ export async function findDepartmentRefs(db: Db, companyId: string, accountIds: 
   return byAccount;
 }
 
-/** Makes the user's departments exactly these (ids already checked to be the company's). */
-export async function replaceDepartments(
-  trx: Db,
-  companyId: string,
-  accountId: string,
-  departmentIds: readonly string[],
-) {
-  const wanted = [...new Set(departmentIds)];
-  let remove = trx
-    .deleteFrom('department_members')
-    .where('company_id', '=', companyId)
-    .where('account_id', '=', accountId);
-  if (wanted.length) remove = remove.where('department_id', 'not in', wanted);
-  await remove.execute();
-  if (wanted.length)
-    await trx
-      .insertInto('department_members')
-      .values(wanted.map((id) => ({ department_id: id, company_id: companyId, account_id: accountId })))
-      .onConflict((oc) => oc.columns(['department_id', 'account_id']).doNothing())
-      .execute();
-}
-
 /**
  * Which of username, email and phone another account already has (username and email
  * case-insensitively), and whether any of those accounts is outside `companyId` (then the
@@ -252,177 +140,6 @@ export async function findTakenIdentifiers(
     phone: Boolean(values.phone && rows.some((r) => r.phone === values.phone)),
     elsewhere: rows.some((r) => r.elsewhere),
   };
-}
-
-export interface NewManagedAccount {
-  username: string;
-  name?: string | null;
-  nickname?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  /** An argon2 hash, or '!' for an account without a password yet (it gets in through a sign-in link). */
-  passwordHash: string;
-  mustChangePassword: boolean;
-}
-
-/**
- * Creates an enabled account, managed by `homeCompanyId` (null: a developer account of no
- * company), and answers its id. No checks, as for `insertManagedAccount`.
- */
-export async function insertAccount(trx: Db, account: NewManagedAccount, homeCompanyId: string | null) {
-  const id = newId();
-  await trx
-    .insertInto('accounts')
-    .values({
-      id,
-      username: account.username,
-      display_name: account.name ?? null,
-      nickname: account.nickname ?? null,
-      email: account.email ?? null,
-      phone: account.phone ?? null,
-      password_hash: account.passwordHash,
-      status: 'enabled',
-      must_change_password: account.mustChangePassword,
-      home_company_id: homeCompanyId,
-    })
-    .execute();
-  return id;
-}
-
-/**
- * Creates an account the company manages and its user record (role member, enabled). No checks:
- * the caller validates, checks uniqueness (the unique indexes are the last word) and has taken
- * the places (`quotas.takePlaces`). The import helper inserts its rows through this too.
- */
-export async function insertManagedAccount(trx: Db, companyId: string, account: NewManagedAccount) {
-  const id = await insertAccount(trx, account, companyId);
-  await trx
-    .insertInto('company_members')
-    .values({ company_id: companyId, account_id: id, role: 'member' })
-    .execute();
-  return id;
-}
-
-export async function updateAccountProfile(
-  trx: Db,
-  accountId: string,
-  set: {
-    display_name?: string | null;
-    nickname?: string | null;
-    email?: string | null;
-    phone?: string | null;
-    must_change_password?: boolean;
-    photo_file_id?: string | null;
-  },
-) {
-  if (!Object.keys(set).length) return;
-  await trx.updateTable('accounts').set(set).where('id', '=', accountId).execute();
-}
-
-/** A new password; raising the credential version ends every session of the account. */
-export async function setPassword(
-  trx: Db,
-  accountId: string,
-  passwordHash: string,
-  mustChangePassword: boolean,
-) {
-  await trx
-    .updateTable('accounts')
-    .set((eb) => ({
-      password_hash: passwordHash,
-      must_change_password: mustChangePassword,
-      password_changed_at: sql<Date>`now()`,
-      credential_version: eb('credential_version', '+', 1),
-    }))
-    .where('id', '=', accountId)
-    .execute();
-}
-
-export async function setRecordStatus(trx: Db, companyId: string, accountId: string, status: UserStatus) {
-  await trx
-    .updateTable('company_members')
-    .set({ status, updated_at: sql<Date>`now()` })
-    .where('company_id', '=', companyId)
-    .where('account_id', '=', accountId)
-    .execute();
-}
-
-/**
- * The account's own status, which a company that fully manages it sets with its record's: a
- * disabled (or administrator-locked) person can then do nothing anywhere, not even with a
- * console token outside the company.
- */
-export async function setAccountStatus(trx: Db, accountId: string, status: 'enabled' | 'disabled') {
-  await trx.updateTable('accounts').set({ status }).where('id', '=', accountId).execute();
-}
-
-export async function touchRecord(trx: Db, companyId: string, accountId: string) {
-  await trx
-    .updateTable('company_members')
-    .set({ updated_at: sql<Date>`now()` })
-    .where('company_id', '=', companyId)
-    .where('account_id', '=', accountId)
-    .execute();
-}
-
-/** Lifts an automatic lock-out of the account (failed sign-ins). */
-export async function clearLockout(trx: Db, accountId: string) {
-  await trx
-    .updateTable('accounts')
-    .set({ failed_count: 0, locked_until: null })
-    .where('id', '=', accountId)
-    .execute();
-}
-
-export async function countOtherMemberships(trx: Db, companyId: string, accountId: string): Promise<number> {
-  const row = await trx
-    .selectFrom('company_members')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('company_id', '<>', companyId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/**
- * Removes the person's record; they stop managing the company's departments too, and lose their
- * assignments to the company's applications and their stored form-fill credentials for them
- * (joining again starts afresh).
- */
-export async function deleteRecord(trx: Db, companyId: string, accountId: string) {
-  const companyApps = trx.selectFrom('apps').select('id').where('company_id', '=', companyId);
-  for (const table of ['app_assignments', 'app_form_credentials'] as const) {
-    await trx
-      .deleteFrom(table)
-      .where('account_id', '=', accountId)
-      .where('app_id', 'in', companyApps)
-      .execute();
-  }
-  await trx
-    .updateTable('departments')
-    .set({ manager_account_id: null })
-    .where('company_id', '=', companyId)
-    .where('manager_account_id', '=', accountId)
-    .execute();
-  await trx
-    .deleteFrom('company_members')
-    .where('company_id', '=', companyId)
-    .where('account_id', '=', accountId)
-    .execute();
-}
-
-/** Deletes the account; its records, sessions and sign-in links go with it (on delete cascade). */
-export async function deleteAccount(trx: Db, accountId: string) {
-  const account = await trx
-    .deleteFrom('accounts')
-    .where('id', '=', accountId)
-    .returning('photo_file_id')
-    .executeTakeFirst();
-  if (account?.photo_file_id) await trx.deleteFrom('files').where('id', '=', account.photo_file_id).execute();
-}
-
-export async function clearHomeCompany(trx: Db, accountId: string) {
-  await trx.updateTable('accounts').set({ home_company_id: null }).where('id', '=', accountId).execute();
 }
 
 /**

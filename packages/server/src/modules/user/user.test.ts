@@ -13,7 +13,7 @@ import {
 } from '../../test/harness.ts';
 import { createAccountsRepo } from '../account/account.repo.ts';
 import { createSignInService } from '../signin/signin.service.ts';
-import { insertManagedAccount } from './user.repo.ts';
+import { insertManagedAccount } from './user-write.repo.ts';
 
 let ctx: TestContext;
 let acme: Awaited<ReturnType<typeof ownerWithCompany>>;

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { defineCall, paging } from '../call.ts';
+import { appLimits } from '../constants.ts';
+import { appId, epochSeconds, id } from './app-shared.ts';
+
+/** Applications: who may use one (default access and assigned users) and its programmatic access accounts. */
+
+// ---- Access: default access and assigned users
+
+export const appAssignment = z.object({
+  userId: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  /** Seconds since the epoch; null: no expiry. */
+  expiresAt: z.number().int().nullable(),
+  expired: z.boolean(),
+  createdAt: z.number().int(),
+});
+
+export const listAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/list',
+  summary: 'Users assigned to an application, with their expiry',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'read' },
+  apiAccess: true,
+  request: z.object({ appId, ...paging, keyword: z.string().trim().max(100).optional() }),
+  response: z.object({ list: z.array(appAssignment), total: z.number().int() }),
+});
+
+export const addAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/add',
+  summary:
+    'Assign users to an application, optionally until a time (an existing assignment gets the new expiry)',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  apiAccess: true,
+  request: z.object({
+    appId,
+    userIds: z.array(id).min(1).max(100),
+    expiresAt: epochSeconds.nullable().default(null),
+  }),
+  response: z.object({ assigned: z.number().int() }),
+});
+
+export const removeAppAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/del',
+  summary: 'Take users off an application; their tokens for it stop working at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  apiAccess: true,
+  request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
+  response: z.object({ removed: z.number().int() }),
+});
+
+// ---- Programmatic access accounts
+
+export const apiAccount = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  /** The client id to send with the client credentials grant. */
+  clientId: z.string(),
+  /** Seconds since the epoch; null: permanent. */
+  expiresAt: z.number().int().nullable(),
+  expired: z.boolean(),
+  lastUsedAt: z.number().int().nullable(),
+  createdAt: z.number().int(),
+});
+
+const apiAccountName = z
+  .string({ error: 'api_account.name_required' })
+  .trim()
+  .min(1, { error: 'api_account.name_required' })
+  .max(appLimits.apiAccountNameMax);
+
+export const listApiAccounts = defineCall({
+  path: '/api/v1/manage/app/api-account/list',
+  summary: 'Programmatic access accounts of an application',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'read' },
+  request: z.object({ appId }),
+  response: z.object({ list: z.array(apiAccount), tokenEndpoint: z.string() }),
+});
+
+export const createApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/create',
+  summary: 'Create a programmatic access account; its secret is answered once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  request: z.object({ appId, name: apiAccountName, expiresAt: epochSeconds.nullable().default(null) }),
+  response: z.object({ account: apiAccount, secret: z.string() }),
+});
+
+export const updateApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/update',
+  summary: 'Rename a programmatic access account or change its expiry',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  request: z.object({
+    appId,
+    accountId: id,
+    name: apiAccountName.optional(),
+    expiresAt: epochSeconds.nullable().optional(),
+  }),
+  response: apiAccount,
+});
+
+export const resetApiAccountSecret = defineCall({
+  path: '/api/v1/manage/app/api-account/secret/reset',
+  summary: 'Give a programmatic access account a new secret (answered once); its tokens stop working',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  request: z.object({ appId, accountId: id }),
+  response: z.object({ secret: z.string() }),
+});
+
+export const deleteApiAccount = defineCall({
+  path: '/api/v1/manage/app/api-account/del',
+  summary: 'Delete a programmatic access account; its tokens stop working at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  request: z.object({ appId, accountId: id }),
+  response: z.object({ accountId: z.string() }),
+});

@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import { parseCredential } from '../mfa/fido2.service.ts';
+import type { SignInResult } from '../signin/signin.service.ts';
+import type { InteractionDeps, InteractionKit } from './interaction-kit.ts';
+import { INTERACTION_PATH } from './provider.ts';
+import type { StepName } from './sign-in-steps.ts';
+
+/**
+ * The submissions of the sign-in form's first factor: a password, or a passkey. Either passes to
+ * the same checks (the account's status, the client's access) and then to the sign-in steps.
+ */
+export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, kit: InteractionKit) {
+  app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
+    `${INTERACTION_PATH}/:uid/login`,
+    async (request, reply) => {
+      const interaction = await kit.submitted(request, reply);
+      if (!interaction) return reply;
+      const clientId = String(interaction.params.client_id);
+      const form = request.body ?? {};
+      const identifier = String(form.identifier ?? '').slice(0, 254);
+      const result = await deps.signIn.signInWithPassword({
+        identifier,
+        password: String(form.password ?? '').slice(0, 1024),
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+        clientId,
+        companyId: await deps.clientCompany(clientId),
+        deviceId: deps.devices.read(request),
+        authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
+      });
+      if (!result.ok) {
+        const status =
+          result.cause === 'throttled' ? 429 : result.cause === 'directory_unavailable' ? 503 : 401;
+        return kit.showSignIn(request, reply, interaction.uid, clientId, {
+          error: await kit.failureMessage(request, clientId, result),
+          identifier,
+          status,
+        });
+      }
+      // A source with the skip-MFA flag vouches for the person on its own.
+      const skip: StepName[] = result.skipMfa ? ['bind_factor', 'second_factor'] : [];
+      return kit.firstFactorPassed(
+        request,
+        reply,
+        interaction,
+        { accountId: result.account.id, amr: ['pwd'] },
+        skip,
+      );
+    },
+  );
+
+  /**
+   * (FIDO2 helper) Passkey as the first factor: the assertion names the account (discoverable
+   * credential), whose company must allow login method `passkey`; then the same checks as after
+   * a right password. A user-verified passkey is both factors: bind_factor and second_factor
+   * are skipped; the other steps (forced password change...) still run.
+   */
+  app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
+    `${INTERACTION_PATH}/:uid/passkey`,
+    async (request, reply) => {
+      const interaction = await kit.submitted(request, reply);
+      if (!interaction) return reply;
+      const clientId = String(interaction.params.client_id);
+      const fido2 = deps.passkey;
+      const event = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, clientId };
+      const refuse = async (result: Extract<SignInResult, { ok: false }>) =>
+        kit.showSignIn(request, reply, interaction.uid, clientId, {
+          error: await kit.failureMessage(request, clientId, result),
+          status: 401,
+        });
+      const credential = parseCredential(request.body?.credential);
+      if (!fido2 || !credential) {
+        await fido2?.logFailure(null, 'passkey_failed', event);
+        return refuse({ ok: false, cause: 'passkey_failed' });
+      }
+      const assertion = await fido2.verifyAssertion(
+        credential,
+        'first_factor',
+        `interaction:${interaction.uid}`,
+      );
+      const account = assertion.accountId
+        ? await deps.accounts.findAccountById(assertion.accountId)
+        : undefined;
+      if (!assertion.ok || !account) {
+        const cause = assertion.ok ? 'passkey_failed' : assertion.cause;
+        await fido2.logFailure(account ?? null, cause, event);
+        return refuse({ ok: false, cause });
+      }
+      if (!(await fido2.passkeyLoginAllowed(account))) {
+        await fido2.logFailure(account, 'passkey_not_allowed', event);
+        return refuse({ ok: false, cause: 'passkey_not_allowed' });
+      }
+      const result = await deps.signIn.signInVerified(account, {
+        ...event,
+        companyId: await deps.clientCompany(clientId),
+        authorize: (a) => (deps.clientAccessDenied(clientId, a) ? 'not_platform_admin' : null),
+      });
+      if (!result.ok) return refuse(result);
+      const amr = assertion.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'];
+      const skip: StepName[] = assertion.userVerified ? ['bind_factor', 'second_factor'] : [];
+      return kit.firstFactorPassed(request, reply, interaction, { accountId: account.id, amr }, skip);
+    },
+  );
+}

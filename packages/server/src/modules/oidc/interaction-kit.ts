@@ -1,0 +1,255 @@
+import {
+  type PageBrand,
+  type PageContext,
+  portalPhrases,
+  renderErrorPage,
+  renderSignInPage,
+} from '@tessera/portal';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Sealer } from '../../lib/crypto.ts';
+import { safeEqual } from '../../lib/crypto.ts';
+import { languageOfUiLocales } from '../../lib/i18n.ts';
+import type { AccountsRepo } from '../account/account.repo.ts';
+import type { AppAccessRefusal } from '../app/app-access.ts';
+import type { Fido2Service } from '../mfa/fido2.service.ts';
+import type { DeviceCookies } from '../signin/device-cookie.ts';
+import type { SignInResult, SignInService } from '../signin/signin.service.ts';
+import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
+import type { ConsentStore } from './consent.ts';
+import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { failureMessageOf } from './sign-in-messages.ts';
+import {
+  credentialsAtOf,
+  type PendingSignIn,
+  pendingSignInResult,
+  type SignInStep,
+  type StepName,
+} from './sign-in-steps.ts';
+
+export interface InteractionDeps {
+  provider(): Provider;
+  signIn: SignInService;
+  sealer: Sealer;
+  /** Who may use a client at all (the admin console is for platform administrators only). */
+  clientAccessDenied(clientId: string, account: { is_platform_admin: boolean }): boolean;
+  accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The browser's device cookie: known browsers are throttled on their own (signin-throttle.ts). */
+  devices: DeviceCookies;
+  /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */
+  steps: SignInStep[];
+  secureCookies: boolean;
+  /** Passkeys (modules/mfa/fido2.service.ts): the first factor when a company allows it. */
+  passkey?: Fido2Service;
+  /** The company a client belongs to (an application's), for the sign-in log; null for Tessera's own. */
+  clientCompany(clientId: string): Promise<string | null>;
+  /** The brand of the company a client belongs to (an application's), if it has one. */
+  brandOfClient?(clientId: string): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
+  /**
+   * Why a signed-in person may not use an application (modules/app/app-access.ts), recorded as
+   * a login event; undefined when they may (or the client is no application).
+   */
+  appRefusal(input: {
+    clientId: string;
+    accountId: string;
+    ip: string;
+    userAgent: string | null;
+  }): Promise<AppAccessRefusal | undefined>;
+  /** What people allowed third-party applications (consent.ts). */
+  consents: ConsentStore;
+  /** The name of a company (the consent page names the application's company). */
+  companyName(companyId: string): Promise<string | undefined>;
+  /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
+  scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
+}
+
+export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The brand of the company a sign-in is for (set for interaction pages; see brandOfInteraction). */
+    brand?: PageBrand & { defaultLanguage: 'en' | 'zh' };
+  }
+}
+
+/** The `login_hint` of the authorization request: the sign-in form starts with it. */
+export const loginHintOf = (interaction: Interaction) => {
+  const hint = interaction.params.login_hint;
+  return typeof hint === 'string' ? hint.slice(0, 254) : undefined;
+};
+
+/** The login result of a finished pipeline, with the acr the application asked for when met. */
+export const loginResultOf = (interaction: Interaction, state: Pick<PendingSignIn, 'accountId' | 'amr'>) => ({
+  accountId: state.accountId,
+  amr: state.amr,
+  acr: acrFor(state.amr, requestedAcr(interaction.params).values),
+});
+
+export const pageContext = (request: FastifyRequest): PageContext => ({
+  lang: request.lang,
+  currentUrl: request.url,
+  assetsBase: PORTAL_ASSETS_PATH,
+  brand: request.brand,
+});
+
+export const sendPage = (reply: FastifyReply, status: number, body: string) =>
+  reply.status(status).type('text/html; charset=utf-8').send(body);
+
+/**
+ * What every page of the interaction shares: the interaction of a request, the sign-in form, the
+ * CSRF check of a submission, and the hand-over back to the provider (after a first factor, the
+ * pending sign-in steps first).
+ */
+export function createInteractionKit(deps: InteractionDeps) {
+  const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
+
+  async function details(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      const interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
+      // The application's ui_locales choose the language, unless the person chose one (the cookie).
+      const query = request.query as { lang?: unknown } | undefined;
+      const uiLang = languageOfUiLocales(interaction.params.ui_locales);
+      if (uiLang && !request.cookies.lang && !query?.lang) request.lang = uiLang;
+      return interaction;
+    } catch {
+      const t = portalPhrases[request.lang].signIn;
+      sendPage(reply, 400, renderErrorPage(pageContext(request), { message: t.sessionExpired }));
+      return undefined;
+    }
+  }
+
+  async function clientName(clientId: string, request: FastifyRequest) {
+    const own = portalPhrases[request.lang].clients[clientId];
+    if (own) return own;
+    const client = await deps.provider().Client.find(clientId);
+    return client?.clientName ?? clientId;
+  }
+
+  async function showSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    uid: string,
+    clientId: string,
+    extra: { error?: string; identifier?: string; status?: number } = {},
+  ) {
+    // The shared sign-in page offers a passkey as soon as any company allows passkey sign-in;
+    // whether the person's company does is checked once the passkey says whose it is.
+    const passkey =
+      deps.passkey && (await deps.passkey.passkeyLoginOffered())
+        ? {
+            action: `${INTERACTION_PATH}/${uid}/passkey`,
+            options: JSON.stringify(
+              await deps.passkey.authenticationOptions('first_factor', `interaction:${uid}`),
+            ),
+          }
+        : undefined;
+    return sendPage(
+      reply,
+      extra.status ?? 200,
+      renderSignInPage(pageContext(request), {
+        action: `${INTERACTION_PATH}/${uid}/login`,
+        abortAction: `${INTERACTION_PATH}/${uid}/abort`,
+        csrfToken: csrfFor(uid),
+        clientName: await clientName(clientId, request),
+        identifier: extra.identifier,
+        error: extra.error,
+        passkey,
+        scan: ((await deps.scanSources?.(clientId)) ?? []).map((source) => ({
+          action: `${INTERACTION_PATH}/${uid}/scan/${source.sourceId}`,
+          type: source.type,
+          name: source.name,
+        })),
+      }),
+    );
+  }
+
+  /** The sign-in page's message for a refused first factor. */
+  const failureMessage = async (
+    request: FastifyRequest,
+    clientId: string,
+    result: Extract<SignInResult, { ok: false }>,
+  ) => failureMessageOf(request.lang, await clientName(clientId, request), result);
+
+  /** Hands the reply to the provider, which redirects back into the authorization. */
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: Parameters<Provider['interactionFinished']>[2],
+    mergeWithLastSubmission: boolean,
+  ) {
+    reply.hijack();
+    await deps.provider().interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission });
+    return reply;
+  }
+
+  /** The interaction of a submitted form whose CSRF token checks out; otherwise answers and returns undefined. */
+  async function submitted(
+    request: FastifyRequest<{ Body: Record<string, string | undefined> }>,
+    reply: FastifyReply,
+  ) {
+    const interaction = await details(request, reply);
+    if (!interaction) return undefined;
+    const csrf = request.body?.csrf;
+    if (typeof csrf !== 'string' || !safeEqual(csrf, csrfFor(interaction.uid))) {
+      const message = portalPhrases[request.lang].signIn.sessionExpired;
+      sendPage(reply, 403, renderErrorPage(pageContext(request), { message }));
+      return undefined;
+    }
+    return interaction;
+  }
+
+  /** The sign-in is complete: this browser becomes known to the account, and the provider takes over. */
+  async function finishLogin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    login: { accountId: string; amr: string[]; acr?: string },
+  ) {
+    await deps.devices.remember(request, reply, login.accountId);
+    return finish(request, reply, { login }, false);
+  }
+
+  /**
+   * The first factor passed: the steps that apply to the account become the interaction's
+   * pending list; without any, the interaction finishes with the login.
+   */
+  async function firstFactorPassed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    interaction: Interaction,
+    login: { accountId: string; amr: string[] },
+    /** Steps the first factor already satisfied (a user-verified passkey is both factors). */
+    skip: StepName[] = [],
+  ) {
+    const account = await deps.accounts.findAccountById(login.accountId);
+    // An application that names multi-factor authentication (acr_values) gets a second factor.
+    const mfaRequested = multiFactorRequested(requestedAcr(interaction.params));
+    const pending: StepName[] = [];
+    for (const step of account ? deps.steps : []) {
+      if (skip.includes(step.name)) continue;
+      if (account && (await step.applies(account, { mfaRequested }))) pending.push(step.name);
+    }
+    if (!pending.length) return finishLogin(request, reply, loginResultOf(interaction, login));
+    interaction.result = pendingSignInResult({
+      ...login,
+      pending,
+      mfaRequested,
+      credentialsAt: account ? credentialsAtOf(account) : null,
+    });
+    await interaction.persist();
+    return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
+  }
+
+  return {
+    csrfFor,
+    details,
+    clientName,
+    showSignIn,
+    failureMessage,
+    finish,
+    submitted,
+    finishLogin,
+    firstFactorPassed,
+  };
+}
+
+export type InteractionKit = ReturnType<typeof createInteractionKit>;
