@@ -176,6 +176,8 @@ export type SyncRowKind = (typeof syncRowKinds)[number];
 
 /** RADIUS (spec §1, §2 /safety-management/radius). */
 export const RADIUS_DEFAULT_PORT = 1812;
+/** The client of a RADIUS sign-in in the sign-in log: `radius:<RADIUS client id>` (it has no application). */
+export const RADIUS_LOG_CLIENT_PREFIX = 'radius:';
 /** An Access-Challenge's State is single use and lives this long. */
 export const RADIUS_CHALLENGE_SECONDS = 60;
 /**

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Language, RADIUS_CHALLENGE_SECONDS, serverPhrases } from '@tessera/contract';
+import {
+  type Language,
+  RADIUS_CHALLENGE_SECONDS,
+  RADIUS_LOG_CLIENT_PREFIX,
+  serverPhrases,
+} from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { sha256 } from '../../lib/crypto.ts';
@@ -52,7 +57,7 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
   const { db, signIn, mfa } = deps;
 
   const eventOf = (request: PapRequest) => ({
-    clientId: `radius:${request.client.id}`,
+    clientId: `${RADIUS_LOG_CLIENT_PREFIX}${request.client.id}`,
     ip: request.sourceIp,
     userAgent: null,
     companyId: request.client.companyId,

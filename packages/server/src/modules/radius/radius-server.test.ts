@@ -114,6 +114,17 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
       expect.objectContaining({ result: 'failure', failure_cause: 'wrong_password', nas_ip: '192.0.2.10' }),
       expect.objectContaining({ result: 'success', client_id: `radius:${vpn.client.clientId}` }),
     ]);
+    // The sign-in log shows the NAS and the calling station.
+    const log = await admin<{ list: { identifier: string; nas: unknown; appName: unknown }[] }>(
+      '/api/v1/manage/log/sign-in/list',
+      { range: 'month', userId: alice.id },
+    );
+    expect(log.data.list).toContainEqual(
+      expect.objectContaining({
+        appName: null,
+        nas: { ip: '192.0.2.10', callingStationId: '203.0.113.7' },
+      }),
+    );
   });
 
   it('drops requests without a Message-Authenticator, with a wrong one, or under a wrong secret, and counts them', async () => {
