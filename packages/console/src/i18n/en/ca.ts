@@ -5,7 +5,6 @@ export const ca = {
     hint: 'A CA issues certificates to people for UKEY and client-certificate sign-in. Its key is kept sealed on the server.',
     create: 'Create CA',
     import: 'Import CA',
-    empty: 'No certificate authorities yet',
     columns: {
       name: 'Name',
       key: 'Key',
@@ -72,14 +71,13 @@ export const ca = {
     certificateUrl: 'CA certificate',
     certificatesTitle: 'Issued certificates',
     issue: 'Issue certificate',
-    total: '{{count}} certificates',
+    total: 'Total: {{count}}',
     status: 'Status',
     allStatuses: 'All statuses',
   },
   certificate: {
     columns: {
       person: 'Person',
-      subject: 'Subject',
       serialNumber: 'Serial number',
       key: 'Key',
       status: 'Status',

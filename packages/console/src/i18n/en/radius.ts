@@ -15,11 +15,8 @@ export const radius = {
     title: 'RADIUS clients',
     hint: 'A client is a device that sends requests from one address or range, with its own shared secret.',
     add: 'Add client',
-    empty: 'No RADIUS clients yet',
-    total: '{{count}} clients',
     columns: {
       name: 'Name',
-      source: 'Source address',
       access: 'Who may use it',
       otpMode: 'Second factor',
       status: 'Status',

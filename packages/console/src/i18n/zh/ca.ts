@@ -6,7 +6,6 @@ export const ca = {
     hint: 'CA 为人员签发证书，用于 UKEY 和客户端证书登录。其私钥在服务器上加密保存。',
     create: '创建 CA',
     import: '导入 CA',
-    empty: '还没有证书颁发机构',
     columns: {
       name: '名称',
       key: '密钥',
@@ -78,7 +77,6 @@ export const ca = {
   certificate: {
     columns: {
       person: '人员',
-      subject: '主题',
       serialNumber: '序列号',
       key: '密钥',
       status: '状态',

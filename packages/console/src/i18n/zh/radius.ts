@@ -15,11 +15,8 @@ export const radius = {
     title: 'RADIUS 客户端',
     hint: '客户端是从一个地址或网段发送请求的设备，每个客户端有自己的共享密钥。',
     add: '添加客户端',
-    empty: '还没有 RADIUS 客户端',
-    total: '共 {{count}} 个客户端',
     columns: {
       name: '名称',
-      source: '来源地址',
       access: '可使用的人员',
       otpMode: '第二因素',
       status: '状态',

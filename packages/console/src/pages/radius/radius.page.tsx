@@ -227,10 +227,12 @@ function RequestCounts({ stats }: { stats: RadiusClient['stats'] }) {
     <Flex vertical gap={2} style={{ fontSize: 12 }}>
       <span>{t('radius.list.counts', { accepts: stats.accepts, rejects: stats.rejects })}</span>
       {dropped > 0 && (
-        <Typography.Text type="warning">{t('radius.list.dropped', { count: dropped })}</Typography.Text>
+        <Typography.Text type="warning" style={{ fontSize: 12 }}>
+          {t('radius.list.dropped', { count: dropped })}
+        </Typography.Text>
       )}
       {stats.lastRequestAt && (
-        <Typography.Text type="secondary">
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
           {t('radius.list.lastRequest', { time: formatDate(stats.lastRequestAt) })}
         </Typography.Text>
       )}
