@@ -1,17 +1,14 @@
 import { caLimits, defaultKeyStrength } from '@tessera/contract/constants';
-import { Form, Input, InputNumber, Modal, Space } from 'antd';
-import { useEffect } from 'react';
+import { Form, Input, Modal } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { ApiRequest } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { useFormSubmit } from '../../lib/use-form-submit.ts';
-import { showFieldErrors } from '../org/server-errors.ts';
-import { KeyFields } from './ca-parts.tsx';
+import { maxTrimmed } from '../../lib/form-rules.ts';
+import { CaNameField, KeyFields, useDialogForm, ValidityField } from './ca-parts.tsx';
 
 type Values = Required<ApiRequest<'/api/v1/manage/ca/create'>>;
 const fields = ['name', 'strength', 'commonName', 'validityYears'] as const;
-const { min, max } = caLimits.caValidityYears;
 const defaults: Partial<Values> = {
   algorithm: 'rsa',
   strength: defaultKeyStrength.rsa,
@@ -31,34 +28,25 @@ export function CaCreateModal({
   const { t } = useTranslation();
   const { message } = useFeedback();
   const { callApi } = useConsole();
-  const [form] = Form.useForm<Values>();
-
-  useEffect(() => {
-    if (open) form.resetFields();
-  }, [form, open]);
-
-  const { saving, submit } = useFormSubmit(
-    form,
-    open
-      ? async (values) => {
-          const created = await callApi('/api/v1/manage/ca/create', {
-            ...values,
-            name: values.name.trim(),
-            commonName: values.commonName?.trim() || undefined,
-            organization: values.organization?.trim() || undefined,
-          });
-          void message.success(t('ca.create.created', { name: created.name }));
-          onSaved();
-        }
-      : undefined,
-    (error) => showFieldErrors(form, error, fields),
+  const { form, saving, submit } = useDialogForm<Values>(
+    open,
+    async (values) => {
+      const created = await callApi('/api/v1/manage/ca/create', {
+        ...values,
+        name: values.name.trim(),
+        commonName: values.commonName?.trim() || undefined,
+        organization: values.organization?.trim() || undefined,
+      });
+      void message.success(t('ca.create.created', { name: created.name }));
+      onSaved();
+    },
+    fields,
   );
 
-  const tooLong = (limit: number) => ({
-    max: limit,
-    transform: (value?: string) => value?.trim(),
-    message: t('ca.create.tooLong', { max: limit }),
-  });
+  const tooLong = maxTrimmed(
+    caLimits.subjectFieldMax,
+    t('ca.create.tooLong', { max: caLimits.subjectFieldMax }),
+  );
 
   return (
     <Modal
@@ -79,52 +67,26 @@ export function CaCreateModal({
         initialValues={defaults}
         name="ca-create"
       >
-        <Form.Item
-          name="name"
-          label={t('ca.create.name')}
-          rules={[
-            { required: true, whitespace: true, message: t('ca.create.nameRequired') },
-            tooLong(caLimits.nameMax),
-          ]}
-        >
-          <Input maxLength={caLimits.nameMax} autoComplete="off" />
-        </Form.Item>
+        <CaNameField />
         <KeyFields algorithmName="algorithm" strengthName="strength" />
         <Form.Item
           name="commonName"
           label={t('ca.create.commonName')}
           extra={t('ca.create.commonNameHint')}
-          rules={[tooLong(caLimits.subjectFieldMax)]}
+          rules={[tooLong]}
         >
           <Input maxLength={caLimits.subjectFieldMax} autoComplete="off" />
         </Form.Item>
-        <Form.Item
-          name="organization"
-          label={t('ca.create.organization')}
-          rules={[tooLong(caLimits.subjectFieldMax)]}
-        >
+        <Form.Item name="organization" label={t('ca.create.organization')} rules={[tooLong]}>
           <Input maxLength={caLimits.subjectFieldMax} autoComplete="off" />
         </Form.Item>
-        <Form.Item label={t('ca.create.validityYears')} required style={{ marginBottom: 0 }}>
-          <Space align="baseline">
-            <Form.Item
-              name="validityYears"
-              noStyle
-              rules={[
-                {
-                  type: 'integer',
-                  min,
-                  max,
-                  required: true,
-                  message: t('ca.create.validityYearsRange', { min, max }),
-                },
-              ]}
-            >
-              <InputNumber min={min} max={max} precision={0} aria-label={t('ca.create.validityYears')} />
-            </Form.Item>
-            <span>{t('ca.create.years')}</span>
-          </Space>
-        </Form.Item>
+        <ValidityField
+          name="validityYears"
+          label={t('ca.create.validityYears')}
+          unit={t('ca.create.years')}
+          range={caLimits.caValidityYears}
+          rangeMessage={t('ca.create.validityYearsRange', caLimits.caValidityYears)}
+        />
         <button type="submit" hidden tabIndex={-1} />
       </Form>
     </Modal>

@@ -1,12 +1,10 @@
 import { PaperClipOutlined, UploadOutlined } from '@ant-design/icons';
 import { caFileTypes, caLimits } from '@tessera/contract/constants';
 import { Button, Flex, Form, Input, Modal, Typography, Upload } from 'antd';
-import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { useFormSubmit } from '../../lib/use-form-submit.ts';
-import { showFieldErrors } from '../org/server-errors.ts';
+import { CaNameField, useDialogForm } from './ca-parts.tsx';
 
 interface Values {
   name: string;
@@ -37,24 +35,16 @@ export function CaImportModal({
   const { t } = useTranslation();
   const { message } = useFeedback();
   const { uploadFile } = useConsole();
-  const [form] = Form.useForm<Values>();
-
-  useEffect(() => {
-    if (open) form.resetFields();
-  }, [form, open]);
-
-  const { saving, submit } = useFormSubmit(
-    form,
-    open
-      ? async (values) => {
-          const imported = await uploadFile('/api/v1/manage/ca/import', asCaFile(values.file), {
-            fields: { name: values.name.trim(), password: values.password ?? '' },
-          });
-          void message.success(t('ca.import.imported', { name: imported.name }));
-          onSaved();
-        }
-      : undefined,
-    (error) => showFieldErrors(form, error, fields),
+  const { form, saving, submit } = useDialogForm<Values>(
+    open,
+    async (values) => {
+      const imported = await uploadFile('/api/v1/manage/ca/import', asCaFile(values.file), {
+        fields: { name: values.name.trim(), password: values.password ?? '' },
+      });
+      void message.success(t('ca.import.imported', { name: imported.name }));
+      onSaved();
+    },
+    fields,
   );
 
   return (
@@ -69,20 +59,7 @@ export function CaImportModal({
       forceRender
     >
       <Form<Values> form={form} layout="vertical" disabled={saving} onFinish={submit} name="ca-import">
-        <Form.Item
-          name="name"
-          label={t('ca.create.name')}
-          rules={[
-            { required: true, whitespace: true, message: t('ca.create.nameRequired') },
-            {
-              max: caLimits.nameMax,
-              transform: (value?: string) => value?.trim(),
-              message: t('ca.create.tooLong', { max: caLimits.nameMax }),
-            },
-          ]}
-        >
-          <Input maxLength={caLimits.nameMax} autoComplete="off" />
-        </Form.Item>
+        <CaNameField />
         <Form.Item
           name="file"
           label={t('ca.import.file')}

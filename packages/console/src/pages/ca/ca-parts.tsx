@@ -1,12 +1,17 @@
 import {
+  caLimits,
   defaultKeyStrength,
   type KeyAlgorithm,
   keyAlgorithms,
   keyStrengths,
 } from '@tessera/contract/constants';
-import { Form, Radio, Select, Tag } from 'antd';
+import { Form, Input, InputNumber, Radio, Select, Space, Tag } from 'antd';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
+import { maxTrimmed, requiredText } from '../../lib/form-rules.ts';
+import { useFormSubmit } from '../../lib/use-form-submit.ts';
+import { showFieldErrors } from '../org/server-errors.ts';
 
 export type CertificateAuthority = ApiResponse<'/api/v1/manage/ca/list'>['list'][number];
 export type IssuedCertificate = ApiResponse<'/api/v1/manage/ca/certificate/list'>['list'][number];
@@ -61,4 +66,70 @@ export function KeyFields({ algorithmName, strengthName }: { algorithmName: stri
       </Form.Item>
     </>
   );
+}
+
+/** The name of a CA (created or imported): required, at most caLimits.nameMax characters. */
+export function CaNameField() {
+  const { t } = useTranslation();
+  return (
+    <Form.Item
+      name="name"
+      label={t('ca.create.name')}
+      rules={[
+        requiredText(t('ca.create.nameRequired')),
+        maxTrimmed(caLimits.nameMax, t('ca.create.tooLong', { max: caLimits.nameMax })),
+      ]}
+    >
+      <Input maxLength={caLimits.nameMax} autoComplete="off" />
+    </Form.Item>
+  );
+}
+
+/** A required whole number within `range`, with its unit after it (a validity in years or days). */
+export function ValidityField({
+  name,
+  label,
+  unit,
+  range: { min, max },
+  rangeMessage,
+}: {
+  name: string;
+  label: string;
+  unit: string;
+  range: { min: number; max: number };
+  rangeMessage: string;
+}) {
+  return (
+    <Form.Item label={label} required style={{ marginBottom: 0 }}>
+      <Space align="baseline">
+        <Form.Item
+          name={name}
+          noStyle
+          rules={[{ type: 'integer', min, max, required: true, message: rangeMessage }]}
+        >
+          <InputNumber min={min} max={max} precision={0} aria-label={label} />
+        </Form.Item>
+        <span>{unit}</span>
+      </Space>
+    </Form.Item>
+  );
+}
+
+/**
+ * The form of a CA dialog: emptied each time the dialog opens, saved through `save` while it is
+ * open, the refused fields marked with the server's words.
+ */
+export function useDialogForm<Values>(
+  open: boolean,
+  save: (values: Values) => Promise<void>,
+  fields: readonly string[] = [],
+) {
+  const [form] = Form.useForm<Values>();
+  useEffect(() => {
+    if (open) form.resetFields();
+  }, [form, open]);
+  const { saving, submit } = useFormSubmit(form, open ? save : undefined, (error) =>
+    showFieldErrors(form, error, fields),
+  );
+  return { form, saving, submit };
 }

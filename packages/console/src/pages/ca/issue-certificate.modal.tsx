@@ -1,5 +1,5 @@
 import { caLimits, defaultKeyStrength } from '@tessera/contract/constants';
-import { Flex, Form, Input, InputNumber, Modal, Radio, Space } from 'antd';
+import { Flex, Form, Input, Modal, Radio } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiRequest, ApiResponse } from '../../api/http-client.ts';
@@ -8,14 +8,13 @@ import { useFeedback } from '../../app/feedback.ts';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
 import { UserPicker } from '../org/user-picker.tsx';
-import { type CertificateAuthority, KeyFields } from './ca-parts.tsx';
+import { type CertificateAuthority, KeyFields, ValidityField } from './ca-parts.tsx';
 import { IssuedCertificateModal } from './issued-certificate.modal.tsx';
 
 type Method = 'csr' | 'generated';
 type Values = Required<Omit<ApiRequest<'/api/v1/manage/ca/certificate/issue'>, 'caId'>> & { method: Method };
 export type Issued = ApiResponse<'/api/v1/manage/ca/certificate/issue'>;
 const fields = ['userId', 'csr', 'keyStrength', 'validityDays'] as const;
-const { min, max } = caLimits.certificateValidityDays;
 
 /**
  * Issues a certificate of this CA to a person: from their CSR, or for a key pair made on the
@@ -116,26 +115,13 @@ export function IssueCertificateModal({
           ) : (
             <KeyFields algorithmName="keyAlgorithm" strengthName="keyStrength" />
           )}
-          <Form.Item label={t('ca.issue.validityDays')} required style={{ marginBottom: 0 }}>
-            <Space align="baseline">
-              <Form.Item
-                name="validityDays"
-                noStyle
-                rules={[
-                  {
-                    type: 'integer',
-                    min,
-                    max,
-                    required: true,
-                    message: t('ca.issue.validityDaysRange', { min, max }),
-                  },
-                ]}
-              >
-                <InputNumber min={min} max={max} precision={0} aria-label={t('ca.issue.validityDays')} />
-              </Form.Item>
-              <span>{t('ca.issue.days')}</span>
-            </Space>
-          </Form.Item>
+          <ValidityField
+            name="validityDays"
+            label={t('ca.issue.validityDays')}
+            unit={t('ca.issue.days')}
+            range={caLimits.certificateValidityDays}
+            rangeMessage={t('ca.issue.validityDaysRange', caLimits.certificateValidityDays)}
+          />
         </Form>
       </Modal>
       {issued && <IssuedCertificateModal issued={issued} onClose={() => setIssued(undefined)} />}

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { ApiRequest } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
+import { maxTrimmed, requiredText } from '../../lib/form-rules.ts';
 import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { DepartmentSelect } from '../org/department-select.tsx';
 import { showFieldErrors } from '../org/server-errors.ts';
@@ -81,11 +82,7 @@ export function RadiusClientModal({
     (error) => showFieldErrors(form, error, fields),
   );
 
-  const tooLong = (max: number) => ({
-    max,
-    transform: (value?: string) => value?.trim(),
-    message: t('radius.form.tooLong', { max }),
-  });
+  const tooLong = (max: number) => maxTrimmed(max, t('radius.form.tooLong', { max }));
 
   return (
     <Modal
@@ -103,10 +100,7 @@ export function RadiusClientModal({
         <Form.Item
           name="name"
           label={t('radius.form.name')}
-          rules={[
-            { required: true, whitespace: true, message: t('radius.form.nameRequired') },
-            tooLong(radiusLimits.nameMax),
-          ]}
+          rules={[requiredText(t('radius.form.nameRequired')), tooLong(radiusLimits.nameMax)]}
         >
           <Input maxLength={radiusLimits.nameMax} autoComplete="off" />
         </Form.Item>
@@ -114,10 +108,7 @@ export function RadiusClientModal({
           name="source"
           label={t('radius.form.source')}
           extra={t('radius.form.sourceHint')}
-          rules={[
-            { required: true, whitespace: true, message: t('radius.form.sourceRequired') },
-            tooLong(radiusLimits.sourceMax),
-          ]}
+          rules={[requiredText(t('radius.form.sourceRequired')), tooLong(radiusLimits.sourceMax)]}
         >
           <Input maxLength={radiusLimits.sourceMax} autoComplete="off" placeholder="10.0.0.0/24" />
         </Form.Item>

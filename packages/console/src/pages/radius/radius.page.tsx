@@ -164,7 +164,7 @@ function clientColumns(
       render: (client) => (
         <Flex vertical gap={2}>
           <strong>{client.name}</strong>
-          <Typography.Text code style={{ fontSize: 12, width: 'fit-content' }}>
+          <Typography.Text code style={{ fontSize: 12, width: 'fit-content', whiteSpace: 'nowrap' }}>
             {client.source}
           </Typography.Text>
         </Flex>
