@@ -21,6 +21,7 @@ import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { permissionFlows } from './flows/permissions.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
+import { radiusCaFlows } from './flows/radius-ca.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { samlFlows } from './flows/saml.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
@@ -72,6 +73,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   quotaFlows(s);
   orgFlows(s);
   safetyFlows(s);
+  radiusCaFlows(s);
   appFlows(s);
   exchangeFlows(s);
   logFlows(s);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { appendFileSync, existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -10,6 +11,8 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface RunningServer {
   baseUrl: string;
+  /** The UDP port of its RADIUS server on 127.0.0.1. */
+  radiusPort: number;
   stop(): Promise<void>;
 }
 
@@ -38,12 +41,25 @@ async function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
+/** A free UDP port on 127.0.0.1 (released before the server takes it). */
+export function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createSocket('udp4');
+    probe.on('error', reject);
+    probe.bind(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * Starts the Tessera server on a fresh embedded database (or on `options.dataDir`, which the
  * caller then owns and removes) and waits until it answers. The console must have been built
  * (`npm run build`) beforehand. The server logs every request (level info); with
  * `options.logFile` its whole output is appended to that file (e2e/flows/log-secrets.e2e.ts
- * reads it).
+ * reads it). Its RADIUS server listens on a free UDP port of its own, so that servers started
+ * side by side do not compete for 1812.
  */
 export async function startServer(
   adminPassword: string,
@@ -54,6 +70,7 @@ export async function startServer(
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
   }
   const port = await freePort();
+  const radiusPort = Number(extraEnv.TESSERA_RADIUS_PORT ?? (await freeUdpPort()));
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tessera-e2e-')));
   const baseUrl = `http://localhost:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
@@ -67,6 +84,8 @@ export async function startServer(
       TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       TESSERA_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
       LOG_LEVEL: 'info',
+      TESSERA_RADIUS_PORT: String(radiusPort),
+      TESSERA_RADIUS_HOST: '127.0.0.1',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,7 +126,7 @@ export async function startServer(
         headers: { 'content-type': 'application/json' },
         body: '{}',
       });
-      if (response.ok) return { baseUrl, stop };
+      if (response.ok) return { baseUrl, radiusPort, stop };
     } catch {
       // not listening yet
     }

@@ -173,3 +173,71 @@ export const syncRowKinds = [
   'conflict',
 ] as const;
 export type SyncRowKind = (typeof syncRowKinds)[number];
+
+/** RADIUS (spec §1, §2 /safety-management/radius). */
+export const RADIUS_DEFAULT_PORT = 1812;
+/** The client of a RADIUS sign-in in the sign-in log: `radius:<RADIUS client id>` (it has no application). */
+export const RADIUS_LOG_CLIENT_PREFIX = 'radius:';
+/** An Access-Challenge's State is single use and lives this long. */
+export const RADIUS_CHALLENGE_SECONDS = 60;
+/**
+ * How a RADIUS client's people give their second factor: an Access-Challenge asking for the code
+ * (State attribute), or the code typed right after the password in the one password field.
+ */
+export const radiusOtpModes = ['challenge', 'appended'] as const;
+export type RadiusOtpMode = (typeof radiusOtpModes)[number];
+/** Who may sign in through a RADIUS client: every user of the company, or those of chosen departments. */
+export const radiusAccessModes = ['all', 'restricted'] as const;
+export type RadiusAccessMode = (typeof radiusAccessModes)[number];
+export const radiusLimits = {
+  nameMax: 50,
+  sourceMax: 64,
+  clientsPerCompany: 200,
+  departmentsMax: 100,
+} as const;
+
+/** Certificate authority (spec §1, §3 Certificate, §5 key strengths). */
+export const keyAlgorithms = ['rsa', 'ecc', 'sm2'] as const;
+export type KeyAlgorithm = (typeof keyAlgorithms)[number];
+export const keyStrengths = {
+  rsa: ['2048', '3072', '4096'],
+  ecc: ['P-256', 'P-384', 'P-521'],
+  sm2: ['SMP256'],
+} as const satisfies Record<KeyAlgorithm, readonly string[]>;
+export type KeyStrength = (typeof keyStrengths)[KeyAlgorithm][number];
+/** Spec §5: SM2 defaults to SMP256; the first strength of each algorithm is its default. */
+export const defaultKeyStrength = { rsa: '2048', ecc: 'P-256', sm2: 'SMP256' } as const satisfies Record<
+  KeyAlgorithm,
+  KeyStrength
+>;
+export const caLimits = {
+  nameMax: 64,
+  subjectFieldMax: 64,
+  caValidityYears: { min: 1, max: 30, default: 10 },
+  certificateValidityDays: { min: 1, max: 3650, default: 365 },
+  /** A CA file (PEM or PKCS#12) or a CSR. */
+  fileBytes: 64 * 1024,
+  csrChars: 16 * 1024,
+  passwordMax: 128,
+  casPerCompany: 20,
+} as const;
+/** Spec §5: the CA file is a certificate with its key, as PEM or PKCS#12. */
+export const caFileTypes = [
+  'application/x-pem-file',
+  'application/x-pkcs12',
+  'application/pkcs12',
+  'application/octet-stream',
+  'text/plain',
+] as const;
+/** RFC 5280 CRLReason values that a revocation may give. */
+export const revocationReasons = [
+  'unspecified',
+  'keyCompromise',
+  'caCompromise',
+  'affiliationChanged',
+  'superseded',
+  'cessationOfOperation',
+] as const;
+export type RevocationReason = (typeof revocationReasons)[number];
+export const certificateStatuses = ['valid', 'revoked', 'expired'] as const;
+export type CertificateStatus = (typeof certificateStatuses)[number];

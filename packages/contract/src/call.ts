@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import type { ConsoleAccess } from './constants.ts';
+import type { ErrorReason } from './errors.ts';
 
 /** A multipart upload: the form field of the file, its size limit and the accepted types. */
 export interface CallUpload {
   field: string;
   maxBytes: number;
   types: readonly string[];
+  /** The reason answered when no file comes (default `upload.missing_file`). */
+  missingReason?: ErrorReason;
 }
 
 /**

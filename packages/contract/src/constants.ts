@@ -81,7 +81,12 @@ export const safetyLimits = {
   lockoutFailures: { min: 3, max: 20 },
   lockoutMinutes: { min: 1, max: 1440 },
 } as const;
-/** MFA (spec §3 MFA types). This platform builds fido2, otp and otp_sm3; the UKEY and soft-lock kinds come with the CA. */
+/**
+ * MFA (spec §3 MFA types). The UKEY and soft-lock kinds sign a single-use challenge with a key
+ * bound to the person (a public key, a key's KeyId with its public key, a certificate of the
+ * company's CA, or a soft-lock container's key). A policy offers only the kinds people can bind
+ * and answer today: fido2, otp and otp_sm3.
+ */
 export const mfaTypes = [
   'fido2',
   'otp',
@@ -93,6 +98,19 @@ export const mfaTypes = [
 ] as const;
 export type MfaType = (typeof mfaTypes)[number];
 export const availableMfaTypes: readonly MfaType[] = ['fido2', 'otp', 'otp_sm3'];
+/** The kinds whose factor signs a challenge (UKEY and soft lock). */
+export const signatureMfaTypes = ['ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'] as const;
+export type SignatureMfaType = (typeof signatureMfaTypes)[number];
+/** A signature challenge is single use and lives this long. */
+export const SIGNATURE_CHALLENGE_SECONDS = 60;
+export const signatureFactorLimits = {
+  nameMax: 50,
+  /** A UKEY's KeyId (its serial) or a soft-lock container id. */
+  keyIdMax: 64,
+  /** A public key or certificate in PEM. */
+  pemMax: 16 * 1024,
+  signatureMax: 2048,
+} as const;
 /** When a second factor is asked for: never, when the person has one, always, or for administrators. */
 export const mfaModes = ['off', 'optional', 'required', 'admins'] as const;
 export type MfaMode = (typeof mfaModes)[number];

@@ -70,6 +70,13 @@ export {
   type ScanButton,
   scanButtons,
 } from './scan-pages.ts';
+export {
+  renderSignatureBindPage,
+  type SignatureBindPageInput,
+  type SignatureFactorView,
+  type SignatureFormInput,
+  signatureForm,
+} from './signature-pages.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
 export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

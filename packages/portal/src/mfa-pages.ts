@@ -3,6 +3,7 @@ import { html } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import { type SignatureFactorView, signatureForm } from './signature-pages.ts';
 
 /** Second-factor pages of the sign-in pipeline (bind_factor and second_factor steps). */
 
@@ -135,6 +136,8 @@ export interface SecondFactorPageInput {
   error?: string;
   /** The person has a passkey of an allowed kind: assertion options (JSON) for the passkey form. */
   passkey?: { options: string };
+  /** The person has UKEY or soft-lock factors of allowed kinds: a fresh challenge for them to sign. */
+  signature?: { challenge: string; factors: SignatureFactorView[] };
 }
 
 export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPageInput): string {
@@ -163,14 +166,24 @@ export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPage
 <button type="submit" class="secondary">${t.useRecoverySubmit}</button>
 </form>
 </details>`;
-  const codeFactors = input.factors.filter((f) => f.type !== 'fido2');
-  if (input.passkey && !codeFactors.length) {
+  const codeFactors = input.factors.filter((f) => f.type === 'otp' || f.type === 'otp_sm3');
+  const signature = input.signature?.factors.length
+    ? signatureForm(ctx, {
+        action: input.action,
+        csrfToken: input.csrfToken,
+        challenge: input.signature.challenge,
+        factors: input.signature.factors,
+        buttonClass: input.passkey ? 'secondary' : 'primary',
+      })
+    : '';
+  if ((input.passkey || signature) && !codeFactors.length) {
     return layout(
       ctx,
       t.challengeTitle,
       html`<h1>${t.challengeTitle}</h1>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 ${passkey}
+${signature}
 ${recovery}
 ${abort}`,
     );
@@ -191,6 +204,7 @@ ${abort}`,
     html`<h1>${t.challengeTitle}</h1>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 ${passkey}
+${signature}
 <p class="muted">${interpolate(t.challengeIntro, { username: input.username })}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -204,7 +218,7 @@ ${
 }
 <label for="code">${t.code}</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
-<button type="submit" class="${input.passkey ? 'secondary' : 'primary'}">${t.verify}</button>
+<button type="submit" class="${input.passkey || signature ? 'secondary' : 'primary'}">${t.verify}</button>
 </form>
 ${recovery}
 ${abort}`,

@@ -11,6 +11,7 @@ import { appRoutes } from './modules/app/app.routes.ts';
 import { createAppService } from './modules/app/app.service.ts';
 import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
 import { createBrandService } from './modules/brand/brand.service.ts';
+import { installCa } from './modules/ca/ca.install.ts';
 import type { CompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
@@ -39,6 +40,7 @@ import { createMfaService } from './modules/mfa/mfa.service.ts';
 import type { OidcInstall } from './modules/oidc/oidc.install.ts';
 import type { Metrics } from './modules/ops/metrics.ts';
 import type { Permissions } from './modules/permission/permission.install.ts';
+import { createRadius } from './modules/radius/radius.install.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
 import type { Saml } from './modules/saml/saml.install.ts';
@@ -160,6 +162,17 @@ export async function createServices(context: {
     concurrency: config.importConcurrency,
   });
   const brand = createBrandService({ db });
+  const radius = createRadius({
+    database,
+    sealer,
+    jobs,
+    log: app.log,
+    config: config.radius,
+    rejectDelayMs: options.radiusRejectDelayMs,
+    accounts,
+    signIn,
+    mfa,
+  });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
@@ -182,6 +195,7 @@ export async function createServices(context: {
     exchange,
     userImport,
     brand,
+    radius,
   };
 }
 
@@ -228,4 +242,6 @@ export function bindCalls(
   identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
   consoleRoleRoutes(bind, createConsoleRoleService({ db }));
   context.permissions.routes(bind);
+  services.radius.routes(bind);
+  installCa(app, bind, { db, sealer, publicUrl: config.publicUrl });
 }

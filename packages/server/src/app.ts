@@ -23,6 +23,7 @@ import type { AccountSignOut } from './modules/oidc/sign-out.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
 import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { installPermissions } from './modules/permission/permission.install.ts';
+import type { RunningRadius } from './modules/radius/radius.install.ts';
 import { createSaml } from './modules/saml/saml.install.ts';
 import { purgeSamlState } from './modules/saml/saml.repo.ts';
 import { consoleClients } from './modules/session/console-clients.ts';
@@ -47,6 +48,7 @@ export interface AppOptions {
         | 'syslogAllowLocalTargets'
         | 'scanProviders'
         | 'outboundNetworks'
+        | 'radius'
       >
     >;
   database: DatabaseHandle;
@@ -65,6 +67,8 @@ export interface AppOptions {
   jobs?: { run?: boolean; pollMs?: number; backoff?: { baseMs: number; maxMs: number } };
   /** How long a directory may take to answer one operation (tests shorten the 10 s). */
   directoryTimeoutMs?: number;
+  /** How long RADIUS rejects wait (ms; default 1000, as FreeRADIUS's reject_delay). */
+  radiusRejectDelayMs?: number;
 }
 
 export interface TesseraApp {
@@ -81,6 +85,8 @@ export interface TesseraApp {
    * tells their applications by back-channel logout.
    */
   signOutAccountEverywhere: AccountSignOut['signOutAccountEverywhere'];
+  /** The RADIUS server when it is on: its UDP port; reloading its clients and writing its counters now (they also happen by themselves). */
+  radius: RunningRadius | null;
   close(): Promise<void>;
 }
 
@@ -209,13 +215,16 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
 
   await app.ready();
   if (options.jobs?.run !== false) await jobs.start();
+  const radius = await services.radius.start();
   return {
     app,
     provider: oidc.provider,
     reloadKeys: oidc.reloadKeys,
     jobs,
+    radius,
     async close() {
       await jobs.close();
+      await services.radius.close();
       services.mailer.close();
       await oidc.close();
       await permissions.close();

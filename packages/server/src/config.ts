@@ -1,5 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
-import { consoleSessionDefaults, QUANTITY_MAX, type QuantityModule } from '@tessera/contract';
+import {
+  consoleSessionDefaults,
+  QUANTITY_MAX,
+  type QuantityModule,
+  RADIUS_DEFAULT_PORT,
+} from '@tessera/contract';
 import { type OutboundNetworks, parseNetworkList, parseOutboundNetworks } from './lib/outbound-address.ts';
 import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -44,6 +49,8 @@ export interface Config {
   scanProviders: ProviderUrls;
   /** The bearer token that /metrics asks for; undefined: no metrics are served. */
   metricsToken: string | undefined;
+  /** The RADIUS server: its UDP port (null: off) and address. */
+  radius: { port: number | null; host: string };
 }
 
 /** The Exchange agent (modules/exchange). */
@@ -250,6 +257,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (metricsToken !== undefined && !/^[\x21-\x7e]{24,200}$/.test(metricsToken)) {
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
   }
+  const radius = radiusConfig(env, host);
 
   return {
     port,
@@ -271,7 +279,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     syslogAllowLocalTargets: allowLocal === 'true',
     scanProviders,
     metricsToken,
+    radius,
   };
+}
+
+/** TESSERA_RADIUS_PORT (default 1812, or `off`) and TESSERA_RADIUS_HOST (default: HOST). */
+function radiusConfig(env: Env, host: string): Config['radius'] {
+  const raw = env.TESSERA_RADIUS_PORT?.trim() || String(RADIUS_DEFAULT_PORT);
+  if (raw.toLowerCase() !== 'off' && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65_535))
+    throw new ConfigError(
+      `TESSERA_RADIUS_PORT must be a whole number from 1 to 65535, or "off" (got "${raw}")`,
+    );
+  const port = raw.toLowerCase() === 'off' ? null : Number(raw);
+  const radiusHost = env.TESSERA_RADIUS_HOST?.trim() || host;
+  if (!/^[A-Za-z0-9.:-]+$/.test(radiusHost))
+    throw new ConfigError(`TESSERA_RADIUS_HOST must be a host name or IP address (got "${radiusHost}")`);
+  return { port, host: radiusHost };
 }
 
 /** `TESSERA_TRUSTED_PROXIES`: a hop count (1-10), or IP addresses and CIDR ranges separated by commas. */

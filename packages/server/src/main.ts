@@ -33,6 +33,9 @@ async function main() {
     `  Console:            ${config.publicUrl}/dev/`,
     `  Platform console:   ${config.publicUrl}/admin/`,
     `  API reference:      ${config.publicUrl}/api/docs`,
+    tessera.radius
+      ? `  RADIUS:             udp ${config.radius.host}:${tessera.radius.port}`
+      : '  RADIUS:             off (TESSERA_RADIUS_PORT=off)',
   ];
   if (bootstrap.created) {
     lines.push(

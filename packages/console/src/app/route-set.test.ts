@@ -197,7 +197,9 @@ describe('route table (spec §2)', () => {
       'roleDetail',
       'generalSafety',
       'mfa',
+      'radius',
       'device',
+      'ca',
       'exchange',
       'deviceManage',
       'deviceManageDetail',
@@ -291,11 +293,8 @@ describe('redirects and unknown paths', () => {
     for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('reduced', `/safety-management/${name}`), name).toBe('→ /404');
     }
-    for (const name of ['radius', 'ca']) {
-      expect(landing('full', `/safety-management/${name}`), name).toBe('→ /404');
-    }
-    // Issue 18: the device screens are built (full set only).
-    for (const name of ['device', 'exchange', 'deviceManage', 'deviceManageDetail']) {
+    // The safety screens of the full set are built.
+    for (const name of ['radius', 'device', 'ca', 'exchange', 'deviceManage', 'deviceManageDetail']) {
       expect(landing('full', `/safety-management/${name}`), name).toBe(name);
     }
     expect(landing('full', '/setting/admin')).toBe('→ /404');
@@ -326,7 +325,9 @@ describe('menu and breadcrumbs derived from the table', () => {
         children: [
           { key: '/safety-management/general', title: 'route.generalSafety', icon: undefined },
           { key: '/safety-management/mfa', title: 'route.mfa', icon: undefined },
+          { key: '/safety-management/radius', title: 'route.radius', icon: undefined },
           { key: '/safety-management/device', title: 'route.device', icon: undefined },
+          { key: '/safety-management/ca', title: 'route.ca', icon: undefined },
           { key: '/safety-management/exchange', title: 'route.exchange', icon: undefined },
           { key: '/safety-management/deviceManage', title: 'route.deviceManage', icon: undefined },
         ],

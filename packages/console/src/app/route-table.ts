@@ -230,18 +230,21 @@ export const routeTable: readonly RouteNode[] = [
           import('../pages/safety/mfa-safety.page.tsx').then((m) => m.MfaSafetyPage),
         ),
       }),
-      // `device` (spec §2 names it between radius and ca, with no path in its table): the
-      // company's device rules that §3, §5 and §6 describe apart from the device list of
-      // deviceManage: device password digits and rotation, and the registration token. The
-      // agent itself, the user device limit and the new-user default permission on device
-      // management are on `exchange`. Full set only, as all device management is (§2).
       screen({
         name: 'radius',
         path: '/safety-management/radius',
         title: 'route.radius',
         access: 'security',
         fullOnly: true,
+        screen: withPhrases(['radius', 'apps'], () =>
+          import('../pages/radius/radius.page.tsx').then((m) => m.RadiusPage),
+        ),
       }),
+      // `device` (spec §2 names it between radius and ca, with no path in its table): the
+      // company's device rules that §3, §5 and §6 describe apart from the device list of
+      // deviceManage: device password digits and rotation, and the registration token. The
+      // agent itself, the user device limit and the new-user default permission on device
+      // management are on `exchange`. Full set only, as all device management is (§2).
       screen({
         name: 'device',
         path: '/safety-management/device',
@@ -258,6 +261,7 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.ca',
         access: 'security',
         fullOnly: true,
+        screen: withPhrases(['ca', 'apps'], () => import('../pages/ca/ca.page.tsx').then((m) => m.CaPage)),
       }),
       screen({
         name: 'exchange',

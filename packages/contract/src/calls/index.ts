@@ -1,6 +1,7 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as brand from './brand.ts';
+import * as ca from './ca.ts';
 import * as company from './company.ts';
 import * as consoleRole from './console-role.ts';
 import * as dashboard from './dashboard.ts';
@@ -13,6 +14,7 @@ import * as license from './license.ts';
 import * as log from './log.ts';
 import * as permission from './permission.ts';
 import * as quota from './quota.ts';
+import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as saml from './saml.ts';
 import * as session from './session.ts';
@@ -22,6 +24,7 @@ import * as user from './user.ts';
 export {
   app,
   brand,
+  ca,
   company,
   consoleRole,
   dashboard,
@@ -34,6 +37,7 @@ export {
   log,
   permission,
   quota,
+  radius,
   safety,
   saml,
   session,
@@ -199,6 +203,21 @@ export const allCalls = [
   saml.prepareSamlKey,
   saml.activateSamlKey,
   saml.discardSamlKey,
+  // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
+  radius.listRadiusClients,
+  radius.createRadiusClient,
+  radius.updateRadiusClient,
+  radius.resetRadiusSecret,
+  radius.deleteRadiusClient,
+  ca.listCas,
+  ca.createCa,
+  ca.importCa,
+  ca.caDetail,
+  ca.deleteCa,
+  ca.listCertificates,
+  ca.issueCertificate,
+  ca.certificateDetail,
+  ca.revokeCertificate,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

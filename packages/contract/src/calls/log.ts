@@ -63,6 +63,8 @@ export const signInLogRow = z.object({
   browser: z.string().nullable(),
   os: z.string().nullable(),
   marks: z.array(z.enum(signInMarks)),
+  /** A RADIUS sign-in: the NAS-IP-Address and Calling-Station-Id its request carried. */
+  nas: z.object({ ip: z.string().nullable(), callingStationId: z.string().nullable() }).nullable(),
 });
 
 export const adminLogRow = z.object({

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { defineCall, emptyRequest, entityId } from '../call.ts';
-import { loginMethods, mfaModes, mfaTypes, passwordClasses, safetyLimits } from '../constants.ts';
+import {
+  loginMethods,
+  mfaModes,
+  mfaTypes,
+  passwordClasses,
+  safetyLimits,
+  signatureFactorLimits,
+  signatureMfaTypes,
+} from '../constants.ts';
 
 /**
  * Safety of a company (spec §2 safety routes, §3 Security and MFA types, §4 MFA factor states,
@@ -137,4 +145,38 @@ export const deleteUserMfaFactor = defineCall({
   access: { groups: ['user'], level: 'manage', ability: 'resetCredentials' },
   request: z.object({ userId: id, factorId: id.optional() }),
   response: z.object({ removed: z.number().int() }),
+});
+
+/**
+ * What binds a UKEY or soft-lock factor: its kind, a name, and the key it signs with: a public
+ * key (PEM; for `ukey_keyid` with the key's KeyId, for `soft_lock` with the container id), or
+ * for `ukey_cert` a certificate of the company's CAs (PEM, or one issued here by its id).
+ */
+export const signatureFactorInput = {
+  type: z.enum(signatureMfaTypes, { error: 'mfa.type_invalid' }),
+  name: z.string().trim().max(signatureFactorLimits.nameMax, { error: 'mfa.name_too_long' }).default(''),
+  keyId: z.string().trim().max(signatureFactorLimits.keyIdMax, { error: 'mfa.key_id_invalid' }).optional(),
+  publicKey: z
+    .string()
+    .trim()
+    .max(signatureFactorLimits.pemMax, { error: 'mfa.public_key_invalid' })
+    .optional(),
+  certificate: z
+    .string()
+    .trim()
+    .max(signatureFactorLimits.pemMax, { error: 'mfa.certificate_invalid' })
+    .optional(),
+  certificateId: id.optional(),
+};
+
+export const bindUserSignatureFactor = defineCall({
+  path: '/api/v1/manage/mfa/admin/user/bind',
+  summary:
+    'Bind a UKEY (KeyId, public key or certificate) or soft-lock factor to a user; the key proves itself at its first use',
+  tag: 'Safety',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['user'], level: 'manage' },
+  request: z.object({ userId: id, ...signatureFactorInput }),
+  response: mfaFactor,
 });

@@ -21,6 +21,7 @@ import { m19 } from './migrations/19-saml-applications.ts';
 import { m20 } from './migrations/20-exchange-agent-and-devices.ts';
 import { m21 } from './migrations/21-sign-in-counts.ts';
 import { m22 } from './migrations/22-exchange-agent-notices.ts';
+import { m23 } from './migrations/23-radius-certificate-authorities-and-signature-factors.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -53,6 +54,7 @@ export const migrations: Migration[] = [
   m20,
   m21,
   m22,
+  m23,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

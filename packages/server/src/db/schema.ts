@@ -1,17 +1,21 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AppTables } from './schema-app.ts';
+import type { CaTables } from './schema-ca.ts';
 import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
 import type { ExchangeTables } from './schema-exchange.ts';
 import type { IdentitySourceTables } from './schema-identity-source.ts';
 import type { LogTables } from './schema-log.ts';
 import type { PermissionTables } from './schema-permission.ts';
+import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
 
 export type * from './schema-app.ts';
+export type * from './schema-ca.ts';
 export type * from './schema-exchange.ts';
 export type * from './schema-identity-source.ts';
 export type * from './schema-log.ts';
 export type * from './schema-permission.ts';
+export type * from './schema-radius.ts';
 
 export interface AccountsTable {
   id: string;
@@ -69,6 +73,13 @@ export interface MfaFactorsTable {
   public_key: Buffer | null;
   sign_count: ColumnType<number | null, number | null | undefined, number | null>;
   transports: ColumnType<unknown | null, string | null | undefined, string | null>;
+  /** Signature factors: a UKEY's KeyId or a soft lock's container id. */
+  key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Signature factors: the key's algorithm and strength (public_key holds its SubjectPublicKeyInfo). */
+  key_algorithm: ColumnType<string | null, string | null | undefined, string | null>;
+  key_strength: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ukey_cert: the issued certificate, checked (valid, not revoked) at every use. */
+  certificate_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   bound_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
@@ -85,6 +96,17 @@ export interface MfaRecoveryCodesTable {
 export interface WebauthnChallengesTable {
   challenge: string;
   purpose: 'register' | 'second_factor' | 'first_factor';
+  subject: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+/** A single-use challenge that a UKEY or soft-lock key signs (hashed). */
+export interface SignatureChallengesTable {
+  challenge_hash: string;
+  account_id: string;
+  purpose: 'bind' | 'second_factor';
+  /** The portal session (bind) or the OIDC interaction (second factor) it belongs to. */
   subject: string;
   expires_at: Date;
   created_at: Generated<Date>;
@@ -217,6 +239,9 @@ export interface LoginEventsTable {
   os: ColumnType<string | null, string | null | undefined, string | null>;
   /** `new_country`, `impossible_travel` (successful sign-ins only). */
   marks: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** A RADIUS request's NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id (modules/radius). */
+  nas_ip: ColumnType<string | null, string | null | undefined, string | null>;
+  calling_station_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -348,7 +373,9 @@ export interface Database
     LogTables,
     PermissionTables,
     IdentitySourceTables,
-    ExchangeTables {
+    ExchangeTables,
+    RadiusTables,
+    CaTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;
@@ -376,6 +403,7 @@ export interface Database
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
+  signature_challenges: SignatureChallengesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

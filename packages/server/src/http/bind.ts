@@ -101,7 +101,7 @@ async function readUpload(
       throw new AppError('upload.too_large', { limit: `${upload.maxBytes / 1024 / 1024} MiB` });
     file = { bytes, filename: part.filename, declaredType: part.mimetype };
   }
-  if (!file || file.bytes.length === 0) throw new AppError('upload.missing_file');
+  if (!file || file.bytes.length === 0) throw new AppError(upload.missingReason ?? 'upload.missing_file');
   return { file, fields };
 }
 

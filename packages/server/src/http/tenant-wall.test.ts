@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
+import { pkiWall } from './tenant-wall.pki.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -286,6 +287,18 @@ beforeAll(async () => {
   bExchangeBefore = await exchange.stateOfB();
 });
 
+// ---- RADIUS and certificate authorities (modules/radius, modules/ca): B's client, CA and certificate.
+const pki = pkiWall(
+  () => ctx,
+  () => b,
+  () => bMemberId,
+);
+let bPkiBefore: string;
+beforeAll(async () => {
+  await pki.setUp();
+  bPkiBefore = await pki.stateOfB();
+});
+
 // ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
 // probes; B's syslog and brand settings must stay as they were (unset).
 beforeAll(async () => {
@@ -495,6 +508,7 @@ const samlProbes: Record<string, () => unknown> = {
 /** What B has that must never leak. */
 const secretsOfB = () => [
   ...exchange.secrets(),
+  ...pki.secrets(),
   b.companyId,
   'Beta Secret Holdings',
   'beta-staff',
@@ -558,6 +572,7 @@ const probes: Record<string, () => unknown> = {
   ...safetyProbes,
   ...appProbes,
   ...exchange.probes,
+  ...pki.probes,
   ...logProbes,
   ...sources.probes,
   ...permissionProbes,
@@ -673,6 +688,10 @@ describe('tenant wall', () => {
 
   it("leaves B's devices, Exchange settings and device permissions as they were", async () => {
     expect(await exchange.stateOfB()).toBe(bExchangeBefore);
+  });
+
+  it("leaves B's RADIUS clients, certificate authorities and certificates as they were", async () => {
+    expect(await pki.stateOfB()).toBe(bPkiBefore);
   });
 
   it("leaves B's syslog, brand and log settings unset", async () => {

@@ -112,6 +112,8 @@ export async function startTestApp(
     exchange?: Partial<ExchangeConfig>;
     /** Serves /metrics for this bearer token. */
     metricsToken?: string;
+    /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
+    radius?: boolean;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase();
@@ -133,7 +135,9 @@ export async function startTestApp(
       syslogAllowLocalTargets: true,
       scanProviders: options.scanProviders,
       metricsToken: options.metricsToken,
+      radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,
     },
+    radiusRejectDelayMs: 0,
     jobs: options.jobs,
     directoryTimeoutMs: options.directoryTimeoutMs,
     database,

@@ -1,12 +1,14 @@
 import { about } from './about.ts';
 import { apps } from './apps.ts';
 import { brand } from './brand.ts';
+import { ca } from './ca.ts';
 import { dashboardPanels } from './dashboard-panels.ts';
 import { devices } from './devices.ts';
 import { license } from './license.ts';
 import { log } from './log.ts';
 import { org } from './org.ts';
 import { permission } from './permission.ts';
+import { radius } from './radius.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
 import { enShell } from './shell.ts';
@@ -21,12 +23,14 @@ export const en = {
   about,
   apps,
   brand,
+  ca,
   dashboardPanels,
   devices,
   license,
   log,
   org,
   permission,
+  radius,
   safety,
   settings,
   sources,

@@ -1,22 +1,29 @@
 import { CheckOutlined, CopyOutlined } from '@ant-design/icons';
 import { Alert, Button, Flex, Modal, Typography } from 'antd';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 /**
  * Shows a secret the server answers only once (a client secret, a programmatic access account's
- * secret), with a copy button and the warning that it is not shown again. It closes only by its
- * button: a stray click outside or Escape does not lose the secret.
+ * secret, a RADIUS client's shared secret, a PKCS#12 file's password), with a copy button and the
+ * warning that it is not shown again. It closes only by its button: a stray click outside or
+ * Escape does not lose the secret.
  */
 export function SecretOnceModal({
   title,
   secret,
   clientId,
+  label,
+  children,
   onClose,
 }: {
   title: string;
   secret: string;
   clientId?: string;
+  /** What the secret is (default: "Secret"). */
+  label?: string;
+  /** Shown under the secret (a download of what the secret opens). */
+  children?: ReactNode;
   onClose(): void;
 }) {
   const { t } = useTranslation();
@@ -61,7 +68,7 @@ export function SecretOnceModal({
           </div>
         ) : null}
         <div>
-          <Typography.Text type="secondary">{t('apps.secret.secret')}</Typography.Text>
+          <Typography.Text type="secondary">{label ?? t('apps.secret.secret')}</Typography.Text>
           <Flex gap={8} align="center" wrap={false}>
             <Typography.Text
               code
@@ -75,6 +82,7 @@ export function SecretOnceModal({
             </Button>
           </Flex>
         </div>
+        {children}
       </Flex>
     </Modal>
   );

@@ -1,4 +1,4 @@
-import { type SignInMark, signInMarks } from '@tessera/contract/constants';
+import { RADIUS_LOG_CLIENT_PREFIX, type SignInMark, signInMarks } from '@tessera/contract/constants';
 import { Flex, Tag, Tooltip, Typography } from 'antd';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -61,7 +61,13 @@ export function SignInLog() {
       title: t('log.column.application'),
       minScreen: 'md',
       render: (row) =>
-        row.appName ?? <Typography.Text type="secondary">{t('log.consoleClient')}</Typography.Text>,
+        row.appName ?? (
+          <Typography.Text type="secondary">
+            {row.clientId?.startsWith(RADIUS_LOG_CLIENT_PREFIX)
+              ? t('log.radiusClient')
+              : t('log.consoleClient')}
+          </Typography.Text>
+        ),
     },
     {
       key: 'result',
@@ -99,7 +105,19 @@ export function SignInLog() {
       key: 'device',
       title: t('log.column.device'),
       minScreen: 'lg',
-      render: (row) => [row.browser, row.os].filter(Boolean).join(' / ') || '—',
+      render: (row) =>
+        row.nas ? (
+          <span data-testid="sign-in-nas">
+            {[
+              row.nas.ip && t('log.nasIp', { ip: row.nas.ip }),
+              row.nas.callingStationId && t('log.callingStation', { id: row.nas.callingStationId }),
+            ]
+              .filter(Boolean)
+              .join(' · ')}
+          </span>
+        ) : (
+          [row.browser, row.os].filter(Boolean).join(' / ') || '—'
+        ),
     },
   ];
 

@@ -1,7 +1,8 @@
 import type { ApiRequest, DownloadPath } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 
-function save(blob: Blob, filename: string) {
+/** Saves a file the page has in hand under this name (the browser's download). */
+export function saveBlob(blob: Blob, filename: string) {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -25,7 +26,7 @@ export function useDownload() {
         path,
         body,
       );
-      save(file.blob, file.filename ?? fallbackName);
+      saveBlob(file.blob, file.filename ?? fallbackName);
       return true;
     } catch {
       // Already shown by the HTTP client.

@@ -101,6 +101,8 @@ export const signInColumns = [
   'e.browser',
   'e.os',
   'e.marks',
+  'e.nas_ip',
+  'e.calling_station_id',
 ] as const;
 
 export function findSignIns(

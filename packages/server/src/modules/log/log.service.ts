@@ -56,6 +56,10 @@ export const toSignInRow = (row: repo.SignInRow, lang: Language) => ({
   browser: row.browser,
   os: row.os,
   marks: knownMarks(row.marks),
+  nas:
+    row.nas_ip || row.calling_station_id
+      ? { ip: row.nas_ip, callingStationId: row.calling_station_id }
+      : null,
 });
 
 const toAdminRow = (row: repo.AdminRow) => ({

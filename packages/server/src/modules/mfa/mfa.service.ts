@@ -1,4 +1,4 @@
-import { consoleMemberRoles, type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
+import { type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
 import QRCode from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
@@ -10,42 +10,24 @@ import { base32Encode, newTotpSecret, otpauthUri, verifyTotp } from '../../lib/o
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
 import { type AccountSignOut, withSignOut } from '../oidc/sign-out.ts';
-import { getSafetySettings } from '../safety/safety.repo.ts';
-import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import { insertLoginEvent, type LoginEvent } from '../signin/login-events.repo.ts';
 import { assertFullyManaged, assertMayActOn, roleIn } from '../user/user-authority.ts';
 import * as repo from './mfa.repo.ts';
+import {
+  createMfaRequirements,
+  isOtpType,
+  type MfaLockout,
+  type MfaRequirement,
+  OTP_TYPES,
+  type OtpType,
+} from './mfa-requirement.ts';
 
-/** The kinds this server can bind and check today (FIDO2 joins with its own ceremony). */
-export const OTP_TYPES = ['otp', 'otp_sm3'] as const satisfies readonly MfaType[];
-export type OtpType = (typeof OTP_TYPES)[number];
-const isOtpType = (type: string): type is OtpType => (OTP_TYPES as readonly string[]).includes(type);
+export type { MfaLockout, MfaRequirement, OtpType };
+export { OTP_TYPES };
 
 const SEED_PURPOSE = 'mfa-otp-seed';
 const RECOVERY_PURPOSE = 'mfa-recovery-code';
 const ISSUER = 'Tessera';
-/** Roles that mode `admins` asks a second factor of: everyone who reaches the console. */
-const ADMIN_ROLES = new Set<string>(consoleMemberRoles);
-
-export interface MfaLockout {
-  maxFailures: number;
-  lockMinutes: number;
-}
-
-/**
- * What the policies of a person's companies ask of them at sign-in. A session reaches every
- * company the person belongs to, so the strictest applies: `required` when any company
- * requires it of them (mode required, or mode admins and they administer that company),
- * `optional` when any company has MFA on at all (then a person with a bound factor is asked),
- * else `off`. `types` are the kinds allowed (by every requiring company when they agree, else
- * by any of them) that this server can check; `lockout` is the strictest of those companies.
- */
-export interface MfaRequirement {
-  mode: 'required' | 'optional' | 'off';
-  types: OtpType[];
-  lockout: MfaLockout;
-  /** A passkey (FIDO2) is an allowed kind too (fido2.service.ts). */
-  fido2: boolean;
-}
 
 export interface OtpBinding {
   factorId: string;
@@ -57,9 +39,11 @@ export interface OtpBinding {
   qrCode: string;
 }
 
+type SecondFactorVia = 'otp' | 'recovery_code' | 'passkey' | 'signature';
+type SecondFactorFailure = 'mfa_failed' | 'mfa_locked' | 'signature_failed' | 'certificate_invalid';
 export type SecondFactorResult =
-  | { ok: true; via: 'otp' | 'recovery_code' | 'passkey' }
-  | { ok: false; cause: 'mfa_failed' | 'mfa_locked'; lockedUntil: Date | null };
+  | { ok: true; via: SecondFactorVia }
+  | { ok: false; cause: SecondFactorFailure; lockedUntil: Date | null };
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -78,13 +62,6 @@ function sm3OtpauthUri(account: string, secret: Buffer) {
   return `otpauth://totp/${label}?secret=${base32Encode(secret)}&issuer=${ISSUER}&algorithm=SM3&digits=6&period=${DEFAULT_SM3_OTP_PERIOD}`;
 }
 
-function strictest(lockouts: MfaLockout[]): MfaLockout {
-  return {
-    maxFailures: Math.min(...lockouts.map((l) => l.maxFailures)),
-    lockMinutes: Math.max(...lockouts.map((l) => l.lockMinutes)),
-  };
-}
-
 export function createMfaService(deps: {
   db: Db;
   sealer: Sealer;
@@ -96,6 +73,7 @@ export function createMfaService(deps: {
 }) {
   const { db, sealer } = deps;
   const now = deps.now ?? Date.now;
+  const requirements = createMfaRequirements(db);
   const hashRecoveryCode = (code: string) => sealer.hmac(RECOVERY_PURPOSE, normaliseRecoveryCode(code));
   const seedOf = (factor: repo.FactorRow) =>
     Buffer.from(sealer.open(factor.secret_sealed ?? '', `${SEED_PURPOSE}:${factor.id}`), 'base64');
@@ -105,48 +83,6 @@ export function createMfaService(deps: {
     if (!factor.secret_sealed || !isOtpType(factor.type)) return null;
     const seed = seedOf(factor);
     return factor.type === 'otp' ? verifyTotp(seed, code, now()) : verifySm3Otp(seed, code, now());
-  }
-
-  async function requirementFor(account: Account): Promise<MfaRequirement> {
-    const memberships = await repo.listMemberships(db, account.id);
-    const roles = new Map(memberships.map((m) => [m.company_id, m.role as string]));
-    if (account.home_company_id && !roles.has(account.home_company_id))
-      roles.set(account.home_company_id, 'member');
-    const requiring: { types: MfaType[]; lockout: MfaLockout }[] = [];
-    const enabled: { types: MfaType[]; lockout: MfaLockout }[] = [];
-    for (const [companyId, role] of roles) {
-      const { mfa } = await getSafetySettings(db, companyId);
-      if (mfa.mode === 'off') continue;
-      enabled.push(mfa);
-      if (mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role))) requiring.push(mfa);
-    }
-    const checkable = (types: MfaType[]) => OTP_TYPES.filter((t) => types.includes(t));
-    if (requiring.length) {
-      const agreed = checkable(
-        requiring.reduce<MfaType[]>((acc, p) => acc.filter((t) => p.types.includes(t)), [...OTP_TYPES]),
-      );
-      const any = checkable(requiring.flatMap((p) => p.types));
-      // A policy that allows only kinds not built yet (FIDO2) would lock everyone out: OTP stands in.
-      const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
-      // FIDO2 by the same rule: allowed by every requiring company, or by any when they agree on no kind.
-      const allAgreed = requiring.reduce<MfaType[]>(
-        (acc, p) => acc.filter((t) => p.types.includes(t)),
-        [...OTP_TYPES, 'fido2'],
-      );
-      const fido2 = allAgreed.length
-        ? allAgreed.includes('fido2')
-        : requiring.some((p) => p.types.includes('fido2'));
-      return { mode: 'required', types, lockout: strictest(requiring.map((p) => p.lockout)), fido2 };
-    }
-    if (enabled.length) {
-      return {
-        mode: 'optional',
-        types: checkable(enabled.flatMap((p) => p.types)),
-        lockout: strictest(enabled.map((p) => p.lockout)),
-        fido2: enabled.some((p) => p.types.includes('fido2')),
-      };
-    }
-    return { mode: 'off', types: [], lockout: { maxFailures: 5, lockMinutes: 15 }, fido2: false };
   }
 
   /** The account's bound factors of the given kinds. */
@@ -242,7 +178,8 @@ export function createMfaService(deps: {
 
   /**
    * The second factor at sign-in: a code of one of the person's bound factors (of an allowed
-   * kind), or a recovery code. A code is accepted once; wrong ones count towards the MFA lock.
+   * kind; without a factor named, any of them), a recovery code, a passkey assertion or a key's
+   * signature (checked by the caller). A code is accepted once; failures count towards the MFA lock.
    */
   async function verifySecondFactor(
     account: Pick<Account, 'id' | 'username' | 'home_company_id'>,
@@ -252,13 +189,23 @@ export function createMfaService(deps: {
       recoveryCode?: string;
       /** A passkey assertion, checked by the caller (fido2.service.ts): true when it passed. */
       passkey?: () => Promise<boolean>;
+      /** A UKEY or soft-lock signature, checked by the caller (signature-factors.service.ts). */
+      signature?: () => Promise<
+        { ok: true } | { ok: false; cause: 'signature_failed' | 'certificate_invalid' }
+      >;
     },
     requirement: Pick<MfaRequirement, 'types' | 'lockout'>,
-    event: { ip: string | null; userAgent: string | null; clientId: string | null },
+    event: {
+      ip: string | null;
+      userAgent: string | null;
+      clientId: string | null;
+      companyId?: string | null;
+      nas?: LoginEvent['nas'];
+    },
   ): Promise<SecondFactorResult> {
-    const log = (cause: 'mfa_failed' | 'mfa_locked') =>
+    const log = (cause: SecondFactorFailure) =>
       insertLoginEvent(db, {
-        companyId: account.home_company_id,
+        companyId: event.companyId ?? account.home_company_id,
         accountId: account.id,
         identifier: account.username,
         clientId: event.clientId,
@@ -266,6 +213,7 @@ export function createMfaService(deps: {
         userAgent: event.userAgent,
         result: 'failure',
         failureCause: cause,
+        nas: event.nas,
       });
     const locked = async (lockedUntil: Date | null): Promise<SecondFactorResult> => {
       await log('mfa_locked');
@@ -275,18 +223,30 @@ export function createMfaService(deps: {
     if (lock.lockedUntil) return locked(lock.lockedUntil);
 
     let passed = false;
-    let via: 'otp' | 'recovery_code' | 'passkey' = 'otp';
+    let via: SecondFactorVia = 'otp';
+    let failure: SecondFactorFailure = 'mfa_failed';
     if (input.passkey) {
       via = 'passkey';
       passed = await input.passkey();
+    } else if (input.signature) {
+      via = 'signature';
+      const checked = await input.signature();
+      passed = checked.ok;
+      if (!checked.ok) failure = checked.cause;
     } else if (input.recoveryCode?.trim()) {
       via = 'recovery_code';
       passed = await repo.useRecoveryCode(db, account.id, hashRecoveryCode(input.recoveryCode));
-    } else if (input.factorId && input.code) {
-      const factor = await repo.findFactor(db, account.id, input.factorId);
-      if (factor && factor.status === 'bound' && (requirement.types as string[]).includes(factor.type)) {
+    } else if (input.code) {
+      const factors = input.factorId
+        ? [await repo.findFactor(db, account.id, input.factorId)]
+        : await repo.listFactors(db, account.id);
+      for (const factor of factors) {
+        if (factor?.status !== 'bound' || !(requirement.types as string[]).includes(factor.type)) continue;
         const step = verifyCode(factor, input.code);
-        passed = step !== null && (await repo.claimStep(db, factor.id, step));
+        if (step !== null && (await repo.claimStep(db, factor.id, step))) {
+          passed = true;
+          break;
+        }
       }
     }
     if (passed) {
@@ -296,8 +256,8 @@ export function createMfaService(deps: {
     const counted = await repo.recordMfaFailure(db, account.id, requirement.lockout);
     if (!counted) return locked((await repo.findMfaLock(db, account.id)).lockedUntil);
     if (counted.lockedUntil) return locked(counted.lockedUntil);
-    await log('mfa_failed');
-    return { ok: false, cause: 'mfa_failed', lockedUntil: null };
+    await log(failure);
+    return { ok: false, cause: failure, lockedUntil: null };
   }
 
   function toFactor(row: repo.FactorRow) {
@@ -391,7 +351,8 @@ export function createMfaService(deps: {
     repo.replaceRecoveryCodes(trx, accountId, codes.map(hashRecoveryCode));
 
   return {
-    requirementFor,
+    requirementFor: requirements.requirementFor,
+    requirementIn: requirements.requirementIn,
     recoveryCodesForFirstBinding,
     storeRecoveryCodes,
     boundFactors,

@@ -44,6 +44,13 @@ export function failureMessageOf(
     // The scan routes answer these on pages of their own; the password form never does.
     scan_failed: portalPhrases[lang].scan.expired,
     scan_not_linked: portalPhrases[lang].scan.expired,
+    // RADIUS and signature factors answer these elsewhere; the password form never does.
+    radius_not_allowed: t.invalidCredentials,
+    mfa_not_bound: t.invalidCredentials,
+    mfa_unavailable: t.invalidCredentials,
+    challenge_expired: t.invalidCredentials,
+    signature_failed: portalPhrases[lang].mfa.wrongCode,
+    certificate_invalid: portalPhrases[lang].mfa.wrongCode,
   };
   return messages[result.cause];
 }

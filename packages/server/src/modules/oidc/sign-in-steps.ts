@@ -16,6 +16,7 @@ import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
+import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
@@ -270,11 +271,19 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
  * The second factor: asked when the policy requires it, or when it is optional and the person
  * has bound a factor of an allowed kind. A code of one of those factors or a recovery code.
  */
-function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): SignInStep {
-  const { mfa, fido2 } = deps;
-  /** The kinds the person may answer with: the allowed OTP kinds, and passkeys when allowed and built. */
-  const kindsOf = (requirement: Awaited<ReturnType<MfaService['requirementFor']>>) =>
-    requirement.fido2 && fido2 ? [...requirement.types, 'fido2'] : requirement.types;
+function secondFactorStep(deps: {
+  mfa: MfaService;
+  fido2?: Fido2Service;
+  signatures?: SignatureFactors;
+}): SignInStep {
+  const { mfa, fido2, signatures } = deps;
+  /** The kinds the person may answer with: the allowed OTP kinds, passkeys and keys when allowed. */
+  const kindsOf = (requirement: Awaited<ReturnType<MfaService['requirementFor']>>) => [
+    ...requirement.types,
+    ...(requirement.fido2 && fido2 ? ['fido2'] : []),
+    ...(signatures ? requirement.signature : []),
+  ];
+  const signatureSubject = (interactionId: string) => `interaction:${interactionId}`;
   return {
     name: 'second_factor',
     async applies(account, context) {
@@ -298,6 +307,20 @@ function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): Sign
             ),
           }
         : undefined;
+      const keys = factors.filter((f) => (requirement.signature as string[]).includes(f.type));
+      const signature =
+        signatures && view.interactionId && keys.length
+          ? {
+              challenge: (
+                await signatures.newChallenge(
+                  view.account.id,
+                  'second_factor',
+                  signatureSubject(view.interactionId),
+                )
+              ).challenge,
+              factors: keys.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
+            }
+          : undefined;
       return renderSecondFactorPage(page, {
         action: view.action,
         abortAction: view.abortAction,
@@ -306,6 +329,7 @@ function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): Sign
         factors: factors.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
         error: view.error,
         passkey,
+        signature,
       });
     },
     async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested }, form) {
@@ -326,6 +350,22 @@ function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): Sign
               return assertion.ok;
             }
           : undefined;
+      const signature =
+        form.signature !== undefined
+          ? async () =>
+              signatures && interactionId
+                ? signatures.check(
+                    account,
+                    {
+                      factorId: form.signatureFactorId?.slice(0, 64),
+                      challenge: form.challenge,
+                      signature: form.signature,
+                    },
+                    signatureSubject(interactionId),
+                    requirement.signature,
+                  )
+                : ({ ok: false, cause: 'signature_failed' } as const)
+          : undefined;
       const result = await mfa.verifySecondFactor(
         account,
         {
@@ -333,6 +373,7 @@ function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): Sign
           code: form.code?.slice(0, 16),
           recoveryCode: form.recoveryCode?.slice(0, 64),
           passkey,
+          signature,
         },
         requirement,
         { ip, userAgent, clientId },
@@ -344,13 +385,20 @@ function secondFactorStep(deps: { mfa: MfaService; fido2?: Fido2Service }): Sign
         const until = (result.lockedUntil ?? new Date()).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');
         return interpolate(t.locked, { until });
       }
+      if (result.cause === 'signature_failed') return portalPhrases[lang].signature.rejected;
+      if (result.cause === 'certificate_invalid') return portalPhrases[lang].signature.certificateInvalid;
       return t.wrongCode;
     },
   };
 }
 
 /** The steps in the order they run. */
-export function createSignInSteps(deps: { db: Db; mfa: MfaService; fido2?: Fido2Service }): SignInStep[] {
+export function createSignInSteps(deps: {
+  db: Db;
+  mfa: MfaService;
+  fido2?: Fido2Service;
+  signatures?: SignatureFactors;
+}): SignInStep[] {
   return [
     changePasswordStep(deps),
     changePasswordStep(deps, 'password_expired'),

@@ -34,7 +34,18 @@ export type LoginFailureCause =
   | 'source_disabled'
   | 'directory_conflict'
   | 'scan_failed'
-  | 'scan_not_linked';
+  | 'scan_not_linked'
+  // RADIUS (modules/radius): the person may not use the client (not a user of its company, or
+  // not in its departments), has no second factor bound or none usable over RADIUS, or answered
+  // an Access-Challenge whose State had expired or was used.
+  | 'radius_not_allowed'
+  | 'mfa_not_bound'
+  | 'mfa_unavailable'
+  | 'challenge_expired'
+  // UKEY and soft-lock factors (modules/mfa/signature-factors): a signature that does not verify,
+  // or a certificate revoked, expired or not of the company's CAs at the moment of use.
+  | 'signature_failed'
+  | 'certificate_invalid';
 
 /**
  * The Exchange agent's causes (modules/exchange/agent.service.ts): a device registered or
@@ -66,6 +77,8 @@ export interface LoginEvent {
   failureCause: LoginFailureCause | AgentFailureCause | null;
   /** The Exchange device the event is about. */
   deviceId?: string | null;
+  /** A RADIUS request: the NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id it carried. */
+  nas?: { ip: string | null; callingStationId: string | null } | null;
 }
 
 /** What is added to an event when it is written: its place, browser and, for a success, its marks. */
@@ -111,6 +124,8 @@ export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEvent
     browser: details?.browser ?? null,
     os: details?.os ?? null,
     marks: details?.marks ?? null,
+    nas_ip: event.nas?.ip?.slice(0, 64) ?? null,
+    calling_station_id: event.nas?.callingStationId?.slice(0, 253) ?? null,
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {

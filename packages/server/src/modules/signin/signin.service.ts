@@ -25,7 +25,14 @@ export interface SignInAttempt {
   /** The browser's device id, from its signed device cookie (see device-cookie.ts), if it has one. */
   deviceId?: string | null;
   /** Checked once the password is right: a cause refuses the sign-in (for example a client the account may not use). */
-  authorize?: (account: Account) => LoginFailureCause | null;
+  authorize?: (account: Account) => LoginFailureCause | null | Promise<LoginFailureCause | null>;
+  /**
+   * Whose address budget the attempt spends, when it is not `ip`: a RADIUS request comes from
+   * the network device, which speaks for many people, so its calling station is counted instead.
+   */
+  budgetAddress?: string | null;
+  /** A RADIUS request's NAS address and calling station, for the login events. */
+  nas?: LoginEvent['nas'];
 }
 
 export type SignInResult =
@@ -129,7 +136,7 @@ export function createSignInService(deps: {
     const recordStatus = await companyRecordStatus(account, company);
     if (recordStatus === 'locked') return 'account_locked' as const;
     if (account.status === 'disabled' || recordStatus === 'disabled') return 'account_disabled' as const;
-    return attempt.authorize?.(account) ?? null;
+    return (await attempt.authorize?.(account)) ?? null;
   }
 
   async function signInWithPassword(attempt: SignInAttempt): Promise<SignInResult> {
@@ -151,6 +158,7 @@ export function createSignInService(deps: {
       userAgent: attempt.userAgent,
       result,
       failureCause: cause,
+      nas: attempt.nas,
     });
     const log = (...args: Parameters<typeof event>) => insertLoginEvent(db, event(...args));
 
@@ -161,7 +169,7 @@ export function createSignInService(deps: {
 
     const subject = await findAttemptSubject(db, identifier, attempt.deviceId, policy);
     const account = subject.kind === 'unknown' ? undefined : subject.account;
-    const budgets = budgetsOf(subject, attempt.ip, policy);
+    const budgets = budgetsOf(subject, attempt.budgetAddress ?? attempt.ip, policy);
     const begun = await beginAttempt(db, subject, budgets);
     if (begun.lockedUntil) {
       // No password is checked during a lock-out, and the answer is the same for every password.

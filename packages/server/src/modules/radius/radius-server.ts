@@ -1,0 +1,273 @@
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { BlockList, isIPv4 } from 'node:net';
+import type { Language } from '@tessera/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import * as repo from './radius.repo.ts';
+import { SECRET_PURPOSE } from './radius.service.ts';
+import type { KnownClient, RadiusAuthenticator } from './radius-auth.ts';
+import {
+  type Answer,
+  addressOf,
+  attribute,
+  attributeValue,
+  checkMessageAuthenticator,
+  code,
+  decryptPassword,
+  encodeAnswer,
+  parseRequest,
+  type Request,
+  textOf,
+} from './radius-packet.ts';
+
+/**
+ * The RADIUS authentication server (RFC 2865 over UDP). Every instance serves the clients of
+ * every company from the database: it keeps them in memory and reloads them when any instance
+ * announces a change (and every minute regardless).
+ *
+ * A request is answered only when it comes from a known client's address range and carries a
+ * Message-Authenticator made with that client's secret (RFC 3579, required on every request:
+ * Blast-RADIUS, CVE-2024-3596); anything else is dropped, and drops are counted per client.
+ * Clients of different companies may share a range: the secret that verifies the request says
+ * whose it is. Retransmissions (RFC 5080 §2.2.2: same source, identifier and authenticator) get
+ * the answer already sent, or nothing while it is being worked out. Rejects wait a second, as
+ * FreeRADIUS's reject_delay does, so that guessing over RADIUS is slow and timings tell nothing.
+ */
+
+interface CachedClient extends KnownClient {
+  secret: Buffer;
+  range: BlockList;
+  prefix: number;
+}
+
+export interface RadiusServerOptions {
+  database: DatabaseHandle;
+  sealer: Sealer;
+  authenticator: RadiusAuthenticator;
+  log: FastifyBaseLogger;
+  host: string;
+  port: number;
+  /** How long an Access-Reject waits (ms); FreeRADIUS waits 1 s. */
+  rejectDelayMs?: number;
+}
+
+const RELOAD_MS = 60_000;
+const FLUSH_MS = 5_000;
+/** How long an answer is kept for retransmissions (RFC 5080 suggests the client's retry window). */
+const DUPLICATE_MS = 30_000;
+const DUPLICATE_MAX = 20_000;
+/** Clients of different companies sharing one range: at most this many secrets are tried. */
+const MAX_CANDIDATES = 8;
+
+const emptyCounts = (): repo.ClientCounts => ({
+  accepts: 0,
+  rejects: 0,
+  challenges: 0,
+  droppedNoAuthenticator: 0,
+  droppedBadAuthenticator: 0,
+  lastRequestAt: null,
+});
+
+/** A source address as the ranges hold it: IPv4-mapped IPv6 as plain IPv4. */
+const plainAddress = (address: string) =>
+  address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
+
+export function createRadiusServer(options: RadiusServerOptions) {
+  const { database, sealer, authenticator, log } = options;
+  const rejectDelay = options.rejectDelayMs ?? 1000;
+  let clients: CachedClient[] = [];
+  const counts = new Map<string, repo.ClientCounts>();
+  const answered = new Map<string, { answer?: Buffer; expires: number }>();
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  let unknownDrops = 0;
+  let lastUnknownWarning = 0;
+  let socket: Socket | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  async function reload() {
+    const rows = await repo.enabledClients(database.db);
+    clients = rows.flatMap((row) => {
+      const [network = '', bits = '0'] = row.source.split('/');
+      const range = new BlockList();
+      const family = isIPv4(network) ? 'ipv4' : 'ipv6';
+      try {
+        range.addSubnet(network, Number(bits), family);
+        const secret = Buffer.from(sealer.open(row.secret_sealed, `${SECRET_PURPOSE}:${row.id}`), 'utf8');
+        return [
+          {
+            id: row.id,
+            companyId: row.company_id,
+            name: row.name,
+            access: row.access,
+            otpMode: row.otp_mode,
+            language: row.default_language as Language,
+            secret,
+            range,
+            prefix: Number(bits) + (family === 'ipv4' ? 96 : 0),
+          },
+        ];
+      } catch (error) {
+        log.error({ err: error, clientId: row.id }, 'a RADIUS client could not be loaded');
+        return [];
+      }
+    });
+    // The most specific range first.
+    clients.sort((a, b) => b.prefix - a.prefix);
+  }
+
+  const count = (clientId: string, field: Exclude<keyof repo.ClientCounts, 'lastRequestAt'>) => {
+    const entry = counts.get(clientId) ?? emptyCounts();
+    entry[field] += 1;
+    entry.lastRequestAt = new Date();
+    counts.set(clientId, entry);
+  };
+
+  async function flush() {
+    const pending = [...counts.entries()];
+    counts.clear();
+    for (const [clientId, entry] of pending) await repo.addCounts(database.db, clientId, entry);
+  }
+
+  function dropUnknown(source: string) {
+    unknownDrops++;
+    const now = Date.now();
+    if (now - lastUnknownWarning > 60_000) {
+      lastUnknownWarning = now;
+      log.warn({ source, dropped: unknownDrops }, 'RADIUS requests from an unknown client dropped');
+    }
+  }
+
+  /** The client whose range holds the source and whose secret made the Message-Authenticator. */
+  function identify(request: Request, source: string): CachedClient | undefined {
+    const family = isIPv4(source) ? 'ipv4' : 'ipv6';
+    const candidates = clients.filter((c) => c.range.check(source, family)).slice(0, MAX_CANDIDATES);
+    const [first] = candidates;
+    if (!first) {
+      dropUnknown(source);
+      return undefined;
+    }
+    let missing = false;
+    for (const client of candidates) {
+      const check = checkMessageAuthenticator(request, client.secret);
+      if (check === 'ok') return client;
+      if (check === 'missing') missing = true;
+    }
+    count(first.id, missing ? 'droppedNoAuthenticator' : 'droppedBadAuthenticator');
+    return undefined;
+  }
+
+  function send(client: CachedClient, request: Request, key: string, remote: RemoteInfo, answer: Answer) {
+    const bytes = encodeAnswer(request, answer, client.secret);
+    answered.set(key, { answer: bytes, expires: Date.now() + DUPLICATE_MS });
+    socket?.send(bytes, remote.port, remote.address);
+  }
+
+  async function handle(message: Buffer, remote: RemoteInfo) {
+    const request = parseRequest(message);
+    if (!request || (request.code !== code.accessRequest && request.code !== code.statusServer)) return;
+    const source = plainAddress(remote.address);
+    const client = identify(request, source);
+    if (!client) return;
+    const key = `${client.id}|${source}|${remote.port}|${request.identifier}|${request.authenticator.toString('hex')}`;
+    const seen = answered.get(key);
+    if (seen && seen.expires > Date.now()) {
+      if (seen.answer) socket?.send(seen.answer, remote.port, remote.address);
+      return;
+    }
+    if (answered.size >= DUPLICATE_MAX)
+      for (const [k, v] of answered)
+        if (v.expires <= Date.now() || answered.size >= DUPLICATE_MAX) answered.delete(k);
+    answered.set(key, { expires: Date.now() + DUPLICATE_MS });
+    // RFC 5997: a Status-Server with a good Message-Authenticator is answered, for health checks.
+    if (request.code === code.statusServer)
+      return send(client, request, key, remote, { code: code.accessAccept });
+    const hasPap = attributeValue(request, attribute.userPassword) !== undefined;
+    const answer = await authenticator.authenticate({
+      client,
+      sourceIp: source,
+      username: textOf(request, attribute.userName),
+      // CHAP and EAP are not offered: such a request is refused like a missing password.
+      password: hasPap ? (decryptPassword(request, client.secret) ?? null) : null,
+      state: attributeValue(request, attribute.state) ?? null,
+      nasIp: addressOf(request),
+      callingStationId: textOf(request, attribute.callingStationId, 128),
+    });
+    count(
+      client.id,
+      answer.code === code.accessAccept
+        ? 'accepts'
+        : answer.code === code.accessReject
+          ? 'rejects'
+          : 'challenges',
+    );
+    if (answer.code !== code.accessReject || rejectDelay <= 0)
+      return send(client, request, key, remote, answer);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      send(client, request, key, remote, answer);
+    }, rejectDelay);
+    timers.add(timer);
+  }
+
+  let reloadTimer: NodeJS.Timeout | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  return {
+    /** Starts listening; answers the port it got (0 asks the system for a free one). */
+    async start(): Promise<number> {
+      await reload();
+      unlisten = await database.listen(repo.RADIUS_CLIENTS_CHANNEL, () => {
+        reload().catch((error) => log.error({ err: error }, 'reloading RADIUS clients failed'));
+      });
+      reloadTimer = setInterval(
+        () => reload().catch((error) => log.warn({ err: error }, 'reloading RADIUS clients failed')),
+        RELOAD_MS,
+      );
+      flushTimer = setInterval(
+        () => flush().catch((error) => log.warn({ err: error }, 'counting RADIUS requests failed')),
+        FLUSH_MS,
+      );
+      reloadTimer.unref();
+      flushTimer.unref();
+      const udp = createSocket({
+        type: isIPv4(options.host) || options.host === 'localhost' ? 'udp4' : 'udp6',
+      });
+      socket = udp;
+      udp.on('message', (message, remote) => {
+        const work = handle(message, remote)
+          .catch((error) => log.error({ err: error }, 'a RADIUS request failed'))
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      });
+      await new Promise<void>((resolve, reject) => {
+        udp.once('error', reject);
+        udp.bind(options.port, options.host, () => {
+          udp.off('error', reject);
+          udp.on('error', (error) => log.error({ err: error }, 'RADIUS socket error'));
+          resolve();
+        });
+      });
+      return udp.address().port;
+    },
+    /** Reloads the clients now (tests; changes reach other instances by NOTIFY). */
+    reload,
+    /** Counts gathered so far are written; tests read them at once. */
+    flush,
+    async close() {
+      clearInterval(reloadTimer);
+      clearInterval(flushTimer);
+      for (const timer of timers) clearTimeout(timer);
+      await unlisten?.();
+      const closing = socket;
+      socket = undefined;
+      await new Promise<void>((resolve) => (closing ? closing.close(() => resolve()) : resolve()));
+      // Requests under way finish (their answers are no longer sent) before the database closes.
+      await Promise.allSettled([...inFlight]);
+      await flush().catch((error) => log.warn({ err: error }, 'counting RADIUS requests failed'));
+    },
+  };
+}
+
+export type RadiusServer = ReturnType<typeof createRadiusServer>;
