@@ -27,6 +27,14 @@ import {
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './ca.repo.ts';
 
+/** The same date and time `years` calendar years later (29 February becomes 28 February). */
+export function addYears(from: Date, years: number): Date {
+  const to = new Date(from);
+  to.setUTCFullYear(from.getUTCFullYear() + years);
+  // 29 February of a year with no such day rolled over into March.
+  if (to.getUTCMonth() !== from.getUTCMonth()) to.setUTCDate(0);
+  return to;
+}
 /**
  * Certificate authorities of a company: created with a new key or imported from a CA file, the
  * key sealed with the master key (and bound to the CA's id), and a CRL per CA published at a
@@ -229,7 +237,7 @@ export function createCaService(deps: { db: Db; sealer: Sealer; publicUrl: strin
         subjectSpki: key.spki,
         serialNumber: newSerialNumber(),
         notBefore: new Date(now - BACKDATE_MS),
-        notAfter: new Date(now + input.validityYears * 365.25 * 86_400_000),
+        notAfter: addYears(new Date(now), input.validityYears),
         profile: 'ca',
         crlUrl: undefined,
       },

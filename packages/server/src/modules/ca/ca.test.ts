@@ -10,6 +10,7 @@ import {
   upload,
 } from '../../test/harness.ts';
 import { hasOpenssl, opensslWorkspace } from '../../test/openssl.ts';
+import { addYears } from './ca.service.ts';
 
 /**
  * Issue 17, certificate authority: CAs of every strength of spec §5, imported CA files (PEM and
@@ -46,6 +47,13 @@ const pemOf = async (caId: string) =>
 /** openssl verify, with SM2's distinguishing id (MACHINE-FACTS) for SM2 certificates. */
 const verify = (sm2: boolean, ...args: string[]) =>
   ws.openssl('verify', ...(sm2 ? ['-vfyopt', 'distid:1234567812345678'] : []), ...args);
+
+describe('CA validity', () => {
+  it('ends at the same date and time, calendar years later', () => {
+    expect(addYears(new Date('2026-11-25T05:25:00Z'), 10).toISOString()).toBe('2036-11-25T05:25:00.000Z');
+    expect(addYears(new Date('2028-02-29T12:00:00Z'), 1).toISOString()).toBe('2029-02-28T12:00:00.000Z');
+  });
+});
 
 describe.skipIf(!hasOpenssl)('certificate authorities', () => {
   const created = new Map<string, Ca>();
