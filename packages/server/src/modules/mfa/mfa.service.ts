@@ -1,5 +1,4 @@
 import { consoleMemberRoles, type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
-import QRCode from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -14,6 +13,12 @@ import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 import { assertFullyManaged, assertMayActOn, roleIn } from '../user/user-authority.ts';
 import * as repo from './mfa.repo.ts';
+
+/** The QR code of an enrolment URI, as SVG; qrcode is loaded on the first enrolment, not at start. */
+async function qrCodeSvg(uri: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  return QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+}
 
 /** The kinds this server can bind and check today (FIDO2 joins with its own ceremony). */
 export const OTP_TYPES = ['otp', 'otp_sm3'] as const satisfies readonly MfaType[];
@@ -174,7 +179,7 @@ export function createMfaService(deps: {
         secretSealed: sealer.seal(seed.toString('base64'), `${SEED_PURPOSE}:${factorId}`),
       });
     });
-    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    const svg = await qrCodeSvg(uri);
     return {
       factorId,
       type,
@@ -194,7 +199,7 @@ export function createMfaService(deps: {
       factor.type === 'otp'
         ? otpauthUri({ issuer: ISSUER, account: account.username.replace(/:/g, '_'), secret: seed })
         : sm3OtpauthUri(account.username, seed);
-    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    const svg = await qrCodeSvg(uri);
     return {
       factorId: factor.id,
       type: factor.type,
