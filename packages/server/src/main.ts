@@ -3,6 +3,7 @@
  * an unsupported Node gets one clear line instead of whatever error the first newer feature
  * would throw.
  */
+import module from 'node:module';
 import { nodeVersionProblem, supportedNodeRange } from './node-version.ts';
 
 const problem = nodeVersionProblem(process.versions.node, supportedNodeRange());
@@ -10,6 +11,11 @@ if (problem) {
   console.error(`Tessera cannot start: ${problem}`);
   process.exit(1);
 }
+
+// From Node 22.1 on, the code compiled while loading the server is kept on disk (in the temporary
+// folder) for the next start, which then loads faster; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// Older Node has no such cache.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const { main } = await import('./start.ts');
 main().catch((error) => {
