@@ -22,8 +22,9 @@ export type Storage = 'pglite' | 'postgres';
 
 /**
  * How the server runs: `compiled` is what `npm start` runs (packages/server/dist, built by
- * `npm run build:server`, checked to be there), `source` runs the TypeScript through tsx as
- * `npm run dev` does. BENCH_SERVER picks one; compiled by default.
+ * `npm run build:server`, checked to be there, with the node flags of the start script),
+ * `source` runs the TypeScript through tsx as `npm run dev` does. BENCH_SERVER picks one;
+ * compiled by default.
  */
 export type ServerBuild = 'compiled' | 'source';
 
@@ -33,19 +34,31 @@ export const serverBuildFromEnv = (): ServerBuild => {
   return value;
 };
 
-const compiledEntry = join(repoRoot, 'packages', 'server', 'dist', 'main.js');
+const compiledEntry = 'packages/server/dist/main.js';
+
+/** The node flags `npm start` gives the compiled server, read from its script in package.json. */
+export function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = new RegExp(`node((?: --[\\w=.-]+)*) ${compiledEntry}`).exec(
+    manifest.scripts.start ?? '',
+  )?.[1];
+  if (flags === undefined) throw new Error(`the start script of package.json does not run ${compiledEntry}`);
+  return flags.split(' ').filter(Boolean);
+}
 
 /** The node arguments that start the server (before any instrumentation is added). */
 export function serverCommand(build: ServerBuild): { entry: string; args: string[] } {
   if (build === 'source') {
     return { entry: 'packages/server/src/main.ts', args: ['--conditions=source', '--import', 'tsx'] };
   }
-  if (!existsSync(compiledEntry)) {
+  if (!existsSync(join(repoRoot, compiledEntry))) {
     throw new Error(
       'packages/server/dist is missing: run "npm run build:server" first (or BENCH_SERVER=source)',
     );
   }
-  return { entry: 'packages/server/dist/main.js', args: ['--enable-source-maps'] };
+  return { entry: compiledEntry, args: startFlags() };
 }
 
 export interface BenchServer {
@@ -199,11 +212,17 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
   const probeArgs = options.probe
     ? ['--expose-gc', '--import', pathToFileURL(join(repoRoot, 'bench', 'lib', 'probe.js')).href]
     : [];
-  const child = spawn(process.execPath, [...profileArgs, ...command.args, ...probeArgs, command.entry], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', log, log],
-  });
+  // BENCH_SERVER_NODE_ARGS: further node flags for the server (space-separated), for experiments.
+  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(
+    process.execPath,
+    [...profileArgs, ...command.args, ...extraArgs, ...probeArgs, command.entry],
+    {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', log, log],
+    },
+  );
   running.add(child);
   let exited = false;
   const exitedPromise = new Promise<void>((done) =>
