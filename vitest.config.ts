@@ -1,9 +1,17 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/** Tests run the workspace packages from their TypeScript sources (the `source` export condition). */
+const fromSource = {
+  resolve: { conditions: ['source', ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
+};
 
 export default defineConfig({
   test: {
     projects: [
       {
+        ...fromSource,
         test: {
           name: 'contract',
           root: 'packages/contract',
@@ -11,6 +19,7 @@ export default defineConfig({
         },
       },
       {
+        ...fromSource,
         test: {
           name: 'server',
           root: 'packages/server',
@@ -22,6 +31,7 @@ export default defineConfig({
         },
       },
       {
+        ...fromSource,
         test: {
           name: 'console',
           root: 'packages/console',

@@ -8,9 +8,9 @@
  *   bearer token.
  * Goal on PostgreSQL: client credentials >= 1 000/s.
  *
- *   node --import tsx bench/app-grants.ts
+ *   node --conditions=source --import tsx bench/app-grants.ts
  *   BENCH_APP_CODES=1000 BENCH_CONNECTIONS=8 BENCH_CC_CONNECTIONS=8,32,64 BENCH_API_CONNECTIONS=8,32 \
- *     BENCH_LOAD_SECONDS=10 BENCH_PHASES=code,cc,api BENCH_DATABASE_URL=postgres://... node --import tsx bench/app-grants.ts
+ *     BENCH_LOAD_SECONDS=10 BENCH_PHASES=code,cc,api BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/app-grants.ts
  */
 import { cpuPerRequest, describeLoad, type LoadPhase, runLoad } from './lib/load.ts';
 import { adminWithCompany, licenseUsers, runOn, startLicensableServer, tenantCall } from './lib/org.ts';

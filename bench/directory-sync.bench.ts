@@ -13,7 +13,7 @@
  *   10 ms of the local one, in the same run.
  *
  *   TESSERA_TEST_LDAP_BENCH=1 bash scripts/with-postgres.sh bash scripts/with-slapd.sh \
- *     sh -c 'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/directory-sync.bench.ts'
+ *     sh -c 'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/directory-sync.bench.ts'
  */
 import { DIRECTORY } from '../packages/server/src/test/directory-seed.ts';
 import {

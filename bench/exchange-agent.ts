@@ -11,7 +11,7 @@
  *   All the Pings are of one registered device (the agent keeps no state per connection beyond
  *   the request itself; a device row more per Ping would not change the held memory).
  *
- *   node --import tsx bench/exchange-agent.ts
+ *   node --conditions=source --import tsx bench/exchange-agent.ts
  */
 
 import { once } from 'node:events';

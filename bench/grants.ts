@@ -4,9 +4,9 @@
  * (POST /api/v1/dev/oidc/refresh: a refresh_token grant inside; each chain uses the token the
  * previous refresh returned). Goal on PostgreSQL: refresh >= 800/s.
  *
- *   node --import tsx bench/grants.ts
+ *   node --conditions=source --import tsx bench/grants.ts
  *   BENCH_CODES=1000 BENCH_CONNECTIONS=8 BENCH_CHAINS=4,16,64 BENCH_REFRESH_SECONDS=15 \
- *     BENCH_DATABASE_URL=postgres://... node --import tsx bench/grants.ts
+ *     BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/grants.ts
  */
 import { describeLoad, runLoad } from './lib/load.ts';
 import { saveResult, verdict, waitForQuiet } from './lib/report.ts';

@@ -11,8 +11,8 @@
  * failed, how fast company/detail answers meanwhile (probed every 200 ms), the server's peak RSS.
  *
  *   bash scripts/with-postgres.sh bash -c \
- *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/import.bench.ts'
- *   node --import tsx bench/import.bench.ts          # PGlite (the goal is for PostgreSQL)
+ *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/import.bench.ts'
+ *   node --conditions=source --import tsx bench/import.bench.ts          # PGlite (the goal is for PostgreSQL)
  */
 import ExcelJS from 'exceljs';
 import { hostileWorkbooks } from '../packages/server/src/test/workbooks.ts';

@@ -17,7 +17,7 @@
  * counting trigger on and off (`BENCH_WRITE_EVENTS` each).
  *
  *   bash scripts/with-postgres.sh bash -c \
- *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/logs.bench.ts'
+ *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/logs.bench.ts'
  */
 import pg from 'pg';
 import { adminWithCompany, percentile, runOn, type Tenant, tenantCall } from './lib/org.ts';

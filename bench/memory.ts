@@ -3,8 +3,9 @@
  * short warm-up (sign-ins, code grants, refreshes, page views) followed by a rest.
  * Goals: <= 400 MB on PGlite, <= 150 MB on PostgreSQL.
  *
- *   node --import tsx bench/memory.ts
- *   BENCH_DATABASE_URL=postgres://... node --import tsx bench/memory.ts
+ *   node --conditions=source --import tsx bench/memory.ts            # the compiled server (npm run build:server first)
+ *   BENCH_SERVER=source node --conditions=source --import tsx bench/memory.ts   # the TypeScript through tsx
+ *   BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/memory.ts
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -82,7 +83,8 @@ async function main() {
   let restarted: BenchServer | undefined;
   const storage = server.storage;
   console.log(
-    `memory benchmark on ${storage}, server pid ${server.pid}, ready after ${fmt(server.startupMs / 1000, 2)} s`,
+    `memory benchmark on ${storage}, ${server.build} server (BENCH_SERVER), pid ${server.pid}, ` +
+      `ready after ${fmt(server.startupMs / 1000, 2)} s`,
   );
   const samples: Record<string, { rssMiB: number; hwmMiB: number }> = {};
   const heap: Record<string, Record<string, number>> = {};
@@ -139,6 +141,7 @@ async function main() {
     importCostsMiB: costs,
     memoryUsageMiB: heap,
     storage,
+    server: server.build,
     startupSeconds: server.startupMs / 1000,
     restartSeconds: restarted ? restarted.startupMs / 1000 : undefined,
     idleSeconds: IDLE_MS / 1000,

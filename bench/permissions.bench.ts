@@ -12,7 +12,7 @@
  *    `check-many` with 20 questions per request.
  *
  *   bash scripts/with-postgres.sh bash -c \
- *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/permissions.bench.ts'
+ *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/permissions.bench.ts'
  */
 import pg from 'pg';
 import { openPostgres } from '../packages/server/src/db/database.ts';

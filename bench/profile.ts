@@ -2,7 +2,7 @@
  * Summarises a V8 CPU profile of the server (written with BENCH_PROFILE=1): self time by
  * package and the hottest functions. Main thread only: argon2 runs on libuv threads.
  *
- *   node --import tsx bench/profile.ts bench/results/profiles/CPU.*.cpuprofile
+ *   node --conditions=source --import tsx bench/profile.ts bench/results/profiles/CPU.*.cpuprofile
  */
 import { readFileSync } from 'node:fs';
 
@@ -71,7 +71,7 @@ function summarise(file: string) {
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-  console.error('usage: node --import tsx bench/profile.ts <file.cpuprofile>...');
+  console.error('usage: node --conditions=source --import tsx bench/profile.ts <file.cpuprofile>...');
   process.exit(2);
 }
 for (const file of files) summarise(file);

@@ -6,8 +6,8 @@
  * median latency of each kind, their difference with a bootstrap 95 % interval, and whether the
  * difference is within measurement noise.
  *
- *   node --import tsx bench/signin-timing.ts
- *   BENCH_TIMING_SAMPLES=300 BENCH_DATABASE_URL=postgres://... node --import tsx bench/signin-timing.ts
+ *   node --conditions=source --import tsx bench/signin-timing.ts
+ *   BENCH_TIMING_SAMPLES=300 BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/signin-timing.ts
  */
 import { randomBytes } from 'node:crypto';
 import {

@@ -6,9 +6,9 @@
  * Sign-in batches and raw-hash batches alternate (BENCH_ROUNDS rounds), so that other load on
  * the machine weighs on both sides alike.
  *
- *   node --import tsx bench/signin.ts
+ *   node --conditions=source --import tsx bench/signin.ts
  *   BENCH_SIGNINS=240 BENCH_ROUNDS=6 BENCH_CONCURRENCY=1,2,4 BENCH_DATABASE_URL=postgres://... \
- *     node --import tsx bench/signin.ts
+ *     node --conditions=source --import tsx bench/signin.ts
  */
 import { type Algorithm, hash } from '@node-rs/argon2';
 import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';

@@ -8,7 +8,7 @@
  * manages, 5 % disabled, 1 % locked, in 100 teams under 10 divisions (110 departments).
  *
  *   bash scripts/with-postgres.sh bash -c \
- *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --import tsx bench/user-list.bench.ts'
+ *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/user-list.bench.ts'
  */
 import { adminWithCompany, percentile, runOn, seedPeople, type Tenant, tenantCall } from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';

@@ -5,12 +5,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -20,6 +20,47 @@ export const CLIENT_ID = 'tessera-console-dev';
 
 export type Storage = 'pglite' | 'postgres';
 
+/**
+ * How the server runs: `compiled` is what `npm start` runs (packages/server/dist, built by
+ * `npm run build:server`, checked to be there, with the node flags of the start script),
+ * `source` runs the TypeScript through tsx as `npm run dev` does. BENCH_SERVER picks one;
+ * compiled by default.
+ */
+export type ServerBuild = 'compiled' | 'source';
+
+export const serverBuildFromEnv = (): ServerBuild => {
+  const value = process.env.BENCH_SERVER ?? 'compiled';
+  if (value !== 'compiled' && value !== 'source') throw new Error('BENCH_SERVER must be compiled or source');
+  return value;
+};
+
+const compiledEntry = 'packages/server/dist/main.js';
+
+/** The node flags `npm start` gives the compiled server, read from its script in package.json. */
+export function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = new RegExp(`node((?: --[\\w=.-]+)*) ${compiledEntry}`).exec(
+    manifest.scripts.start ?? '',
+  )?.[1];
+  if (flags === undefined) throw new Error(`the start script of package.json does not run ${compiledEntry}`);
+  return flags.split(' ').filter(Boolean);
+}
+
+/** The node arguments that start the server (before any instrumentation is added). */
+export function serverCommand(build: ServerBuild): { entry: string; args: string[] } {
+  if (build === 'source') {
+    return { entry: 'packages/server/src/main.ts', args: ['--conditions=source', '--import', 'tsx'] };
+  }
+  if (!existsSync(join(repoRoot, compiledEntry))) {
+    throw new Error(
+      'packages/server/dist is missing: run "npm run build:server" first (or BENCH_SERVER=source)',
+    );
+  }
+  return { entry: compiledEntry, args: startFlags() };
+}
+
 export interface BenchServer {
   /** http://127.0.0.1:PORT: where requests go. */
   base: string;
@@ -28,8 +69,10 @@ export interface BenchServer {
   port: number;
   pid: number;
   storage: Storage;
+  /** Compiled JavaScript or TypeScript through tsx. */
+  build: ServerBuild;
   redirectUri: string;
-  /** Milliseconds from spawn to the first successful discovery request. */
+  /** Milliseconds from spawn to the first successful request to the ready path (discovery by default). */
   startupMs: number;
   /** The last lines the server printed. */
   logTail(lines?: number): string;
@@ -114,13 +157,21 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Starts on the data of a server stopped with `keepData` (a restart), instead of new data. */
   restartOf?: BenchServer;
-  /** Loads bench/lib/probe.ts into the server, for memoryUsage(). */
+  /** Loads bench/lib/probe.js into the server, for memoryUsage(). */
   probe?: boolean;
+  /** Compiled (the default, or BENCH_SERVER) or from source. */
+  build?: ServerBuild;
+  /** The GET whose first 200 means "ready" (default: the provider's discovery document). */
+  readyPath?: string;
+  /** How often the ready path is asked while the server starts (default 100 ms). */
+  pollMs?: number;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<BenchServer> {
   installExitHooks();
   const storage = options.restartOf?.storage ?? options.storage ?? storageFromEnv();
+  const build = options.restartOf?.build ?? options.build ?? serverBuildFromEnv();
+  const command = serverCommand(build);
   const port = await freePort();
   const dataDir = options.restartOf?.stored.dir ?? (await mkdtemp(join(tmpdir(), 'tessera-bench-')));
   const logPath = join(dataDir, 'server.log');
@@ -159,11 +210,13 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
   const probeFile = join(dataDir, 'probe.json');
   if (options.probe) env.BENCH_PROBE_FILE = probeFile;
   const probeArgs = options.probe
-    ? ['--expose-gc', '--import', join(repoRoot, 'bench', 'lib', 'probe.ts')]
+    ? ['--expose-gc', '--import', pathToFileURL(join(repoRoot, 'bench', 'lib', 'probe.js')).href]
     : [];
+  // BENCH_SERVER_NODE_ARGS: further node flags for the server (space-separated), for experiments.
+  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const child = spawn(
     process.execPath,
-    [...profileArgs, '--import', 'tsx', ...probeArgs, 'packages/server/src/main.ts'],
+    [...profileArgs, ...command.args, ...extraArgs, ...probeArgs, command.entry],
     {
       cwd: repoRoot,
       env,
@@ -217,7 +270,7 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
       throw new Error(`the server was not ready in time:\n${tail}`);
     }
     try {
-      const response = await fetch(`${base}/oidc/.well-known/openid-configuration`);
+      const response = await fetch(`${base}${options.readyPath ?? '/oidc/.well-known/openid-configuration'}`);
       await response.arrayBuffer();
       if (response.ok) {
         startupMs = performance.now() - spawnedAt;
@@ -226,7 +279,7 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     } catch {
       // not listening yet
     }
-    await sleep(100);
+    await sleep(options.pollMs ?? 100);
   }
 
   return {
@@ -235,6 +288,7 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     port,
     pid: child.pid as number,
     storage,
+    build,
     redirectUri: `${publicUrl}/dev/`,
     startupMs,
     logTail,

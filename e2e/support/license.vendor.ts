@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { repoRoot } from './server.process.ts';
 
 const run = promisify(execFile);
-const licenseCli = ['--import', 'tsx', 'packages/server/src/cli/license.ts'];
+/** The compiled command, as operators run it (the e2e tests run after `npm run build`). */
+const licenseCli = ['--enable-source-maps', 'packages/server/dist/cli/license.js'];
 
 /** The vendor side of licensing, through the vendor's own command (npm run license). */
 export function licenseVendor(dir: string) {

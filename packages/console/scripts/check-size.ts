@@ -1,7 +1,7 @@
 /**
  * Checks the console build against its size budget (run after `vite build`; `npm test` runs it
  * as `npm run test:size`):
- *   node --import tsx packages/console/scripts/check-size.ts [--files] [--dist DIR]
+ *   node --conditions=source --import tsx packages/console/scripts/check-size.ts [--files] [--dist DIR]
  * First load (everything the browser downloads before the first screen, the dashboard, shows:
  * the entry and what index.html loads or preloads, the session root, the layout and the
  * dashboard screen, each file once) at most 200 KiB gzip, in English and in every other language

@@ -118,7 +118,7 @@ describe('configuration', () => {
 
   it('stops start-up with one clear line naming the variable', async () => {
     const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', main], {
+    const run = promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
       env: { ...process.env, PORT: 'eighty' },
     });
     const failure = (await run.catch((error) => error)) as { code: number; stderr: string };

@@ -1,68 +1,23 @@
-import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { type DatabaseHandle, openPglite, openPostgres } from './db/database.ts';
-import { migrate } from './db/migrations.ts';
-import { loadMasterKey } from './lib/crypto.ts';
-import { ensureBootstrapAdmin } from './modules/account/bootstrap.ts';
+/**
+ * The server's entry point. It checks the Node.js version before anything else is loaded, so that
+ * an unsupported Node gets one clear line instead of whatever error the first newer feature
+ * would throw.
+ */
+import module from 'node:module';
+import { nodeVersionProblem, supportedNodeRange } from './node-version.ts';
 
-async function main() {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Tessera cannot start: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
-
-  const masterKey = await loadMasterKey(config.masterKey, config.dataDir);
-  const database: DatabaseHandle = config.databaseUrl
-    ? await openPostgres(config.databaseUrl)
-    : await openPglite({ dataDir: config.dataDir });
-  await migrate(database.db);
-  const bootstrap = await ensureBootstrapAdmin(database.db, config.bootstrapAdmin);
-  const tessera = await buildApp({ config, database, masterKey });
-  await tessera.app.listen({ port: config.port, host: config.host });
-
-  const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
-  const lines = [
-    '',
-    `Tessera is running on ${storage}.`,
-    `  Console:            ${config.publicUrl}/dev/`,
-    `  Platform console:   ${config.publicUrl}/admin/`,
-    `  API reference:      ${config.publicUrl}/api/docs`,
-    tessera.radius
-      ? `  RADIUS:             udp ${config.radius.host}:${tessera.radius.port}`
-      : '  RADIUS:             off (TESSERA_RADIUS_PORT=off)',
-  ];
-  if (bootstrap.created) {
-    lines.push(
-      '',
-      'The first platform administrator was created:',
-      `  username: ${bootstrap.username}`,
-      bootstrap.generatedPassword
-        ? `  password: ${bootstrap.generatedPassword}   (shown this once; sign in and keep it safe)`
-        : '  password: the value of TESSERA_BOOTSTRAP_ADMIN_PASSWORD',
-    );
-  } else {
-    lines.push('', 'Sign in with a platform administrator account.');
-  }
-  console.log(`${lines.join('\n')}\n`);
-
-  let closing = false;
-  const shutdown = async () => {
-    if (closing) return;
-    closing = true;
-    await tessera.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+const problem = nodeVersionProblem(process.versions.node, supportedNodeRange());
+if (problem) {
+  console.error(`Tessera cannot start: ${problem}`);
+  process.exit(1);
 }
 
+// From Node 22.1 on, the code compiled while loading the server is kept on disk (in the temporary
+// folder) for the next start, which then loads faster; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// Older Node has no such cache.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+const { main } = await import('./start.ts');
 main().catch((error) => {
   console.error('Tessera failed to start:', error instanceof Error ? error.message : error);
   process.exit(1);

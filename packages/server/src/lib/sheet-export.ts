@@ -1,5 +1,4 @@
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
 
 /**
  * Spreadsheet exports, written as they are read: .xlsx through exceljs' streaming writer, or CSV.
@@ -8,6 +7,13 @@ import ExcelJS from 'exceljs';
  */
 export const neutraliseFormula = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
+type ExcelJS = typeof import('exceljs');
+let exceljs: Promise<ExcelJS> | undefined;
+/** exceljs, loaded on the first workbook: it is large (about 30 MB) and most servers rarely need it. */
+export const loadExcelJS = () =>
+  // A CommonJS package: its exports are the default export of the dynamic import.
+  (exceljs ??= import('exceljs').then((loaded) => (loaded as unknown as { default: ExcelJS }).default));
+
 /** A one-sheet workbook: the header row, then `rows`, each committed as it comes. */
 export function streamXlsx(
   sheetName: string,
@@ -15,12 +21,13 @@ export function streamXlsx(
   rows: AsyncIterable<readonly string[]>,
 ): AsyncIterable<Uint8Array> {
   const output = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: output,
-    useStyles: false,
-    useSharedStrings: false,
-  });
   (async () => {
+    const ExcelJS = await loadExcelJS();
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      stream: output,
+      useStyles: false,
+      useSharedStrings: false,
+    });
     const sheet = workbook.addWorksheet(sheetName);
     sheet.addRow([...header]).commit();
     for await (const row of rows) sheet.addRow(row.map(neutraliseFormula)).commit();

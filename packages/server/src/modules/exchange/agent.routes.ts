@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Writable } from 'node:stream';
 import { ACTIVESYNC_PATH } from '@tessera/contract';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Agent, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { basicCredentials, parseActiveSyncQuery } from './activesync-request.ts';
 import type { AgentDecision, AgentService } from './agent.service.ts';
@@ -79,14 +79,21 @@ export interface AgentRoutesDeps {
 
 export async function agentRoutes(app: FastifyInstance, deps: AgentRoutesDeps) {
   const holdMs = deps.maxHoldSeconds * 1000;
-  const dispatcher = new Agent({
-    connect: { lookup: deps.guard.lookup as never, timeout: 10_000 },
-    keepAliveTimeout: 30_000,
-    headersTimeout: holdMs,
-    bodyTimeout: holdMs,
-  });
+  // undici (about 20 MB) is loaded with the first request an agent forwards: most installations
+  // have no Exchange.
+  let undici: Promise<{ dispatcher: Agent; errors: typeof import('undici').errors }> | undefined;
+  const loadUndici = () =>
+    (undici ??= import('undici').then(({ Agent, errors }) => ({
+      dispatcher: new Agent({
+        connect: { lookup: deps.guard.lookup as never, timeout: 10_000 },
+        keepAliveTimeout: 30_000,
+        headersTimeout: holdMs,
+        bodyTimeout: holdMs,
+      }),
+      errors,
+    })));
   app.addHook('onClose', async () => {
-    await dispatcher.destroy();
+    if (undici) await (await undici).dispatcher.destroy();
   });
 
   async function forward(
@@ -106,6 +113,7 @@ export async function agentRoutes(app: FastifyInstance, deps: AgentRoutesDeps) {
     response.on('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
+    const { dispatcher, errors: undiciErrors } = await loadUndici();
     let refusedSignIn = false;
     try {
       // Exchange's answer is written straight into the phone's response as it arrives (undici's

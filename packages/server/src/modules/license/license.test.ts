@@ -27,7 +27,7 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'tessera-vendor-'));
-  await run(process.execPath, ['--import', 'tsx', cli, 'keygen', '--out', folder]);
+  await run(process.execPath, ['--conditions=source', '--import', 'tsx', cli, 'keygen', '--out', folder]);
   vendorPublicKey = await readFile(join(folder, 'vendor-public.pem'), 'utf8');
   ctx = await startTestApp();
   // The same database, served by an app that trusts the test vendor's key.
@@ -56,6 +56,7 @@ afterAll(() => ctx.close());
 async function issue(code: string, extra: string[] = [], key = join(folder, 'vendor-private.pem')) {
   const out = join(folder, `licence-${Math.random().toString(36).slice(2)}.lic`);
   await run(process.execPath, [
+    '--conditions=source',
     '--import',
     'tsx',
     cli,

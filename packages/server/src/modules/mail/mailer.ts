@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailConfig } from '../../config.ts';
 import { AppError } from '../../lib/errors.ts';
 
@@ -20,27 +20,30 @@ export interface Mailer {
 /**
  * SMTP through nodemailer, configured per deployment. The transport keeps no pool: mails are
  * rare (an administrator's click) and a stale pooled connection would only add failure modes.
+ * nodemailer (about 14 MB) is loaded with the first mail, not at start.
  */
 export function createMailer(
   config: MailConfig | undefined,
   log: { warn(details: object, message: string): void },
 ): Mailer {
   const smtpUrl = config?.smtpUrl;
-  const transport = smtpUrl
-    ? nodemailer.createTransport({
-        url: smtpUrl,
+  let transport: Promise<Transporter> | undefined;
+  const transportFor = (url: string) =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url,
         // An administrator waits for the answer: a dead server must not hold the request for minutes.
         connectionTimeout: 10_000,
         greetingTimeout: 10_000,
         socketTimeout: 20_000,
-      })
-    : undefined;
+      }),
+    ));
   return {
-    configured: Boolean(transport),
+    configured: Boolean(smtpUrl),
     async send(message) {
-      if (!transport || !config) throw new AppError('mail.not_configured');
+      if (!smtpUrl || !config) throw new AppError('mail.not_configured');
       try {
-        await transport.sendMail({ from: config.from, ...message });
+        await (await transportFor(smtpUrl)).sendMail({ from: config.from, ...message });
       } catch (error) {
         // The SMTP answer helps the operator; the caller only learns that sending failed.
         const { code, responseCode, command } = error as {
@@ -53,7 +56,7 @@ export function createMailer(
       }
     },
     close() {
-      transport?.close();
+      void transport?.then((opened) => opened.close()).catch(() => undefined);
     },
   };
 }

@@ -1,11 +1,7 @@
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
@@ -16,6 +12,9 @@ import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 import * as repo from './mfa.repo.ts';
 import type { MfaService } from './mfa.service.ts';
+
+/** @simplewebauthn/server (about 25 MB with its dependencies), loaded on the first passkey ceremony. */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * Passkeys (FIDO2 / WebAuthn) with @simplewebauthn/server: registration in the user centre,
@@ -116,6 +115,7 @@ export function createFido2Service(deps: { db: Db; mfa: MfaService; publicUrl: s
     subject: string,
   ) {
     const existing = await fido2Factors(account.id);
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID,
@@ -146,6 +146,7 @@ export function createFido2Service(deps: { db: Db; mfa: MfaService; publicUrl: s
   ): Promise<{ factorId: string; recoveryCodes: string[] | null } | null> {
     const challenge = challengeOf(response);
     if (!(await consumeChallenge(challenge, 'register', subject))) return null;
+    const { verifyRegistrationResponse } = await webauthn();
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
@@ -209,6 +210,7 @@ export function createFido2Service(deps: { db: Db; mfa: MfaService; publicUrl: s
    */
   async function authenticationOptions(purpose: ChallengePurpose, subject: string, accountId?: string) {
     const allow = accountId ? await fido2Factors(accountId) : [];
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID,
       timeout: CHALLENGE_TTL_MS,
@@ -244,6 +246,7 @@ export function createFido2Service(deps: { db: Db; mfa: MfaService; publicUrl: s
     });
     if (!consumed || !factor?.public_key) return failed();
     const storedCount = Number(factor.sign_count ?? 0);
+    const { verifyAuthenticationResponse } = await webauthn();
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verified = await verifyAuthenticationResponse({

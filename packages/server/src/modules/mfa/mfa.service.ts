@@ -1,5 +1,4 @@
 import { type MemberRole, type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract';
-import QRCode from 'qrcode';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -24,6 +23,12 @@ import {
 
 export type { MfaLockout, MfaRequirement, OtpType };
 export { OTP_TYPES };
+
+/** The QR code of an enrolment URI, as SVG; qrcode is loaded on the first enrolment, not at start. */
+async function qrCodeSvg(uri: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  return QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+}
 
 const SEED_PURPOSE = 'mfa-otp-seed';
 const RECOVERY_PURPOSE = 'mfa-recovery-code';
@@ -110,7 +115,7 @@ export function createMfaService(deps: {
         secretSealed: sealer.seal(seed.toString('base64'), `${SEED_PURPOSE}:${factorId}`),
       });
     });
-    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    const svg = await qrCodeSvg(uri);
     return {
       factorId,
       type,
@@ -130,7 +135,7 @@ export function createMfaService(deps: {
       factor.type === 'otp'
         ? otpauthUri({ issuer: ISSUER, account: account.username.replace(/:/g, '_'), secret: seed })
         : sm3OtpauthUri(account.username, seed);
-    const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    const svg = await qrCodeSvg(uri);
     return {
       factorId: factor.id,
       type: factor.type,

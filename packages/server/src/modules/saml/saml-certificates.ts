@@ -1,9 +1,17 @@
-import 'reflect-metadata';
 import { createHash, createPrivateKey, type KeyObject, webcrypto, X509Certificate } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import { AppError } from '../../lib/errors.ts';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+let peculiar: Promise<typeof import('@peculiar/x509')> | undefined;
+/**
+ * @peculiar/x509 (with reflect-metadata, which it needs first), loaded when the first identity
+ * provider key is made: once per installation, so not worth its memory from start on.
+ */
+const loadX509 = () =>
+  (peculiar ??= import('reflect-metadata').then(async () => {
+    const x509 = await import('@peculiar/x509');
+    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return x509;
+  }));
 
 /** What the console shows of a certificate. */
 export interface CertificateInfo {
@@ -62,6 +70,7 @@ export async function generateSigningKey(
     publicExponent: new Uint8Array([1, 0, 1]),
     modulusLength: 2048,
   };
+  const x509 = await loadX509();
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const notBefore = new Date(Date.now() - 3600_000);
   const notAfter = new Date(Date.now() + 5 * 365 * 86_400_000);

@@ -41,15 +41,16 @@ const LOWER_PRIORITY = `try {
 
 function startWorker(workerData: unknown, limits: SheetWorkerLimits): Worker {
   // From TypeScript (tsx in development and tests), the worker registers tsx's loader itself: on
-  // Node 20 a worker does not get the parent's --import hooks for its entry module.
+  // Node 20 a worker does not get the parent's --import hooks for its entry module. It resolves
+  // the workspace packages to their TypeScript sources too (the `source` export condition).
   const load = fromSource
     ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`
     : `import(${JSON.stringify(entry.href)})`;
   return new Worker(`${LOWER_PRIORITY}\n${load};`, {
     eval: true,
     workerData,
-    // The worker needs no flag of the parent's (and some are not allowed in a worker).
-    execArgv: [],
+    // The worker needs no other flag of the parent's (and some are not allowed in a worker).
+    execArgv: fromSource ? ['--conditions=source'] : [],
     resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
   });
 }

@@ -1,6 +1,5 @@
 import type { Language } from '@tessera/contract';
-import ExcelJS from 'exceljs';
-import { collect, streamXlsx } from '../../lib/sheet-export.ts';
+import { collect, loadExcelJS, streamXlsx } from '../../lib/sheet-export.ts';
 import { type ExportColumn, exportColumns, type ImportColumn, importColumns, labels } from './columns.ts';
 
 /**
@@ -67,6 +66,7 @@ const templateText: Record<
 /** The import template: header and an example row, and a second sheet that explains each column. */
 export async function buildTemplate(lang: Language): Promise<Uint8Array<ArrayBuffer>> {
   const text = templateText[lang];
+  const ExcelJS = await loadExcelJS();
   const workbook = new ExcelJS.Workbook();
   const users = workbook.addWorksheet(text.users);
   users.columns = importColumns.map((column) => ({
