@@ -31,7 +31,9 @@ export default defineConfig({
         },
       },
       {
-        ...fromSource,
+        // jsdom tests resolve as the browser does; the server-side conditions (with `module`)
+        // would make Node require antd's dependencies as ES modules.
+        resolve: fromSource.resolve,
         test: {
           name: 'console',
           root: 'packages/console',

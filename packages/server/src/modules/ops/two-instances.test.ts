@@ -42,23 +42,27 @@ let dataDir: string;
 const instances: Instance[] = [];
 
 function startInstance(name: 'a' | 'b', port: number, databaseUrl: string): Instance {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      TESSERA_PUBLIC_URL: proxyUrl,
-      TESSERA_DATA_DIR: join(dataDir, name),
-      TESSERA_MASTER_KEY: masterKey.toString('hex'),
-      TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
-      TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      TESSERA_COMPANY_USER_QUOTA: String(USER_QUOTA),
-      LOG_LEVEL: 'warn',
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        TESSERA_PUBLIC_URL: proxyUrl,
+        TESSERA_DATA_DIR: join(dataDir, name),
+        TESSERA_MASTER_KEY: masterKey.toString('hex'),
+        TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
+        TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        TESSERA_COMPANY_USER_QUOTA: String(USER_QUOTA),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const instance: Instance = { name, url: `http://127.0.0.1:${port}`, child, output: '' };
   const keep = (chunk: Buffer) => {
     instance.output = (instance.output + chunk.toString()).slice(-8_000);
