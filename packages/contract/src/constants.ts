@@ -97,7 +97,6 @@ export const mfaTypes = [
   'soft_lock',
 ] as const;
 export type MfaType = (typeof mfaTypes)[number];
-export const availableMfaTypes: readonly MfaType[] = ['fido2', 'otp', 'otp_sm3'];
 /** The kinds whose factor signs a challenge (UKEY and soft lock). */
 export const signatureMfaTypes = ['ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'] as const;
 export type SignatureMfaType = (typeof signatureMfaTypes)[number];

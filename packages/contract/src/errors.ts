@@ -63,7 +63,6 @@ export const errorReasons = {
   'safety.lockout_failures_range': 400,
   'safety.lockout_minutes_range': 400,
   'safety.password_method_required': 400,
-  'safety.mfa_type_unavailable': 400,
   'mfa.factor_not_found': 404,
   'radius.name_required': 400,
   'radius.name_too_long': 400,

@@ -98,6 +98,7 @@ export const allCalls = [
   safety.updateMfaSafety,
   safety.userMfaFactors,
   safety.deleteUserMfaFactor,
+  safety.bindUserSignatureFactor,
   app.listApps,
   app.createApp,
   app.appDetailCall,

@@ -64,7 +64,6 @@ export const en = {
     'safety.lockout_failures_range': 'The failed attempts before a lock-out must be between 3 and 20',
     'safety.lockout_minutes_range': 'The lock-out must last between 1 and 1440 minutes',
     'safety.password_method_required': 'Password sign-in cannot be turned off',
-    'safety.mfa_type_unavailable': 'This kind of factor is not available yet: {type}',
     'mfa.factor_not_found': 'MFA factor not found',
     'radius.name_required': 'Please enter the name of the RADIUS client',
     'radius.name_too_long': 'The name can be at most 50 characters',

@@ -63,7 +63,6 @@ export const zh = {
     'safety.lockout_failures_range': '锁定前允许的失败次数须在 3 到 20 之间',
     'safety.lockout_minutes_range': '锁定时长须在 1 到 1440 分钟之间',
     'safety.password_method_required': '不能关闭密码登录',
-    'safety.mfa_type_unavailable': '暂不支持此类认证因子：{type}',
     'mfa.factor_not_found': '未找到该 MFA 认证因子',
     'radius.name_required': '请输入 RADIUS 客户端名称',
     'radius.name_too_long': '名称最多 50 个字符',

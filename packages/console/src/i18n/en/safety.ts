@@ -71,7 +71,6 @@ export const safety = {
     typesHint: 'The kinds people may bind in the user centre and use at sign-in.',
     types: 'Kinds',
     typesRequired: 'Choose at least one kind while MFA is on',
-    comingWithCa: 'Comes with the certificate authority (CA) work; not available yet.',
     type: {
       fido2: 'FIDO2 / passkey',
       otp: 'OTP (authenticator app)',
@@ -85,6 +84,10 @@ export const safety = {
       fido2: 'Security keys and passkeys of the device (WebAuthn).',
       otp: 'Six-digit codes of an authenticator app (TOTP, RFC 6238).',
       otpSm3: 'Six-digit codes of the SM3 algorithm (GM/T 0021).',
+      ukeyKeyid: 'A UKEY registered by its KeyId (serial) and public key signs a one-time challenge.',
+      ukeyPubkey: 'A UKEY or key of RSA, ECC or SM2 signs a one-time challenge with its public key on file.',
+      ukeyCert: 'A certificate issued by one of this company’s CAs, valid and not revoked at each sign-in.',
+      softLock: 'A software key container on a registered computer, known by its ID, signs the challenge.',
     },
     lockoutTitle: 'MFA lock-out',
     lockoutHint: 'Wrong second-factor codes in a row that lock the account, counted apart from passwords.',

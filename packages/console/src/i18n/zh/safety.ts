@@ -70,7 +70,6 @@ export const safety = {
     typesHint: '人员可在用户中心绑定并在登录时使用的类型。',
     types: '类型',
     typesRequired: '开启 MFA 时请至少选择一种类型',
-    comingWithCa: '随证书中心（CA）功能提供，暂不可用。',
     type: {
       fido2: 'FIDO2 / 通行密钥',
       otp: 'OTP（身份验证器应用）',
@@ -84,6 +83,10 @@ export const safety = {
       fido2: '安全密钥及设备自带的通行密钥（WebAuthn）。',
       otp: '身份验证器应用生成的六位动态码（TOTP，RFC 6238）。',
       otpSm3: '基于 SM3 算法的六位动态码（GM/T 0021）。',
+      ukeyKeyid: '按 KeyId（序列号）和公钥登记的 UKEY 对一次性挑战签名。',
+      ukeyPubkey: 'RSA、ECC 或 SM2 的 UKEY 或密钥，用登记的公钥验证其对一次性挑战的签名。',
+      ukeyCert: '由本公司 CA 签发的证书，每次登录时须在有效期内且未被吊销。',
+      softLock: '已登记电脑上的软件密钥容器（以其 ID 识别）对挑战签名。',
     },
     lockoutTitle: 'MFA 锁定',
     lockoutHint: '连续输错第二认证因子达到该次数后锁定账号，与密码失败分开计数。',

@@ -25,13 +25,12 @@ describe('<MfaSafetyPage>', () => {
     await loadPhrases(['safety']);
   });
 
-  it('lists every kind, with the kinds of the CA work disabled and so marked', async () => {
+  it('lists every kind of spec §3, each with what it is, all of them choosable', async () => {
     await renderPage();
-    for (const type of ['ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'])
-      expect(box(type).disabled).toBe(true);
-    for (const type of ['fido2', 'otp', 'otp_sm3']) expect(box(type).disabled).toBe(false);
+    for (const type of ['fido2', 'otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'])
+      expect(box(type).disabled).toBe(false);
     expect(box('otp').checked).toBe(true);
-    expect(screen.getAllByText(/Comes with the certificate authority/)).toHaveLength(4);
+    expect(screen.getByText(/certificate issued by one of this company’s CAs/)).toBeTruthy();
   });
 
   it('asks for a kind while MFA is on, and saves the mode and the chosen kinds', async () => {

@@ -1,4 +1,4 @@
-import { availableMfaTypes, mfaModes, mfaTypes } from '@tessera/contract/constants';
+import { mfaModes, mfaTypes } from '@tessera/contract/constants';
 import { Checkbox, Flex, Form, Radio, Typography } from 'antd';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -30,8 +30,7 @@ function MfaSafetyForm({ settings, onSaved }: { settings: MfaSafety; onSaved(set
   const save = async (values: MfaSafety) => {
     const stored = await callApi('/api/v1/manage/safety/mfa/update', {
       mode: values.mode,
-      // The kinds the CA work adds cannot be chosen yet (their boxes are disabled).
-      types: mfaTypes.filter((type) => availableMfaTypes.includes(type) && values.types.includes(type)),
+      types: mfaTypes.filter((type) => values.types.includes(type)),
       lockout: { maxFailures: values.lockout.maxFailures, lockMinutes: values.lockout.lockMinutes },
     });
     onSaved(stored);
@@ -76,15 +75,12 @@ function MfaSafetyForm({ settings, onSaved }: { settings: MfaSafety; onSaved(set
           <Checkbox.Group style={{ display: 'block' }}>
             <Flex vertical gap={10}>
               {mfaTypes.map((type) => {
-                const available = availableMfaTypes.includes(type);
                 const key = mfaTypeKey[type];
                 return (
-                  <Checkbox key={type} value={type} disabled={!available} data-testid={`mfa-type-${type}`}>
+                  <Checkbox key={type} value={type} data-testid={`mfa-type-${type}`}>
                     <span>{t(`safety.mfa.type.${key}` as 'safety.mfa.type.otp')}</span>
                     <Typography.Text type="secondary" style={{ display: 'block', fontSize: 13 }}>
-                      {available
-                        ? t(`safety.mfa.typeHelp.${key}` as 'safety.mfa.typeHelp.otp')
-                        : t('safety.mfa.comingWithCa')}
+                      {t(`safety.mfa.typeHelp.${key}` as 'safety.mfa.typeHelp.otp')}
                     </Typography.Text>
                   </Checkbox>
                 );

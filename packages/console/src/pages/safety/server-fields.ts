@@ -6,7 +6,6 @@ const fieldOfReason: Record<string, string> = {
   'safety.min_length_range': 'password.minLength',
   'safety.change_cycle_range': 'password.changeCycleDays',
   'safety.password_method_required': 'loginMethods',
-  'safety.mfa_type_unavailable': 'types',
 };
 
 /**

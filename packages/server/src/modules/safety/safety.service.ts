@@ -1,4 +1,4 @@
-import { availableMfaTypes, type MemberRole } from '@tessera/contract';
+import type { MemberRole } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
@@ -67,11 +67,7 @@ export function createSafetyService(deps: { db: Db }) {
 
   const updateMfa = (actor: SafetyActor, companyId: string, input: MfaSafety) =>
     updatePart(actor, companyId, 'mfa', () => {
-      const types = unique(input.types);
-      const unavailable = types.filter((type) => !availableMfaTypes.includes(type));
-      if (unavailable.length)
-        throw new AppError('safety.mfa_type_unavailable', { type: unavailable.join(', ') });
-      return { mode: input.mode, types, lockout: { ...input.lockout } };
+      return { mode: input.mode, types: unique(input.types), lockout: { ...input.lockout } };
     });
 
   return { general, mfa, updateGeneral, updateMfa };

@@ -178,18 +178,14 @@ describe('general and MFA safety calls', () => {
     await call(ctx, `${GENERAL}/update`, defaultGeneral(), owner);
   });
 
-  it('refuses MFA kinds that are not available and stores the others', async () => {
+  it('refuses an unknown MFA kind and a bad lock-out, storing nothing; stores every kind of spec §3', async () => {
     const refused = await call(
       ctx,
       `${MFA}/update`,
-      { mode: 'required', types: ['otp', 'ukey_cert'], lockout: { maxFailures: 5, lockMinutes: 15 } },
+      { mode: 'required', types: ['otp', 'sms'], lockout: { maxFailures: 5, lockMinutes: 15 } },
       { ...owner, lang: 'zh' },
     );
-    expect(refused).toMatchObject({
-      code: 400,
-      msg: '暂不支持此类认证因子：ukey_cert',
-      data: { reason: 'safety.mfa_type_unavailable' },
-    });
+    expect(refused).toMatchObject({ code: 400 });
     const badLock = await call(
       ctx,
       `${MFA}/update`,
@@ -199,7 +195,11 @@ describe('general and MFA safety calls', () => {
     expect(badLock).toMatchObject({ code: 400, data: { reason: 'safety.lockout_minutes_range' } });
     expect(await auditOf(owner.companyId, 'safety.mfa_update')).toEqual([]);
 
-    const mfa = { mode: 'admins', types: ['otp', 'otp_sm3'], lockout: { maxFailures: 4, lockMinutes: 10 } };
+    const mfa = {
+      mode: 'admins',
+      types: ['otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'],
+      lockout: { maxFailures: 4, lockMinutes: 10 },
+    };
     expect((await call(ctx, `${MFA}/update`, mfa, owner)).data).toEqual(mfa);
     expect((await call(ctx, MFA, {}, owner)).data).toEqual(mfa);
     expect((await getSafetySettings(ctx.database.db, owner.companyId)).mfa).toEqual(mfa);
