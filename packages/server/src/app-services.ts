@@ -37,6 +37,7 @@ import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
 import { createFido2Service } from './modules/mfa/fido2.service.ts';
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
+import { createSignatureFactors } from './modules/mfa/signature-factors.service.ts';
 import type { OidcInstall } from './modules/oidc/oidc.install.ts';
 import type { Metrics } from './modules/ops/metrics.ts';
 import type { Permissions } from './modules/permission/permission.install.ts';
@@ -144,6 +145,7 @@ export async function createServices(context: {
   const department = createDepartmentService({ db });
   const mfa = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2 = createFido2Service({ db, mfa, publicUrl: config.publicUrl });
+  const signatures = createSignatureFactors({ db, mfa });
   const exchange = createExchange({
     db,
     sealer,
@@ -192,6 +194,7 @@ export async function createServices(context: {
     department,
     mfa,
     fido2,
+    signatures,
     exchange,
     userImport,
     brand,
@@ -224,7 +227,7 @@ export function bindCalls(
   mailRoutes(bind, services.mail);
   userRoutes(bind, services.user);
   departmentRoutes(bind, services.department);
-  mfaRoutes(bind, services.mfa);
+  mfaRoutes(bind, services.mfa, services.signatures);
   userImportRoutes(bind, services.userImport);
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));

@@ -175,6 +175,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     signInLinks: services.signInLinks,
     mfa: services.mfa,
     fido2: services.fido2,
+    signatures: services.signatures,
     ownDevices: exchange.ownDevices,
     consents: oidc.consents,
     brand: services.brand,

@@ -21,6 +21,8 @@ import { fido2PortalRoutes } from '../modules/mfa/fido2.portal.routes.ts';
 import type { createFido2Service } from '../modules/mfa/fido2.service.ts';
 import { accountMfaSection, mfaPortalRoutes } from '../modules/mfa/mfa.portal.routes.ts';
 import type { createMfaService } from '../modules/mfa/mfa.service.ts';
+import { signaturePortalRoutes } from '../modules/mfa/signature.portal.routes.ts';
+import type { SignatureFactors } from '../modules/mfa/signature-factors.service.ts';
 import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
@@ -54,6 +56,7 @@ export async function pageRoutes(
     signInLinks: ReturnType<typeof createSignInLinksRepo>;
     mfa: ReturnType<typeof createMfaService>;
     fido2: ReturnType<typeof createFido2Service>;
+    signatures: SignatureFactors;
     ownDevices: ReturnType<typeof createOwnDevicesService>;
     consents: ReturnType<typeof createConsentStore>;
     brand: ReturnType<typeof createBrandService>;
@@ -89,6 +92,12 @@ export async function pageRoutes(
       startSignIn: portal.startSignIn,
     });
     fido2PortalRoutes(scope, { mfa: deps.mfa, fido2: deps.fido2, sealer, signedIn: portal.signedIn });
+    signaturePortalRoutes(scope, {
+      mfa: deps.mfa,
+      signatures: deps.signatures,
+      sealer,
+      signedIn: portal.signedIn,
+    });
     signInLinkRoutes(scope, {
       db,
       sealer,
@@ -103,7 +112,7 @@ export async function pageRoutes(
       sealer,
       accounts: deps.accounts,
       devices: createDeviceCookies({ db, sealer, secure: deps.secureCookies }),
-      steps: createSignInSteps({ db, mfa: deps.mfa, fido2: deps.fido2 }),
+      steps: createSignInSteps({ db, mfa: deps.mfa, fido2: deps.fido2, signatures: deps.signatures }),
       secureCookies: deps.secureCookies,
       passkey: deps.fido2,
       appRefusal: (input) => appRefusalForClient(db, input),

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { defaultSafetySettings } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,15 +179,20 @@ beforeAll(async () => {
 const mfaProbes: Record<string, () => unknown> = {
   '/api/v1/manage/mfa/admin/user': () => ({ userId: bMemberId }),
   '/api/v1/manage/mfa/admin/user/del': () => ({ userId: bMemberId, factorId: bFactorId }),
+  '/api/v1/manage/mfa/admin/user/bind': () => ({
+    userId: bMemberId,
+    type: 'ukey_pubkey',
+    publicKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    }),
+  }),
 };
+/** B's user's factors: the bound one, and nothing bound by A's probes. */
 const factorOfB = async () =>
-  (
-    await ctx.database.db
-      .selectFrom('mfa_factors')
-      .select('id')
-      .where('id', '=', bFactorId)
-      .executeTakeFirst()
-  )?.id;
+  (await ctx.database.db.selectFrom('mfa_factors').select('id').where('account_id', '=', bMemberId).execute())
+    .map((f) => f.id)
+    .join();
 
 // ---- safety (modules/safety): A's probes send valid settings; B's must stay unstored (the defaults).
 const safetyProbes: Record<string, () => unknown> = {

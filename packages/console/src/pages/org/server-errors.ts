@@ -46,6 +46,19 @@ const fieldOfReason: Record<string, string> = {
   'ca.csr_invalid': 'csr',
   'ca.csr_signature': 'csr',
   'ca.certificate_validity_range': 'validityDays',
+  'mfa.type_invalid': 'type',
+  'mfa.name_too_long': 'name',
+  'mfa.key_id_required': 'keyId',
+  'mfa.key_id_invalid': 'keyId',
+  'mfa.public_key_required': 'publicKey',
+  'mfa.public_key_invalid': 'publicKey',
+  'mfa.key_already_bound': 'publicKey',
+  'mfa.certificate_required': 'certificate',
+  'mfa.certificate_invalid': 'certificate',
+  'mfa.certificate_untrusted': 'certificate',
+  'mfa.certificate_revoked': 'certificate',
+  'mfa.certificate_expired': 'certificate',
+  'mfa.certificate_other_user': 'certificate',
 };
 
 /**

@@ -86,4 +86,27 @@ describe('<UserMfaCard>', () => {
     await screen.findByText('No MFA factor is bound yet');
     expect(screen.queryByRole('button', { name: 'Unbind all' })).toBeNull();
   });
+
+  it('binds a key: the public key is required, then sent with the kind and name', async () => {
+    const { callApi } = await renderCard();
+    fireEvent.click(screen.getByTestId('bind-key'));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog.textContent).toContain('Bind a key to Alice Liddell');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Bind a key' }));
+    await within(dialog).findByText('Please paste the public key (PEM)');
+    expect(callApi.mock.calls.some(([path]) => path === '/api/v1/manage/mfa/admin/user/bind')).toBe(false);
+    fireEvent.change(within(dialog).getByLabelText('Name'), { target: { value: 'Office key' } });
+    fireEvent.change(within(dialog).getByLabelText('Public key (PEM)'), {
+      target: { value: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----' },
+    });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Bind a key' }));
+    await waitFor(() =>
+      expect(callApi).toHaveBeenCalledWith('/api/v1/manage/mfa/admin/user/bind', {
+        userId: 'u1',
+        type: 'ukey_pubkey',
+        name: 'Office key',
+        publicKey: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----',
+      }),
+    );
+  });
 });

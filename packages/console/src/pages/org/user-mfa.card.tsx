@@ -1,4 +1,4 @@
-import { DeleteOutlined } from '@ant-design/icons';
+import { DeleteOutlined, KeyOutlined } from '@ant-design/icons';
 import { type MfaType, RECOVERY_CODE_COUNT } from '@tessera/contract/constants';
 import { Button, Card, Divider, Empty, Flex, Popconfirm, Skeleton, Tag, Typography } from 'antd';
 import { Fragment, type ReactNode, useCallback, useState } from 'react';
@@ -9,6 +9,7 @@ import { useFeedback } from '../../app/feedback.ts';
 import { formatDate } from '../../lib/format/date.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { mfaTypeKey } from '../safety/safety-rules.ts';
+import { BindKeyModal } from './bind-key.modal.tsx';
 import type { OrgUser } from './org-types.ts';
 
 type Factor = ApiResponse<'/api/v1/manage/mfa/admin/user'>['list'][number];
@@ -27,6 +28,7 @@ export function UserMfaCard({ user }: { user: Pick<OrgUser, 'userId' | 'username
   );
   const { data, loading, reload } = useLoad(load);
   const [busy, setBusy] = useState(false);
+  const [binding, setBinding] = useState(false);
   const factors = data?.list ?? [];
 
   const unbind = async (factorId?: string) => {
@@ -54,22 +56,36 @@ export function UserMfaCard({ user }: { user: Pick<OrgUser, 'userId' | 'username
       size="small"
       data-testid="user-mfa"
       extra={
-        factors.length > 0 ? (
-          <Popconfirm
-            title={t('org.mfa.unbindAllTitle', { user: user.name ?? user.username })}
-            description={note}
-            okText={t('org.mfa.unbindAll')}
-            okButtonProps={{ danger: true }}
-            cancelText={t('common.cancel')}
-            onConfirm={() => unbind()}
-          >
-            <Button size="small" danger disabled={busy}>
-              {t('org.mfa.unbindAll')}
-            </Button>
-          </Popconfirm>
-        ) : null
+        <Flex gap={8}>
+          <Button size="small" icon={<KeyOutlined />} onClick={() => setBinding(true)} data-testid="bind-key">
+            {t('org.mfa.bindKey')}
+          </Button>
+          {factors.length > 0 && (
+            <Popconfirm
+              title={t('org.mfa.unbindAllTitle', { user: user.name ?? user.username })}
+              description={note}
+              okText={t('org.mfa.unbindAll')}
+              okButtonProps={{ danger: true }}
+              cancelText={t('common.cancel')}
+              onConfirm={() => unbind()}
+            >
+              <Button size="small" danger disabled={busy}>
+                {t('org.mfa.unbindAll')}
+              </Button>
+            </Popconfirm>
+          )}
+        </Flex>
       }
     >
+      <BindKeyModal
+        user={user}
+        open={binding}
+        onClose={() => setBinding(false)}
+        onBound={() => {
+          setBinding(false);
+          reload();
+        }}
+      />
       {!data ? (
         <Skeleton active loading={loading} paragraph={{ rows: 2 }} />
       ) : (

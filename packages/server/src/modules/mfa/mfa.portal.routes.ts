@@ -1,3 +1,4 @@
+import { type SignatureMfaType, signatureMfaTypes } from '@tessera/contract';
 import {
   type AccountMfaSection,
   type PageContext,
@@ -11,6 +12,7 @@ import type { Account } from '../../db/schema.ts';
 import { type Sealer, safeEqual } from '../../lib/crypto.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import { type MfaService, OTP_TYPES, type OtpBinding, type OtpType } from './mfa.service.ts';
+import { isOtpType } from './mfa-requirement.ts';
 
 const ACCOUNT_PATH = '/portal/account';
 const BIND_PATH = '/portal/account/mfa/bind';
@@ -25,6 +27,8 @@ export interface MfaPortalDeps {
 export const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-mfa', sessionId);
 /** The user centre's passkey registration (fido2.portal.routes.ts). */
 export const PASSKEY_PATH = '/portal/account/mfa/passkey';
+/** The user centre's UKEY and soft-lock binding (signature.portal.routes.ts). */
+export const KEY_PATH = '/portal/account/mfa/key';
 
 /** Sends a page of the user centre's MFA screens (http/security-headers.ts: no caching, no framing). */
 export const sendMfaPage = (reply: FastifyReply, status: number, body: string) =>
@@ -78,10 +82,18 @@ export function afterBinding(
 }
 
 /** Kinds the person may bind: those their companies allow (any kind when MFA is off). */
-export async function bindTypesOf(mfa: MfaService, account: Account): Promise<(OtpType | 'fido2')[]> {
+export async function bindTypesOf(
+  mfa: MfaService,
+  account: Account,
+): Promise<(OtpType | 'fido2' | SignatureMfaType)[]> {
   const requirement = await mfa.requirementFor(account);
-  const otp = requirement.mode === 'off' || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
-  return requirement.mode === 'off' || requirement.fido2 ? [...otp, 'fido2'] : otp;
+  const off = requirement.mode === 'off';
+  const otp = off || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
+  return [
+    ...otp,
+    ...(off || requirement.fido2 ? (['fido2'] as const) : []),
+    ...(off ? signatureMfaTypes : requirement.signature),
+  ];
 }
 
 /** The MFA section of the user centre's account page. */
@@ -167,6 +179,7 @@ export function mfaPortalRoutes(
     const type = allowed.find((t) => t === request.body?.type);
     if (!type) return reply.redirect(ACCOUNT_PATH, 303);
     if (type === 'fido2') return reply.redirect(PASSKEY_PATH, 303);
+    if (!isOtpType(type)) return reply.redirect(`${KEY_PATH}?type=${type}`, 303);
     return showBinding(request, reply, current, await deps.mfa.startBinding(current.account, type));
   });
 

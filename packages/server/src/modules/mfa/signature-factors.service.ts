@@ -38,7 +38,9 @@ export const CHALLENGE_PREFIX = 'tessera-ukey:v1:';
 const KEY_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type ChallengePurpose = 'bind' | 'second_factor';
-export type SignatureCheck = { ok: true } | { ok: false; cause: 'signature_failed' | 'certificate_invalid' };
+export type SignatureCheck =
+  | { ok: true; type: SignatureMfaType }
+  | { ok: false; cause: 'signature_failed' | 'certificate_invalid' };
 
 export interface SignatureKeyInput {
   type: SignatureMfaType;
@@ -82,6 +84,8 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
   async function newChallenge(accountId: string, purpose: ChallengePurpose, subject: string) {
     const challenge = `${CHALLENGE_PREFIX}${randomBytes(32).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + SIGNATURE_CHALLENGE_SECONDS * 1000);
+    // Expired challenges go as new ones are made (as passkey challenges do): the table stays small.
+    await db.deleteFrom('signature_challenges').where('expires_at', '<=', sql<Date>`now()`).execute();
     await db
       .insertInto('signature_challenges')
       .values({
@@ -320,7 +324,7 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
       .set({ last_used_at: sql<Date>`now()` })
       .where('id', '=', factor.id)
       .execute();
-    return { ok: true };
+    return { ok: true, type: factor.type as SignatureMfaType };
   }
 
   /** A certificate factor's certificate now: not revoked, within its validity and its CA's, its company still the person's. */
@@ -343,10 +347,7 @@ export function createSignatureFactors(deps: { db: Db; mfa: MfaService }) {
     return row !== undefined;
   }
 
-  const purgeExpired = () =>
-    db.deleteFrom('signature_challenges').where('expires_at', '<', sql<Date>`now()`).execute();
-
-  return { newChallenge, claimChallenge, bindOwn, bindForUser, check, purgeExpired };
+  return { newChallenge, claimChallenge, bindOwn, bindForUser, check };
 }
 
 export type SignatureFactors = ReturnType<typeof createSignatureFactors>;

@@ -16,7 +16,7 @@ import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
-import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
+import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
@@ -350,22 +350,25 @@ function secondFactorStep(deps: {
               return assertion.ok;
             }
           : undefined;
-      const signature =
-        form.signature !== undefined
-          ? async () =>
-              signatures && interactionId
-                ? signatures.check(
-                    account,
-                    {
-                      factorId: form.signatureFactorId?.slice(0, 64),
-                      challenge: form.challenge,
-                      signature: form.signature,
-                    },
-                    signatureSubject(interactionId),
-                    requirement.signature,
-                  )
-                : ({ ok: false, cause: 'signature_failed' } as const)
-          : undefined;
+      /** The key's verdict, kept for the amr of the sign-in. */
+      let signedWith: SignatureCheck | undefined;
+      const checkSignature = async (): Promise<SignatureCheck> => {
+        signedWith =
+          signatures && interactionId
+            ? await signatures.check(
+                account,
+                {
+                  factorId: form.signatureFactorId?.slice(0, 64),
+                  challenge: form.challenge,
+                  signature: form.signature,
+                },
+                signatureSubject(interactionId),
+                requirement.signature,
+              )
+            : { ok: false, cause: 'signature_failed' };
+        return signedWith;
+      };
+      const signature = form.signature !== undefined ? checkSignature : undefined;
       const result = await mfa.verifySecondFactor(
         account,
         {
@@ -378,8 +381,13 @@ function secondFactorStep(deps: {
         requirement,
         { ip, userAgent, clientId },
       );
-      // RFC 8176: a passkey is a hardware-bound key; codes (authenticator or recovery) are one-time passwords.
-      if (result.ok) return { amr: [result.via === 'passkey' ? 'hwk' : 'otp'] };
+      // RFC 8176: a passkey or UKEY is a hardware-bound key, a soft lock a software-secured key;
+      // codes (authenticator or recovery) are one-time passwords.
+      if (result.ok) {
+        if (result.via === 'signature' && signedWith?.ok)
+          return { amr: [signedWith.type === 'soft_lock' ? 'swk' : 'hwk'] };
+        return { amr: [result.via === 'passkey' ? 'hwk' : 'otp'] };
+      }
       const t = portalPhrases[lang].mfa;
       if (result.cause === 'mfa_locked') {
         const until = (result.lockedUntil ?? new Date()).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');

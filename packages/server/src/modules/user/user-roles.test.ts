@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { MemberRole } from '@tessera/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
@@ -93,6 +94,15 @@ const changes: Record<string, Change> = {
   'user/send-login-url': (t, userId) => as(t, '/api/v1/manage/user/send-login-url', { userId }),
   'user/email': (t, userId) => as(t, '/api/v1/manage/user/email', { userId }),
   'mfa/admin/user/del': (t, userId) => as(t, '/api/v1/manage/mfa/admin/user/del', { userId }),
+  'mfa/admin/user/bind': (t, userId) =>
+    as(t, '/api/v1/manage/mfa/admin/user/bind', {
+      userId,
+      type: 'ukey_pubkey',
+      publicKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({
+        type: 'spki',
+        format: 'pem',
+      }),
+    }),
   'department/member/add': (t, userId) =>
     as(t, '/api/v1/manage/department/member/add', {
       departmentId: company.rootDepartment,
