@@ -139,14 +139,18 @@ describe('several instances', () => {
     });
     // The live instance takes the job back and imports the file again, from the start.
     expect(await waitForTask(ctx, owner, id)).toMatchObject({ status: 'success', created: 2 });
-    const jobs = await db
-      .selectFrom('jobs')
-      .select(['status', 'attempts', 'payload'])
-      .where('key', '=', importJobKey(owner.companyId))
-      .execute();
-    expect(jobs.filter((job) => (job.payload as { taskId?: string }).taskId === id)).toEqual([
-      { status: 'done', attempts: 2, payload: { taskId: id } },
-    ]);
+    // The job is marked done once its import has committed: a moment after the task shows success.
+    const jobOfTask = async () =>
+      (
+        await db
+          .selectFrom('jobs')
+          .select(['status', 'attempts', 'payload'])
+          .where('key', '=', importJobKey(owner.companyId))
+          .execute()
+      ).filter((job) => (job.payload as { taskId?: string }).taskId === id);
+    await expect
+      .poll(jobOfTask, { timeout: 10_000 })
+      .toEqual([{ status: 'done', attempts: 2, payload: { taskId: id } }]);
   });
 
   it('a second instance on the same database shares the queue (PostgreSQL)', async (test) => {
