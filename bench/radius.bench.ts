@@ -1,0 +1,431 @@
+/**
+ * RADIUS Access-Accepts per second (PAP Access-Requests with the right password, over UDP on
+ * 127.0.0.1) against the raw argon2id rate of this machine, measured in this process with the
+ * server's parameters and the same number of requests at once. Goal: accepts >= 90 % of the raw
+ * hash rate.
+ *
+ * As bench/signin.ts: batches of Access-Requests and batches of raw hashes alternate
+ * (BENCH_ROUNDS rounds), so that other load on the machine weighs on both sides alike.
+ *
+ * Set-up through the API as the bootstrap administrator: a company with MFA off,
+ * BENCH_RADIUS_USERS members with passwords, and a RADIUS client for 127.0.0.1 (enabled, for
+ * everyone). Requests are made with the `radius` package: User-Password hidden with the shared
+ * secret, a Message-Authenticator on every request (the server drops requests without one), a
+ * Calling-Station-Id of each person's own (sign-in budgets count calling stations), spread over
+ * BENCH_RADIUS_SOCKETS sockets, each with its own identifiers (one byte: at most 256 in flight per
+ * socket). Every answer must be an Access-Accept whose Response Authenticator and
+ * Message-Authenticator check out with the secret; anything else is counted and printed.
+ * With TESSERA_TEST_RADCLIENT (scripts/with-radclient.sh), Debian's radclient signs in once too.
+ *
+ *   node --conditions=source --import tsx bench/radius.bench.ts
+ *   bash scripts/with-postgres.sh bash scripts/with-radclient.sh bash -c \
+ *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/radius.bench.ts'
+ */
+import { createHash } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { type Algorithm, hash } from '@node-rs/argon2';
+import radius from 'radius';
+import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
+import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { type BenchServer, envInt, fmt, pool, sleep, startServer } from './lib/server.ts';
+
+/** As packages/server/src/modules/account/password.ts: argon2id, 19 MiB, 2 passes, 1 lane. */
+const ARGON2ID = 2 as Algorithm;
+const argonOptions = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+const COUNT = envInt('BENCH_RADIUS_REQUESTS', 240);
+const ROUNDS = envInt('BENCH_ROUNDS', 6);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '2,4').split(',').map(Number);
+const USERS = envInt('BENCH_RADIUS_USERS', 20);
+const SOCKETS = envInt('BENCH_RADIUS_SOCKETS', 4);
+const PHASE_LIMIT_MS = 180_000;
+/** How long one request waits for its answer (an Access-Reject comes after the server's 1 s delay). */
+const ANSWER_TIMEOUT_MS = 10_000;
+const GOAL = 0.9;
+const PASSWORD = 'Radius-Bench-Password-7';
+
+const ACCESS_ACCEPT = 2;
+const codeNames: Record<number, string> = { 2: 'Access-Accept', 3: 'Access-Reject', 11: 'Access-Challenge' };
+
+/** A UDP port that was free a moment ago (bound on 127.0.0.1 and let go). */
+function freeUdpPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const socket = createSocket('udp4');
+    socket.once('error', fail);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => done(port));
+    });
+  });
+}
+
+const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
+  if (!a) return b;
+  const seconds = a.seconds + b.seconds;
+  const mix = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
+  return {
+    seconds,
+    machineBusy: mix(a.machineBusy, b.machineBusy),
+    server: mix(a.server, b.server),
+    bench: mix(a.bench, b.bench),
+    postgres: mix(a.postgres, b.postgres),
+    other: mix(a.other, b.other),
+  };
+};
+
+interface Person {
+  username: string;
+  password: string;
+  /** Each person's own calling station, so that the sign-in budgets of one device do not throttle. */
+  callingStationId: string;
+}
+
+type Outcome = { ok: true } | { ok: false; reason: string };
+
+interface Pending {
+  request: Buffer;
+  done: (outcome: Outcome) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A RADIUS client (the network device) on several UDP sockets of 127.0.0.1. Each socket has its
+ * own 256 identifiers; an identifier is taken by one request until its answer comes (one that
+ * timed out stays taken, so that a late answer cannot be read as another request's).
+ */
+class RadiusDevice {
+  #sockets: { socket: Socket; pending: (Pending | 'lost' | undefined)[]; next: number }[] = [];
+  #turn = 0;
+  /** Answers that came for no request waiting (late, duplicated or malformed). */
+  strayAnswers = 0;
+
+  constructor(
+    private readonly port: number,
+    private readonly secret: string,
+  ) {}
+
+  async open(count: number) {
+    for (let i = 0; i < count; i++) {
+      const socket = createSocket('udp4');
+      const entry = { socket, pending: new Array<Pending | 'lost' | undefined>(256), next: 0 };
+      socket.on('message', (message) => this.#answer(entry.pending, message));
+      await new Promise<void>((done) => socket.bind(0, '127.0.0.1', done));
+      this.#sockets.push(entry);
+    }
+  }
+
+  #answer(pending: (Pending | 'lost' | undefined)[], message: Buffer) {
+    const identifier = message[1];
+    const waiting = identifier === undefined ? undefined : pending[identifier];
+    if (!waiting || waiting === 'lost') {
+      this.strayAnswers++;
+      return;
+    }
+    pending[identifier as number] = undefined;
+    clearTimeout(waiting.timer);
+    waiting.done(this.#check(waiting.request, message));
+  }
+
+  /** An Access-Accept whose Response Authenticator and Message-Authenticator are right. */
+  #check(request: Buffer, answer: Buffer): Outcome {
+    if (answer.length < 20 || answer.readUInt16BE(2) > answer.length)
+      return { ok: false, reason: 'malformed answer' };
+    const answerCode = answer[0] as number;
+    // RFC 2865 §3: MD5(Code + Identifier + Length + Request Authenticator + Attributes + Secret).
+    const expected = createHash('md5')
+      .update(answer.subarray(0, 4))
+      .update(request.subarray(4, 20))
+      .update(answer.subarray(20, answer.readUInt16BE(2)))
+      .update(this.secret)
+      .digest();
+    if (!expected.equals(answer.subarray(4, 20))) return { ok: false, reason: 'bad Response Authenticator' };
+    // The package checks both authenticators again (the Message-Authenticator is required).
+    if (!radius.verify_response({ request, response: answer, secret: this.secret }))
+      return { ok: false, reason: 'answer does not verify (radius.verify_response)' };
+    if (answerCode !== ACCESS_ACCEPT)
+      return { ok: false, reason: codeNames[answerCode] ?? `answer code ${answerCode}` };
+    return { ok: true };
+  }
+
+  /** Sends one request and waits (bounded) for its checked answer. */
+  send(code: 'Access-Request' | 'Status-Server', attributes: [string, string][]): Promise<Outcome> {
+    const entry = this.#sockets[this.#turn++ % this.#sockets.length];
+    if (!entry) throw new Error('the device has no socket open');
+    let identifier = -1;
+    for (let i = 0; i < 256; i++) {
+      const candidate = (entry.next + i) % 256;
+      if (entry.pending[candidate] === undefined) {
+        identifier = candidate;
+        break;
+      }
+    }
+    if (identifier < 0) return Promise.resolve({ ok: false, reason: 'no free identifier on the socket' });
+    entry.next = (identifier + 1) % 256;
+    const request = radius.encode({
+      code,
+      secret: this.secret,
+      identifier,
+      attributes,
+      add_message_authenticator: true,
+    });
+    return new Promise<Outcome>((done) => {
+      const timer = setTimeout(() => {
+        entry.pending[identifier] = 'lost';
+        done({ ok: false, reason: `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` });
+      }, ANSWER_TIMEOUT_MS);
+      entry.pending[identifier] = { request, done, timer };
+      entry.socket.send(request, this.port, '127.0.0.1');
+    });
+  }
+
+  /** A PAP Access-Request of the person. */
+  papRequest(person: Person): Promise<Outcome> {
+    return this.send('Access-Request', [
+      ['User-Name', person.username],
+      ['User-Password', person.password],
+      ['NAS-IP-Address', '127.0.0.1'],
+      ['NAS-Identifier', 'tessera-bench'],
+      ['Calling-Station-Id', person.callingStationId],
+    ]);
+  }
+
+  async close() {
+    for (const { socket, pending } of this.#sockets) {
+      for (const waiting of pending) if (waiting && waiting !== 'lost') clearTimeout(waiting.timer);
+      await new Promise<void>((done) => socket.close(() => done()));
+    }
+    this.#sockets = [];
+  }
+}
+
+/** Failures by reason, for the report. */
+const tally = (outcomes: Outcome[]) => {
+  const reasons: Record<string, number> = {};
+  for (const outcome of outcomes)
+    if (!outcome.ok) reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
+  return reasons;
+};
+
+type ClientStats = {
+  accepts: number;
+  rejects: number;
+  challenges: number;
+  droppedNoAuthenticator: number;
+  droppedBadAuthenticator: number;
+};
+
+async function clientStats(server: BenchServer, tenant: Tenant, clientId: string) {
+  const listed = await tenantCall<{ list: { clientId: string; stats: ClientStats }[] }>(
+    server,
+    tenant,
+    '/api/v1/manage/radius/client/list',
+    {},
+  );
+  return listed.list.find((c) => c.clientId === clientId)?.stats;
+}
+
+/** Debian's radclient (scripts/with-radclient.sh), one Access-Request that must be accepted. */
+async function radclientCheck(port: number, secret: string, person: Person) {
+  if (!process.env.TESSERA_TEST_RADCLIENT) {
+    console.log(
+      'radclient: skipped (TESSERA_TEST_RADCLIENT is not set; run through scripts/with-radclient.sh)',
+    );
+    return { ran: false as const };
+  }
+  const { radclient } = await import('../packages/server/src/test/radclient.ts');
+  const reply = await radclient(port, secret, {
+    'User-Name': person.username,
+    'User-Password': person.password,
+    'Message-Authenticator': '0x00',
+    'NAS-IP-Address': '127.0.0.1',
+    'Calling-Station-Id': person.callingStationId,
+  });
+  const accepted = reply.code === 'Access-Accept';
+  console.log(
+    `radclient (${process.env.TESSERA_TEST_RADCLIENT}): ${reply.code}` +
+      `${reply.attributes['Message-Authenticator'] ? ', with a Message-Authenticator' : ''}` +
+      ` (${verdict(accepted)})`,
+  );
+  if (!accepted) console.log(reply.output);
+  return { ran: true as const, code: reply.code, accepted };
+}
+
+async function main() {
+  const radiusPort = await freeUdpPort();
+  const server = await startServer({
+    env: { TESSERA_RADIUS_PORT: String(radiusPort), TESSERA_RADIUS_HOST: '127.0.0.1' },
+  });
+  console.log(
+    `radius benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}, RADIUS udp 127.0.0.1:${radiusPort}`,
+  );
+  const rows: Record<string, unknown>[] = [];
+  let extra: Record<string, unknown> = {};
+  await runOn(server, async () => {
+    // Set-up through the API, as an administrator would.
+    const tenant = await adminWithCompany(server, 'Radius Bench Co');
+    await tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
+      mode: 'off',
+      types: ['otp'],
+      lockout: { maxFailures: 5, lockMinutes: 15 },
+    });
+    const people: Person[] = await pool(USERS, 4, PHASE_LIMIT_MS, async (i) => {
+      const username = `radius-bench-${i}`;
+      await tenantCall(server, tenant, '/api/v1/manage/company/user/create', {
+        username,
+        role: 'member',
+        password: PASSWORD,
+      });
+      const station = (0x020000000000 + i).toString(16).padStart(12, '0');
+      return { username, password: PASSWORD, callingStationId: station.replace(/(..)(?!$)/g, '$1-') };
+    });
+    if (people.length !== USERS) throw new Error(`only ${people.length} of ${USERS} people were created`);
+    const created = await tenantCall<{ client: { clientId: string }; secret: string }>(
+      server,
+      tenant,
+      '/api/v1/manage/radius/client/create',
+      { name: 'Bench NAS', source: '127.0.0.1', enabled: true, access: 'all', otpMode: 'challenge' },
+    );
+    const { secret } = created;
+    const clientId = created.client.clientId;
+
+    const device = new RadiusDevice(radiusPort, secret);
+    await device.open(SOCKETS);
+    try {
+      // The server learns of the new client by a notification: Status-Server until it answers.
+      const known = Date.now() + 70_000;
+      for (;;) {
+        const status = await Promise.race([
+          device.send('Status-Server', [['NAS-Identifier', 'tessera-bench']]),
+          sleep(1000).then((): Outcome => ({ ok: false, reason: 'waiting' })),
+        ]);
+        if (status.ok) break;
+        if (Date.now() > known) throw new Error('the RADIUS server does not know the new client');
+      }
+
+      // Warm-up: a few accepts (JIT, connections, caches) and hashes.
+      const warm = await pool(8, 2, PHASE_LIMIT_MS, (i) => device.papRequest(people[i % USERS] as Person));
+      const warmFailures = tally(warm);
+      if (Object.keys(warmFailures).length)
+        throw new Error(`warm-up requests failed: ${JSON.stringify(warmFailures)}`);
+      await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
+      let sent = warm.length;
+
+      for (const concurrency of CONCURRENCY) {
+        const batch = Math.max(concurrency, Math.ceil(COUNT / ROUNDS));
+        let radiusSeconds = 0;
+        let hashSeconds = 0;
+        let accepts = 0;
+        let hashes = 0;
+        const failures: Record<string, number> = {};
+        let radiusCpu: CpuSplit | undefined;
+        let hashCpu: CpuSplit | undefined;
+        for (let round = 0; round < ROUNDS; round++) {
+          await waitForQuiet(20_000);
+          // Timed: Access-Requests, `concurrency` in flight, each person in turn.
+          const meter = cpuMeter(server.pid);
+          const started = performance.now();
+          const outcomes = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
+            device.papRequest(people[(round * batch + i) % USERS] as Person),
+          );
+          radiusSeconds += (performance.now() - started) / 1000;
+          radiusCpu = addCpu(radiusCpu, meter.stop());
+          sent += outcomes.length;
+          accepts += outcomes.filter((o) => o.ok).length;
+          for (const [reason, n] of Object.entries(tally(outcomes)))
+            failures[reason] = (failures[reason] ?? 0) + n;
+
+          // Timed: as many raw hashes, as many at once, in this process.
+          const hashMeter = cpuMeter(server.pid);
+          const hashStarted = performance.now();
+          const done = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
+            hash(`Bench-Password-${round}-${i}`, argonOptions),
+          );
+          hashSeconds += (performance.now() - hashStarted) / 1000;
+          hashCpu = addCpu(hashCpu, hashMeter.stop());
+          hashes += done.length;
+        }
+        const failed = Object.values(failures).reduce((a, b) => a + b, 0);
+        const acceptsPerSecond = accepts / radiusSeconds;
+        const hashesPerSecond = hashes / hashSeconds;
+        const ratio = acceptsPerSecond / hashesPerSecond;
+        const cpu = radiusCpu as CpuSplit;
+        const row = {
+          concurrency,
+          accepts,
+          failed,
+          failures,
+          seconds: Number(fmt(radiusSeconds, 2)),
+          acceptsPerSecond: Number(fmt(acceptsPerSecond)),
+          meanLatencyMs: Number(fmt((radiusSeconds * 1000 * concurrency) / Math.max(1, accepts + failed))),
+          msCpuServerPerAccept: Number(fmt((cpu.server * radiusSeconds * 1000) / Math.max(1, accepts))),
+          msCpuPostgresPerAccept: Number(fmt((cpu.postgres * radiusSeconds * 1000) / Math.max(1, accepts))),
+          msCpuBenchPerAccept: Number(fmt((cpu.bench * radiusSeconds * 1000) / Math.max(1, accepts))),
+          rawHashesPerSecond: Number(fmt(hashesPerSecond)),
+          msCpuPerRawHash: Number(
+            fmt(((hashCpu as CpuSplit).bench * hashSeconds * 1000) / Math.max(1, hashes)),
+          ),
+          ratio: Number(fmt(ratio, 3)),
+          goal: GOAL,
+          met: ratio >= GOAL && failed === 0,
+          cpuDuringRequests: cpu,
+          cpuDuringHashes: hashCpu,
+        };
+        rows.push(row);
+        console.log(
+          `concurrency ${concurrency}: ${accepts} Access-Accepts in ${fmt(radiusSeconds, 2)} s = ${fmt(acceptsPerSecond)}/s` +
+            `${failed ? ` (${failed} FAILED)` : ''} (mean ${row.meanLatencyMs} ms each); raw argon2id ` +
+            `${fmt(hashesPerSecond)} hashes/s; ratio ${fmt(ratio * 100)} % (goal >= 90 %: ${verdict(row.met)})`,
+        );
+        if (failed) console.log(`  failures: ${JSON.stringify(failures)}`);
+        console.log(`  during requests: ${describeCpu(cpu)}`);
+        console.log(`  during hashes:   ${describeCpu(hashCpu as CpuSplit)}`);
+        console.log(
+          `  CPU per accept: server ${row.msCpuServerPerAccept} ms, postgres ${row.msCpuPostgresPerAccept} ms, ` +
+            `this process ${row.msCpuBenchPerAccept} ms; per raw hash ${row.msCpuPerRawHash} ms`,
+        );
+      }
+
+      // A client we did not write gets in too.
+      const peer = await radclientCheck(radiusPort, secret, people[0] as Person);
+      if (peer.ran) sent += 1;
+
+      // The server's own counters (written every 5 s) agree with what was sent.
+      let stats: ClientStats | undefined;
+      const countedBy = Date.now() + 15_000;
+      do {
+        stats = await clientStats(server, tenant, clientId);
+        if (stats && stats.accepts + stats.rejects + stats.challenges >= sent) break;
+        await sleep(1000);
+      } while (Date.now() < countedBy);
+      console.log(
+        `server counters: ${stats?.accepts} accepts, ${stats?.rejects} rejects, ${stats?.challenges} challenges, ` +
+          `${stats?.droppedNoAuthenticator} + ${stats?.droppedBadAuthenticator} dropped ` +
+          `(${sent} Access-Requests sent; Status-Server answers are not counted); ` +
+          `${device.strayAnswers} stray answers`,
+      );
+      extra = {
+        radclient: peer,
+        serverCounters: stats,
+        accessRequestsSent: sent,
+        strayAnswers: device.strayAnswers,
+      };
+    } finally {
+      await device.close();
+    }
+  });
+  const file = await saveResult('radius', server.storage, {
+    storage: server.storage,
+    count: COUNT,
+    rounds: ROUNDS,
+    users: USERS,
+    sockets: SOCKETS,
+    rows,
+    ...extra,
+  });
+  console.log(`saved ${file}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
