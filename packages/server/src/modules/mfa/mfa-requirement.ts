@@ -6,7 +6,7 @@ import {
 } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
-import { getSafetySettings } from '../safety/safety.repo.ts';
+import { getSafetySettings, type MfaSafety } from '../safety/safety.repo.ts';
 import * as repo from './mfa.repo.ts';
 
 /** The kinds that answer with a code (an authenticator app's TOTP, or SM3 OTP of GM/T 0021). */
@@ -54,6 +54,22 @@ const OFF: MfaRequirement = {
   fido2: false,
   signature: [],
 };
+
+/**
+ * What one company's MFA settings ask of a person with `role` there (undefined: no user of it),
+ * as `requirementIn` answers it, for callers that read the settings and the role themselves.
+ */
+export function requirementOfCompany(mfa: MfaSafety, role: string | undefined): MfaRequirement {
+  if (mfa.mode === 'off') return OFF;
+  const required = mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role ?? ''));
+  return {
+    mode: required ? 'required' : 'optional',
+    types: OTP_TYPES.filter((t) => mfa.types.includes(t)),
+    lockout: mfa.lockout,
+    fido2: mfa.types.includes('fido2'),
+    signature: signatureMfaTypes.filter((t) => mfa.types.includes(t)),
+  };
+}
 
 export function createMfaRequirements(db: Db) {
   async function requirementFor(account: Account): Promise<MfaRequirement> {
@@ -125,15 +141,7 @@ export function createMfaRequirements(db: Db) {
         .where('account_id', '=', account.id)
         .executeTakeFirst(),
     ]);
-    if (mfa.mode === 'off') return OFF;
-    const required = mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role?.role ?? ''));
-    return {
-      mode: required ? 'required' : 'optional',
-      types: OTP_TYPES.filter((t) => mfa.types.includes(t)),
-      lockout: mfa.lockout,
-      fido2: mfa.types.includes('fido2'),
-      signature: signatureMfaTypes.filter((t) => mfa.types.includes(t)),
-    };
+    return requirementOfCompany(mfa, role?.role);
   }
 
   return { requirementFor, requirementIn };

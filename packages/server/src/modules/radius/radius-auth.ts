@@ -10,6 +10,8 @@ import type { Account } from '../../db/schema.ts';
 import { sha256 } from '../../lib/crypto.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { MfaRequirement, MfaService } from '../mfa/mfa.service.ts';
+import { requirementOfCompany } from '../mfa/mfa-requirement.ts';
+import { mergeSafety } from '../safety/safety.repo.ts';
 import { insertLoginEvent, type LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInService } from '../signin/signin.service.ts';
 import * as repo from './radius.repo.ts';
@@ -73,9 +75,14 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
       failureCause: cause,
     });
 
-  /** Whether the company asks this person for a second factor here, and which code kinds they have. */
-  async function secondFactorOf(account: Account, companyId: string) {
-    const requirement = await mfa.requirementIn(account, companyId);
+  /**
+   * Whether the company asks this person for a second factor here, and which code kinds they
+   * have. `access`: the company's settings and the person's role, when read already.
+   */
+  async function secondFactorOf(account: Account, companyId: string, access?: repo.ClientAccess) {
+    const requirement = access
+      ? requirementOfCompany(mergeSafety(null, access.mfa).mfa, access.role)
+      : await mfa.requirementIn(account, companyId);
     if (requirement.mode === 'off') return { needed: false as const, requirement };
     const allowed = [...requirement.types, ...requirement.signature, ...(requirement.fido2 ? ['fido2'] : [])];
     const bound = await mfa.boundFactors(account.id, allowed);
@@ -132,6 +139,8 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     const password = request.password?.toString('utf8') ?? '';
     if (request.state) return answerChallenge(request, request.state, password);
     const split = await splitAppended(request, password);
+    // Read once the password is right: who may use the client, with the role and MFA settings.
+    const checked: { access?: repo.ClientAccess } = {};
     const result = await signIn.signInWithPassword({
       identifier: request.username ?? '',
       password: split.password,
@@ -141,18 +150,18 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
       budgetAddress: request.callingStationId
         ? `radius:${request.client.id}:${request.callingStationId}`
         : request.sourceIp,
-      authorize: async (account) =>
-        (await repo.mayUseClient(
+      authorize: async (account) => {
+        checked.access = await repo.clientAccessOf(
           db,
           { id: request.client.id, company_id: request.client.companyId, access: request.client.access },
           account.id,
-        ))
-          ? null
-          : 'radius_not_allowed',
+        );
+        return checked.access?.allowed ? null : 'radius_not_allowed';
+      },
     });
     if (!result.ok) return reject;
     const { account } = result;
-    const second = await secondFactorOf(account, request.client.companyId);
+    const second = await secondFactorOf(account, request.client.companyId, checked.access);
     if (!second.needed) return accept;
     if (!second.bound) {
       await logFailure(request, account, 'mfa_not_bound');

@@ -134,31 +134,44 @@ export const enabledClients = (db: Db) =>
     .where('r.enabled', '=', true)
     .execute();
 
+/** What the RADIUS server reads of a person whose password was right (see `clientAccessOf`). */
+export interface ClientAccess {
+  /** An enabled user of the client's company, and with access `restricted`, in one of its departments. */
+  allowed: boolean;
+  /** Their role in the company (mode `admins` asks administrators for a second factor). */
+  role: string;
+  /** The company's stored MFA settings (company_safety.mfa; null: the defaults). */
+  mfa: unknown;
+}
+
 /**
- * Whether the account may sign in through the client: an enabled user of its company, and with
- * access `restricted`, a member of one of its departments or of a department below one.
- * Further kinds of "who" (roles, with the permissions work) join here as another `or exists`.
+ * Whether the account may sign in through the client, with what the second factor needs (the
+ * person's role and the company's MFA settings), in one statement; undefined when the account is
+ * no user of the client's company. Allowed: an enabled user of its company, and with access
+ * `restricted`, a member of one of its departments or of a department below one. Further kinds
+ * of "who" (roles, with the permissions work) join here as another `or exists`.
  */
-export async function mayUseClient(
+export async function clientAccessOf(
   db: Db,
   client: { id: string; company_id: string; access: 'all' | 'restricted' },
   accountId: string,
-): Promise<boolean> {
-  const { rows } = await sql<{ allowed: boolean }>`
+): Promise<ClientAccess | undefined> {
+  const { rows } = await sql<ClientAccess>`
     with recursive allowed_departments(id) as (
-      select department_id from radius_client_departments where client_id = ${client.id}
+      select department_id from radius_client_departments
+      where client_id = ${client.id} and ${client.access} = 'restricted'
       union
       select d.id from departments d join allowed_departments a on d.parent_id = a.id
     )
-    select exists (
-      select 1 from company_members m
-      where m.company_id = ${client.company_id} and m.account_id = ${accountId} and m.status = 'enabled'
-        and (${client.access} = 'all' or exists (
-          select 1 from department_members dm
-          where dm.account_id = ${accountId} and dm.company_id = ${client.company_id}
-            and dm.department_id in (select id from allowed_departments)))
-    ) as allowed`.execute(db);
-  return rows[0]?.allowed === true;
+    select m.role, s.mfa,
+      m.status = 'enabled' and (${client.access} = 'all' or exists (
+        select 1 from department_members dm
+        where dm.account_id = ${accountId} and dm.company_id = ${client.company_id}
+          and dm.department_id in (select id from allowed_departments))) as allowed
+    from company_members m
+    left join company_safety s on s.company_id = m.company_id
+    where m.company_id = ${client.company_id} and m.account_id = ${accountId}`.execute(db);
+  return rows[0];
 }
 
 export interface ClientCounts {
