@@ -16,6 +16,7 @@
  * socket). Every answer must be an Access-Accept whose Response Authenticator and
  * Message-Authenticator check out with the secret; anything else is counted and printed.
  * With TESSERA_TEST_RADCLIENT (scripts/with-radclient.sh), Debian's radclient signs in once too.
+ * On PostgreSQL the database's transaction count gives the statements per Access-Accept.
  *
  *   node --conditions=source --import tsx bench/radius.bench.ts
  *   bash scripts/with-postgres.sh bash scripts/with-radclient.sh bash -c \
@@ -24,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { type Algorithm, hash } from '@node-rs/argon2';
+import pg from 'pg';
 import radius from 'radius';
 import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
 import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
@@ -224,6 +226,27 @@ async function clientStats(server: BenchServer, tenant: Tenant, clientId: string
   return listed.list.find((c) => c.clientId === clientId)?.stats;
 }
 
+/**
+ * Transactions committed or rolled back in the server's database so far (PostgreSQL only; each
+ * statement outside a transaction is one). Backends report their counts when idle, within 10 s
+ * (PostgreSQL 15): `settle` waits for that. The reading itself adds one, on a connection of its own.
+ */
+async function transactions(server: BenchServer, settle: boolean): Promise<number | undefined> {
+  const url = server.stored.database?.url;
+  if (!url) return undefined;
+  if (settle) await sleep(11_000);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
+    );
+    return Number(rows[0]?.n);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Debian's radclient (scripts/with-radclient.sh), one Access-Request that must be accepted. */
 async function radclientCheck(port: number, secret: string, person: Person) {
   if (!process.env.TESSERA_TEST_RADCLIENT) {
@@ -319,6 +342,7 @@ async function main() {
         const failures: Record<string, number> = {};
         let radiusCpu: CpuSplit | undefined;
         let hashCpu: CpuSplit | undefined;
+        const transactionsBefore = await transactions(server, true);
         for (let round = 0; round < ROUNDS; round++) {
           await waitForQuiet(20_000);
           // Timed: Access-Requests, `concurrency` in flight, each person in turn.
@@ -344,6 +368,13 @@ async function main() {
           hashCpu = addCpu(hashCpu, hashMeter.stop());
           hashes += done.length;
         }
+        const transactionsAfter = await transactions(server, true);
+        // Over the level: the Access-Requests' statements, and the server's background work (jobs
+        // polled and RADIUS counters written every 5 s), less this benchmark's first reading.
+        const statementsPerAccept =
+          transactionsBefore === undefined || transactionsAfter === undefined
+            ? undefined
+            : (transactionsAfter - transactionsBefore - 1) / Math.max(1, accepts);
         const failed = Object.values(failures).reduce((a, b) => a + b, 0);
         const acceptsPerSecond = accepts / radiusSeconds;
         const hashesPerSecond = hashes / hashSeconds;
@@ -360,6 +391,7 @@ async function main() {
           msCpuServerPerAccept: Number(fmt((cpu.server * radiusSeconds * 1000) / Math.max(1, accepts))),
           msCpuPostgresPerAccept: Number(fmt((cpu.postgres * radiusSeconds * 1000) / Math.max(1, accepts))),
           msCpuBenchPerAccept: Number(fmt((cpu.bench * radiusSeconds * 1000) / Math.max(1, accepts))),
+          statementsPerAccept: statementsPerAccept === undefined ? null : Number(fmt(statementsPerAccept, 2)),
           rawHashesPerSecond: Number(fmt(hashesPerSecond)),
           msCpuPerRawHash: Number(
             fmt(((hashCpu as CpuSplit).bench * hashSeconds * 1000) / Math.max(1, hashes)),
@@ -383,6 +415,10 @@ async function main() {
           `  CPU per accept: server ${row.msCpuServerPerAccept} ms, postgres ${row.msCpuPostgresPerAccept} ms, ` +
             `this process ${row.msCpuBenchPerAccept} ms; per raw hash ${row.msCpuPerRawHash} ms`,
         );
+        if (statementsPerAccept !== undefined)
+          console.log(
+            `  PostgreSQL transactions per accept (statements; background work included): ${fmt(statementsPerAccept, 2)}`,
+          );
       }
 
       // A client we did not write gets in too.
