@@ -16,7 +16,8 @@
  * socket). Every answer must be an Access-Accept whose Response Authenticator and
  * Message-Authenticator check out with the secret; anything else is counted and printed.
  * With TESSERA_TEST_RADCLIENT (scripts/with-radclient.sh), Debian's radclient signs in once too.
- * On PostgreSQL the database's transaction count gives the statements per Access-Accept.
+ * On PostgreSQL the database's transaction count gives the statements per Access-Accept (less the
+ * server's own background statements, measured idle first).
  *
  *   node --conditions=source --import tsx bench/radius.bench.ts
  *   bash scripts/with-postgres.sh bash scripts/with-radclient.sh bash -c \
@@ -227,24 +228,34 @@ async function clientStats(server: BenchServer, tenant: Tenant, clientId: string
 }
 
 /**
- * Transactions committed or rolled back in the server's database so far (PostgreSQL only; each
- * statement outside a transaction is one). Backends report their counts when idle, within 10 s
- * (PostgreSQL 15): `settle` waits for that. The reading itself adds one, on a connection of its own.
+ * Transactions committed or rolled back in the server's database so far, and when (PostgreSQL
+ * only; each statement outside a transaction is one). Backends report their counts when idle,
+ * within 10 s (PostgreSQL 15): the reading waits 11 s first. The reading itself adds one
+ * transaction, on a connection of its own.
  */
-async function transactions(server: BenchServer, settle: boolean): Promise<number | undefined> {
+async function transactions(server: BenchServer): Promise<{ n: number; at: number } | undefined> {
   const url = server.stored.database?.url;
   if (!url) return undefined;
-  if (settle) await sleep(11_000);
+  await sleep(11_000);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>(
       'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
     );
-    return Number(rows[0]?.n);
+    return { n: Number(rows[0]?.n), at: performance.now() };
   } finally {
     await client.end();
   }
+}
+
+/** The server's own statements per second when idle (jobs polled, counters written), on PostgreSQL. */
+async function backgroundRate(server: BenchServer): Promise<number | undefined> {
+  const first = await transactions(server);
+  await sleep(20_000);
+  const second = await transactions(server);
+  if (!first || !second) return undefined;
+  return (second.n - first.n - 1) / ((second.at - first.at) / 1000);
 }
 
 /** Debian's radclient (scripts/with-radclient.sh), one Access-Request that must be accepted. */
@@ -332,6 +343,7 @@ async function main() {
         throw new Error(`warm-up requests failed: ${JSON.stringify(warmFailures)}`);
       await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
       let sent = warm.length;
+      const background = await backgroundRate(server);
 
       for (const concurrency of CONCURRENCY) {
         const batch = Math.max(concurrency, Math.ceil(COUNT / ROUNDS));
@@ -342,7 +354,7 @@ async function main() {
         const failures: Record<string, number> = {};
         let radiusCpu: CpuSplit | undefined;
         let hashCpu: CpuSplit | undefined;
-        const transactionsBefore = await transactions(server, true);
+        const transactionsBefore = await transactions(server);
         for (let round = 0; round < ROUNDS; round++) {
           await waitForQuiet(20_000);
           // Timed: Access-Requests, `concurrency` in flight, each person in turn.
@@ -368,13 +380,19 @@ async function main() {
           hashCpu = addCpu(hashCpu, hashMeter.stop());
           hashes += done.length;
         }
-        const transactionsAfter = await transactions(server, true);
-        // Over the level: the Access-Requests' statements, and the server's background work (jobs
-        // polled and RADIUS counters written every 5 s), less this benchmark's first reading.
+        const transactionsAfter = await transactions(server);
+        // Over the level: the Access-Requests' statements, less the server's background work at
+        // its idle rate and this benchmark's first reading.
+        const counted =
+          transactionsBefore && transactionsAfter
+            ? transactionsAfter.n - transactionsBefore.n - 1
+            : undefined;
+        const backgroundShare =
+          transactionsBefore && transactionsAfter && background !== undefined
+            ? (background * (transactionsAfter.at - transactionsBefore.at)) / 1000
+            : 0;
         const statementsPerAccept =
-          transactionsBefore === undefined || transactionsAfter === undefined
-            ? undefined
-            : (transactionsAfter - transactionsBefore - 1) / Math.max(1, accepts);
+          counted === undefined ? undefined : (counted - backgroundShare) / Math.max(1, accepts);
         const failed = Object.values(failures).reduce((a, b) => a + b, 0);
         const acceptsPerSecond = accepts / radiusSeconds;
         const hashesPerSecond = hashes / hashSeconds;
@@ -392,6 +410,8 @@ async function main() {
           msCpuPostgresPerAccept: Number(fmt((cpu.postgres * radiusSeconds * 1000) / Math.max(1, accepts))),
           msCpuBenchPerAccept: Number(fmt((cpu.bench * radiusSeconds * 1000) / Math.max(1, accepts))),
           statementsPerAccept: statementsPerAccept === undefined ? null : Number(fmt(statementsPerAccept, 2)),
+          transactionsCounted: counted ?? null,
+          backgroundStatementsPerSecond: background === undefined ? null : Number(fmt(background, 2)),
           rawHashesPerSecond: Number(fmt(hashesPerSecond)),
           msCpuPerRawHash: Number(
             fmt(((hashCpu as CpuSplit).bench * hashSeconds * 1000) / Math.max(1, hashes)),
@@ -417,7 +437,8 @@ async function main() {
         );
         if (statementsPerAccept !== undefined)
           console.log(
-            `  PostgreSQL transactions per accept (statements; background work included): ${fmt(statementsPerAccept, 2)}`,
+            `  PostgreSQL statements per accept: ${fmt(statementsPerAccept, 2)} (${counted} transactions over the level, ` +
+              `less ${fmt(backgroundShare, 0)} of the server's background work at ${fmt(background ?? 0, 2)}/s)`,
           );
       }
 
