@@ -25,6 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { type Algorithm, hash } from '@node-rs/argon2';
 import pg from 'pg';
 import radius from 'radius';
@@ -228,6 +229,20 @@ async function clientStats(server: BenchServer, tenant: Tenant, clientId: string
 }
 
 /**
+ * CPU seconds of the server's main thread so far (its JavaScript, PGlite, socket writes); the
+ * rest of the process's CPU is its other threads (argon2id on libuv's pool, GC helpers).
+ */
+function mainThreadCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
  * Transactions committed or rolled back in the server's database so far, and when (PostgreSQL
  * only; each statement outside a transaction is one). Backends report their counts when idle,
  * within 10 s (PostgreSQL 15): the reading waits 11 s first. The reading itself adds one
@@ -343,6 +358,11 @@ async function main() {
         throw new Error(`warm-up requests failed: ${JSON.stringify(warmFailures)}`);
       await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
       let sent = warm.length;
+      // PostgreSQL's CPU: the backends of this run's database only.
+      const databaseUrl = server.stored.database?.url;
+      const meterOptions = {
+        postgresDatabase: databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined,
+      };
       const background = await backgroundRate(server);
 
       for (const concurrency of CONCURRENCY) {
@@ -353,25 +373,28 @@ async function main() {
         let hashes = 0;
         const failures: Record<string, number> = {};
         let radiusCpu: CpuSplit | undefined;
+        let mainThreadSeconds = 0;
         let hashCpu: CpuSplit | undefined;
         const transactionsBefore = await transactions(server);
         for (let round = 0; round < ROUNDS; round++) {
           await waitForQuiet(20_000);
           // Timed: Access-Requests, `concurrency` in flight, each person in turn.
-          const meter = cpuMeter(server.pid);
+          const meter = cpuMeter(server.pid, meterOptions);
+          const mainBefore = mainThreadCpu(server.pid);
           const started = performance.now();
           const outcomes = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
             device.papRequest(people[(round * batch + i) % USERS] as Person),
           );
           radiusSeconds += (performance.now() - started) / 1000;
           radiusCpu = addCpu(radiusCpu, meter.stop());
+          mainThreadSeconds += mainThreadCpu(server.pid) - mainBefore;
           sent += outcomes.length;
           accepts += outcomes.filter((o) => o.ok).length;
           for (const [reason, n] of Object.entries(tally(outcomes)))
             failures[reason] = (failures[reason] ?? 0) + n;
 
           // Timed: as many raw hashes, as many at once, in this process.
-          const hashMeter = cpuMeter(server.pid);
+          const hashMeter = cpuMeter(server.pid, meterOptions);
           const hashStarted = performance.now();
           const done = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
             hash(`Bench-Password-${round}-${i}`, argonOptions),
@@ -407,6 +430,7 @@ async function main() {
           acceptsPerSecond: Number(fmt(acceptsPerSecond)),
           meanLatencyMs: Number(fmt((radiusSeconds * 1000 * concurrency) / Math.max(1, accepts + failed))),
           msCpuServerPerAccept: Number(fmt((cpu.server * radiusSeconds * 1000) / Math.max(1, accepts))),
+          msCpuServerMainThreadPerAccept: Number(fmt((mainThreadSeconds * 1000) / Math.max(1, accepts))),
           msCpuPostgresPerAccept: Number(fmt((cpu.postgres * radiusSeconds * 1000) / Math.max(1, accepts))),
           msCpuBenchPerAccept: Number(fmt((cpu.bench * radiusSeconds * 1000) / Math.max(1, accepts))),
           statementsPerAccept: statementsPerAccept === undefined ? null : Number(fmt(statementsPerAccept, 2)),
@@ -432,7 +456,8 @@ async function main() {
         console.log(`  during requests: ${describeCpu(cpu)}`);
         console.log(`  during hashes:   ${describeCpu(hashCpu as CpuSplit)}`);
         console.log(
-          `  CPU per accept: server ${row.msCpuServerPerAccept} ms, postgres ${row.msCpuPostgresPerAccept} ms, ` +
+          `  CPU per accept: server ${row.msCpuServerPerAccept} ms (main thread ${row.msCpuServerMainThreadPerAccept} ms), ` +
+            `postgres ${row.msCpuPostgresPerAccept} ms, ` +
             `this process ${row.msCpuBenchPerAccept} ms; per raw hash ${row.msCpuPerRawHash} ms`,
         );
         if (statementsPerAccept !== undefined)

@@ -45,8 +45,11 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
-/** CPU seconds of all processes whose command name is `comm` (e.g. postgres backends). */
-function cpuOfCommand(comm: string): number {
+/**
+ * CPU seconds of all processes whose command name is `comm` (e.g. postgres backends), or only of
+ * those whose command line holds `argument` (a backend names its database there).
+ */
+function cpuOfCommand(comm: string, argument?: string): number {
   let sum = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -54,6 +57,7 @@ function cpuOfCommand(comm: string): number {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       if (name !== comm) continue;
+      if (argument && !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(argument)) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       sum += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
@@ -86,14 +90,18 @@ export interface CpuSplit {
   other: number;
 }
 
-/** Measures who used the CPU between start() and stop(). Postgres backends exit, so it under-counts them slightly. */
-export function cpuMeter(serverPid: number) {
+/**
+ * Measures who used the CPU between start() and stop(). Postgres backends exit, so it under-counts
+ * them slightly. `postgresDatabase`: only the backends of that database count as PostgreSQL (other
+ * work on a shared machine may run PostgreSQL too); without it every postgres process does.
+ */
+export function cpuMeter(serverPid: number, options: { postgresDatabase?: string } = {}) {
   const take = () => ({
     at: performance.now(),
     machine: machineCpu(),
     server: cpuOfPid(serverPid),
     bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-    postgres: cpuOfCommand('postgres'),
+    postgres: cpuOfCommand('postgres', options.postgresDatabase),
   });
   const start = take();
   return {
