@@ -358,10 +358,10 @@ async function main() {
         throw new Error(`warm-up requests failed: ${JSON.stringify(warmFailures)}`);
       await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
       let sent = warm.length;
-      // PostgreSQL's CPU: the backends of this run's database only.
+      // PostgreSQL's CPU: the backends of this run's database only (none on PGlite).
       const databaseUrl = server.stored.database?.url;
       const meterOptions = {
-        postgresDatabase: databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined,
+        postgresDatabase: databaseUrl ? new URL(databaseUrl).pathname.slice(1) : null,
       };
       const background = await backgroundRate(server);
 

@@ -93,15 +93,16 @@ export interface CpuSplit {
 /**
  * Measures who used the CPU between start() and stop(). Postgres backends exit, so it under-counts
  * them slightly. `postgresDatabase`: only the backends of that database count as PostgreSQL (other
- * work on a shared machine may run PostgreSQL too); without it every postgres process does.
+ * work on a shared machine may run PostgreSQL too), null: none do (the server runs on PGlite);
+ * without it every postgres process does.
  */
-export function cpuMeter(serverPid: number, options: { postgresDatabase?: string } = {}) {
+export function cpuMeter(serverPid: number, options: { postgresDatabase?: string | null } = {}) {
   const take = () => ({
     at: performance.now(),
     machine: machineCpu(),
     server: cpuOfPid(serverPid),
     bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-    postgres: cpuOfCommand('postgres', options.postgresDatabase),
+    postgres: options.postgresDatabase === null ? 0 : cpuOfCommand('postgres', options.postgresDatabase),
   });
   const start = take();
   return {
