@@ -414,6 +414,30 @@ describe('the user centre and the sign-in page', () => {
   );
 });
 
+describe('a policy that requires a key', () => {
+  it('asks a person with a key bound by an administrator for the key, not to set up a code first', async () => {
+    const strict = await ownerWithCompany(ctx, 'ukey-strict', 'Strict Keys');
+    await saveSafetyPart(ctx.database.db, strict.companyId, 'mfa', {
+      mode: 'required',
+      types: ['ukey_pubkey'],
+      lockout,
+    });
+    const user = await member(strict);
+    const made = await newKey('ecc', 'P-384');
+    const bound = await admin(
+      '/api/v1/manage/mfa/admin/user/bind',
+      { userId: user.id, type: 'ukey_pubkey', publicKey: made.publicKeyPem },
+      'en',
+      strict,
+    );
+    expect(bound.code, bound.msg).toBe(200);
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const signedIn = await signInWithKey(user, key.sign);
+    expect(signedIn.page.html).not.toContain('Set up two-step verification');
+    expect(signedIn.answered.url).toBe(`${ctx.baseUrl}/portal/account`);
+  });
+});
+
 describe('an administrator binds a key', () => {
   it('checks the input in English and Chinese, storing nothing; a user of another company is not found; a member reaches no console', async () => {
     const user = await member();
