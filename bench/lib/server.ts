@@ -207,8 +207,6 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     TESSERA_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
     TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'warn',
-    // Benchmarks run side by side would compete for RADIUS's port 1812; none of them speaks RADIUS.
-    TESSERA_RADIUS_PORT: 'off',
     DATABASE_URL: database?.url,
     TESSERA_RADIUS_PORT: process.env.TESSERA_RADIUS_PORT ?? String(await freeUdpPort()),
     TESSERA_MASTER_KEY: undefined,

@@ -60,8 +60,6 @@ function startInstance(name: 'a' | 'b', port: number, radiusPort: number, databa
         TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
         TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
         TESSERA_COMPANY_USER_QUOTA: String(USER_QUOTA),
-        // Both would take RADIUS's port 1812; these tests speak HTTP only.
-        TESSERA_RADIUS_PORT: 'off',
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
