@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { CHECKPOINT_JOB } from '../app-services.ts';
+import { startTestApp } from '../test/harness.ts';
 import { openPglite } from './database.ts';
 
 describe('the embedded database (PGlite) on a data folder', () => {
@@ -36,6 +38,34 @@ describe('the embedded database (PGlite) on a data folder', () => {
       expect(await readdir(join(dir, 'pglite'))).toEqual(['notes.txt']);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded database in the running server', () => {
+  it('is checkpointed by a periodic job, so that its write-ahead log is recycled', async () => {
+    const ctx = await startTestApp({ jobs: { run: false } });
+    try {
+      if (ctx.database.kind !== 'pglite') return;
+      const redo = async () =>
+        (
+          await sql<{ lsn: string }>`select redo_lsn::text as lsn from pg_control_checkpoint()`.execute(
+            ctx.database.db,
+          )
+        ).rows[0]?.lsn;
+      const before = await redo();
+      await sql`create temporary table filler as select repeat('x', 200) as v from generate_series(1, 2000)`.execute(
+        ctx.database.db,
+      );
+      await ctx.database.db
+        .updateTable('jobs')
+        .set({ run_after: new Date(0) })
+        .where('kind', '=', CHECKPOINT_JOB)
+        .execute();
+      await ctx.tessera.jobs.drain();
+      expect(await redo()).not.toBe(before);
+    } finally {
+      await ctx.close();
     }
   });
 });
