@@ -26,6 +26,7 @@ import { safetyFlows } from './flows/safety.e2e.ts';
 import { samlFlows } from './flows/saml.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
+import { ukeyFlows } from './flows/ukey.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { oidcSuite } from './support/oidc-suite.ts';
@@ -74,6 +75,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   radiusCaFlows(s);
+  ukeyFlows(s);
   appFlows(s);
   exchangeFlows(s);
   logFlows(s);

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -106,6 +107,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free UDP port on 127.0.0.1 (the server's RADIUS port: 1812 may be taken by another server). */
+export function freeUdpPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const socket = createSocket('udp4');
+    socket.once('error', fail);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => done(port));
+    });
+  });
+}
+
 /** The storage a run uses: PostgreSQL when BENCH_DATABASE_URL is set, else embedded PGlite. */
 export const storageFromEnv = (): Storage => (process.env.BENCH_DATABASE_URL ? 'postgres' : 'pglite');
 
@@ -194,9 +207,8 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     TESSERA_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
     TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'warn',
-    // Benchmarks run side by side would compete for RADIUS's port 1812; none of them speaks RADIUS.
-    TESSERA_RADIUS_PORT: 'off',
     DATABASE_URL: database?.url,
+    TESSERA_RADIUS_PORT: process.env.TESSERA_RADIUS_PORT ?? String(await freeUdpPort()),
     TESSERA_MASTER_KEY: undefined,
     NODE_OPTIONS: undefined,
     ...options.env,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import type { AppOptions } from './app.ts';
 import { defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
@@ -57,6 +58,9 @@ import { createUserImportService } from './modules/user-import/import.service.ts
 import { databaseFileStore, folderFileStore } from './modules/user-import/import-files.ts';
 import { build, version } from './version.ts';
 
+/** The periodic checkpoint of the embedded database. */
+export const CHECKPOINT_JOB = 'database.checkpoint';
+
 /**
  * The services of the areas, in the order they need each other; jobs registered here run once
  * the app is ready.
@@ -89,6 +93,13 @@ export async function createServices(context: {
     pollMs: options.jobs?.pollMs,
     backoff: options.jobs?.backoff,
   });
+
+  // PGlite runs no checkpointer: without checkpoints its write-ahead log grows with every write
+  // until a clean stop, and an open after a crash replays all of it.
+  if (database.kind === 'pglite')
+    jobs.every(CHECKPOINT_JOB, 300, async () => {
+      await sql`checkpoint`.execute(db);
+    });
 
   const session = createSessionService({
     sessions,

@@ -1,9 +1,13 @@
-import { mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { setFlagsFromString } from 'node:v8';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -22,9 +26,6 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-// timestamptz and bigint as the application expects them from node-postgres.
-pg.types.setTypeParser(20, (value) => Number(value));
-
 /** What becomes of an error on a connection that no query is using (the server restarted, for one). */
 const reportConnectionError = (error: Error) =>
   console.warn(`Tessera: a database connection was lost (${error.message}); a new one is opened on demand`);
@@ -33,6 +34,11 @@ export async function openPostgres(
   url: string,
   options: { onConnectionError?: (error: Error) => void } = {},
 ): Promise<DatabaseHandle> {
+  // node-postgres is loaded only for PostgreSQL storage: an installation on the embedded database
+  // never needs it (about 45 ms of CPU at every start).
+  const { default: pg } = await import('pg');
+  // timestamptz and bigint as the application expects them from node-postgres.
+  pg.types.setTypeParser(20, (value) => Number(value));
   const onConnectionError = options.onConnectionError ?? reportConnectionError;
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle connection that fails is dropped by the pool; without a listener its error would end
@@ -73,11 +79,105 @@ export async function openPostgres(
   };
 }
 
+/**
+ * How the embedded database (PGlite) is run.
+ *
+ * The database: PGlite 0.3 (before 0.4) kept everything in `template1`, its default then; 0.4
+ * made `postgres` the default. Tessera's data folders, backups and test dumps all have their tables
+ * in `template1`, so it stays the database opened: a folder written by PGlite 0.3 opens with its
+ * data (same PostgreSQL 17.5, same on-disk format). PGlite 0.5 embeds PostgreSQL 18, which
+ * cannot open these folders.
+ *
+ * Memory, for a small installation on one process: PGlite runs PostgreSQL in WebAssembly memory,
+ * which grows and never shrinks, so every allowance becomes resident memory of the server once
+ * used. PostgreSQL's own default (what initdb writes into a new folder's postgresql.conf) is
+ * `shared_buffers` 128 MB; 16 MB holds the hot pages of a small installation (the whole database
+ * of a new one is about 30 MB on disk, and pages not in the buffer are read from the operating
+ * system's file cache). `maintenance_work_mem` (index builds in migrations, VACUUM) goes from 64
+ * to 16 MB; `work_mem` stays 4 MB per sort or hash. These come on the command line, which wins
+ * over the folder's postgresql.conf, so existing folders get them too.
+ */
+const pgliteOptions: PGliteOptions = {
+  database: 'template1',
+  startParams: [
+    ...PGlite.defaultStartParams,
+    '-c',
+    'shared_buffers=16MB',
+    '-c',
+    'maintenance_work_mem=16MB',
+    '-c',
+    'work_mem=4MB',
+  ],
+};
+
+/**
+ * PGlite's PostgreSQL is 9.9 MB of WebAssembly. V8 compiles it with its baseline compiler (Liftoff)
+ * and then recompiles the functions that run often with its optimising compiler (TurboFan): on
+ * Node 20 that second compilation cost about 1.2 s of CPU at every start and some 60 MB of
+ * resident memory (cold start 3.15 → 1.94 s of server CPU, RSS when ready 268 → 192 MiB), while
+ * sign-ins and grants took the same CPU per request either way (their time is in JavaScript).
+ * Only queries that compute a lot in PostgreSQL itself (big sorts, trigram scans over tens of
+ * thousands of rows) run about 1.6 times longer on baseline code, which a small installation does
+ * not notice. So the embedded database runs on baseline code only. The flag is read when a
+ * WebAssembly module is compiled, so it has to be set before the first PGlite opens; it applies to
+ * the whole process, which on PostgreSQL storage never sets it.
+ */
+const wasmBaselineOnly = '--liftoff-only';
+
+/**
+ * Makes a new database folder in a short-lived child process. PGlite's initdb takes a few seconds
+ * (it runs initdb and a second PostgreSQL instance in WebAssembly, then copies their files into
+ * the first) and leaves the process that ran it well over 100 MB larger than a restart on the
+ * same folder (PGlite alone: 330 against 190 MB), memory the process does not give back. Done
+ * apart, the server then opens the folder as on any restart. The child writes into a folder of
+ * its own, renamed into place once the database is complete and closed, so an interrupted first
+ * start leaves no half-made database behind.
+ */
+async function initialisePgliteFolder(target: string): Promise<void> {
+  const library = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const making = `${target}.new`;
+  await rm(making, { recursive: true, force: true });
+  const child = `
+    const [library, dataDir, options] = JSON.parse(process.argv[1]);
+    require(library).PGlite.create({ dataDir, ...options })
+      .then((db) => db.close())
+      .then(() => process.exit(0), (error) => { console.error(error?.stack ?? String(error)); process.exit(1); });
+  `;
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [wasmBaselineOnly, '-e', child, JSON.stringify([library, making, pgliteOptions])],
+      { env: { ...process.env, NODE_OPTIONS: '' }, maxBuffer: 4 * 1024 * 1024 },
+      (error, _stdout, stderr) =>
+        error
+          ? reject(
+              new Error(
+                `the embedded database could not be created in ${target}: ${stderr.trim() || error.message}`,
+              ),
+            )
+          : resolve(),
+    );
+  });
+  // Onto nothing or an empty folder (openPglite refuses a folder holding anything else).
+  await rename(making, target);
+}
+
 /** Opens PGlite on a folder (reopened as it is on restart) or from a dump (tests). */
 export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+  setFlagsFromString(wasmBaselineOnly);
+  const folder = options.dataDir ? join(options.dataDir, 'pglite') : undefined;
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  if (folder && !options.loadDataDir && !existsSync(join(folder, 'PG_VERSION'))) {
+    if ((await readdir(folder).catch(() => [])).length) {
+      throw new Error(
+        `${folder} holds files but no database (no PG_VERSION): move them away to start a new installation`,
+      );
+    }
+    await initialisePgliteFolder(folder);
+  }
   const client = await PGlite.create({
-    dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined,
+    ...pgliteOptions,
+    dataDir: folder,
     loadDataDir: options.loadDataDir,
     // The user search index (migration 6) is a trigram index.
     extensions: { pg_trgm },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import pg from 'pg';
@@ -52,6 +53,18 @@ export async function openTestDatabase(options: { migrated?: boolean } = {}): Pr
   if (options.migrated === false) return openPglite({});
   const dump = await readFile(inject('pgliteDump'));
   return openPglite({ loadDataDir: new Blob([dump]) });
+}
+
+/** A free UDP port on 127.0.0.1 (a server's RADIUS port, when two run on one machine). */
+export async function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
 }
 
 export async function freePort(): Promise<number> {

@@ -149,53 +149,100 @@ describe.skipIf(!hasOpenssl)('the signing helper', () => {
 });
 
 describe('keys of every algorithm and strength of spec §5', () => {
-  it('bind with proof of possession and answer a challenge once', async () => {
-    const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
-    const signatures = createSignatureFactors({ db: ctx.database.db, mfa });
-    const strengths = [
-      ['rsa', '2048'],
-      ['rsa', '3072'],
-      ['rsa', '4096'],
-      ['ecc', 'P-256'],
-      ['ecc', 'P-384'],
-      ['ecc', 'P-521'],
-      ['sm2', 'SMP256'],
-    ] as const;
+  const strengths = [
+    ['rsa', '2048'],
+    ['rsa', '3072'],
+    ['rsa', '4096'],
+    ['ecc', 'P-256'],
+    ['ecc', 'P-384'],
+    ['ecc', 'P-521'],
+    ['sm2', 'SMP256'],
+  ] as const;
+
+  /** Binds `input` with proof of possession, then answers a second-factor challenge once (and not twice). */
+  async function bindAndAnswer(
+    userId: string,
+    input: { type: (typeof allKeys)[number]; keyId?: string; publicKey?: string; certificate?: string },
+    key: { sign(challenge: string): string },
+    label: string,
+  ) {
+    const signatures = createSignatureFactors({
+      db: ctx.database.db,
+      mfa: createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) }),
+    });
+    const account = await accountRow(ctx, userId);
+    const bindChallenge = (await signatures.newChallenge(userId, 'bind', 'portal:matrix')).challenge;
+    const bound = await signatures.bindOwn(
+      account,
+      { ...input, challenge: bindChallenge, signature: key.sign(bindChallenge) },
+      'portal:matrix',
+      null,
+    );
+    expect(bound, label).not.toBeNull();
+    const challenge = (await signatures.newChallenge(userId, 'second_factor', 'interaction:matrix'))
+      .challenge;
+    const answer = { factorId: bound?.factorId, challenge, signature: key.sign(challenge) };
+    expect(await signatures.check(account, answer, 'interaction:matrix', [input.type]), label).toEqual({
+      ok: true,
+      type: input.type,
+    });
+    // The same signature again: the challenge is spent.
+    expect(await signatures.check(account, answer, 'interaction:matrix', [input.type]), label).toMatchObject({
+      ok: false,
+    });
+    return bound?.factorId ?? '';
+  }
+
+  it('a UKEY by KeyId, a UKEY public key and a soft lock, each with a key of every strength', async () => {
     const user = await member();
-    const account = await accountRow(ctx, user.id);
     const keys = await Promise.all(strengths.map(([a, s]) => newKey(a, s)));
     for (const [index, made] of keys.entries()) {
       const key = await openKeyFile(Buffer.from(made.privateKeyPem));
-      const bindChallenge = (await signatures.newChallenge(user.id, 'bind', 'portal:matrix')).challenge;
-      const bound = await signatures.bindOwn(
-        account,
-        {
-          type: 'ukey_pubkey',
-          publicKey: made.publicKeyPem,
-          challenge: bindChallenge,
-          signature: key.sign(bindChallenge),
-        },
-        'portal:matrix',
-        null,
+      for (const type of ['ukey_keyid', 'ukey_pubkey', 'soft_lock'] as const) {
+        const label = `${type} ${strengths[index]?.join(' ')}`;
+        const keyId =
+          type === 'ukey_pubkey' ? undefined : `${type === 'soft_lock' ? made.containerId : 'SN'}-${index}`;
+        const factorId = await bindAndAnswer(
+          user.id,
+          { type, keyId, publicKey: made.publicKeyPem },
+          key,
+          label,
+        );
+        const stored = await ctx.database.db
+          .selectFrom('mfa_factors')
+          .select(['key_algorithm', 'key_strength', 'key_id'])
+          .where('id', '=', factorId)
+          .executeTakeFirstOrThrow();
+        expect([stored.key_algorithm, stored.key_strength, stored.key_id], label).toEqual([
+          ...(strengths[index] ?? []),
+          keyId ?? null,
+        ]);
+      }
+    }
+  });
+
+  it('a UKEY certificate of a CA of each algorithm, its key from the PKCS#12 the CA handed out', async () => {
+    const user = await member();
+    for (const algorithm of ['rsa', 'ecc', 'sm2'] as const) {
+      const ca = await admin<{ caId: string }>('/api/v1/manage/ca/create', {
+        name: `Matrix ${algorithm}`,
+        algorithm,
+        organization: 'Key Works',
+      });
+      expect(ca.code, ca.msg).toBe(200);
+      const issued = await admin<{ pkcs12: string; pkcs12Password: string }>(
+        '/api/v1/manage/ca/certificate/issue',
+        { caId: ca.data.caId, userId: user.id },
       );
-      expect(bound, strengths[index]?.join(' ')).not.toBeNull();
-      const factor = await ctx.database.db
-        .selectFrom('mfa_factors')
-        .select(['key_algorithm', 'key_strength'])
-        .where('id', '=', bound!.factorId)
-        .executeTakeFirstOrThrow();
-      expect([factor.key_algorithm, factor.key_strength]).toEqual(strengths[index]);
-      const challenge = (await signatures.newChallenge(user.id, 'second_factor', 'interaction:matrix'))
-        .challenge;
-      const answer = { factorId: bound!.factorId, challenge, signature: key.sign(challenge) };
-      expect(await signatures.check(account, answer, 'interaction:matrix', ['ukey_pubkey'])).toEqual({
-        ok: true,
-        type: 'ukey_pubkey',
-      });
-      // The same signature again: the challenge is spent.
-      expect(await signatures.check(account, answer, 'interaction:matrix', ['ukey_pubkey'])).toMatchObject({
-        ok: false,
-      });
+      expect(issued.code, issued.msg).toBe(200);
+      const key = await openKeyFile(Buffer.from(issued.data.pkcs12, 'base64'), issued.data.pkcs12Password);
+      expect(key.info.algorithm).toBe(algorithm);
+      await bindAndAnswer(
+        user.id,
+        { type: 'ukey_cert', certificate: key.certificatePem ?? '' },
+        key,
+        algorithm,
+      );
     }
   });
 });
@@ -365,6 +412,30 @@ describe('the user centre and the sign-in page', () => {
       }
     },
   );
+});
+
+describe('a policy that requires a key', () => {
+  it('asks a person with a key bound by an administrator for the key, not to set up a code first', async () => {
+    const strict = await ownerWithCompany(ctx, 'ukey-strict', 'Strict Keys');
+    await saveSafetyPart(ctx.database.db, strict.companyId, 'mfa', {
+      mode: 'required',
+      types: ['ukey_pubkey'],
+      lockout,
+    });
+    const user = await member(strict);
+    const made = await newKey('ecc', 'P-384');
+    const bound = await admin(
+      '/api/v1/manage/mfa/admin/user/bind',
+      { userId: user.id, type: 'ukey_pubkey', publicKey: made.publicKeyPem },
+      'en',
+      strict,
+    );
+    expect(bound.code, bound.msg).toBe(200);
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const signedIn = await signInWithKey(user, key.sign);
+    expect(signedIn.page.html).not.toContain('Set up two-step verification');
+    expect(signedIn.answered.url).toBe(`${ctx.baseUrl}/portal/account`);
+  });
 });
 
 describe('an administrator binds a key', () => {

@@ -222,8 +222,9 @@ function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
   const needsBinding = async (account: Account, context?: StepContext) => {
     const requirement = await requirementOfSignIn(mfa, account, context);
     if (requirement.mode !== 'required') return false;
-    // A bound passkey of an allowed kind counts (passkeys are bound in the user centre).
-    const kinds = requirement.fido2 ? [...requirement.types, 'fido2'] : requirement.types;
+    // A bound passkey or key of an allowed kind counts (they are bound in the user centre, or
+    // keys by an administrator).
+    const kinds = [...requirement.types, ...(requirement.fido2 ? ['fido2'] : []), ...requirement.signature];
     return (await mfa.boundFactors(account.id, kinds)).length === 0;
   };
   return {

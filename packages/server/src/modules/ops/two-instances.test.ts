@@ -12,7 +12,7 @@ import { type DatabaseHandle, openPostgres } from '../../db/database.ts';
 import { createSealer, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { absolute, browse, CookieJar, startAuthorization, submitSignIn } from '../../test/browser-flow.ts';
-import { freePort } from '../../test/harness.ts';
+import { freePort, freeUdpPort } from '../../test/harness.ts';
 import { KEYS_CHANNEL, rotateSigningKeys } from '../oidc/keys.ts';
 
 /**
@@ -41,7 +41,7 @@ let proxyUrl: string;
 let dataDir: string;
 const instances: Instance[] = [];
 
-function startInstance(name: 'a' | 'b', port: number, databaseUrl: string): Instance {
+function startInstance(name: 'a' | 'b', port: number, radiusPort: number, databaseUrl: string): Instance {
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--import', 'tsx', 'packages/server/src/main.ts'],
@@ -52,14 +52,14 @@ function startInstance(name: 'a' | 'b', port: number, databaseUrl: string): Inst
         DATABASE_URL: databaseUrl,
         PORT: String(port),
         HOST: '127.0.0.1',
+        // Each instance its own RADIUS port: both on the default (1812) cannot be on one machine.
+        TESSERA_RADIUS_PORT: String(radiusPort),
         TESSERA_PUBLIC_URL: proxyUrl,
         TESSERA_DATA_DIR: join(dataDir, name),
         TESSERA_MASTER_KEY: masterKey.toString('hex'),
         TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
         TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
         TESSERA_COMPANY_USER_QUOTA: String(USER_QUOTA),
-        // Both would take RADIUS's port 1812; these tests speak HTTP only.
-        TESSERA_RADIUS_PORT: 'off',
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -182,7 +182,11 @@ describe.skipIf(!serverUrl)('two instances on one PostgreSQL', () => {
     proxyUrl = `http://localhost:${proxyPort}`;
     proxy = await startProxy(proxyPort);
     // Both start together on an empty database: one applies the migrations, the other waits.
-    instances.push(startInstance('a', portA, url.toString()), startInstance('b', portB, url.toString()));
+    const [radiusA, radiusB] = [await freeUdpPort(), await freeUdpPort()];
+    instances.push(
+      startInstance('a', portA, radiusA, url.toString()),
+      startInstance('b', portB, radiusB, url.toString()),
+    );
     await Promise.all(instances.map(ready));
     database = await openPostgres(url.toString(), { onConnectionError: () => {} });
 
