@@ -31,7 +31,7 @@ import pg from 'pg';
 import radius from 'radius';
 import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
 import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
-import { type BenchServer, envInt, fmt, pool, sleep, startServer } from './lib/server.ts';
+import { type BenchServer, envInt, fmt, freeUdpPort, pool, sleep, startServer } from './lib/server.ts';
 
 /** As packages/server/src/modules/account/password.ts: argon2id, 19 MiB, 2 passes, 1 lane. */
 const ARGON2ID = 2 as Algorithm;
@@ -50,18 +50,6 @@ const PASSWORD = 'Radius-Bench-Password-7';
 
 const ACCESS_ACCEPT = 2;
 const codeNames: Record<number, string> = { 2: 'Access-Accept', 3: 'Access-Reject', 11: 'Access-Challenge' };
-
-/** A UDP port that was free a moment ago (bound on 127.0.0.1 and let go). */
-function freeUdpPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const socket = createSocket('udp4');
-    socket.once('error', fail);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => done(port));
-    });
-  });
-}
 
 const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
   if (!a) return b;
