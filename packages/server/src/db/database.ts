@@ -2,12 +2,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
+
+/** Sees every statement run (tests count the statements of a request with it). */
+export type QueryObserver = (event: LogEvent) => void;
 
 export interface DatabaseHandle {
   db: Db;
@@ -31,14 +34,14 @@ const reportConnectionError = (error: Error) =>
 
 export async function openPostgres(
   url: string,
-  options: { onConnectionError?: (error: Error) => void } = {},
+  options: { onConnectionError?: (error: Error) => void; log?: QueryObserver } = {},
 ): Promise<DatabaseHandle> {
   const onConnectionError = options.onConnectionError ?? reportConnectionError;
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle connection that fails is dropped by the pool; without a listener its error would end
   // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
   pool.on('error', onConnectionError);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
   return {
@@ -74,7 +77,11 @@ export async function openPostgres(
 }
 
 /** Opens PGlite on a folder (reopened as it is on restart) or from a dump (tests). */
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+export async function openPglite(options: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  log?: QueryObserver;
+}): Promise<DatabaseHandle> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const client = await PGlite.create({
     dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined,
@@ -82,7 +89,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     // The user search index (migration 6) is a trigram index.
     extensions: { pg_trgm },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client), log: options.log });
   return {
     db,
     kind: 'pglite',
