@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
+import { preparedStatement } from '../../lib/prepared.ts';
 
 type Payload = Record<string, unknown> & {
   accountId?: string;
@@ -31,6 +32,57 @@ const consumable = new Set([
   'BackchannelAuthenticationRequest',
 ]);
 
+/** Every token request and sign-in runs these: each is compiled once (preparedStatement). */
+const upsertPayload = preparedStatement(
+  (
+    db,
+    row: {
+      model: string;
+      id: string;
+      payload: string;
+      grant_id: string | null;
+      user_code: string | null;
+      uid: string | null;
+      account_id: string | null;
+      expires_at: Date | null;
+    },
+  ) =>
+    db
+      .insertInto('oidc_payloads')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['model', 'id']).doUpdateSet({
+          payload: sql`excluded.payload`,
+          grant_id: sql`excluded.grant_id`,
+          user_code: sql`excluded.user_code`,
+          uid: sql`excluded.uid`,
+          account_id: sql`excluded.account_id`,
+          expires_at: sql`excluded.expires_at`,
+        }),
+      ),
+);
+
+const findPayload = (column: 'id' | 'uid' | 'user_code') =>
+  preparedStatement((db, where: { model: string; value: string }) =>
+    db
+      .selectFrom('oidc_payloads')
+      .select(['payload', 'consumed_at'])
+      .where('model', '=', where.model)
+      .where(column, '=', where.value)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)])),
+  );
+const findPayloadBy = { id: findPayload('id'), uid: findPayload('uid'), user_code: findPayload('user_code') };
+
+const consumePayload = preparedStatement((db, where: { model: string; id: string }) =>
+  db
+    .updateTable('oidc_payloads')
+    .set({ consumed_at: sql<Date>`now()` })
+    .where('model', '=', where.model)
+    .where('id', '=', where.id)
+    .where('consumed_at', 'is', null)
+    .returning('grant_id'),
+);
+
 /**
  * oidc-provider storage on the database (interface of its example/my_adapter.js).
  * `consume` is one conditional UPDATE: of many parallel redemptions exactly one wins, and the
@@ -47,9 +99,8 @@ export function createOidcAdapter(
     async upsert(id: string, payload: Payload, expiresIn: number | undefined): Promise<void> {
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       const grantId = grantable.has(this.model) ? (payload.grantId ?? null) : null;
-      await db
-        .insertInto('oidc_payloads')
-        .values({
+      await db.executeQuery(
+        upsertPayload(db, {
           model: this.model,
           id,
           payload: JSON.stringify(payload),
@@ -58,28 +109,13 @@ export function createOidcAdapter(
           uid: payload.uid ?? null,
           account_id: payload.accountId ?? null,
           expires_at: expiresAt,
-        })
-        .onConflict((oc) =>
-          oc.columns(['model', 'id']).doUpdateSet({
-            payload: JSON.stringify(payload),
-            grant_id: grantId,
-            user_code: payload.userCode ?? null,
-            uid: payload.uid ?? null,
-            account_id: payload.accountId ?? null,
-            expires_at: expiresAt,
-          }),
-        )
-        .execute();
+        }),
+      );
     }
 
     async #findWhere(column: 'id' | 'uid' | 'user_code', value: string): Promise<Payload | undefined> {
-      const row = await db
-        .selectFrom('oidc_payloads')
-        .select(['payload', 'consumed_at'])
-        .where('model', '=', this.model)
-        .where(column, '=', value)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
-        .executeTakeFirst();
+      const { rows } = await db.executeQuery(findPayloadBy[column](db, { model: this.model, value }));
+      const row = rows[0];
       if (!row) return undefined;
       const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Payload;
       return row.consumed_at
@@ -101,15 +137,8 @@ export function createOidcAdapter(
     }
 
     async consume(id: string): Promise<void> {
-      const result = await db
-        .updateTable('oidc_payloads')
-        .set({ consumed_at: sql<Date>`now()` })
-        .where('model', '=', this.model)
-        .where('id', '=', id)
-        .where('consumed_at', 'is', null)
-        .returning('grant_id')
-        .executeTakeFirst();
-      if (!result && consumable.has(this.model)) {
+      const { rows } = await db.executeQuery(consumePayload(db, { model: this.model, id }));
+      if (!rows[0] && consumable.has(this.model)) {
         const row = await db
           .selectFrom('oidc_payloads')
           .select('grant_id')
