@@ -2,6 +2,14 @@ import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
+import {
+  findTokenWithContext,
+  forgetAllReadAlong,
+  forgetReadAlong,
+  keepReadAlong,
+  TOKENS_READ_WITH_CONTEXT,
+  takeReadAlong,
+} from './token-context.ts';
 
 type Payload = Record<string, unknown> & {
   accountId?: string;
@@ -92,11 +100,25 @@ export function createOidcAdapter(
   db: Db,
   /** Clients that are not configured statically: applications and access accounts. */
   findClient: (clientId: string) => Promise<Payload | undefined> = async () => undefined,
+  /**
+   * Whether the access token being issued goes to a caller that never uses it: the server's own
+   * token requests (console and user-centre sessions, SAML sign-ins) keep the ID and refresh
+   * tokens only, so a row per access token would only be written and purged. Such a token, were
+   * it presented, is not found, as an expired one.
+   */
+  accessTokenUnused: () => boolean = () => false,
 ) {
+  const asPayload = (row: { payload: unknown; consumed_at: Date | null }) => {
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Payload;
+    return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
+  };
+
   return class DatabaseAdapter {
     constructor(readonly model: string) {}
 
     async upsert(id: string, payload: Payload, expiresIn: number | undefined): Promise<void> {
+      if (this.model === 'AccessToken' && accessTokenUnused()) return;
+      forgetReadAlong(this.model === 'Session' ? `Session:uid:${payload.uid}` : `${this.model}:${id}`);
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       const grantId = grantable.has(this.model) ? (payload.grantId ?? null) : null;
       await db.executeQuery(
@@ -114,18 +136,22 @@ export function createOidcAdapter(
     }
 
     async #findWhere(column: 'id' | 'uid' | 'user_code', value: string): Promise<Payload | undefined> {
+      // Read with the token of this request (token-context.ts)?
+      const key = column === 'uid' ? `${this.model}:uid:${value}` : `${this.model}:${value}`;
+      const along = column === 'user_code' ? undefined : takeReadAlong<Payload>(key);
+      if (along !== undefined) return along ?? undefined;
       const { rows } = await db.executeQuery(findPayloadBy[column](db, { model: this.model, value }));
-      const row = rows[0];
-      if (!row) return undefined;
-      const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Payload;
-      return row.consumed_at
-        ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) }
-        : payload;
+      return rows[0] ? asPayload(rows[0]) : undefined;
     }
 
-    find(id: string) {
+    async find(id: string) {
       if (this.model === 'Client') return findClient(id);
-      return this.#findWhere('id', id);
+      if (!TOKENS_READ_WITH_CONTEXT.has(this.model)) return this.#findWhere('id', id);
+      const { rows } = await db.executeQuery(findTokenWithContext(db, { model: this.model, id }));
+      const row = rows[0];
+      if (!row) return undefined;
+      keepReadAlong(row);
+      return asPayload(row);
     }
 
     findByUid(uid: string) {
@@ -153,10 +179,13 @@ export function createOidcAdapter(
     }
 
     async destroy(id: string): Promise<void> {
+      if (this.model === 'Session') forgetAllReadAlong();
+      else forgetReadAlong(`${this.model}:${id}`);
       await db.deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).execute();
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      forgetAllReadAlong();
       await db
         .deleteFrom('oidc_payloads')
         .where((eb) =>
