@@ -6,6 +6,7 @@ import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
+import { CACHED_PLAN_CHANGED, statementName } from './statement-names.ts';
 
 export type Db = Kysely<Database>;
 
@@ -41,6 +42,7 @@ export async function openPostgres(
   // An idle connection that fails is dropped by the pool; without a listener its error would end
   // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
   pool.on('error', onConnectionError);
+  pool.on('connect', sendHotStatementsByName);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
@@ -74,6 +76,26 @@ export async function openPostgres(
       await db.destroy();
     },
   };
+}
+
+/**
+ * The hot statements (statement-names.ts) go by name: node-postgres prepares each once per
+ * connection. A statement whose prepared plan a schema change made stale runs unnamed on that
+ * connection from then on.
+ */
+function sendHotStatementsByName(client: pg.PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const stale = new Set<string>();
+  const byName = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && rest.length === 0 ? statementName(text) : undefined;
+    if (!name || stale.has(name) || typeof values === 'function') return query(text, values, ...rest);
+    return query({ name, text, values }).catch((error: { code?: string }) => {
+      if (error?.code !== CACHED_PLAN_CHANGED) throw error;
+      stale.add(name);
+      return query(text, values);
+    });
+  };
+  client.query = byName as typeof client.query;
 }
 
 /** Opens PGlite on a folder (reopened as it is on restart) or from a dump (tests). */

@@ -1,7 +1,11 @@
 import { type Compilable, CompiledQuery, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { keepPrepared } from '../db/statement-names.ts';
 
 const MARKER = '\u0000tessera-parameter:';
+
+/** A query builder, or a query in `sql` (compiled against a database handle). */
+type Statement<R> = Compilable<R> | RawBuilder<R>;
 
 /**
  * A statement whose SQL is compiled once. Building and compiling a Kysely query costs more CPU
@@ -10,11 +14,9 @@ const MARKER = '\u0000tessera-parameter:';
  *
  * `build` must use each value of `params` as it is, as a value of the statement (not in a
  * computation, a condition or a list that changes the SQL); a statement whose text depends on
- * its values is not prepared. Both are checked when the statement is first compiled.
+ * its values is not prepared. Both are checked when the statement is first compiled. The
+ * database keeps the statement prepared too (db/statement-names.ts).
  */
-/** A query builder, or a query in `sql` (compiled against a database handle). */
-type Statement<R> = Compilable<R> | RawBuilder<R>;
-
 export function preparedStatement<P extends Record<string, unknown>, R = unknown>(
   build: (db: Db, params: P) => Statement<R>,
 ): (db: Db, params: P) => CompiledQuery<R> {
@@ -56,5 +58,16 @@ function compileTemplate<P extends Record<string, unknown>, R>(
     throw new Error(
       `a prepared statement does not pass ${missing.join(', ') || 'a value'} on as a parameter`,
     );
+  keepPrepared(compiled.sql);
   return { sql: compiled.sql, parameters: [...compiled.parameters], slots };
+}
+
+/**
+ * Runs a statement of a fixed shape that is built each time (its parts vary by case, a few
+ * cases in all): the database keeps each shape prepared (db/statement-names.ts).
+ */
+export async function executeHot<R>(db: Db, statement: Statement<R>) {
+  const compiled = (statement as RawBuilder<R>).compile(db);
+  keepPrepared(compiled.sql);
+  return db.executeQuery(compiled);
 }

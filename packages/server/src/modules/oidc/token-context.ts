@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import Provider from 'oidc-provider';
-import type { Account } from '../../db/schema.ts';
+import { ACCOUNT_COLUMNS, type Account } from '../../db/schema.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 
 /**
@@ -28,7 +28,7 @@ export const findTokenWithContext = preparedStatement(
         where s.model = 'Session' and s.uid = t.payload->>'sessionUid' and ${live('s')}) as session_payload,
       (select g.payload from oidc_payloads g
         where g.model = 'Grant' and g.id = t.payload->>'grantId' and ${live('g')}) as grant_payload,
-      a.*
+      ${sql.join(ACCOUNT_COLUMNS.map((column) => sql.ref(`a.${column}`)))}
     from oidc_payloads t left join accounts a on a.id = t.payload->>'accountId'
     where t.model = ${where.model} and t.id = ${where.id} and ${live('t')}`,
 );

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
+import { executeHot } from '../../lib/prepared.ts';
 import { type Place, placeOf } from '../log/geo-ip.ts';
 import { marksOf, type PreviousPlace, rememberPlaceQuery, signInMarks } from '../log/sign-in-marks.ts';
 import { parseUserAgent } from '../log/user-agent.ts';
@@ -146,5 +147,5 @@ export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEvent
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
-  await loginEventInsert(db, event, await describeLoginEvent(db, event)).execute();
+  await executeHot(db, loginEventInsert(db, event, await describeLoginEvent(db, event)));
 }

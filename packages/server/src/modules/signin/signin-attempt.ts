@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Account } from '../../db/schema.ts';
+import { ACCOUNT_COLUMNS, type Account } from '../../db/schema.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 import { mergeSafety } from '../safety/safety.repo.ts';
 import {
@@ -60,7 +60,7 @@ function subjectQuery(db: Db, input: AttemptParams, prefetch: Prefetch | undefin
           .on('d.device_id', '=', input.deviceId)
           .on('d.last_success_at', '>', sql<Date>`now() - make_interval(days => ${KNOWN_DEVICE_DAYS})`),
       )
-      .selectAll('a')
+      .select(ACCOUNT_COLUMNS.map((column) => `a.${column}` as const))
       .select(['s.general as safety_general', 'd.device_id as known_device'])
       .select('d.locked_until as device_locked_until')
       // The LDAP source whose directory checks the account's password, if any (identity sources).

@@ -1,6 +1,7 @@
 import { type Compilable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Account } from '../../db/schema.ts';
+import { ACCOUNT_COLUMNS, type Account } from '../../db/schema.ts';
+import { executeHot } from '../../lib/prepared.ts';
 import type { Budget } from '../../lib/rate-windows.ts';
 import type { PreviousPlace } from '../log/sign-in-marks.ts';
 import {
@@ -23,7 +24,7 @@ export const successUpdate = (db: Db, accountId: string, endsAccountLockout: boo
       last_login_at: sql<Date>`now()`,
     }))
     .where('id', '=', accountId)
-    .returningAll();
+    .returning(ACCOUNT_COLUMNS);
 
 export interface Outcome {
   /** Budgets given back: a right password, or an attempt in which no password was judged. */
@@ -64,13 +65,14 @@ export async function recordOutcome(db: Db, outcome: Outcome): Promise<Account |
         ${outcome.release.map((b) => b.limit)}::int[], ${outcome.release.map((b) => b.minutes)}::int[], 'release')`
     : sql<boolean>`null::boolean`;
   if (!outcome.success) {
-    await sql`with ${sql.join(writes)} select ${release} as released`.execute(db);
+    await executeHot(db, sql`with ${sql.join(writes)} select ${release} as released`);
     return undefined;
   }
-  const { rows } = await sql<Account & { released: boolean | null }>`with ${sql.join(writes)},
-    signed_in as (${outcome.success})
-    select x.released, signed_in.* from (select ${release} as released) as x left join signed_in on true`.execute(
+  const { rows } = await executeHot(
     db,
+    sql<Account & { released: boolean | null }>`with ${sql.join(writes)},
+    signed_in as (${outcome.success})
+    select x.released, signed_in.* from (select ${release} as released) as x left join signed_in on true`,
   );
   const { released: _released, ...account } = rows[0] ?? { released: null };
   return 'id' in account && account.id ? (account as Account) : undefined;

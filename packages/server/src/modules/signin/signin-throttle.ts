@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
+import { executeHot } from '../../lib/prepared.ts';
 import type { Budget } from '../../lib/rate-windows.ts';
 import { describeLoginEvent, type LoginEvent, loginEventInsert } from './login-events.repo.ts';
 
@@ -115,8 +116,11 @@ export function failureOf(db: Db, subject: AttemptSubject) {
 export async function recordFailure(db: Db, subject: AttemptSubject, event: LoginEvent): Promise<void> {
   // Data-modifying common table expressions run whether or not the outer query reads them.
   const details = await describeLoginEvent(db, event);
-  await sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event, details)})
-    select 1`.execute(db);
+  await executeHot(
+    db,
+    sql`with failure as (${failureOf(db, subject)}), event as (${loginEventInsert(db, event, details)})
+    select 1`,
+  );
 }
 
 /**
