@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
@@ -40,35 +41,48 @@ const consumable = new Set([
   'BackchannelAuthenticationRequest',
 ]);
 
+type PayloadRow = {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  account_id: string | null;
+  expires_at: Date | null;
+};
+
+const upsertQuery = (db: Db, row: PayloadRow) =>
+  db
+    .insertInto('oidc_payloads')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['model', 'id']).doUpdateSet({
+        payload: sql`excluded.payload`,
+        grant_id: sql`excluded.grant_id`,
+        user_code: sql`excluded.user_code`,
+        uid: sql`excluded.uid`,
+        account_id: sql`excluded.account_id`,
+        expires_at: sql`excluded.expires_at`,
+      }),
+    );
+
 /** Every token request and sign-in runs these: each is compiled once (preparedStatement). */
-const upsertPayload = preparedStatement(
-  (
-    db,
-    row: {
-      model: string;
-      id: string;
-      payload: string;
-      grant_id: string | null;
-      user_code: string | null;
-      uid: string | null;
-      account_id: string | null;
-      expires_at: Date | null;
-    },
-  ) =>
-    db
-      .insertInto('oidc_payloads')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['model', 'id']).doUpdateSet({
-          payload: sql`excluded.payload`,
-          grant_id: sql`excluded.grant_id`,
-          user_code: sql`excluded.user_code`,
-          uid: sql`excluded.uid`,
-          account_id: sql`excluded.account_id`,
-          expires_at: sql`excluded.expires_at`,
-        }),
-      ),
-);
+const upsertPayload = preparedStatement(upsertQuery);
+
+/** Where the upserts of collectUpserts go. */
+const collecting = new AsyncLocalStorage<ReturnType<typeof upsertQuery>[]>();
+
+/**
+ * Runs `work` (a model's save) without writing: the upserts it makes come back as statements,
+ * which the caller writes within another statement, so that both are stored or neither (the
+ * sign-in form stores the interaction's login with the success that allows it).
+ */
+export async function collectUpserts(work: () => Promise<unknown>) {
+  const statements: ReturnType<typeof upsertQuery>[] = [];
+  await collecting.run(statements, work);
+  return statements;
+}
 
 const findPayload = (column: 'id' | 'uid' | 'user_code') =>
   preparedStatement((db, where: { model: string; value: string }) =>
@@ -121,18 +135,19 @@ export function createOidcAdapter(
       forgetReadAlong(this.model === 'Session' ? `Session:uid:${payload.uid}` : `${this.model}:${id}`);
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       const grantId = grantable.has(this.model) ? (payload.grantId ?? null) : null;
-      await db.executeQuery(
-        upsertPayload(db, {
-          model: this.model,
-          id,
-          payload: JSON.stringify(payload),
-          grant_id: grantId,
-          user_code: payload.userCode ?? null,
-          uid: payload.uid ?? null,
-          account_id: payload.accountId ?? null,
-          expires_at: expiresAt,
-        }),
-      );
+      const row: PayloadRow = {
+        model: this.model,
+        id,
+        payload: JSON.stringify(payload),
+        grant_id: grantId,
+        user_code: payload.userCode ?? null,
+        uid: payload.uid ?? null,
+        account_id: payload.accountId ?? null,
+        expires_at: expiresAt,
+      };
+      const collector = collecting.getStore();
+      if (collector) collector.push(upsertQuery(db, row));
+      else await db.executeQuery(upsertPayload(db, row));
     }
 
     async #findWhere(column: 'id' | 'uid' | 'user_code', value: string): Promise<Payload | undefined> {

@@ -32,12 +32,16 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
         deviceId: deps.devices.read(request),
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
         // The steps are decided before the success is written, from facts read with the account:
-        // without a step to follow, the sign-in completes with the success, which remembers the
-        // browser in its own statement.
+        // without a step to follow, the sign-in completes with the success, whose statement also
+        // remembers the browser and stores the interaction's login.
         prefetch: signInFactsQuery,
         onSuccess: async (account, prefetched, { skipMfa }) => {
           steps = await kit.pendingSteps(interaction, account, skipOf(skipMfa), signInFactsOf(prefetched));
-          return steps.pending.length ? undefined : { rememberDevice: deps.devices.assign(request, reply) };
+          if (steps.pending.length) return undefined;
+          return {
+            rememberDevice: deps.devices.assign(request, reply),
+            writes: await kit.loginStatements(interaction, { accountId: account.id, amr: ['pwd'] }),
+          };
         },
       });
       if (!result.ok) {
@@ -51,7 +55,8 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
       }
       const login = { accountId: result.account.id, amr: ['pwd'] };
       if (!steps) return kit.firstFactorPassed(request, reply, interaction, login, skipOf(result.skipMfa));
-      return kit.afterFirstFactor(request, reply, interaction, login, result.account, steps, true);
+      if (!steps.pending.length) return kit.handBack(reply, interaction);
+      return kit.afterFirstFactor(request, reply, interaction, login, result.account, steps);
     },
   );
 

@@ -16,6 +16,7 @@ import type { AppAccessRefusal } from '../app/app-access.ts';
 import type { Fido2Service } from '../mfa/fido2.service.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
+import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { ConsentStore } from './consent.ts';
 import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
@@ -202,6 +203,16 @@ export function createInteractionKit(deps: InteractionDeps) {
     result: Extract<SignInResult, { ok: false }>,
   ) => failureMessageOf(request.lang, await clientName(clientId, request), result);
 
+  /** Redirects back into the authorization, once the interaction's result is stored. */
+  function handBack(reply: FastifyReply, interaction: Interaction) {
+    reply.hijack();
+    reply.raw.statusCode = 303;
+    reply.raw.setHeader('Location', interaction.returnTo);
+    reply.raw.setHeader('Content-Length', '0');
+    reply.raw.end();
+    return reply;
+  }
+
   /**
    * Stores the interaction's result and redirects back into the authorization, as the provider's
    * interactionFinished does, with the interaction this request read already (details) instead
@@ -217,12 +228,17 @@ export function createInteractionKit(deps: InteractionDeps) {
     interaction.result =
       mergeWithLastSubmission && !('error' in result) ? { ...interaction.lastSubmission, ...result } : result;
     await interaction.persist();
-    reply.hijack();
-    reply.raw.statusCode = 303;
-    reply.raw.setHeader('Location', interaction.returnTo);
-    reply.raw.setHeader('Content-Length', '0');
-    reply.raw.end();
-    return reply;
+    return handBack(reply, interaction);
+  }
+
+  /**
+   * The sign-in completes with its first factor: the interaction's login, as the statement that
+   * stores it, for the success to write in its own statement (SignInAttempt.onSuccess); then
+   * handBack. Stored as finishLogin stores it.
+   */
+  async function loginStatements(interaction: Interaction, login: { accountId: string; amr: string[] }) {
+    interaction.result = { login: loginResultOf(interaction, login) };
+    return collectUpserts(() => interaction.persist());
   }
 
   /** The interaction of a submitted form whose CSRF token checks out; otherwise answers and returns undefined. */
@@ -325,6 +341,8 @@ export function createInteractionKit(deps: InteractionDeps) {
     finish,
     submitted,
     finishLogin,
+    handBack,
+    loginStatements,
     pendingSteps,
     afterFirstFactor,
     firstFactorPassed,

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfOf, request, startAuthorization } from '../../test/browser-flow.ts';
+import {
+  csrfOf,
+  followToRedirectUri,
+  request,
+  startAuthorization,
+  submitSignIn,
+} from '../../test/browser-flow.ts';
 import {
   companyMember,
   createAccount,
@@ -10,9 +16,10 @@ import {
 
 /**
  * What a password sign-in on the form costs the database: the interaction, the attempt (account,
- * lock and budgets in one statement), its outcome (budgets given back, counters, the browser and
- * the login event in one statement) and the interaction's result. Four statements, whoever signs
- * in; and a wrong password runs the same statements as an identifier that names nobody.
+ * lock and budgets in one statement) and its outcome (budgets given back, counters, the browser,
+ * the login event and, when no step follows, the interaction's login, in one statement). Three
+ * statements when the sign-in completes, four when a step follows; and a wrong password runs the
+ * same statements as an identifier that names nobody.
  */
 
 let ctx: TestContext;
@@ -50,23 +57,52 @@ async function postSignIn(identifier: string, password: string) {
 const payloadStatements = (ran: string[]) => ran.filter((s) => s.includes('"oidc_payloads"'));
 
 describe('statements of a password sign-in', () => {
-  it('are four for a sign-in that completes', async () => {
+  it('are three for a sign-in that completes', async () => {
     const ada = await createAccount(ctx, { username: 'ada-statements' });
     for (let i = 0; i < 2; i++) {
       const { status, location, ran } = await postSignIn(ada.username, ada.password);
       expect(status).toBe(303);
       expect(location).toContain('/oidc/auth/');
-      expect(ran).toHaveLength(4);
-      // The interaction is read once and written once.
-      expect(payloadStatements(ran)).toHaveLength(2);
+      expect(ran).toHaveLength(3);
+      // The interaction is read once, and its login is stored by the outcome's statement.
+      const [read, written] = payloadStatements(ran);
+      expect(read).toMatch(/^select/);
+      expect(written).toContain('insert into "login_events"');
+      expect(written).toContain('insert into "oidc_payloads"');
     }
   });
 
-  it("are four for a company's person, whose steps depend on the company's rules", async () => {
+  it('store the login the provider then finishes the authorization with', async () => {
+    const eve = await createAccount(ctx, { username: 'eve-statements' });
+    const start = await startAuthorization({
+      baseUrl: ctx.baseUrl,
+      clientId: 'tessera-console-dev',
+      redirectUri: `${ctx.baseUrl}/dev/`,
+    });
+    const posted = await submitSignIn(start.jar, start.location, eve.username, eve.password);
+    expect(posted.status).toBe(303);
+    const callback = await followToRedirectUri(start.jar, ctx.baseUrl, posted, `${ctx.baseUrl}/dev/`);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
+  it("are three for a company's person, whose steps depend on the company's rules", async () => {
     const owner = await ownerWithCompany(ctx, 'statements-owner');
     const member = await companyMember(ctx, owner, 'statements-member');
     const { status, ran } = await postSignIn(member.username, member.password);
     expect(status).toBe(303);
+    expect(ran).toHaveLength(3);
+  });
+
+  it('are four when a step follows: the interaction keeps the pending step', async () => {
+    const cy = await createAccount(ctx, { username: 'cy-statements' });
+    await ctx.database.db
+      .updateTable('accounts')
+      .set({ must_change_password: true })
+      .where('id', '=', cy.id)
+      .execute();
+    const { status, location, ran } = await postSignIn(cy.username, cy.password);
+    expect(status).toBe(303);
+    expect(location).toMatch(/\/interaction\/[\w-]+$/);
     expect(ran).toHaveLength(4);
   });
 

@@ -1,4 +1,5 @@
 import { signInDefaults } from '@tessera/contract';
+import type { Compilable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
@@ -55,6 +56,8 @@ export interface SignInAttempt {
 export interface SuccessWrites {
   /** The browser (device id) to remember for the account: see rememberDevice. */
   rememberDevice?: string;
+  /** Further statements, written in the success's statement: stored with it or not at all. */
+  writes?: Compilable[];
 }
 
 export type SignInResult =
@@ -240,6 +243,7 @@ export function createSignInService(deps: {
       writes: [
         remembered ? rememberDeviceQuery(db, signingIn.id, remembered) : undefined,
         clearsDevice ? undefined : rightPasswordReset(db, subject),
+        ...(along?.writes ?? []),
       ],
       success: successUpdate(db, signingIn.id, subject.kind === 'account'),
       event: event('success', null, signingIn),
