@@ -58,6 +58,8 @@ function startInstance(name: 'a' | 'b', port: number, databaseUrl: string): Inst
         TESSERA_BOOTSTRAP_ADMIN_USERNAME: 'admin',
         TESSERA_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
         TESSERA_COMPANY_USER_QUOTA: String(USER_QUOTA),
+        // Both would listen on RADIUS's default port 1812: the second could not start.
+        TESSERA_RADIUS_PORT: 'off',
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
