@@ -6,12 +6,16 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
+import { CACHED_PLAN_CHANGED, statementName } from './statement-names.ts';
 
 export type Db = Kysely<Database>;
+
+/** Sees every statement run (tests count the statements of a request with it). */
+export type QueryObserver = (event: LogEvent) => void;
 
 export interface DatabaseHandle {
   db: Db;
@@ -32,7 +36,7 @@ const reportConnectionError = (error: Error) =>
 
 export async function openPostgres(
   url: string,
-  options: { onConnectionError?: (error: Error) => void } = {},
+  options: { onConnectionError?: (error: Error) => void; log?: QueryObserver } = {},
 ): Promise<DatabaseHandle> {
   // node-postgres is loaded only for PostgreSQL storage: an installation on the embedded database
   // never needs it (about 45 ms of CPU at every start).
@@ -44,7 +48,8 @@ export async function openPostgres(
   // An idle connection that fails is dropped by the pool; without a listener its error would end
   // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
   pool.on('error', onConnectionError);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', sendHotStatementsByName);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
   return {
@@ -77,6 +82,26 @@ export async function openPostgres(
       await db.destroy();
     },
   };
+}
+
+/**
+ * The hot statements (statement-names.ts) go by name: node-postgres prepares each once per
+ * connection. A statement whose prepared plan a schema change made stale runs unnamed on that
+ * connection from then on.
+ */
+function sendHotStatementsByName(client: pg.PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const stale = new Set<string>();
+  const byName = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && rest.length === 0 ? statementName(text) : undefined;
+    if (!name || stale.has(name) || typeof values === 'function') return query(text, values, ...rest);
+    return query({ name, text, values }).catch((error: { code?: string }) => {
+      if (error?.code !== CACHED_PLAN_CHANGED) throw error;
+      stale.add(name);
+      return query(text, values);
+    });
+  };
+  client.query = byName as typeof client.query;
 }
 
 /**
@@ -163,7 +188,11 @@ async function initialisePgliteFolder(target: string): Promise<void> {
 }
 
 /** Opens PGlite on a folder (reopened as it is on restart) or from a dump (tests). */
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+export async function openPglite(options: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  log?: QueryObserver;
+}): Promise<DatabaseHandle> {
   setFlagsFromString(wasmBaselineOnly);
   const folder = options.dataDir ? join(options.dataDir, 'pglite') : undefined;
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
@@ -182,7 +211,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     // The user search index (migration 6) is a trigram index.
     extensions: { pg_trgm },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client), log: options.log });
   return {
     db,
     kind: 'pglite',

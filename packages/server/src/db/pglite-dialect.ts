@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { type PGlite, parse, protocol } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -11,6 +11,9 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { CACHED_PLAN_CHANGED, statementName } from './statement-names.ts';
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
 /**
  * Kysely driver for PGlite. PGlite is a single connection, so a transaction must own it
@@ -57,9 +60,19 @@ class PGliteDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+/** The statements prepared on each database (its one session): name → parameter types; and those gone stale. */
+const preparedOn = new WeakMap<PGlite, { prepared: Map<string, number[]>; stale: Set<string> }>();
+
 class PGliteConnection implements DatabaseConnection {
   release?: () => void;
-  constructor(readonly client: PGlite) {}
+  readonly #prepared: Map<string, number[]>;
+  readonly #stale: Set<string>;
+  constructor(readonly client: PGlite) {
+    const state = preparedOn.get(client) ?? { prepared: new Map(), stale: new Set<string>() };
+    preparedOn.set(client, state);
+    this.#prepared = state.prepared;
+    this.#stale = state.stale;
+  }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     // Several statements in one text (migrations) need the simple protocol.
@@ -67,11 +80,58 @@ class PGliteConnection implements DatabaseConnection {
       const results = await this.client.exec(compiledQuery.sql);
       return { rows: (results.at(-1)?.rows ?? []) as R[] };
     }
-    const result = await this.client.query<R>(compiledQuery.sql, compiledQuery.parameters as unknown[]);
+    const name = statementName(compiledQuery.sql);
+    const result =
+      name && !this.#stale.has(name)
+        ? await this.#executePrepared<R>(name, compiledQuery).catch((error: { code?: string }) => {
+            // Prepared before a schema change that changed its result: unnamed from now on.
+            if (error?.code !== CACHED_PLAN_CHANGED) throw error;
+            this.#stale.add(name);
+            return this.client.query<R>(compiledQuery.sql, compiledQuery.parameters as unknown[]);
+          })
+        : await this.client.query<R>(compiledQuery.sql, compiledQuery.parameters as unknown[]);
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows !== undefined ? BigInt(result.affectedRows) : undefined,
     };
+  }
+
+  /**
+   * A statement the database keeps prepared (statement-names.ts): parsed and described once,
+   * then bound and executed by name, as PGlite's query() does for an unnamed one.
+   */
+  async #executePrepared<R>(name: string, compiledQuery: CompiledQuery) {
+    const { client } = this;
+    const { serialize } = protocol;
+    const send = async (message: Uint8Array, into: BackendMessage[]) => {
+      into.push(...(await client.execProtocol(message, { syncToFs: false })).messages);
+    };
+    const results = await client.runExclusive(async () => {
+      const messages: BackendMessage[] = [];
+      try {
+        let types = this.#prepared.get(name);
+        if (!types) {
+          const described: BackendMessage[] = [];
+          await send(serialize.parse({ name, text: compiledQuery.sql }), described);
+          await send(serialize.describe({ type: 'S', name }), described);
+          types = parse.parseDescribeStatementResults(described);
+          this.#prepared.set(name, types);
+        }
+        const values = compiledQuery.parameters.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const serializer = client.serializers[types[i] as number];
+          return serializer ? serializer(value) : String(value);
+        });
+        await send(serialize.bind({ statement: name, values }), messages);
+        await send(serialize.describe({ type: 'P' }), messages);
+        await send(serialize.execute({}), messages);
+      } finally {
+        await send(serialize.sync(), messages);
+      }
+      return parse.parseResults(messages, client.parsers);
+    });
+    await client.syncToFs();
+    return (results[0] ?? { rows: [] }) as unknown as { rows: R[]; affectedRows?: number };
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not used with PGlite; the interface requires the method.

@@ -407,6 +407,41 @@ export interface Database
 }
 
 export type Account = Selectable<AccountsTable>;
+
+/**
+ * Every column of accounts, for hot statements that read whole rows: prepared statements name
+ * their columns (db/statement-names.ts), so that a column added later does not change what a
+ * statement prepared before it returns.
+ */
+export const ACCOUNT_COLUMNS = [
+  'id',
+  'username',
+  'email',
+  'phone',
+  'display_name',
+  'password_hash',
+  'status',
+  'is_platform_admin',
+  'failed_count',
+  'last_failed_at',
+  'locked_until',
+  'login_count',
+  'last_login_at',
+  'password_changed_at',
+  'credential_version',
+  'nickname',
+  'photo_file_id',
+  'must_change_password',
+  'home_company_id',
+  'search_text',
+  'mfa_failed_count',
+  'credentials_changed_at',
+  'mfa_locked_until',
+  'created_at',
+] as const satisfies readonly (keyof AccountsTable)[];
+/** Fails to compile when ACCOUNT_COLUMNS misses a column of AccountsTable. */
+type Complete<Missing extends never> = Missing;
+export type AccountColumnsComplete = Complete<Exclude<keyof AccountsTable, (typeof ACCOUNT_COLUMNS)[number]>>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type Company = Selectable<CompaniesTable>;

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { Sealer } from '../lib/crypto.ts';
 import type { createAccountsRepo } from '../modules/account/account.repo.ts';
-import { appRefusalForClient, companyOfClient } from '../modules/app/app-access.ts';
+import { appRefusalForClient, createClientCompanies } from '../modules/app/app-access.ts';
 import { myAppsPortalRoutes } from '../modules/app/my-apps.portal.routes.ts';
 import type { createBrandService } from '../modules/brand/brand.service.ts';
 import type { createCompaniesRepo } from '../modules/company/company.repo.ts';
@@ -64,6 +64,7 @@ export async function pageRoutes(
   },
 ) {
   const { db, sealer, companies } = deps;
+  const companyOfClient = createClientCompanies(db);
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
     // The third-party accounts section needs the user centre's session, which portalRoutes provides.
@@ -118,15 +119,15 @@ export async function pageRoutes(
       appRefusal: (input) => appRefusalForClient(db, input),
       consents: deps.consents,
       companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
-      clientCompany: (clientId) => companyOfClient(db, clientId),
+      clientCompany: (clientId) => companyOfClient(clientId),
       brandOfClient: async (clientId) => {
-        const companyId = await companyOfClient(db, clientId);
+        const companyId = await companyOfClient(clientId);
         return companyId ? deps.brand.pageBrand(companyId) : null;
       },
       clientAccessDenied: (clientId, account) =>
         clientId === consoleClientId('admin') && !account.is_platform_admin,
       scanSources: async (clientId) => {
-        const companyId = await companyOfClient(db, clientId);
+        const companyId = await companyOfClient(clientId);
         if (!companyId) return [];
         const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
         return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
@@ -140,7 +141,7 @@ export async function pageRoutes(
       quotas: deps.quotas,
       accounts: deps.accounts,
       signIn: deps.signIn,
-      clientCompany: (clientId: string) => companyOfClient(db, clientId),
+      clientCompany: (clientId: string) => companyOfClient(clientId),
     };
     const scan = scanSignInRoutes(scope, scanDeps, interaction);
     const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });

@@ -38,6 +38,17 @@ export function createSealer(masterKey: Buffer): Sealer {
   const derive = (purpose: string, length = 32) =>
     Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `tessera:${purpose}`, length));
   const encryptionKey = derive('seal');
+  // HKDF costs more than the HMAC itself (CSRF tokens and device cookies are signed on every
+  // sign-in); purposes are a fixed set of names, so each key is derived once.
+  const hmacKeys = new Map<string, Buffer>();
+  const hmacKey = (purpose: string) => {
+    let key = hmacKeys.get(purpose);
+    if (!key) {
+      key = derive(`hmac:${purpose}`);
+      hmacKeys.set(purpose, key);
+    }
+    return key;
+  };
   return {
     seal(plaintext, purpose) {
       const iv = randomBytes(12);
@@ -59,9 +70,7 @@ export function createSealer(masterKey: Buffer): Sealer {
     },
     derive,
     hmac(purpose, value) {
-      return createHmac('sha256', derive(`hmac:${purpose}`))
-        .update(value)
-        .digest('base64url');
+      return createHmac('sha256', hmacKey(purpose)).update(value).digest('base64url');
     },
   };
 }

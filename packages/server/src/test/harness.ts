@@ -12,7 +12,7 @@ import {
   type ExchangeConfig,
   type MailConfig,
 } from '../config.ts';
-import { type DatabaseHandle, openPglite, openPostgres } from '../db/database.ts';
+import { type DatabaseHandle, openPglite, openPostgres, type QueryObserver } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import type { Account } from '../db/schema.ts';
 import { createSealer, sha256 } from '../lib/crypto.ts';
@@ -25,7 +25,9 @@ import type { SignInPolicy } from '../modules/signin/signin.service.ts';
  * A database for one test file: a fresh PostgreSQL database when the run provides a server
  * (TESSERA_TEST_DATABASE_URL, set by scripts/with-postgres.sh), else PGlite from the dump.
  */
-export async function openTestDatabase(options: { migrated?: boolean } = {}): Promise<DatabaseHandle> {
+export async function openTestDatabase(
+  options: { migrated?: boolean; log?: QueryObserver } = {},
+): Promise<DatabaseHandle> {
   const serverUrl = process.env.TESSERA_TEST_DATABASE_URL;
   if (serverUrl) {
     const name = `tessera_test_${randomBytes(6).toString('hex')}`;
@@ -37,7 +39,7 @@ export async function openTestDatabase(options: { migrated?: boolean } = {}): Pr
     url.pathname = `/${name}`;
     // The database is dropped right after its pool ends: connections still closing then are
     // ended by the server, which is expected here.
-    const handle = await openPostgres(url.toString(), { onConnectionError: () => {} });
+    const handle = await openPostgres(url.toString(), { onConnectionError: () => {}, log: options.log });
     if (options.migrated !== false) await migrate(handle.db);
     return {
       ...handle,
@@ -50,9 +52,9 @@ export async function openTestDatabase(options: { migrated?: boolean } = {}): Pr
       },
     };
   }
-  if (options.migrated === false) return openPglite({});
+  if (options.migrated === false) return openPglite({ log: options.log });
   const dump = await readFile(inject('pgliteDump'));
-  return openPglite({ loadDataDir: new Blob([dump]) });
+  return openPglite({ loadDataDir: new Blob([dump]), log: options.log });
 }
 
 /** A free UDP port on 127.0.0.1 (a server's RADIUS port, when two run on one machine). */
@@ -127,9 +129,11 @@ export async function startTestApp(
     metricsToken?: string;
     /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
     radius?: boolean;
+    /** Sees every statement the server runs (tests that count statements). */
+    queryLog?: QueryObserver;
   } = {},
 ): Promise<TestContext> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase({ log: options.queryLog });
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
   const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');

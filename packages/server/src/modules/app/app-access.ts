@@ -139,3 +139,23 @@ export async function companyOfClient(db: Db, clientId: string): Promise<string 
     .executeTakeFirst();
   return app?.company_id ?? null;
 }
+
+/** How many clients' companies a server keeps in mind (a few bytes each). */
+const CLIENT_COMPANIES_KEPT = 10_000;
+
+/**
+ * companyOfClient, remembered: every sign-in page asks it. An application's client id is random,
+ * made with the application and never given to another, so the answer for a client id never
+ * changes while anything can still sign in through it (a deleted application's client is gone
+ * from the provider with it).
+ */
+export function createClientCompanies(db: Db) {
+  const known = new Map<string, string | null>();
+  return async (clientId: string): Promise<string | null> => {
+    if (known.has(clientId)) return known.get(clientId) ?? null;
+    const companyId = await companyOfClient(db, clientId);
+    if (known.size >= CLIENT_COMPANIES_KEPT) known.clear();
+    known.set(clientId, companyId);
+    return companyId;
+  };
+}

@@ -71,60 +71,74 @@ export function requirementOfCompany(mfa: MfaSafety, role: string | undefined): 
   };
 }
 
+/** A company's MFA settings (company_safety, merged over the defaults) and the person's role there. */
+export interface CompanyMfaPolicy {
+  role: string;
+  mfa: MfaSafety;
+}
+
+/** What the policies of a person's companies ask of them (see MfaRequirement). */
+export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): MfaRequirement {
+  const requiring: { types: MfaType[]; lockout: MfaLockout }[] = [];
+  const enabled: { types: MfaType[]; lockout: MfaLockout }[] = [];
+  for (const { role, mfa } of policies) {
+    if (mfa.mode === 'off') continue;
+    enabled.push(mfa);
+    if (mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role))) requiring.push(mfa);
+  }
+  const checkable = (types: MfaType[]) => OTP_TYPES.filter((t) => types.includes(t));
+  const signatureKinds = (types: MfaType[]) => signatureMfaTypes.filter((t) => types.includes(t));
+  if (requiring.length) {
+    const agreed = checkable(
+      requiring.reduce<MfaType[]>((acc, p) => acc.filter((t) => p.types.includes(t)), [...OTP_TYPES]),
+    );
+    const any = checkable(requiring.flatMap((p) => p.types));
+    // A policy without a code kind would leave people without a factor nothing to bind at
+    // sign-in: OTP stands in (passkeys and keys are bound in the user centre or by an administrator).
+    const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
+    // FIDO2 and the signature kinds by the same rule: allowed by every requiring company, or
+    // by any when they agree on no kind.
+    const allAgreed = requiring.reduce<MfaType[]>(
+      (acc, p) => acc.filter((t) => p.types.includes(t)),
+      [...OTP_TYPES, 'fido2', ...signatureMfaTypes],
+    );
+    const fido2 = allAgreed.length
+      ? allAgreed.includes('fido2')
+      : requiring.some((p) => p.types.includes('fido2'));
+    const signature = allAgreed.length
+      ? signatureKinds(allAgreed)
+      : signatureKinds(requiring.flatMap((p) => p.types));
+    return {
+      mode: 'required',
+      types,
+      lockout: strictest(requiring.map((p) => p.lockout)),
+      fido2,
+      signature,
+    };
+  }
+  if (enabled.length) {
+    return {
+      mode: 'optional',
+      types: checkable(enabled.flatMap((p) => p.types)),
+      lockout: strictest(enabled.map((p) => p.lockout)),
+      fido2: enabled.some((p) => p.types.includes('fido2')),
+      signature: signatureKinds(enabled.flatMap((p) => p.types)),
+    };
+  }
+  return OFF;
+}
+
 export function createMfaRequirements(db: Db) {
   async function requirementFor(account: Account): Promise<MfaRequirement> {
     const memberships = await repo.listMemberships(db, account.id);
     const roles = new Map(memberships.map((m) => [m.company_id, m.role as string]));
     if (account.home_company_id && !roles.has(account.home_company_id))
       roles.set(account.home_company_id, 'member');
-    const requiring: { types: MfaType[]; lockout: MfaLockout }[] = [];
-    const enabled: { types: MfaType[]; lockout: MfaLockout }[] = [];
+    const policies: CompanyMfaPolicy[] = [];
     for (const [companyId, role] of roles) {
-      const { mfa } = await getSafetySettings(db, companyId);
-      if (mfa.mode === 'off') continue;
-      enabled.push(mfa);
-      if (mfa.mode === 'required' || (mfa.mode === 'admins' && ADMIN_ROLES.has(role))) requiring.push(mfa);
+      policies.push({ role, mfa: (await getSafetySettings(db, companyId)).mfa });
     }
-    const checkable = (types: MfaType[]) => OTP_TYPES.filter((t) => types.includes(t));
-    const signatureKinds = (types: MfaType[]) => signatureMfaTypes.filter((t) => types.includes(t));
-    if (requiring.length) {
-      const agreed = checkable(
-        requiring.reduce<MfaType[]>((acc, p) => acc.filter((t) => p.types.includes(t)), [...OTP_TYPES]),
-      );
-      const any = checkable(requiring.flatMap((p) => p.types));
-      // A policy without a code kind would leave people without a factor nothing to bind at
-      // sign-in: OTP stands in (passkeys and keys are bound in the user centre or by an administrator).
-      const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
-      // FIDO2 and the signature kinds by the same rule: allowed by every requiring company, or
-      // by any when they agree on no kind.
-      const allAgreed = requiring.reduce<MfaType[]>(
-        (acc, p) => acc.filter((t) => p.types.includes(t)),
-        [...OTP_TYPES, 'fido2', ...signatureMfaTypes],
-      );
-      const fido2 = allAgreed.length
-        ? allAgreed.includes('fido2')
-        : requiring.some((p) => p.types.includes('fido2'));
-      const signature = allAgreed.length
-        ? signatureKinds(allAgreed)
-        : signatureKinds(requiring.flatMap((p) => p.types));
-      return {
-        mode: 'required',
-        types,
-        lockout: strictest(requiring.map((p) => p.lockout)),
-        fido2,
-        signature,
-      };
-    }
-    if (enabled.length) {
-      return {
-        mode: 'optional',
-        types: checkable(enabled.flatMap((p) => p.types)),
-        lockout: strictest(enabled.map((p) => p.lockout)),
-        fido2: enabled.some((p) => p.types.includes('fido2')),
-        signature: signatureKinds(enabled.flatMap((p) => p.types)),
-      };
-    }
-    return OFF;
+    return requirementOfPolicies(policies);
   }
 
   /**

@@ -35,7 +35,18 @@ export class ClientAuthThrottled extends errors.OIDCProviderError {
   }
 }
 
-export function createClientThrottle(db: Db) {
+/** How long a server remembers having recorded an address of a client (the row is kept a day anyway). */
+const ADDRESS_RECORDED_MS = 3_600_000;
+const ADDRESSES_KEPT = 10_000;
+
+export function createClientThrottle(
+  db: Db,
+  /**
+   * Requests the server makes to its own token endpoint (modules/session, SAML), with a client's
+   * secret it derived itself: no guess, so no throttle, whoever else guesses that client's secret.
+   */
+  inProcess: (request: unknown) => boolean = () => false,
+) {
   const knownAddress = (clientId: string, ip: string) =>
     db
       .selectFrom('oidc_client_addresses')
@@ -52,7 +63,7 @@ export function createClientThrottle(db: Db) {
    */
   async function check(clientId: string): Promise<void> {
     const ctx = Provider.ctx as KoaContextWithOIDC | undefined;
-    if (!ctx?.oidc || !CLIENT_AUTH_ROUTES.has(ctx.oidc.route)) return;
+    if (!ctx?.oidc || !CLIENT_AUTH_ROUTES.has(ctx.oidc.route) || inProcess(ctx.req)) return;
     const peek = (budgets: Budget[]) =>
       sql<boolean>`rate_hit(${budgets.map((b) => b.key)}::text[], ${budgets.map((b) => b.limit)}::int[],
         ${budgets.map((b) => b.minutes)}::int[], 'peek')`;
@@ -79,9 +90,16 @@ export function createClientThrottle(db: Db) {
     provider.on('grant.error', onFailure);
     provider.on('introspection.error', onFailure);
     provider.on('revocation.error', onFailure);
+    // Recorded at most once an hour per server: the statement changes the row at most once a day.
+    const recorded = new Map<string, number>();
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
       const client = ctx.oidc.client;
       if (!client || client.clientAuthMethod === 'none') return;
+      const key = `${client.clientId}\t${ctx.ip}`;
+      const now = Date.now();
+      if ((recorded.get(key) ?? 0) > now - ADDRESS_RECORDED_MS) return;
+      if (recorded.size >= ADDRESSES_KEPT) recorded.clear();
+      recorded.set(key, now);
       beforeAnswer(
         ctx,
         db

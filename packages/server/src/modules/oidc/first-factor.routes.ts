@@ -3,6 +3,7 @@ import { parseCredential } from '../mfa/fido2.service.ts';
 import type { SignInResult } from '../signin/signin.service.ts';
 import type { InteractionDeps, InteractionKit } from './interaction-kit.ts';
 import { INTERACTION_PATH } from './provider.ts';
+import { signInFactsOf, signInFactsQuery } from './sign-in-facts.ts';
 import type { StepName } from './sign-in-steps.ts';
 
 /**
@@ -18,6 +19,9 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
       const clientId = String(interaction.params.client_id);
       const form = request.body ?? {};
       const identifier = String(form.identifier ?? '').slice(0, 254);
+      // A source with the skip-MFA flag vouches for the person on its own.
+      const skipOf = (skipMfa?: boolean): StepName[] => (skipMfa ? ['bind_factor', 'second_factor'] : []);
+      let steps: Awaited<ReturnType<InteractionKit['pendingSteps']>> | undefined;
       const result = await deps.signIn.signInWithPassword({
         identifier,
         password: String(form.password ?? '').slice(0, 1024),
@@ -27,6 +31,18 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
         companyId: await deps.clientCompany(clientId),
         deviceId: deps.devices.read(request),
         authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
+        // The steps are decided before the success is written, from facts read with the account:
+        // without a step to follow, the sign-in completes with the success, whose statement also
+        // remembers the browser and stores the interaction's login.
+        prefetch: signInFactsQuery,
+        onSuccess: async (account, prefetched, { skipMfa }) => {
+          steps = await kit.pendingSteps(interaction, account, skipOf(skipMfa), signInFactsOf(prefetched));
+          if (steps.pending.length) return undefined;
+          return {
+            rememberDevice: deps.devices.assign(request, reply),
+            writes: await kit.loginStatements(interaction, { accountId: account.id, amr: ['pwd'] }),
+          };
+        },
       });
       if (!result.ok) {
         const status =
@@ -37,15 +53,10 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
           status,
         });
       }
-      // A source with the skip-MFA flag vouches for the person on its own.
-      const skip: StepName[] = result.skipMfa ? ['bind_factor', 'second_factor'] : [];
-      return kit.firstFactorPassed(
-        request,
-        reply,
-        interaction,
-        { accountId: result.account.id, amr: ['pwd'] },
-        skip,
-      );
+      const login = { accountId: result.account.id, amr: ['pwd'] };
+      if (!steps) return kit.firstFactorPassed(request, reply, interaction, login, skipOf(result.skipMfa));
+      if (!steps.pending.length) return kit.handBack(reply, interaction);
+      return kit.afterFirstFactor(request, reply, interaction, login, result.account, steps);
     },
   );
 

@@ -6,7 +6,8 @@ import {
   renderSignInPage,
 } from '@tessera/portal';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type Provider from 'oidc-provider';
+import type { InteractionResults, default as Provider } from 'oidc-provider';
+import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { languageOfUiLocales } from '../../lib/i18n.ts';
@@ -15,9 +16,11 @@ import type { AppAccessRefusal } from '../app/app-access.ts';
 import type { Fido2Service } from '../mfa/fido2.service.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
+import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { ConsentStore } from './consent.ts';
 import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
 import {
   credentialsAtOf,
@@ -103,19 +106,49 @@ export const sendPage = (reply: FastifyReply, status: number, body: string) =>
 export function createInteractionKit(deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
 
+  /**
+   * Every page of a sign-in for one of a company's applications (the form, second factor,
+   * password change, refusals) wears the company's brand, in its default language unless the
+   * person chose one (the lang cookie or a ?lang= link).
+   */
+  async function wearBrand(request: FastifyRequest, clientId: unknown) {
+    if (!deps.brandOfClient || typeof clientId !== 'string') return;
+    const brand = await deps.brandOfClient(clientId);
+    if (!brand) return;
+    request.brand = brand;
+    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+    if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
+  }
+
+  /** The interaction the address names (`/interaction/<uid>/...`), for the brand of a page that refuses it. */
+  async function interactionOfAddress(request: FastifyRequest) {
+    const uid = request.url.slice(INTERACTION_PATH.length + 1).split(/[/?]/)[0] ?? '';
+    if (!request.url.startsWith(`${INTERACTION_PATH}/`) || !/^[A-Za-z0-9_-]{1,64}$/.test(uid))
+      return undefined;
+    return deps.provider().Interaction.find(uid);
+  }
+
+  /**
+   * The interaction of the browser (its interaction cookie, checked by the provider), once per
+   * request: the submission's routes use it to the end, finish included. Sets the page's brand
+   * and language.
+   */
   async function details(request: FastifyRequest, reply: FastifyReply) {
+    let interaction: Interaction;
     try {
-      const interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
-      // The application's ui_locales choose the language, unless the person chose one (the cookie).
-      const query = request.query as { lang?: unknown } | undefined;
-      const uiLang = languageOfUiLocales(interaction.params.ui_locales);
-      if (uiLang && !request.cookies.lang && !query?.lang) request.lang = uiLang;
-      return interaction;
+      interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
     } catch {
+      await wearBrand(request, (await interactionOfAddress(request))?.params?.client_id);
       const t = portalPhrases[request.lang].signIn;
       sendPage(reply, 400, renderErrorPage(pageContext(request), { message: t.sessionExpired }));
       return undefined;
     }
+    await wearBrand(request, interaction.params.client_id);
+    // The application's ui_locales choose the language, unless the person chose one (the cookie).
+    const query = request.query as { lang?: unknown } | undefined;
+    const uiLang = languageOfUiLocales(interaction.params.ui_locales);
+    if (uiLang && !request.cookies.lang && !query?.lang) request.lang = uiLang;
+    return interaction;
   }
 
   async function clientName(clientId: string, request: FastifyRequest) {
@@ -170,16 +203,42 @@ export function createInteractionKit(deps: InteractionDeps) {
     result: Extract<SignInResult, { ok: false }>,
   ) => failureMessageOf(request.lang, await clientName(clientId, request), result);
 
-  /** Hands the reply to the provider, which redirects back into the authorization. */
+  /** Redirects back into the authorization, once the interaction's result is stored. */
+  function handBack(reply: FastifyReply, interaction: Interaction) {
+    reply.hijack();
+    reply.raw.statusCode = 303;
+    reply.raw.setHeader('Location', interaction.returnTo);
+    reply.raw.setHeader('Content-Length', '0');
+    reply.raw.end();
+    return reply;
+  }
+
+  /**
+   * Stores the interaction's result and redirects back into the authorization, as the provider's
+   * interactionFinished does, with the interaction this request read already (details) instead
+   * of reading it again.
+   */
   async function finish(
-    request: FastifyRequest,
+    _request: FastifyRequest,
     reply: FastifyReply,
-    result: Parameters<Provider['interactionFinished']>[2],
+    interaction: Interaction,
+    result: InteractionResults,
     mergeWithLastSubmission: boolean,
   ) {
-    reply.hijack();
-    await deps.provider().interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission });
-    return reply;
+    interaction.result =
+      mergeWithLastSubmission && !('error' in result) ? { ...interaction.lastSubmission, ...result } : result;
+    await interaction.persist();
+    return handBack(reply, interaction);
+  }
+
+  /**
+   * The sign-in completes with its first factor: the interaction's login, as the statement that
+   * stores it, for the success to write in its own statement (SignInAttempt.onSuccess); then
+   * handBack. Stored as finishLogin stores it.
+   */
+  async function loginStatements(interaction: Interaction, login: { accountId: string; amr: string[] }) {
+    interaction.result = { login: loginResultOf(interaction, login) };
+    return collectUpserts(() => interaction.persist());
   }
 
   /** The interaction of a submitted form whose CSRF token checks out; otherwise answers and returns undefined. */
@@ -198,45 +257,79 @@ export function createInteractionKit(deps: InteractionDeps) {
     return interaction;
   }
 
-  /** The sign-in is complete: this browser becomes known to the account, and the provider takes over. */
+  /**
+   * The sign-in is complete: this browser becomes known to the account (unless the success that
+   * completes it remembered it already), and the provider takes over.
+   */
   async function finishLogin(
     request: FastifyRequest,
     reply: FastifyReply,
+    interaction: Interaction,
     login: { accountId: string; amr: string[]; acr?: string },
+    remembered = false,
   ) {
-    await deps.devices.remember(request, reply, login.accountId);
-    return finish(request, reply, { login }, false);
+    if (!remembered) await deps.devices.remember(request, reply, login.accountId);
+    return finish(request, reply, interaction, { login }, false);
   }
 
   /**
-   * The first factor passed: the steps that apply to the account become the interaction's
-   * pending list; without any, the interaction finishes with the login.
+   * The steps that apply to the account after a first factor, in order; `facts` when they were
+   * read with the account (signInFactsQuery), else the steps ask.
    */
-  async function firstFactorPassed(
-    request: FastifyRequest,
-    reply: FastifyReply,
+  async function pendingSteps(
     interaction: Interaction,
-    login: { accountId: string; amr: string[] },
+    account: Account | undefined,
     /** Steps the first factor already satisfied (a user-verified passkey is both factors). */
-    skip: StepName[] = [],
+    skip: StepName[],
+    facts?: SignInFacts,
   ) {
-    const account = await deps.accounts.findAccountById(login.accountId);
     // An application that names multi-factor authentication (acr_values) gets a second factor.
     const mfaRequested = multiFactorRequested(requestedAcr(interaction.params));
     const pending: StepName[] = [];
     for (const step of account ? deps.steps : []) {
       if (skip.includes(step.name)) continue;
-      if (account && (await step.applies(account, { mfaRequested }))) pending.push(step.name);
+      if (account && (await step.applies(account, { mfaRequested }, facts))) pending.push(step.name);
     }
-    if (!pending.length) return finishLogin(request, reply, loginResultOf(interaction, login));
+    return { pending, mfaRequested };
+  }
+
+  /**
+   * The first factor passed and its steps are decided: they become the interaction's pending
+   * list; without any, the interaction finishes with the login (`remembered`: the success
+   * remembered the browser already).
+   */
+  async function afterFirstFactor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    interaction: Interaction,
+    login: { accountId: string; amr: string[] },
+    account: Account | undefined,
+    steps: Awaited<ReturnType<typeof pendingSteps>>,
+    remembered = false,
+  ) {
+    if (!steps.pending.length)
+      return finishLogin(request, reply, interaction, loginResultOf(interaction, login), remembered);
     interaction.result = pendingSignInResult({
       ...login,
-      pending,
-      mfaRequested,
+      pending: steps.pending,
+      mfaRequested: steps.mfaRequested,
       credentialsAt: account ? credentialsAtOf(account) : null,
     });
     await interaction.persist();
     return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
+  }
+
+  /** The first factor passed (a passkey, a sign-in link, a scan, a step-up): on to its steps. */
+  async function firstFactorPassed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    interaction: Interaction,
+    login: { accountId: string; amr: string[] },
+    skip: StepName[] = [],
+  ) {
+    const account = await deps.accounts.findAccountById(login.accountId);
+    const steps = await pendingSteps(interaction, account, skip);
+    return afterFirstFactor(request, reply, interaction, login, account, steps);
   }
 
   return {
@@ -248,6 +341,10 @@ export function createInteractionKit(deps: InteractionDeps) {
     finish,
     submitted,
     finishLogin,
+    handBack,
+    loginStatements,
+    pendingSteps,
+    afterFirstFactor,
     firstFactorPassed,
   };
 }

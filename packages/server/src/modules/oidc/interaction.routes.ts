@@ -24,23 +24,6 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const kit = createInteractionKit(deps);
   const { details, submitted, showSignIn, finish, finishLogin, firstFactorPassed } = kit;
 
-  // Every page of a sign-in for one of a company's applications (the form, second factor,
-  // password change, refusals) wears the company's brand, in its default language unless the
-  // person chose one (the lang cookie or a ?lang= link).
-  app.addHook('preHandler', async (request) => {
-    if (!deps.brandOfClient || !request.url.startsWith(`${INTERACTION_PATH}/`)) return;
-    const uid = request.url.slice(INTERACTION_PATH.length + 1).split(/[/?]/)[0] ?? '';
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return;
-    const interaction = await deps.provider().Interaction.find(uid);
-    const clientId = interaction?.params?.client_id;
-    if (typeof clientId !== 'string') return;
-    const brand = await deps.brandOfClient(clientId);
-    if (!brand) return;
-    request.brand = brand;
-    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
-    if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
-  });
-
   const { currentStep, showStep } = signInStepsRoutes(app, {
     steps: deps.steps,
     accounts: deps.accounts,
@@ -69,7 +52,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     // The sign-in pipeline under way (after a first factor), whichever prompt started it.
     const pending = await currentStep(interaction);
     if (pending?.step) return showStep(request, reply, interaction, { ...pending, step: pending.step });
-    if (pending) return finishLogin(request, reply, loginResultOf(interaction, pending.state));
+    if (pending) return finishLogin(request, reply, interaction, loginResultOf(interaction, pending.state));
     const { name, reasons } = interaction.prompt;
     if (name === 'login') {
       // Signed in, and only the second factor the application asked for is missing: a step-up.
@@ -107,7 +90,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
           userAgent: request.headers['user-agent'] ?? null,
         }));
       // Access came back since the prompt was asked for (an administrator was quick): go on.
-      if (!cause) return finish(request, reply, {}, true);
+      if (!cause) return finish(request, reply, interaction, {}, true);
       const t = portalPhrases[request.lang].apps;
       return sendPage(
         reply,
@@ -122,7 +105,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     }
     if (name === 'consent') return prompts.consent(request, reply, interaction);
     // No other prompt exists; should one appear, the provider decides again.
-    return finish(request, reply, {}, true);
+    return finish(request, reply, interaction, {}, true);
   });
 
   firstFactorRoutes(app, deps, kit);
@@ -135,6 +118,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
       return finish(
         request,
         reply,
+        interaction,
         { error: 'access_denied', error_description: 'The sign-in was cancelled' },
         false,
       );

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { inject } from 'light-my-request';
+import Provider from 'oidc-provider';
 import type { DatabaseHandle, Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
@@ -59,11 +60,22 @@ export async function installOidcProvider(deps: {
       portalClientMetadata(portalClient(deps.publicUrl, sealer)),
     ].map((metadata) => [metadata.client_id, metadata]),
   );
-  const clientThrottle = createClientThrottle(db);
-  const Adapter = createOidcAdapter(db, async (clientId) => {
-    await clientThrottle.check(clientId);
-    return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, deps.samlClientUrls);
-  });
+  // The token endpoint's requests from this server itself (tokenEndpoint below).
+  const inProcessRequests = new WeakSet<object>();
+  const clientThrottle = createClientThrottle(db, (request) =>
+    Boolean(request && typeof request === 'object' && inProcessRequests.has(request)),
+  );
+  const Adapter = createOidcAdapter(
+    db,
+    async (clientId) => {
+      await clientThrottle.check(clientId);
+      return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, deps.samlClientUrls);
+    },
+    () => {
+      const ctx = Provider.ctx as { req?: object } | undefined;
+      return Boolean(ctx?.req && inProcessRequests.has(ctx.req));
+    },
+  );
   const appAccess = (app: { appId: string }, accountId: string) => appAccessById(db, app.appId, accountId);
   const cookieKeys = [sealer.derive('oidc-cookies').toString('base64url')];
   const managementApi = { audience: managementApiAudience(deps.publicUrl), tokenTtl: API_TOKEN_TTL };
@@ -113,7 +125,12 @@ export async function installOidcProvider(deps: {
 
   /** The provider's token endpoint, called in-process with a client's credentials. */
   const tokenEndpoint: TokenEndpoint = async (params, client) => {
-    const response = await inject(current.callback, {
+    const callback = current.callback;
+    const dispatch = (request: IncomingMessage, response: ServerResponse) => {
+      inProcessRequests.add(request);
+      callback(request, response);
+    };
+    const response = await inject(dispatch, {
       method: 'POST',
       url: '/token',
       headers: {

@@ -1,6 +1,6 @@
 import { type PageContext, renderConsentPage, renderSelectAccountPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type Provider from 'oidc-provider';
+import type { InteractionResults, default as Provider } from 'oidc-provider';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { appOf } from './clients.ts';
 import { type ConsentStore, consentIsAutomatic, extendGrant } from './consent.ts';
@@ -24,7 +24,8 @@ export interface PromptKit {
   finish(
     request: FastifyRequest,
     reply: FastifyReply,
-    result: Parameters<Provider['interactionFinished']>[2],
+    interaction: Interaction,
+    result: InteractionResults,
     mergeWithLastSubmission: boolean,
   ): Promise<FastifyReply>;
 }
@@ -65,7 +66,7 @@ export function promptRoutes(app: FastifyInstance, kit: PromptKit) {
     const grantId = await grant.save();
     const app = appOf((await Client.find(clientId)) as never);
     if (remember && app) await kit.consents.remember(app.appId, accountId, { scopes, claims });
-    return kit.finish(request, reply, { consent: { grantId } }, true);
+    return kit.finish(request, reply, interaction, { consent: { grantId } }, true);
   }
 
   /**
@@ -114,6 +115,7 @@ export function promptRoutes(app: FastifyInstance, kit: PromptKit) {
         return kit.finish(
           request,
           reply,
+          interaction,
           { error: 'access_denied', error_description: 'The person did not allow the application' },
           false,
         );
@@ -149,7 +151,7 @@ export function promptRoutes(app: FastifyInstance, kit: PromptKit) {
         await interaction.persist();
         return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
       }
-      return kit.finish(request, reply, { select_account: {} }, true);
+      return kit.finish(request, reply, interaction, { select_account: {} }, true);
     },
   );
 

@@ -16,6 +16,7 @@ import {
 } from './provider-responses.ts';
 import { APP_ACCESS_PROMPT, signInPolicy } from './sign-in-policy.ts';
 import { COMPANY_SECTOR_BASE } from './subject.ts';
+import { accountReadAlong } from './token-context.ts';
 
 export { APP_ACCESS_PROMPT, OIDC_MOUNT, PORTAL_ASSETS_PATH, pageContextOf };
 export const INTERACTION_PATH = '/interaction';
@@ -310,7 +311,9 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     },
     loadExistingGrant: createGrantLoader(options.consents),
     async findAccount(ctx, id) {
-      const account = await options.findAccount(id);
+      // Read with the code or refresh token of this request, if it was (token-context.ts).
+      const along = accountReadAlong(id);
+      const account = along === undefined ? await options.findAccount(id) : (along ?? undefined);
       // A disabled account has no claims and cannot refresh tokens.
       if (account?.status !== 'enabled') return undefined;
       // Whether the person may still use the application: checked again on every code

@@ -12,13 +12,13 @@ import type { Account } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
 import { changeOwnPassword } from '../account/own-password.ts';
-import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
+import { verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
-import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
+import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
-import { getSafetySettings } from '../safety/safety.repo.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import { hasBoundFactor, passwordExpired, requirementOfSignIn, type SignInFacts } from './sign-in-facts.ts';
 
 /**
  * The sign-in pipeline after the first factor (password or sign-in link): an ordered list of
@@ -73,8 +73,12 @@ export interface StepDone {
 
 export interface SignInStep {
   readonly name: StepName;
-  /** Whether the account has to go through the step; checked again on every request, so a step done elsewhere drops out. */
-  applies(account: Account, context?: StepContext): boolean | Promise<boolean>;
+  /**
+   * Whether the account has to go through the step; checked again on every request, so a step
+   * done elsewhere drops out. `facts`, when the caller read them already (right after the first
+   * factor), answer without a query.
+   */
+  applies(account: Account, context?: StepContext, facts?: SignInFacts): boolean | Promise<boolean>;
   render(page: PageContext, view: StepView): string | Promise<string>;
   /** Handles the submitted form: undefined (or a StepDone) when the step is done, otherwise the localised error for the page. */
   submit(
@@ -109,15 +113,6 @@ export const readPendingSignIn = (interaction: { result?: Record<string, unknown
 
 export const pendingSignInResult = (pending: PendingSignIn) => ({ [RESULT_KEY]: pending });
 
-/** Whether the account's password is older than its home company's change cycle (0: never). */
-export async function passwordExpired(db: Db, account: Account, now = new Date()): Promise<boolean> {
-  if (!account.home_company_id || account.password_hash === UNUSABLE_PASSWORD_HASH) return false;
-  const days = (await getSafetySettings(db, account.home_company_id)).general.password.changeCycleDays;
-  if (!days) return false;
-  const changedAt = account.password_changed_at;
-  return changedAt.getTime() + days * 86_400_000 <= now.getTime();
-}
-
 /**
  * A password that the person chooses for themselves: required, confirmed, within the rules of
  * the home company (the defaults without one), new. `change_password` runs when an
@@ -130,7 +125,8 @@ function changePasswordStep(
   const expired = name === 'password_expired';
   return {
     name,
-    applies: (account) => (expired ? passwordExpired(deps.db, account) : account.must_change_password),
+    applies: (account, _context, facts) =>
+      expired ? passwordExpired(deps.db, account, facts) : account.must_change_password,
     render: (page, view) =>
       renderChangePasswordPage(page, {
         action: view.action,
@@ -194,38 +190,19 @@ function changePasswordStep(
 }
 
 /**
- * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
- * made `required` when the application asked for multi-factor authentication; a person whose
- * companies allow no kind then binds an authenticator app (OTP) as any company would allow.
- */
-export async function requirementOfSignIn(
-  mfa: MfaService,
-  account: Account,
-  context: StepContext = {},
-): Promise<MfaRequirement> {
-  const requirement = await mfa.requirementFor(account);
-  if (!context.mfaRequested || requirement.mode === 'required') return requirement;
-  return {
-    ...requirement,
-    mode: 'required',
-    types: requirement.types.length ? requirement.types : [...OTP_TYPES],
-  };
-}
-
-/**
  * Binding a first factor when the policy requires one and the person has none of an allowed
  * kind: QR code and key, a confirming code, the recovery codes once. The confirming code
  * proves the factor, so the second_factor step is done with it.
  */
 function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
   const { mfa } = deps;
-  const needsBinding = async (account: Account, context?: StepContext) => {
-    const requirement = await requirementOfSignIn(mfa, account, context);
+  const needsBinding = async (account: Account, context?: StepContext, facts?: SignInFacts) => {
+    const requirement = await requirementOfSignIn(mfa, account, context, facts);
     if (requirement.mode !== 'required') return false;
     // A bound passkey or key of an allowed kind counts (they are bound in the user centre, or
     // keys by an administrator).
     const kinds = [...requirement.types, ...(requirement.fido2 ? ['fido2'] : []), ...requirement.signature];
-    return (await mfa.boundFactors(account.id, kinds)).length === 0;
+    return !(await hasBoundFactor(mfa, account.id, kinds, facts));
   };
   return {
     name: 'bind_factor',
@@ -287,11 +264,11 @@ function secondFactorStep(deps: {
   const signatureSubject = (interactionId: string) => `interaction:${interactionId}`;
   return {
     name: 'second_factor',
-    async applies(account, context) {
-      const requirement = await requirementOfSignIn(mfa, account, context);
+    async applies(account, context, facts) {
+      const requirement = await requirementOfSignIn(mfa, account, context, facts);
       if (requirement.mode === 'required') return true;
       if (requirement.mode === 'off') return false;
-      return (await mfa.boundFactors(account.id, kindsOf(requirement))).length > 0;
+      return hasBoundFactor(mfa, account.id, kindsOf(requirement), facts);
     },
     async render(page, view) {
       const requirement = await requirementOfSignIn(mfa, view.account, view);

@@ -1,6 +1,64 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ConsoleSession, ConsoleSessionsTable } from '../../db/schema.ts';
+import { preparedStatement } from '../../lib/prepared.ts';
+
+/**
+ * A live session: not revoked, within both expiries, of an enabled account whose password has not
+ * changed since; with what a refresh needs (so that it reads the session once). Every console
+ * call runs it: compiled once.
+ */
+const liveSession = preparedStatement((db, where: { tokenHash: string; variants: string[] }) =>
+  db
+    .selectFrom('console_sessions as s')
+    .innerJoin('accounts as a', 'a.id', 's.account_id')
+    .select([
+      's.id',
+      's.account_id',
+      's.variant',
+      's.last_seen_at',
+      's.absolute_expires_at',
+      's.refresh_token_sealed',
+      's.id_token',
+      'a.username',
+      'a.is_platform_admin',
+    ])
+    .where('s.token_hash', '=', where.tokenHash)
+    .where(sql<boolean>`s.variant = any(${where.variants}::text[])`)
+    .where('s.revoked_at', 'is', null)
+    .where('s.idle_expires_at', '>', sql<Date>`now()`)
+    .where('s.absolute_expires_at', '>', sql<Date>`now()`)
+    .where('a.status', '=', 'enabled')
+    // A password change ends every session that started before it, whichever code path changed it.
+    .whereRef('a.credential_version', '=', 's.credential_version'),
+);
+
+/** Swaps the token of a live session (every refresh). */
+const swapToken = preparedStatement(
+  (
+    db,
+    change: {
+      id: string;
+      oldHash: string;
+      token_hash: string;
+      refresh_token_sealed: string | null;
+      id_token: string | null;
+      idle_expires_at: Date;
+    },
+  ) =>
+    db
+      .updateTable('console_sessions')
+      .set({
+        token_hash: change.token_hash,
+        refresh_token_sealed: change.refresh_token_sealed,
+        id_token: change.id_token,
+        idle_expires_at: change.idle_expires_at,
+        last_seen_at: sql<Date>`now()`,
+      })
+      .where('id', '=', change.id)
+      .where('token_hash', '=', change.oldHash)
+      .where('revoked_at', 'is', null),
+);
 
 export function createSessionsRepo(db: Db) {
   return {
@@ -17,29 +75,10 @@ export function createSessionsRepo(db: Db) {
         }))
         .execute(),
 
-    /** A live session: not revoked, within both expiries, of an enabled account whose password has not changed since. */
-    findLiveSessionByTokenHash: (tokenHash: string, variants: readonly ('admin' | 'dev' | 'portal')[]) =>
-      db
-        .selectFrom('console_sessions as s')
-        .innerJoin('accounts as a', 'a.id', 's.account_id')
-        .select([
-          's.id',
-          's.account_id',
-          's.variant',
-          's.last_seen_at',
-          's.absolute_expires_at',
-          'a.username',
-          'a.is_platform_admin',
-        ])
-        .where('s.token_hash', '=', tokenHash)
-        .where('s.variant', 'in', variants)
-        .where('s.revoked_at', 'is', null)
-        .where('s.idle_expires_at', '>', sql<Date>`now()`)
-        .where('s.absolute_expires_at', '>', sql<Date>`now()`)
-        .where('a.status', '=', 'enabled')
-        // A password change ends every session that started before it, whichever code path changed it.
-        .whereRef('a.credential_version', '=', 's.credential_version')
-        .executeTakeFirst(),
+    findLiveSessionByTokenHash: async (
+      tokenHash: string,
+      variants: readonly ('admin' | 'dev' | 'portal')[],
+    ) => (await db.executeQuery(liveSession(db, { tokenHash, variants: [...variants] }))).rows[0],
 
     findSessionById: (id: string): Promise<ConsoleSession | undefined> =>
       db.selectFrom('console_sessions').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -62,14 +101,8 @@ export function createSessionsRepo(db: Db) {
         idle_expires_at: Date;
       },
     ) => {
-      const result = await db
-        .updateTable('console_sessions')
-        .set({ ...update, last_seen_at: sql<Date>`now()` })
-        .where('id', '=', id)
-        .where('token_hash', '=', oldHash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      const result = await db.executeQuery(swapToken(db, { id, oldHash, ...update }));
+      return Number(result.numAffectedRows) === 1;
     },
 
     revokeSession: (id: string) =>

@@ -1,5 +1,6 @@
 import type { ConsoleVariant } from '@tessera/contract';
 import { decodeJwt } from 'jose';
+import type { ConsoleSession } from '../../db/schema.ts';
 import type { AuthSession } from '../../http/bind.ts';
 import { randomToken, type Sealer, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -91,6 +92,12 @@ export function createSessionService(deps: SessionServiceDeps) {
     return { token, username: account.username, ...lifetimeOf(absoluteExpiresAt) };
   }
 
+  /** What refresh needs of an authenticated session, read with it (refresh reads nothing again). */
+  const storedOf = new WeakMap<
+    AuthSession,
+    Pick<ConsoleSession, 'refresh_token_sealed' | 'id_token' | 'absolute_expires_at'>
+  >();
+
   async function authenticate(token: string): Promise<AuthSession | null> {
     if (token.length > 256) return null;
     const row = await sessions.findLiveSessionByTokenHash(sha256(token), CONSOLE_VARIANTS);
@@ -98,13 +105,15 @@ export function createSessionService(deps: SessionServiceDeps) {
     if (Date.now() - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
       await sessions.touchSession(row.id, idleExpiry());
     }
-    return {
+    const session: AuthSession = {
       sessionId: row.id,
       accountId: row.account_id,
       username: row.username,
       variant: row.variant as ConsoleVariant,
       isPlatformAdmin: row.is_platform_admin,
     };
+    storedOf.set(session, row);
+    return session;
   }
 
   /**
@@ -113,9 +122,9 @@ export function createSessionService(deps: SessionServiceDeps) {
    * stays: the answer says how long the session has left, and the idle expiry never goes past it.
    */
   async function refresh(session: AuthSession, currentToken: string) {
-    const stored = await sessions.findSessionById(session.sessionId);
+    const stored = storedOf.get(session) ?? (await sessions.findSessionById(session.sessionId));
     if (!stored) throw new AppError('auth.login_required');
-    const client = clientOf(stored.variant as ConsoleVariant);
+    const client = clientOf(session.variant);
     let refreshTokenSealed = stored.refresh_token_sealed;
     let idToken = stored.id_token;
     if (stored.refresh_token_sealed) {
@@ -127,14 +136,14 @@ export function createSessionService(deps: SessionServiceDeps) {
         client,
       );
       if (status !== 200 || typeof body.refresh_token !== 'string') {
-        await sessions.revokeSession(stored.id);
+        await sessions.revokeSession(session.sessionId);
         throw new AppError('auth.login_required');
       }
       refreshTokenSealed = sealer.seal(body.refresh_token, REFRESH_PURPOSE);
       if (typeof body.id_token === 'string') idToken = body.id_token;
     }
     const token = randomToken();
-    const swapped = await sessions.replaceSessionToken(stored.id, sha256(currentToken), {
+    const swapped = await sessions.replaceSessionToken(session.sessionId, sha256(currentToken), {
       token_hash: sha256(token),
       refresh_token_sealed: refreshTokenSealed,
       id_token: idToken,

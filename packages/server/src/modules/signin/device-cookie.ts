@@ -28,28 +28,36 @@ export function deviceIdOf(sealer: Sealer, value: string | undefined): string | 
 
 export function createDeviceCookies(deps: { db: Db; sealer: Sealer; secure: boolean }) {
   const { db, sealer } = deps;
+  /**
+   * The browser's device id; a browser without one gets one in a cookie. The cookie goes on the
+   * raw response, which is written directly when the interaction finishes.
+   */
+  function assign(request: FastifyRequest, reply: FastifyReply): string {
+    const known = deviceIdOf(sealer, request.cookies[DEVICE_COOKIE]);
+    if (known) return known;
+    const id = randomBytes(18).toString('base64url');
+    const cookie = request.server.serializeCookie(DEVICE_COOKIE, sign(sealer, id), {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: deps.secure,
+      maxAge: MAX_AGE_SECONDS,
+    });
+    reply.raw.appendHeader('set-cookie', cookie);
+    return id;
+  }
+
   return {
     /** The browser's device id, if it carries a valid device cookie. */
     read: (request: FastifyRequest) => deviceIdOf(sealer, request.cookies[DEVICE_COOKIE]),
+    assign,
     /**
      * A sign-in through this browser succeeded: the browser gets a device id (if it has none)
-     * and becomes known to the account. The cookie goes on the raw response, which the provider
-     * writes itself when it finishes the interaction.
+     * and becomes known to the account. (The password form remembers it in the statement of
+     * the success instead: SignInAttempt.onSuccess.)
      */
     async remember(request: FastifyRequest, reply: FastifyReply, accountId: string) {
-      let id = deviceIdOf(sealer, request.cookies[DEVICE_COOKIE]);
-      if (!id) {
-        id = randomBytes(18).toString('base64url');
-        const cookie = request.server.serializeCookie(DEVICE_COOKIE, sign(sealer, id), {
-          path: '/',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: deps.secure,
-          maxAge: MAX_AGE_SECONDS,
-        });
-        reply.raw.appendHeader('set-cookie', cookie);
-      }
-      await rememberDevice(db, accountId, id);
+      await rememberDevice(db, accountId, assign(request, reply));
     },
   };
 }

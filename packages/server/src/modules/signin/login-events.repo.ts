@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
+import { executeHot } from '../../lib/prepared.ts';
 import { type Place, placeOf } from '../log/geo-ip.ts';
-import { signInMarks } from '../log/sign-in-marks.ts';
+import { marksOf, type PreviousPlace, rememberPlaceQuery, signInMarks } from '../log/sign-in-marks.ts';
 import { parseUserAgent } from '../log/user-agent.ts';
 
 export type LoginFailureCause =
@@ -103,6 +104,23 @@ export async function describeLoginEvent(db: Db, event: LoginEvent): Promise<Log
   return { place, browser, os, marks: marks?.length ? marks : null };
 }
 
+/**
+ * The details of a success whose account's previous place was read already (with the account,
+ * signin-attempt.ts): no query. `rememberPlace` records this sign-in's place for the next one's
+ * marks; the caller writes it with the event.
+ */
+export async function describeSuccess(db: Db, event: LoginEvent, previous: PreviousPlace | null) {
+  const place = await placeOf(event.ip);
+  const { browser, os } = parseUserAgent(event.userAgent);
+  if (!place || !event.accountId) return { details: { place, browser, os, marks: null } };
+  const at = new Date();
+  const marks = marksOf(previous, place, at);
+  return {
+    details: { place, browser, os, marks: marks.length ? marks : null },
+    rememberPlace: rememberPlaceQuery(db, event.accountId, previous, place, at),
+  };
+}
+
 /** The statement that writes a login event (to run alone, or inside another statement). */
 export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEventDetails) =>
   db.insertInto('login_events').values({
@@ -129,5 +147,5 @@ export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEvent
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {
-  await loginEventInsert(db, event, await describeLoginEvent(db, event)).execute();
+  await executeHot(db, loginEventInsert(db, event, await describeLoginEvent(db, event)));
 }

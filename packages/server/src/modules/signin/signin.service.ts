@@ -1,17 +1,18 @@
 import { signInDefaults } from '@tessera/contract';
-import { sql } from 'kysely';
+import type { Compilable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
-import { spendBudgets } from '../../lib/rate-windows.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { dummyPasswordHash, UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { insertLoginEvent, type LoginEvent, type LoginFailureCause } from './login-events.repo.ts';
+import { beginAttempt, type Prefetch } from './signin-attempt.ts';
+import { recordOutcome, successUpdate } from './signin-outcome.ts';
 import {
-  beginAttempt,
+  type AttemptSubject,
   budgetsOf,
-  findAttemptSubject,
   recordFailure,
-  recordRightPassword,
+  rememberDeviceQuery,
+  rightPasswordReset,
   type ThrottlePolicy,
 } from './signin-throttle.ts';
 
@@ -33,6 +34,30 @@ export interface SignInAttempt {
   budgetAddress?: string | null;
   /** A RADIUS request's NAS address and calling station, for the login events. */
   nas?: LoginEvent['nas'];
+  /**
+   * Selected with the account in the attempt's first statement and handed to `onSuccess`: what
+   * the caller needs to know about the person once the password is right, without a query more.
+   */
+  prefetch?: Prefetch;
+  /**
+   * The password was right and nothing refuses the person: what the success writes besides its
+   * own rows, in the same statement. The sign-in form remembers the browser there when no
+   * sign-in step follows (first-factor.routes.ts). `prefetched` is null when the attempt found
+   * no account (a directory's first sign-in).
+   */
+  onSuccess?: (
+    account: Account,
+    prefetched: unknown,
+    first: { skipMfa: boolean },
+  ) => Promise<SuccessWrites | undefined>;
+}
+
+/** What a success writes on the caller's behalf (SignInAttempt.onSuccess). */
+export interface SuccessWrites {
+  /** The browser (device id) to remember for the account: see rememberDevice. */
+  rememberDevice?: string;
+  /** Further statements, written in the success's statement: stored with it or not at all. */
+  writes?: Compilable[];
 }
 
 export type SignInResult =
@@ -94,33 +119,19 @@ export function createSignInService(deps: {
   const policy: SignInPolicy = { ...signInDefaults, ...deps.policy };
 
   /**
-   * Counts a sign-in. Only a right password typed outside a known browser ends the account's
-   * lock-out count: a known browser has its own, and a passkey is no password.
-   */
-  async function recordSuccess(accountId: string, endsAccountLockout: boolean): Promise<Account> {
-    return db
-      .updateTable('accounts')
-      .set((eb) => ({
-        ...(endsAccountLockout ? { failed_count: 0, locked_until: null } : {}),
-        login_count: eb('login_count', '+', 1),
-        last_login_at: sql<Date>`now()`,
-      }))
-      .where('id', '=', accountId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-
-  /**
    * The status of the account's user record in the company the sign-in is for (an application's
    * or a console of its company); undefined on the shared pages, where the account's own status
-   * decides (a company that fully manages an account sets that status too).
+   * decides (a company that fully manages an account sets that status too). A disabled account's
+   * home record says whether its company disabled or locked it. (The password sign-in reads it
+   * with the account: signin-attempt.ts.)
    */
   async function companyRecordStatus(account: Account, companyId: string | null) {
-    if (!companyId) return undefined;
+    const company = companyId ?? (account.status === 'enabled' ? null : account.home_company_id);
+    if (!company) return undefined;
     const row = await db
       .selectFrom('company_members')
       .select('status')
-      .where('company_id', '=', companyId)
+      .where('company_id', '=', company)
       .where('account_id', '=', account.id)
       .executeTakeFirst();
     return row?.status;
@@ -129,11 +140,9 @@ export function createSignInService(deps: {
   /** The refusal of an account whose first factor passed, if any (its status, its record, the client). */
   async function refusalAfterFirstFactor(
     account: Account,
-    attempt: Pick<SignInAttempt, 'companyId' | 'authorize'>,
+    attempt: Pick<SignInAttempt, 'authorize'>,
+    recordStatus: string | null | undefined,
   ) {
-    // A disabled account's home record says whether its company disabled or locked it.
-    const company = attempt.companyId ?? (account.status === 'enabled' ? null : account.home_company_id);
-    const recordStatus = await companyRecordStatus(account, company);
     if (recordStatus === 'locked') return 'account_locked' as const;
     if (account.status === 'disabled' || recordStatus === 'disabled') return 'account_disabled' as const;
     return (await attempt.authorize?.(account)) ?? null;
@@ -167,10 +176,18 @@ export function createSignInService(deps: {
       return { ok: false, cause: 'missing_credentials' };
     }
 
-    const subject = await findAttemptSubject(db, identifier, attempt.deviceId, policy);
+    const address = attempt.budgetAddress ?? attempt.ip;
+    const begun = await beginAttempt(db, {
+      identifier,
+      deviceId: attempt.deviceId,
+      address,
+      companyId: attempt.companyId,
+      policy,
+      prefetch: attempt.prefetch,
+    });
+    const { subject } = begun;
     const account = subject.kind === 'unknown' ? undefined : subject.account;
-    const budgets = budgetsOf(subject, attempt.budgetAddress ?? attempt.ip, policy);
-    const begun = await beginAttempt(db, subject, budgets);
+    const budgets = budgetsOf(subject, address, policy);
     if (begun.lockedUntil) {
       // No password is checked during a lock-out, and the answer is the same for every password.
       await log('failure', account ? 'account_locked' : 'unknown_account', account);
@@ -181,40 +198,17 @@ export function createSignInService(deps: {
       return { ok: false, cause: 'throttled', account };
     }
 
-    // An account without a password yet ('!', made by an import) is verified against the dummy
-    // hash, so that neither it nor an unknown account answers faster than a wrong password. A
-    // directory's check runs alongside the dummy hash for the same reason.
-    const dummy = async () => (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
-    let directory: DirectoryCheck | undefined;
-    let passwordOk: boolean;
-    if (deps.directory && subject.kind !== 'unknown' && subject.directorySourceId) {
-      [directory] = await Promise.all([
-        deps.directory.verifyLinked(subject.account, subject.directorySourceId, attempt.password),
-        dummy(),
-      ]);
-      passwordOk = directory.ok;
-    } else if (deps.directory && subject.kind === 'unknown' && attempt.companyId) {
-      [directory] = await Promise.all([
-        deps.directory.firstSignIn(attempt.companyId, identifier, attempt.password),
-        dummy(),
-      ]);
-      passwordOk = directory?.ok === true;
-    } else {
-      const usableHash = account && account.password_hash !== UNUSABLE_PASSWORD_HASH;
-      passwordOk = usableHash ? await verifyPassword(account.password_hash, attempt.password) : await dummy();
-    }
-
+    const { directory, passwordOk } = await checkPassword(subject, identifier, attempt);
+    // A right password gives its attempt back and clears a known browser's failures.
+    const rightPassword = { release: budgets, writes: [rightPasswordReset(db, subject)] };
     if (directory && !directory.ok && NOT_A_GUESS.includes(directory.cause)) {
       // No password was judged: the attempt goes back, and nothing counts towards a lock-out.
-      await spendBudgets(db, budgets, 'release');
-      await log('failure', directory.cause, account);
+      await recordOutcome(db, { release: budgets, event: event('failure', directory.cause, account) });
       return { ok: false, cause: directory.cause, account };
     }
     if (directory && !directory.ok && directory.cause !== 'wrong_password') {
       // The directory took the password but refuses the person (disabled there).
-      if (subject.kind === 'unknown') await spendBudgets(db, budgets, 'release');
-      else await recordRightPassword(db, subject, budgets);
-      await log('failure', directory.cause, account);
+      await recordOutcome(db, { ...rightPassword, event: event('failure', directory.cause, account) });
       return { ok: false, cause: directory.cause, account };
     }
     if (!passwordOk) {
@@ -232,16 +226,64 @@ export function createSignInService(deps: {
       await log('failure', 'directory_conflict');
       return { ok: false, cause: 'directory_conflict' };
     }
-    if (subject.kind === 'unknown') await spendBudgets(db, budgets, 'release');
-    else await recordRightPassword(db, subject, budgets);
-    const refusal = await refusalAfterFirstFactor(signingIn, attempt);
+    const found = signingIn === account;
+    const recordStatus = found ? begun.recordStatus : await companyRecordStatus(signingIn, attempt.companyId);
+    const refusal = await refusalAfterFirstFactor(signingIn, attempt, recordStatus);
     if (refusal) {
-      await log('failure', refusal, signingIn);
+      await recordOutcome(db, { ...rightPassword, event: event('failure', refusal, signingIn) });
       return { ok: false, cause: refusal, account: signingIn };
     }
-    const signedIn = await recordSuccess(signingIn.id, subject.kind === 'account');
-    await log('success', null, signedIn);
-    return { ok: true, account: signedIn, skipMfa: directory?.ok === true && directory.skipMfa };
+    const skipMfa = directory?.ok === true && directory.skipMfa;
+    const along = await attempt.onSuccess?.(signingIn, found ? begun.prefetched : null, { skipMfa });
+    const remembered = along?.rememberDevice;
+    // Remembering the browser clears its failures too (one statement may not change a row twice).
+    const clearsDevice = subject.kind === 'device' && subject.deviceId === remembered;
+    const signedIn = await recordOutcome(db, {
+      release: budgets,
+      writes: [
+        remembered ? rememberDeviceQuery(db, signingIn.id, remembered) : undefined,
+        clearsDevice ? undefined : rightPasswordReset(db, subject),
+        ...(along?.writes ?? []),
+      ],
+      success: successUpdate(db, signingIn.id, subject.kind === 'account'),
+      event: event('success', null, signingIn),
+      previousPlace: found ? begun.previousPlace : undefined,
+    });
+    if (!signedIn) throw new Error(`account ${signingIn.id} is gone`);
+    return { ok: true, account: signedIn, skipMfa };
+  }
+
+  /**
+   * Checks the password of the attempt. An account without a password yet ('!', made by an
+   * import) is verified against the dummy hash, so that neither it nor an unknown account answers
+   * faster than a wrong password. A directory's check runs alongside the dummy hash for the same
+   * reason.
+   */
+  async function checkPassword(
+    subject: AttemptSubject,
+    identifier: string,
+    attempt: Pick<SignInAttempt, 'password' | 'companyId'>,
+  ): Promise<{ directory?: DirectoryCheck; passwordOk: boolean }> {
+    const dummy = async () => (await verifyPassword(await dummyPasswordHash(), attempt.password)) && false;
+    if (deps.directory && subject.kind !== 'unknown' && subject.directorySourceId) {
+      const [directory] = await Promise.all([
+        deps.directory.verifyLinked(subject.account, subject.directorySourceId, attempt.password),
+        dummy(),
+      ]);
+      return { directory, passwordOk: directory.ok };
+    }
+    if (deps.directory && subject.kind === 'unknown' && attempt.companyId) {
+      const [directory] = await Promise.all([
+        deps.directory.firstSignIn(attempt.companyId, identifier, attempt.password),
+        dummy(),
+      ]);
+      return { directory, passwordOk: directory?.ok === true };
+    }
+    const account = subject.kind === 'unknown' ? undefined : subject.account;
+    const usableHash = account && account.password_hash !== UNUSABLE_PASSWORD_HASH;
+    return {
+      passwordOk: usableHash ? await verifyPassword(account.password_hash, attempt.password) : await dummy(),
+    };
   }
 
   /**
@@ -255,24 +297,30 @@ export function createSignInService(deps: {
     account: Account,
     attempt: Omit<SignInAttempt, 'identifier' | 'password'>,
   ): Promise<SignInResult> {
-    const log = (result: 'success' | 'failure', cause: LoginFailureCause | null) =>
-      insertLoginEvent(db, {
-        companyId: attempt.companyId ?? account.home_company_id,
-        accountId: account.id,
-        identifier: account.username,
-        clientId: attempt.clientId,
-        ip: attempt.ip,
-        userAgent: attempt.userAgent,
-        result,
-        failureCause: cause,
-      });
-    const refusal = await refusalAfterFirstFactor(account, attempt);
+    const event = (result: 'success' | 'failure', cause: LoginFailureCause | null): LoginEvent => ({
+      companyId: attempt.companyId ?? account.home_company_id,
+      accountId: account.id,
+      identifier: account.username,
+      clientId: attempt.clientId,
+      ip: attempt.ip,
+      userAgent: attempt.userAgent,
+      result,
+      failureCause: cause,
+    });
+    const refusal = await refusalAfterFirstFactor(
+      account,
+      attempt,
+      await companyRecordStatus(account, attempt.companyId),
+    );
     if (refusal) {
-      await log('failure', refusal);
+      await insertLoginEvent(db, event('failure', refusal));
       return { ok: false, cause: refusal, account };
     }
-    const signedIn = await recordSuccess(account.id, false);
-    await log('success', null);
+    const signedIn = await recordOutcome(db, {
+      success: successUpdate(db, account.id, false),
+      event: event('success', null),
+    });
+    if (!signedIn) throw new Error(`account ${account.id} is gone`);
     return { ok: true, account: signedIn };
   }
 

@@ -1,0 +1,108 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { Account } from '../../db/schema.ts';
+import { UNUSABLE_PASSWORD_HASH } from '../account/password.ts';
+import { type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
+import { type CompanyMfaPolicy, type MfaRequirement, requirementOfPolicies } from '../mfa/mfa-requirement.ts';
+import { type GeneralSafety, getSafetySettings, mergeSafety } from '../safety/safety.repo.ts';
+import type { Prefetch } from '../signin/signin-attempt.ts';
+
+/**
+ * What deciding the sign-in steps needs to know about a person (sign-in-steps.ts): the MFA
+ * policies of their companies, their home company's password rules, the kinds of their bound
+ * factors. The password form reads them with the account, in the attempt's first statement
+ * (SignInAttempt.prefetch), so that the steps after a right password cost no query; elsewhere
+ * the steps ask the database themselves.
+ */
+export interface SignInFacts {
+  /** The person's companies (enabled memberships, and the home company as a member's) and their MFA settings. */
+  policies: CompanyMfaPolicy[];
+  /** The home company's general safety settings (the defaults without one). */
+  homeGeneral: GeneralSafety;
+  /** The kinds of the factors the person has bound. */
+  boundTypes: string[];
+}
+
+/**
+ * The facts as one JSON value of the account's columns. The companies are those of
+ * MfaService.requirementFor: the enabled memberships with their roles, and the home company
+ * with role `member` when it is not one of them (signInFactsOf adds it).
+ */
+export const signInFactsQuery: Prefetch = (account) => sql`json_build_object(
+  'memberships', (select json_agg(json_build_object('company_id', m.company_id, 'role', m.role, 'mfa', cs.mfa))
+    from company_members m left join company_safety cs on cs.company_id = m.company_id
+    where m.account_id = ${account.id} and m.status = 'enabled'),
+  'home_company_id', ${account.homeCompanyId},
+  'home_mfa', ${account.homeSafety.mfa},
+  'home_general', ${account.homeSafety.general},
+  'bound_types', array(select f.type from mfa_factors f where f.account_id = ${account.id} and f.status = 'bound'))`;
+
+interface StoredFacts {
+  memberships: { company_id: string; role: string; mfa: unknown }[] | null;
+  home_company_id: string | null;
+  home_mfa: unknown;
+  home_general: unknown;
+  bound_types: string[];
+}
+
+/** The facts from what signInFactsQuery selected; undefined when it selected none. */
+export function signInFactsOf(value: unknown): SignInFacts | undefined {
+  const stored = value as StoredFacts | null | undefined;
+  if (!stored || !Array.isArray(stored.bound_types)) return undefined;
+  const memberships = stored.memberships ?? [];
+  const policies = memberships.map((m) => ({ role: m.role, mfa: mergeSafety(null, m.mfa).mfa }));
+  const home = stored.home_company_id;
+  if (home && !memberships.some((m) => m.company_id === home))
+    policies.push({ role: 'member', mfa: mergeSafety(null, stored.home_mfa).mfa });
+  return {
+    policies,
+    homeGeneral: mergeSafety(stored.home_general, null).general,
+    boundTypes: stored.bound_types,
+  };
+}
+
+/** Whether the account's password is older than its home company's change cycle (0: never). */
+export async function passwordExpired(
+  db: Db,
+  account: Account,
+  facts?: SignInFacts,
+  now = new Date(),
+): Promise<boolean> {
+  if (!account.home_company_id || account.password_hash === UNUSABLE_PASSWORD_HASH) return false;
+  const general = facts?.homeGeneral ?? (await getSafetySettings(db, account.home_company_id)).general;
+  const days = general.password.changeCycleDays;
+  if (!days) return false;
+  const changedAt = account.password_changed_at;
+  return changedAt.getTime() + days * 86_400_000 <= now.getTime();
+}
+
+/**
+ * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
+ * made `required` when the application asked for multi-factor authentication; a person whose
+ * companies allow no kind then binds an authenticator app (OTP) as any company would allow.
+ */
+export async function requirementOfSignIn(
+  mfa: MfaService,
+  account: Account,
+  context: { mfaRequested?: boolean } = {},
+  facts?: SignInFacts,
+): Promise<MfaRequirement> {
+  const requirement = facts ? requirementOfPolicies(facts.policies) : await mfa.requirementFor(account);
+  if (!context.mfaRequested || requirement.mode === 'required') return requirement;
+  return {
+    ...requirement,
+    mode: 'required',
+    types: requirement.types.length ? requirement.types : [...OTP_TYPES],
+  };
+}
+
+/** Whether the person has bound a factor of one of these kinds. */
+export async function hasBoundFactor(
+  mfa: MfaService,
+  accountId: string,
+  kinds: readonly string[],
+  facts?: SignInFacts,
+): Promise<boolean> {
+  if (facts) return facts.boundTypes.some((type) => kinds.includes(type));
+  return (await mfa.boundFactors(accountId, kinds)).length > 0;
+}
