@@ -26,16 +26,21 @@
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { type Algorithm, hash } from '@node-rs/argon2';
+import { hash } from '@node-rs/argon2';
 import pg from 'pg';
 import radius from 'radius';
 import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
-import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { argonOptions } from './lib/raw-hash.ts';
+import {
+  addCpu,
+  type CpuSplit,
+  cpuMeter,
+  describeCpu,
+  saveResult,
+  verdict,
+  waitForQuiet,
+} from './lib/report.ts';
 import { type BenchServer, envInt, fmt, freeUdpPort, pool, sleep, startServer } from './lib/server.ts';
-
-/** As packages/server/src/modules/account/password.ts: argon2id, 19 MiB, 2 passes, 1 lane. */
-const ARGON2ID = 2 as Algorithm;
-const argonOptions = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 const COUNT = envInt('BENCH_RADIUS_REQUESTS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);
@@ -50,20 +55,6 @@ const PASSWORD = 'Radius-Bench-Password-7';
 
 const ACCESS_ACCEPT = 2;
 const codeNames: Record<number, string> = { 2: 'Access-Accept', 3: 'Access-Reject', 11: 'Access-Challenge' };
-
-const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
-  if (!a) return b;
-  const seconds = a.seconds + b.seconds;
-  const mix = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
-  return {
-    seconds,
-    machineBusy: mix(a.machineBusy, b.machineBusy),
-    server: mix(a.server, b.server),
-    bench: mix(a.bench, b.bench),
-    postgres: mix(a.postgres, b.postgres),
-    other: mix(a.other, b.other),
-  };
-};
 
 interface Person {
   username: string;

@@ -10,8 +10,17 @@
  *   BENCH_SIGNINS=240 BENCH_ROUNDS=6 BENCH_CONCURRENCY=1,2,4 BENCH_DATABASE_URL=postgres://... \
  *     node --conditions=source --import tsx bench/signin.ts
  */
-import { type Algorithm, hash } from '@node-rs/argon2';
-import { type CpuSplit, cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { hash } from '@node-rs/argon2';
+import { argonOptions } from './lib/raw-hash.ts';
+import {
+  addCpu,
+  type CpuSplit,
+  cpuMeter,
+  describeCpu,
+  saveResult,
+  verdict,
+  waitForQuiet,
+} from './lib/report.ts';
 import {
   beginInteraction,
   envInt,
@@ -24,29 +33,11 @@ import {
   submitLogin,
 } from './lib/server.ts';
 
-/** As packages/server/src/modules/account/password.ts: argon2id, 19 MiB, 2 passes, 1 lane. */
-const ARGON2ID = 2 as Algorithm;
-const argonOptions = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
-
 const COUNT = envInt('BENCH_SIGNINS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '2,4').split(',').map(Number);
 const PHASE_LIMIT_MS = 180_000;
 const GOAL = 0.9;
-
-const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
-  if (!a) return b;
-  const seconds = a.seconds + b.seconds;
-  const mix = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
-  return {
-    seconds,
-    machineBusy: mix(a.machineBusy, b.machineBusy),
-    server: mix(a.server, b.server),
-    bench: mix(a.bench, b.bench),
-    postgres: mix(a.postgres, b.postgres),
-    other: mix(a.other, b.other),
-  };
-};
 
 async function main() {
   const server = await startServer();

@@ -127,6 +127,21 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
   };
 }
 
+/** Two phases' CPU splits as one, each weighed by its length. */
+export const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
+  if (!a) return b;
+  const seconds = a.seconds + b.seconds;
+  const mix = (x: number, y: number) => (x * a.seconds + y * b.seconds) / seconds;
+  return {
+    seconds,
+    machineBusy: mix(a.machineBusy, b.machineBusy),
+    server: mix(a.server, b.server),
+    bench: mix(a.bench, b.bench),
+    postgres: mix(a.postgres, b.postgres),
+    other: mix(a.other, b.other),
+  };
+};
+
 export const describeCpu = (cpu: CpuSplit) =>
   `CPU (cores): server ${cpu.server.toFixed(2)}, postgres ${cpu.postgres.toFixed(2)}, ` +
   `load generator ${cpu.bench.toFixed(2)}, other ${cpu.other.toFixed(2)}; machine ${(cpu.machineBusy * 100).toFixed(0)} % busy`;
