@@ -13,8 +13,6 @@ import {
 } from 'kysely';
 import { CACHED_PLAN_CHANGED, statementName } from './statement-names.ts';
 
-type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
-
 /**
  * Kysely driver for PGlite. PGlite is a single connection, so a transaction must own it
  * exclusively: connections are handed out one at a time behind a queue.
@@ -98,36 +96,44 @@ class PGliteConnection implements DatabaseConnection {
 
   /**
    * A statement the database keeps prepared (statement-names.ts): parsed and described once,
-   * then bound and executed by name, as PGlite's query() does for an unnamed one.
+   * then bound and executed by name. Bind, describe, execute and sync go to PGlite as one
+   * buffer, which it runs in one call (each call into PGlite has a cost of its own): after an
+   * error the backend skips to the sync, and PGlite throws the error once all has run.
    */
   async #executePrepared<R>(name: string, compiledQuery: CompiledQuery) {
     const { client } = this;
     const { serialize } = protocol;
-    const send = async (message: Uint8Array, into: BackendMessage[]) => {
-      into.push(...(await client.execProtocol(message, { syncToFs: false })).messages);
+    const run = async (...messages: Uint8Array[]) => {
+      const buffer = new Uint8Array(messages.reduce((length, m) => length + m.length, 0));
+      let offset = 0;
+      for (const message of messages) {
+        buffer.set(message, offset);
+        offset += message.length;
+      }
+      return (await client.execProtocol(buffer, { syncToFs: false })).messages;
     };
     const results = await client.runExclusive(async () => {
-      const messages: BackendMessage[] = [];
-      try {
-        let types = this.#prepared.get(name);
-        if (!types) {
-          const described: BackendMessage[] = [];
-          await send(serialize.parse({ name, text: compiledQuery.sql }), described);
-          await send(serialize.describe({ type: 'S', name }), described);
-          types = parse.parseDescribeStatementResults(described);
-          this.#prepared.set(name, types);
-        }
-        const values = compiledQuery.parameters.map((value, i) => {
-          if (value === null || value === undefined) return null;
-          const serializer = client.serializers[types[i] as number];
-          return serializer ? serializer(value) : String(value);
-        });
-        await send(serialize.bind({ statement: name, values }), messages);
-        await send(serialize.describe({ type: 'P' }), messages);
-        await send(serialize.execute({}), messages);
-      } finally {
-        await send(serialize.sync(), messages);
+      let types = this.#prepared.get(name);
+      if (!types) {
+        const described = await run(
+          serialize.parse({ name, text: compiledQuery.sql }),
+          serialize.describe({ type: 'S', name }),
+          serialize.sync(),
+        );
+        types = parse.parseDescribeStatementResults(described);
+        this.#prepared.set(name, types);
       }
+      const values = compiledQuery.parameters.map((value, i) => {
+        if (value === null || value === undefined) return null;
+        const serializer = client.serializers[types[i] as number];
+        return serializer ? serializer(value) : String(value);
+      });
+      const messages = await run(
+        serialize.bind({ statement: name, values }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({}),
+        serialize.sync(),
+      );
       return parse.parseResults(messages, client.parsers);
     });
     await client.syncToFs();
