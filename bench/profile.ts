@@ -1,6 +1,7 @@
 /**
- * Summarises a V8 CPU profile of the server (written with BENCH_PROFILE=1): self time by
- * package and the hottest functions. Main thread only: argon2 runs on libuv threads.
+ * Summarises V8 CPU profiles of the server (written with BENCH_PROFILE=1 for the whole run, or
+ * BENCH_PROFILE=phases for the timed phases only), summed: self time by package and the hottest
+ * functions. Main thread only: argon2 runs on libuv threads.
  *
  *   node --conditions=source --import tsx bench/profile.ts bench/results/profiles/CPU.*.cpuprofile
  */
@@ -31,25 +32,29 @@ const groupOf = (url: string, name: string): string => {
   return url;
 };
 
-function summarise(file: string) {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const selfMs = new Map<number, number>();
-  for (let i = 0; i < profile.samples.length; i++) {
-    const id = profile.samples[i] as number;
-    selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-  }
-  const totalMs = (profile.endTime - profile.startTime) / 1000;
+/** Self time by package and by function of one or more profiles (the phases of one run), summed. */
+function summarise(files: string[]) {
+  let totalMs = 0;
   const groups = new Map<string, number>();
   const functions = new Map<string, number>();
-  for (const [id, ms] of selfMs) {
-    const node = byId.get(id);
-    if (!node) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const group = groupOf(url, functionName);
-    groups.set(group, (groups.get(group) ?? 0) + ms);
-    const label = `${functionName || '(anonymous)'}  ${group}${url ? `:${lineNumber + 1}` : ''}`;
-    functions.set(label, (functions.get(label) ?? 0) + ms);
+  for (const file of files) {
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const selfMs = new Map<number, number>();
+    for (let i = 0; i < profile.samples.length; i++) {
+      const id = profile.samples[i] as number;
+      selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+    }
+    totalMs += (profile.endTime - profile.startTime) / 1000;
+    for (const [id, ms] of selfMs) {
+      const node = byId.get(id);
+      if (!node) continue;
+      const { functionName, url, lineNumber } = node.callFrame;
+      const group = groupOf(url, functionName);
+      groups.set(group, (groups.get(group) ?? 0) + ms);
+      const label = `${functionName || '(anonymous)'}  ${group}${url ? `:${lineNumber + 1}` : ''}`;
+      functions.set(label, (functions.get(label) ?? 0) + ms);
+    }
   }
   const busyMs = [...groups.entries()].filter(([g]) => g !== '(idle)').reduce((a, [, ms]) => a + ms, 0);
   const table = (entries: Map<string, number>, limit: number) =>
@@ -63,7 +68,7 @@ function summarise(file: string) {
       )
       .join('\n');
   console.log(
-    `${file}\n  ${(totalMs / 1000).toFixed(1)} s profiled, main thread busy ${(busyMs / 1000).toFixed(1)} s`,
+    `${files.join(', ')}\n  ${(totalMs / 1000).toFixed(1)} s profiled, main thread busy ${(busyMs / 1000).toFixed(1)} s`,
   );
   console.log(`self time by package:\n${table(groups, 20)}`);
   console.log(`hottest functions:\n${table(functions, 30)}`);
@@ -74,4 +79,4 @@ if (files.length === 0) {
   console.error('usage: node --conditions=source --import tsx bench/profile.ts <file.cpuprofile>...');
   process.exit(2);
 }
-for (const file of files) summarise(file);
+summarise(files);

@@ -1,7 +1,8 @@
 /**
  * Password sign-ins per second (POST /interaction/<uid>/login with the right password) against
  * the raw argon2id rate of this machine, measured in this process with the server's parameters
- * and the same number of concurrent hashes. Goal: sign-ins >= 90 % of the raw hash rate.
+ * and the same number of concurrent hashes. Goal (issue 20): sign-ins >= 75 % of the raw hash rate
+ * on PostgreSQL, >= 60 % on PGlite.
  *
  * Sign-in batches and raw-hash batches alternate (BENCH_ROUNDS rounds), so that other load on
  * the machine weighs on both sides alike.
@@ -35,17 +36,18 @@ import {
 
 const COUNT = envInt('BENCH_SIGNINS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);
+const WARM_UP = envInt('BENCH_WARMUP', 4);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '2,4').split(',').map(Number);
 const PHASE_LIMIT_MS = 180_000;
-const GOAL = 0.9;
 
 async function main() {
   const server = await startServer();
   console.log(`signin benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
+  const goal = server.storage === 'postgres' ? 0.75 : 0.6;
   const rows: Record<string, unknown>[] = [];
   try {
     // Warm-up: a few complete sign-ins (JIT, connection pool, provider caches) and hashes.
-    for (let i = 0; i < 4; i++) await signIn(server);
+    for (let i = 0; i < WARM_UP; i++) await signIn(server);
     await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
 
     for (const concurrency of CONCURRENCY) {
@@ -69,6 +71,7 @@ async function main() {
 
         // Timed: only the POSTs of the sign-in form.
         await waitForQuiet(20_000);
+        await server.profilePhase(true);
         const signInMeter = cpuMeter(server.pid);
         const started = performance.now();
         const answers = await pool(interactions.length, concurrency, PHASE_LIMIT_MS, async (i) => {
@@ -79,6 +82,7 @@ async function main() {
         });
         signInSeconds += (performance.now() - started) / 1000;
         signInCpu = addCpu(signInCpu, signInMeter.stop());
+        await server.profilePhase(false);
         const ok = answers.filter(
           (a) => a.response.status === 303 && a.response.headers.get('location')?.includes('/oidc/auth/'),
         );
@@ -113,14 +117,18 @@ async function main() {
         signInsPerSecond: Number(fmt(signInsPerSecond)),
         meanLatencyMs: Number(fmt((signInSeconds * 1000 * concurrency) / Math.max(1, signIns))),
         msCpuServerPerSignIn: Number(fmt((cpu.server * signInSeconds * 1000) / Math.max(1, signIns))),
+        msCpuServerMainThreadPerSignIn: Number(
+          fmt((cpu.serverMain * signInSeconds * 1000) / Math.max(1, signIns)),
+        ),
+        msCpuLoadGeneratorPerSignIn: Number(fmt((cpu.bench * signInSeconds * 1000) / Math.max(1, signIns))),
         msCpuPostgresPerSignIn: Number(fmt((cpu.postgres * signInSeconds * 1000) / Math.max(1, signIns))),
         rawHashesPerSecond: Number(fmt(hashesPerSecond)),
         msCpuPerRawHash: Number(
           fmt(((hashCpu as CpuSplit).bench * hashSeconds * 1000) / Math.max(1, hashes)),
         ),
         ratio: Number(fmt(ratio, 3)),
-        goal: GOAL,
-        met: ratio >= GOAL && failed === 0,
+        goal,
+        met: ratio >= goal && failed === 0,
         preparedInteractionsPerSecond: Number(fmt(prepared / prepSeconds)),
         cpuDuringSignIns: cpu,
         cpuDuringHashes: hashCpu,
@@ -129,12 +137,13 @@ async function main() {
       console.log(
         `concurrency ${concurrency}: ${signIns} sign-ins in ${fmt(signInSeconds, 2)} s = ${fmt(signInsPerSecond)}/s` +
           `${failed ? ` (${failed} FAILED)` : ''} (mean ${row.meanLatencyMs} ms each); raw argon2id ` +
-          `${fmt(hashesPerSecond)} hashes/s; ratio ${fmt(ratio * 100)} % (goal >= 90 %: ${verdict(row.met)})`,
+          `${fmt(hashesPerSecond)} hashes/s; ratio ${fmt(ratio * 100)} % (goal >= ${goal * 100} %: ${verdict(row.met)})`,
       );
       console.log(`  during sign-ins: ${describeCpu(cpu)}`);
       console.log(`  during hashes:   ${describeCpu(hashCpu as CpuSplit)}`);
       console.log(
-        `  CPU per sign-in: server ${row.msCpuServerPerSignIn} ms, postgres ${row.msCpuPostgresPerSignIn} ms; ` +
+        `  CPU per sign-in: server ${row.msCpuServerPerSignIn} ms (main thread ${row.msCpuServerMainThreadPerSignIn}), ` +
+          `load generator ${row.msCpuLoadGeneratorPerSignIn} ms, postgres ${row.msCpuPostgresPerSignIn} ms; ` +
           `per raw hash ${row.msCpuPerRawHash} ms`,
       );
     }

@@ -16,3 +16,28 @@ if (file) {
     writeFileSync(file, JSON.stringify({ at: Date.now(), ...usage, heapUsedAfterGc }));
   });
 }
+
+/**
+ * BENCH_PROFILE=phases (bench/lib/server.ts): SIGUSR2 starts a V8 CPU profile of the main thread,
+ * the next one writes it to BENCH_PROFILE_DIR, so that a profile holds only a benchmark's timed
+ * phases (read it with bench/profile.ts). The phases' profiles are merged into one file per run.
+ */
+const profileDir = process.env.BENCH_PROFILE_DIR;
+if (profileDir) {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  let running = false;
+  let phase = 0;
+  process.on('SIGUSR2', async () => {
+    running = !running;
+    if (running) {
+      await session.post('Profiler.start');
+      return;
+    }
+    const { profile } = await session.post('Profiler.stop');
+    phase += 1;
+    writeFileSync(`${profileDir}/phase-${process.pid}-${phase}.cpuprofile`, JSON.stringify(profile));
+  });
+}

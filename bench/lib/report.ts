@@ -67,9 +67,10 @@ function cpuOfCommand(comm: string, argument?: string): number {
   return sum;
 }
 
-function cpuOfPid(pid: number): number {
+/** CPU seconds of a process (all its threads), or of its main thread only. */
+function cpuOfPid(pid: number, mainThread = false): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -84,6 +85,8 @@ export interface CpuSplit {
   machineBusy: number;
   /** Cores' worth of CPU used by each party (1.0 = one core fully). */
   server: number;
+  /** Of `server`, its main thread (the event loop); the rest is hashing threads, GC and I/O. */
+  serverMain: number;
   bench: number;
   postgres: number;
   /** Everything else on the machine (other work running at the same time skews results). */
@@ -101,6 +104,7 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
     at: performance.now(),
     machine: machineCpu(),
     server: cpuOfPid(serverPid),
+    serverMain: cpuOfPid(serverPid, true),
     bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
     postgres: options.postgresDatabase === null ? 0 : cpuOfCommand('postgres', options.postgresDatabase),
   });
@@ -112,6 +116,7 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
       const busy = end.machine.busy - start.machine.busy;
       const total = end.machine.total - start.machine.total;
       const server = (end.server - start.server) / seconds;
+      const serverMain = (end.serverMain - start.serverMain) / seconds;
       const bench = (end.bench - start.bench) / seconds;
       const postgres = Math.max(0, end.postgres - start.postgres) / seconds;
       const busyCores = busy / seconds;
@@ -119,6 +124,7 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
         seconds,
         machineBusy: total > 0 ? busy / total : 0,
         server,
+        serverMain,
         bench,
         postgres,
         other: Math.max(0, busyCores - server - bench - postgres),
@@ -136,6 +142,7 @@ export const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
     seconds,
     machineBusy: mix(a.machineBusy, b.machineBusy),
     server: mix(a.server, b.server),
+    serverMain: mix(a.serverMain, b.serverMain),
     bench: mix(a.bench, b.bench),
     postgres: mix(a.postgres, b.postgres),
     other: mix(a.other, b.other),
@@ -143,7 +150,7 @@ export const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
 };
 
 export const describeCpu = (cpu: CpuSplit) =>
-  `CPU (cores): server ${cpu.server.toFixed(2)}, postgres ${cpu.postgres.toFixed(2)}, ` +
+  `CPU (cores): server ${cpu.server.toFixed(2)} (main thread ${cpu.serverMain.toFixed(2)}), postgres ${cpu.postgres.toFixed(2)}, ` +
   `load generator ${cpu.bench.toFixed(2)}, other ${cpu.other.toFixed(2)}; machine ${(cpu.machineBusy * 100).toFixed(0)} % busy`;
 
 /** Writes bench/results/<name>-<storage>-<time>.json (ignored by git and biome). */

@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { existsSync, openSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -79,6 +80,11 @@ export interface BenchServer {
   logTail(lines?: number): string;
   /** Stops the server; with `keepData` the data stay for a restart (`startServer({ restartOf })`). */
   stop(options?: { keepData?: boolean }): Promise<void>;
+  /**
+   * With BENCH_PROFILE=phases: starts (true) or ends (false) a CPU profile of the server's main
+   * thread, written to bench/results/profiles; otherwise nothing.
+   */
+  profilePhase(start: boolean): Promise<void>;
   /** With `probe: true`: the server's process.memoryUsage(), in MiB. */
   memoryUsage(): Promise<Record<string, number>>;
   /** Where the data live (for a restart on the same data). */
@@ -218,14 +224,20 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
   const log = openSync(logPath, 'a');
   const spawnedAt = performance.now();
   // BENCH_PROFILE=1: the server writes a V8 CPU profile when it stops (see bench/profile.ts).
-  const profileArgs = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', '--cpu-prof-dir', join(repoRoot, 'bench', 'results', 'profiles')]
-    : [];
+  const profileArgs =
+    process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== 'phases'
+      ? ['--cpu-prof', '--cpu-prof-dir', join(repoRoot, 'bench', 'results', 'profiles')]
+      : [];
   const probeFile = join(dataDir, 'probe.json');
   if (options.probe) env.BENCH_PROBE_FILE = probeFile;
-  const probeArgs = options.probe
-    ? ['--expose-gc', '--import', pathToFileURL(join(repoRoot, 'bench', 'lib', 'probe.js')).href]
-    : [];
+  // BENCH_PROFILE=phases: profiles of the timed phases only (BenchServer.profilePhase).
+  const phaseProfiles = process.env.BENCH_PROFILE === 'phases';
+  if (phaseProfiles) env.BENCH_PROFILE_DIR = join(repoRoot, 'bench', 'results', 'profiles');
+  if (phaseProfiles) await mkdir(env.BENCH_PROFILE_DIR as string, { recursive: true });
+  const probeArgs =
+    options.probe || phaseProfiles
+      ? ['--expose-gc', '--import', pathToFileURL(join(repoRoot, 'bench', 'lib', 'probe.js')).href]
+      : [];
   // BENCH_SERVER_NODE_ARGS: further node flags for the server (space-separated), for experiments.
   const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const child = spawn(
@@ -308,6 +320,12 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     logTail,
     stop,
     stored: { dir: dataDir, database },
+    async profilePhase(start: boolean) {
+      if (!phaseProfiles) return;
+      child.kill('SIGUSR2');
+      // The profiler starts or writes its file on the server's event loop.
+      await sleep(start ? 50 : 500);
+    },
     async memoryUsage() {
       if (!options.probe) throw new Error('start the server with probe: true');
       const sentAt = Date.now();
@@ -499,6 +517,48 @@ export async function beginInteraction(
   return { uid, csrf, jar, pkce: codes, party };
 }
 
+/**
+ * Keep-alive connections for the timed requests of the benchmarks. node:http costs the load
+ * generator about a third of what fetch does per request, and this process shares the machine's
+ * cores with the server it measures.
+ */
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** A POST through node:http, answered as a fetch Response (status, headers, body), no redirects. */
+export function postForm(url: string, body: string, headers: Record<string, string>): Promise<Response> {
+  return new Promise((done, fail) => {
+    const payload = Buffer.from(body);
+    const outgoing = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': String(payload.length),
+        },
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', fail);
+        incoming.on('end', () => {
+          const answer = new Headers();
+          for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
+            answer.append(incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string);
+          }
+          const status = incoming.statusCode ?? 500;
+          const content = status === 204 || status === 304 ? null : Buffer.concat(chunks);
+          done(new Response(content, { status, headers: answer }));
+        });
+      },
+    );
+    outgoing.on('error', fail);
+    outgoing.end(payload);
+  });
+}
+
 /** POSTs the sign-in form; a right password answers 303 to /oidc/auth/<uid>. */
 export async function submitLogin(
   server: BenchServer,
@@ -506,19 +566,15 @@ export async function submitLogin(
   credentials: { username: string; password: string } = ADMIN,
 ): Promise<Response> {
   const path = `/interaction/${interaction.uid}/login`;
-  const response = await fetch(`${server.base}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: interaction.jar.header(path),
-    },
-    body: new URLSearchParams({
+  const response = await postForm(
+    `${server.base}${path}`,
+    new URLSearchParams({
       csrf: interaction.csrf,
       identifier: credentials.username,
       password: credentials.password,
     }).toString(),
-  });
+    { cookie: interaction.jar.header(path) },
+  );
   interaction.jar.store(response);
   return response;
 }
