@@ -5,6 +5,7 @@ import { defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { Bind } from './http/bind.ts';
 import type { Sealer } from './lib/crypto.ts';
+import { onFirstUse } from './lib/on-first-use.ts';
 import type { OutboundPolicy } from './lib/outbound-address.ts';
 import type { AccountsRepo } from './modules/account/account.repo.ts';
 import { countApps } from './modules/app/app.repo.ts';
@@ -38,7 +39,7 @@ import { createSignInLinksRepo } from './modules/mail/sign-in-links.repo.ts';
 import { createFido2Service } from './modules/mfa/fido2.service.ts';
 import { mfaRoutes } from './modules/mfa/mfa.routes.ts';
 import { createMfaService } from './modules/mfa/mfa.service.ts';
-import { createSignatureFactors } from './modules/mfa/signature-factors.service.ts';
+import type { SignatureFactors } from './modules/mfa/signature-factors.service.ts';
 import type { OidcInstall } from './modules/oidc/oidc.install.ts';
 import type { Metrics } from './modules/ops/metrics.ts';
 import type { Permissions } from './modules/permission/permission.install.ts';
@@ -156,7 +157,10 @@ export async function createServices(context: {
   const department = createDepartmentService({ db });
   const mfa = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2 = createFido2Service({ db, mfa, publicUrl: config.publicUrl });
-  const signatures = createSignatureFactors({ db, mfa });
+  // UKEY and soft-lock keys: the service and its ASN.1 and SM2 libraries load at the first use.
+  const signatures = onFirstUse<SignatureFactors>(async () =>
+    (await import('./modules/mfa/signature-factors.service.ts')).createSignatureFactors({ db, mfa }),
+  );
   const exchange = createExchange({
     db,
     sealer,

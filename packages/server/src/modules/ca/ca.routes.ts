@@ -4,7 +4,14 @@ import type { Bind } from '../../http/bind.ts';
 import type { CaService } from './ca.service.ts';
 import type { CertificatesService } from './certificates.service.ts';
 
-export function caRoutes(bind: Bind, cas: CaService, certificates: CertificatesService) {
+/** What the routes call of the CA services (all async: they may load on first use, ca.install.ts). */
+export type CaCalls = Pick<
+  CaService,
+  'list' | 'create' | 'importCa' | 'detail' | 'remove' | 'currentCrl' | 'certificateDer'
+>;
+export type CertificateCalls = Pick<CertificatesService, 'list' | 'issue' | 'detail' | 'revoke'>;
+
+export function caRoutes(bind: Bind, cas: CaCalls, certificates: CertificateCalls) {
   const actor = (ctx: {
     session: { accountId: string };
     ip: string;
@@ -33,7 +40,7 @@ export function caRoutes(bind: Bind, cas: CaService, certificates: CertificatesS
  * The public addresses of each CA (RFC 5280 §4.2.1.13 and §4.2.2.1, named in the certificates it
  * issues): `/pki/<caId>.crl`, its CRL (DER), and `/pki/<caId>.crt`, its certificate (DER).
  */
-export function caPublicRoutes(app: FastifyInstance, cas: CaService) {
+export function caPublicRoutes(app: FastifyInstance, cas: CaCalls) {
   app.get<{ Params: { file: string } }>('/pki/:file', async (request, reply) => {
     const match = /^([0-9a-f-]{36})\.(crl|crt)$/.exec(request.params.file);
     const bytes = match?.[1]
