@@ -23,7 +23,6 @@
  *   bash scripts/with-postgres.sh bash scripts/with-radclient.sh bash -c \
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/radius.bench.ts'
  */
-import { readFileSync } from 'node:fs';
 import { hash } from '@node-rs/argon2';
 import pg from 'pg';
 import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
@@ -65,20 +64,6 @@ async function clientStats(server: BenchServer, tenant: Tenant, clientId: string
     {},
   );
   return listed.list.find((c) => c.clientId === clientId)?.stats;
-}
-
-/**
- * CPU seconds of the server's main thread so far (its JavaScript, PGlite, socket writes); the
- * rest of the process's CPU is its other threads (argon2id on libuv's pool, GC helpers).
- */
-function mainThreadCpu(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /**
@@ -212,21 +197,18 @@ async function main() {
         let hashes = 0;
         const failures: Record<string, number> = {};
         let radiusCpu: CpuSplit | undefined;
-        let mainThreadSeconds = 0;
         let hashCpu: CpuSplit | undefined;
         const transactionsBefore = await transactions(server);
         for (let round = 0; round < ROUNDS; round++) {
           await waitForQuiet(20_000);
           // Timed: Access-Requests, `concurrency` in flight, each person in turn.
           const meter = cpuMeter(server.pid, meterOptions);
-          const mainBefore = mainThreadCpu(server.pid);
           const started = performance.now();
           const outcomes = await pool(batch, concurrency, PHASE_LIMIT_MS, (i) =>
             device.papRequest(people[(round * batch + i) % USERS] as Person),
           );
           radiusSeconds += (performance.now() - started) / 1000;
           radiusCpu = addCpu(radiusCpu, meter.stop());
-          mainThreadSeconds += mainThreadCpu(server.pid) - mainBefore;
           sent += outcomes.length;
           accepts += outcomes.filter((o) => o.ok).length;
           for (const [reason, n] of Object.entries(tally(outcomes)))
@@ -269,7 +251,9 @@ async function main() {
           acceptsPerSecond: Number(fmt(acceptsPerSecond)),
           meanLatencyMs: Number(fmt((radiusSeconds * 1000 * concurrency) / Math.max(1, accepts + failed))),
           msCpuServerPerAccept: Number(fmt((cpu.server * radiusSeconds * 1000) / Math.max(1, accepts))),
-          msCpuServerMainThreadPerAccept: Number(fmt((mainThreadSeconds * 1000) / Math.max(1, accepts))),
+          msCpuServerMainThreadPerAccept: Number(
+            fmt((cpu.serverMain * radiusSeconds * 1000) / Math.max(1, accepts)),
+          ),
           msCpuPostgresPerAccept: Number(fmt((cpu.postgres * radiusSeconds * 1000) / Math.max(1, accepts))),
           msCpuBenchPerAccept: Number(fmt((cpu.bench * radiusSeconds * 1000) / Math.max(1, accepts))),
           statementsPerAccept: statementsPerAccept === undefined ? null : Number(fmt(statementsPerAccept, 2)),
