@@ -12,19 +12,12 @@
  *   BENCH_APP_CODES=1000 BENCH_CONNECTIONS=8 BENCH_CC_CONNECTIONS=8,32,64 BENCH_API_CONNECTIONS=8,32 \
  *     BENCH_LOAD_SECONDS=10 BENCH_PHASES=code,cc,api BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/app-grants.ts
  */
+
+import { authorizeSilently, type CookieJar, type RelyingParty, signIn } from './lib/browser.ts';
 import { cpuPerRequest, describeLoad, type LoadPhase, runLoad } from './lib/load.ts';
 import { adminWithCompany, licenseUsers, runOn, startLicensableServer, tenantCall } from './lib/org.ts';
 import { saveResult, verdict, waitForQuiet } from './lib/report.ts';
-import {
-  authorizeSilently,
-  type BenchServer,
-  type CookieJar,
-  envInt,
-  fmt,
-  pool,
-  type RelyingParty,
-  signIn,
-} from './lib/server.ts';
+import { type BenchServer, envInt, fmt, pool } from './lib/server.ts';
 
 const CODES = envInt('BENCH_APP_CODES', 1000);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 8);

@@ -16,6 +16,7 @@
  *     sh -c 'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/directory-sync.bench.ts'
  */
 import { DIRECTORY } from '../packages/server/src/test/directory-seed.ts';
+import { beginInteraction, type RelyingParty, submitLogin } from './lib/browser.ts';
 import {
   adminWithCompany,
   licenseUsers,
@@ -25,7 +26,7 @@ import {
   tenantCall,
 } from './lib/org.ts';
 import { saveResult, verdict } from './lib/report.ts';
-import { beginInteraction, envInt, fmt, type RelyingParty, sleep, submitLogin } from './lib/server.ts';
+import { envInt, fmt, sleep } from './lib/server.ts';
 
 const SAMPLES = envInt('BENCH_DIRECTORY_SIGNINS', 200);
 const LOCAL_PEOPLE = 20;

@@ -18,18 +18,9 @@ import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { startExchangeStandIn } from '../packages/server/src/test/exchange-stand-in.ts';
 import { activeSyncPath, iPhone, pingBody, syncBody } from '../packages/server/src/test/phone.ts';
+import { CookieJar, callApi, redeemCode, signIn } from './lib/browser.ts';
 import { saveResult, verdict } from './lib/report.ts';
-import {
-  CookieJar,
-  callApi,
-  envInt,
-  fmt,
-  memoryOf,
-  redeemCode,
-  signIn,
-  sleep,
-  startServer,
-} from './lib/server.ts';
+import { envInt, fmt, memoryOf, sleep, startServer } from './lib/server.ts';
 
 const REQUESTS = envInt('BENCH_EAS_REQUESTS', 2000);
 const PINGS = envInt('BENCH_EAS_PINGS', 1000);

@@ -8,21 +8,19 @@
  *   BENCH_CODES=1000 BENCH_CONNECTIONS=8 BENCH_CHAINS=4,16,64 BENCH_REFRESH_SECONDS=15 \
  *     BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/grants.ts
  */
-import { describeLoad, runLoad } from './lib/load.ts';
-import { saveResult, verdict, waitForQuiet } from './lib/report.ts';
+
 import {
   authorizeSilently,
   type CookieJar,
-  envInt,
-  fmt,
-  pool,
   REFRESH_PATH,
   redeemCode,
   refreshToken,
   signIn,
-  startServer,
   TOKEN_PATH,
-} from './lib/server.ts';
+} from './lib/browser.ts';
+import { describeLoad, runLoad } from './lib/load.ts';
+import { saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { envInt, fmt, pool, startServer } from './lib/server.ts';
 
 const CODES = envInt('BENCH_CODES', 1000);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 8);

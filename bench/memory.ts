@@ -9,21 +9,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { authorizeSilently, redeemCode, refreshToken, signIn } from './lib/browser.ts';
 import { saveResult, verdict } from './lib/report.ts';
-import {
-  authorizeSilently,
-  type BenchServer,
-  envInt,
-  fmt,
-  memoryOf,
-  pool,
-  redeemCode,
-  refreshToken,
-  repoRoot,
-  signIn,
-  sleep,
-  startServer,
-} from './lib/server.ts';
+import { type BenchServer, envInt, fmt, memoryOf, pool, repoRoot, sleep, startServer } from './lib/server.ts';
 
 const IDLE_MS = envInt('BENCH_IDLE_SECONDS', 10) * 1000;
 /** MB as in the goals: 10^6 bytes. */

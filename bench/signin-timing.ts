@@ -10,6 +10,7 @@
  *   BENCH_TIMING_SAMPLES=300 BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/signin-timing.ts
  */
 import { randomBytes } from 'node:crypto';
+import { beginInteraction, type PendingInteraction, submitLogin } from './lib/browser.ts';
 import {
   adminWithCompany,
   licenseUsers,
@@ -19,7 +20,7 @@ import {
   tenantCall,
 } from './lib/org.ts';
 import { saveResult } from './lib/report.ts';
-import { beginInteraction, envInt, fmt, type PendingInteraction, submitLogin } from './lib/server.ts';
+import { envInt, fmt } from './lib/server.ts';
 
 const SAMPLES = envInt('BENCH_TIMING_SAMPLES', 300);
 const ACCOUNTS = 100;

@@ -12,6 +12,13 @@
  *     node --conditions=source --import tsx bench/signin.ts
  */
 import { hash } from '@node-rs/argon2';
+import {
+  beginInteraction,
+  finishAuthorization,
+  type PendingInteraction,
+  signIn,
+  submitLogin,
+} from './lib/browser.ts';
 import { argonOptions } from './lib/raw-hash.ts';
 import {
   addCpu,
@@ -22,17 +29,7 @@ import {
   verdict,
   waitForQuiet,
 } from './lib/report.ts';
-import {
-  beginInteraction,
-  envInt,
-  finishAuthorization,
-  fmt,
-  type PendingInteraction,
-  pool,
-  signIn,
-  startServer,
-  submitLogin,
-} from './lib/server.ts';
+import { envInt, fmt, pool, startServer } from './lib/server.ts';
 
 const COUNT = envInt('BENCH_SIGNINS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);

@@ -6,7 +6,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { issueLicenseFile } from '../../packages/server/src/modules/license/license-file.ts';
-import { type BenchServer, redeemCode, type StartOptions, signIn, startServer } from './server.ts';
+import { redeemCode, signIn } from './browser.ts';
+import { type BenchServer, type StartOptions, startServer } from './server.ts';
 
 export interface Tenant {
   token: string;
