@@ -155,12 +155,8 @@ async function follow(
   throw new Error(`too many redirects from ${url}`);
 }
 
-/** Starts an authorization request in a new browser and loads the sign-in form. */
-export async function beginInteraction(
-  server: BenchServer,
-  party: RelyingParty = consoleParty(server),
-): Promise<PendingInteraction> {
-  const jar = new CookieJar();
+/** An authorization request with new PKCE codes, its redirects followed in `jar`. */
+async function authorize(server: BenchServer, jar: CookieJar, party: RelyingParty) {
   const codes = pkce();
   const result = await follow(
     server,
@@ -168,6 +164,16 @@ export async function beginInteraction(
     authorizationUrl(server, codes.challenge, party),
     party.redirectUri,
   );
+  return { codes, result };
+}
+
+/** Starts an authorization request in a new browser and loads the sign-in form. */
+export async function beginInteraction(
+  server: BenchServer,
+  party: RelyingParty = consoleParty(server),
+): Promise<PendingInteraction> {
+  const jar = new CookieJar();
+  const { codes, result } = await authorize(server, jar, party);
   if ('code' in result) throw new Error('a new browser got a code without signing in');
   const html = await result.page.text();
   const uid = /\/interaction\/([^/?#]+)/.exec(result.url)?.[1];
@@ -281,13 +287,7 @@ export async function authorizeSilently(
   jar: CookieJar,
   party: RelyingParty = consoleParty(server),
 ): Promise<{ code: string; verifier: string }> {
-  const codes = pkce();
-  const result = await follow(
-    server,
-    jar,
-    authorizationUrl(server, codes.challenge, party),
-    party.redirectUri,
-  );
+  const { codes, result } = await authorize(server, jar, party);
   if (!('code' in result)) throw new Error(`the session did not give a code (status ${result.page.status})`);
   return { code: result.code, verifier: codes.verifier };
 }
