@@ -7,13 +7,17 @@ import type { Suite } from '../support/suite.ts';
 const PERSON = 'una.ukey';
 const PERSON_PASSWORD = 'Una-ukey-2026';
 const KEY_NAME = 'Una desk UKEY';
+const BINDER = 'kim.keybind';
+const BINDER_ZH = 'kai.keybind';
+const BINDER_PASSWORD = 'Kim-keybind-2026';
 
 /**
  * UKEY factors (issue 17): an administrator binds a person's key on the user's page (the key's
  * public key pasted; required fields refused first), and the person signs in with it: the
  * second-factor page shows a single-use challenge, signed here by Node's own ECDSA (not the
- * Tessera helper), as a vendor's middleware would. The dialog and the key page in English and
- * Chinese at 1280 and 900 px.
+ * Tessera helper), as a vendor's middleware would. A person without a factor, when the policy
+ * requires keys only, binds one at sign-in. The dialog and the key pages in English and Chinese
+ * at 1280 and 900 px.
  */
 export function ukeyFlows(s: Suite) {
   const { devSession, devFlow, openPage } = s;
@@ -85,6 +89,80 @@ export function ukeyFlows(s: Suite) {
       await ui.api('/api/v1/manage/safety/mfa/update', policy.data, companyId);
     }
   });
+
+  devFlow(
+    'UKEY: a person without a factor binds a key at sign-in when the policy requires keys only',
+    async () => {
+      assert.ok(s.server);
+      const baseUrl = s.server.baseUrl;
+      const { ui } = await devSession();
+      s.secrets.push(BINDER_PASSWORD);
+      await ui.createUser(BINDER, BINDER_PASSWORD, { name: 'Kim Key' });
+      await ui.createUser(BINDER_ZH, BINDER_PASSWORD, { name: 'Kai Key' });
+      const companyId = await ui.companyId();
+      const policy = await ui.api<Record<string, unknown>>('/api/v1/manage/safety/mfa', {}, companyId);
+      const signed = (challenge: string) =>
+        sign('sha256', Buffer.from(challenge, 'utf8'), { key: keys.privateKey, dsaEncoding: 'der' }).toString(
+          'base64',
+        );
+      try {
+        const required = await ui.api(
+          '/api/v1/manage/safety/mfa/update',
+          {
+            mode: 'required',
+            types: ['ukey_pubkey', 'soft_lock'],
+            lockout: { maxFailures: 5, lockMinutes: 15 },
+          },
+          companyId,
+        );
+        assert.equal(required.code, 200, required.msg);
+
+        // English: the key binding page instead of an authenticator's QR code; the key and its signature.
+        const person = await openPage();
+        try {
+          const portal = consolePage(person.page, baseUrl);
+          await signInToPortal(person.page, baseUrl, BINDER, BINDER_PASSWORD);
+          await person.page.getByRole('heading', { name: 'Bind a key' }).waitFor();
+          assert.equal(await person.page.locator('img[alt="QR code of the authenticator key"]').count(), 0);
+          await person.page.getByRole('link', { name: 'Soft lock' }).waitFor();
+          await person.page.locator('#public-key').fill(publicKey);
+          const challenge = (await person.page.locator('textarea[data-challenge]').inputValue()).trim();
+          await person.page.locator('#signature').fill(signed(challenge));
+          await portal.expectNoRawPhraseKeys();
+          await portal.screenshot('ukey-sign-in-bind.en');
+          await person.page.getByRole('button', { name: 'Bind the key' }).click();
+          await person.page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+          await person.page.getByRole('link', { name: 'I have saved them, continue' }).click();
+          await person.page.waitForURL(`${baseUrl}/portal/account`);
+          await person.page.locator('#mfa li').getByText('UKEY (public key)').waitFor();
+          assert.equal(await person.page.locator('#mfa li').count(), 1);
+        } finally {
+          await person.context.close();
+        }
+
+        // Chinese: the soft lock chosen, a signature of another key refused with the reason.
+        const zh = await openPage({ lang: 'zh' });
+        try {
+          const portal = consolePage(zh.page, baseUrl);
+          await signInToPortal(zh.page, baseUrl, BINDER_ZH, BINDER_PASSWORD);
+          await zh.page.getByRole('heading', { name: '绑定密钥' }).waitFor();
+          await zh.page.getByRole('link', { name: '软锁' }).click();
+          await zh.page.getByLabel('软锁 ID').fill('SOFTLOCK-0001');
+          await zh.page.locator('#public-key').fill(publicKey);
+          await zh.page.locator('#signature').fill(signed('tessera-ukey:v1:not-the-challenge'));
+          await zh.page.getByRole('button', { name: '绑定密钥' }).click();
+          await zh.page.getByText('签名未通过').waitFor();
+          assert.equal(await zh.page.locator('#key-id').inputValue(), 'SOFTLOCK-0001');
+          await portal.expectNoRawPhraseKeys();
+          await portal.screenshot('ukey-sign-in-bind.zh');
+        } finally {
+          await zh.context.close();
+        }
+      } finally {
+        await ui.api('/api/v1/manage/safety/mfa/update', policy.data, companyId);
+      }
+    },
+  );
 
   test('UKEY dialog in Chinese at 1280 and 900 px', async () => {
     assert.ok(s.server && userId);

@@ -62,18 +62,41 @@ export interface SignatureBindPageInput {
   challenge: string;
   values: { name?: string; keyId?: string; publicKey?: string; certificate?: string };
   error?: string;
-  backHref: string;
+  /** User centre: the link back to the account. */
+  backHref?: string;
+  /** Sign-in (the policy asks for a key and the person has none): the form that cancels the sign-in, instead of a link back. */
+  abortAction?: string;
+  /** Sign-in: the person signing in, named in the intro. */
+  username?: string;
+  /** The kinds the person may choose from, each with the address of its form (shown when more than one). */
+  kinds?: { type: string; href: string }[];
 }
 
-/** The user centre's "bind a key": the key (public key or certificate), then its signature of the challenge. */
+/**
+ * Binding a key (UKEY KeyId, public key or certificate, soft lock): the key (public key or
+ * certificate), then its signature of the challenge. The user centre's page, and the sign-in's
+ * when the policy asks for a key and the person has none.
+ */
 export function renderSignatureBindPage(ctx: PageContext, input: SignatureBindPageInput): string {
   const t = portalPhrases[ctx.lang].signature;
-  const kind = portalPhrases[ctx.lang].mfa.types[input.type] ?? input.type;
+  const mfa = portalPhrases[ctx.lang].mfa;
+  const kind = mfa.types[input.type] ?? input.type;
   const keyIdLabel = input.type === 'soft_lock' ? t.softLockId : t.keyId;
+  const kinds = input.kinds ?? [];
   return layout(
     ctx,
     t.bindTitle,
     html`<h1>${t.bindTitle}</h1>
+${input.username ? html`<p>${interpolate(t.bindAtSignIn, { username: input.username })}</p>` : ''}
+${
+  kinds.length > 1
+    ? html`<nav class="tabs" aria-label="${mfa.bindKind}">${kinds.map((k) =>
+        k.type === input.type
+          ? html`<a href="${k.href}" aria-current="page">${mfa.types[k.type] ?? k.type}</a>`
+          : html`<a href="${k.href}">${mfa.types[k.type] ?? k.type}</a>`,
+      )}</nav>`
+    : ''
+}
 <p class="muted">${kind}: ${t.bindIntro}</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action}">
@@ -99,6 +122,15 @@ ${challengeBlock(ctx, input.challenge)}
 <textarea id="signature" name="signature" rows="3" required spellcheck="false" autocomplete="off" maxlength="2100"></textarea>
 <button type="submit" class="primary">${t.bind}</button>
 </form>
-<p class="secondary-form"><a href="${input.backHref}">${portalPhrases[ctx.lang].mfa.back}</a></p>`,
+${
+  input.abortAction
+    ? html`<form method="post" action="${input.abortAction}" class="secondary-form">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" class="link">${portalPhrases[ctx.lang].signIn.cancel}</button>
+</form>`
+    : input.backHref
+      ? html`<p class="secondary-form"><a href="${input.backHref}">${mfa.back}</a></p>`
+      : ''
+}`,
   );
 }

@@ -158,6 +158,7 @@ export const en = {
     bindTitle: 'Bind a key',
     bindIntro:
       'Paste the public key (or certificate) of your key, then sign the challenge below with it to show that you hold it. Your key vendor’s tool signs it; without one, the Tessera UKEY helper does (npm run ukey -- sign).',
+    bindAtSignIn: 'Your organisation asks {username} for a key as the second factor: bind one to continue.',
     name: 'Name',
     namePlaceholder: 'For example: office UKEY',
     keyId: 'KeyId of the UKEY',

@@ -38,6 +38,11 @@ export interface MfaRequirement {
   fido2: boolean;
   /** The UKEY and soft-lock kinds allowed (signature-factors.service.ts). */
   signature: SignatureMfaType[];
+  /**
+   * No requiring company allows a code kind: `types` are OTP standing in, so that a person
+   * without a factor has something to bind (unless keys are allowed: see sign-in-key-binding.ts).
+   */
+  otpStandsIn?: boolean;
 }
 
 function strictest(lockouts: MfaLockout[]): MfaLockout {
@@ -94,7 +99,8 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
     );
     const any = checkable(requiring.flatMap((p) => p.types));
     // A policy without a code kind would leave people without a factor nothing to bind at
-    // sign-in: OTP stands in (passkeys and keys are bound in the user centre or by an administrator).
+    // sign-in: OTP stands in (passkeys are bound in the user centre; keys, when the policy
+    // allows them, at sign-in too: see otpStandsIn).
     const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
     // FIDO2 and the signature kinds by the same rule: allowed by every requiring company, or
     // by any when they agree on no kind.
@@ -114,6 +120,7 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
       lockout: strictest(requiring.map((p) => p.lockout)),
       fido2,
       signature,
+      ...(any.length ? {} : { otpStandsIn: true }),
     };
   }
   if (enabled.length) {

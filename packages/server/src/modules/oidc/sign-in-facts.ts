@@ -79,7 +79,8 @@ export async function passwordExpired(
 /**
  * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
  * made `required` when the application asked for multi-factor authentication; a person whose
- * companies allow no kind then binds an authenticator app (OTP) as any company would allow.
+ * companies allow no code kind then binds an authenticator app (OTP) as any company would allow,
+ * or a key when they allow keys (sign-in-key-binding.ts).
  */
 export async function requirementOfSignIn(
   mfa: MfaService,
@@ -89,11 +90,8 @@ export async function requirementOfSignIn(
 ): Promise<MfaRequirement> {
   const requirement = facts ? requirementOfPolicies(facts.policies) : await mfa.requirementFor(account);
   if (!context.mfaRequested || requirement.mode === 'required') return requirement;
-  return {
-    ...requirement,
-    mode: 'required',
-    types: requirement.types.length ? requirement.types : [...OTP_TYPES],
-  };
+  if (requirement.types.length) return { ...requirement, mode: 'required' };
+  return { ...requirement, mode: 'required', types: [...OTP_TYPES], otpStandsIn: true };
 }
 
 /** Whether the person has bound a factor of one of these kinds. */

@@ -13,6 +13,12 @@ import {
   type SignInStep,
 } from './sign-in-steps.ts';
 
+/** The kind chosen on a step's page: `?kind=` of the page's address. */
+function chosenKindOf(request: FastifyRequest) {
+  const kind = (request.query as { kind?: unknown } | undefined)?.kind;
+  return typeof kind === 'string' ? kind.slice(0, 32) : undefined;
+}
+
 /** What the interaction pages share with the steps (interaction.routes.ts). */
 export interface StepsKit {
   steps: SignInStep[];
@@ -54,7 +60,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
     reply: FastifyReply,
     interaction: Interaction,
     current: { step: SignInStep; account: Account; state: PendingSignIn },
-    extra: { error?: string; status?: number } = {},
+    extra: { error?: string; status?: number; refused?: Record<string, string | undefined> } = {},
   ) {
     return kit.sendPage(
       reply,
@@ -67,6 +73,8 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
         error: extra.error,
         interactionId: interaction.uid,
         mfaRequested: current.state.mfaRequested,
+        chosenKind: chosenKindOf(request),
+        refused: extra.refused,
       }),
     );
   }
@@ -99,7 +107,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
           reply,
           interaction,
           { ...current, step: current.step },
-          { error: outcome, status: 400 },
+          { error: outcome, status: 400, refused: request.body ?? {} },
         );
       }
       const { pending, amr, accountId } = current.state;

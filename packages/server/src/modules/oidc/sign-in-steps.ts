@@ -19,6 +19,7 @@ import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 import { hasBoundFactor, passwordExpired, requirementOfSignIn, type SignInFacts } from './sign-in-facts.ts';
+import { withKeyBinding } from './sign-in-key-binding.ts';
 
 /**
  * The sign-in pipeline after the first factor (password or sign-in link): an ordered list of
@@ -56,6 +57,10 @@ export interface StepView extends StepContext {
   error?: string;
   /** The OIDC interaction (a passkey challenge is bound to it). */
   interactionId?: string;
+  /** The kind the person chose on the page (`?kind=` of its address). */
+  chosenKind?: string;
+  /** The refused submission's fields: a page may keep what was typed (never a secret). */
+  refused?: Record<string, string | undefined>;
 }
 
 /**
@@ -388,7 +393,7 @@ export function createSignInSteps(deps: {
   return [
     changePasswordStep(deps),
     changePasswordStep(deps, 'password_expired'),
-    bindFactorStep(deps),
+    withKeyBinding(bindFactorStep(deps), deps),
     secondFactorStep(deps),
   ];
 }

@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newKey, openKeyFile } from '../../lib/pki/signing-helper.ts';
+import { absolute, csrfOf, decodeEntities } from '../../test/browser-flow.ts';
+import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
+import {
+  authorization,
+  CookieJar,
+  claimsOf,
+  go,
+  openedApp,
+  redeem,
+  signInOnPage,
+  startWithCompany,
+  type TestApp,
+} from '../../test/oidc-flow.ts';
+import { saveSafetyPart } from '../safety/safety.repo.ts';
+import { requirementOfPolicies } from './mfa-requirement.ts';
+
+/**
+ * A company whose MFA policy is required and allows keys only (UKEY, soft lock): a person without
+ * a factor binds a key at sign-in, with proof of possession, instead of an authenticator app the
+ * company did not allow; the signature is the second factor of that sign-in.
+ */
+
+let ctx: TestContext;
+let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
+let app: TestApp;
+const lockout = { maxFailures: 5, lockMinutes: 15 };
+
+beforeAll(async () => {
+  ({ ctx, owner } = await startWithCompany('keybind-owner', 'Bound Keys'));
+  app = await openedApp(ctx, owner);
+  await saveSafetyPart(ctx.database.db, owner.companyId, 'mfa', {
+    mode: 'required',
+    types: ['ukey_pubkey'],
+    lockout,
+  });
+});
+afterAll(() => ctx.close());
+
+let serial = 0;
+const member = (company = owner) => {
+  serial += 1;
+  return companyMember(ctx, company, `keybind-user-${serial}`);
+};
+
+type Page = { url: string; status: number; html: string };
+const challengeOf = (html: string) =>
+  decodeEntities(/name="challenge" value="([^"]+)"/.exec(html)?.[1] ?? '');
+
+/** A fresh browser (in `lang`, when given) signs in to `to` with the password: the page after it. */
+async function signIn(user: { username: string; password: string }, lang?: string, to = app) {
+  const jar = new CookieJar();
+  if (lang) jar.cookies.set('lang', lang);
+  const auth = authorization(ctx.baseUrl, to.clientId);
+  const first = await go(jar, auth.url);
+  expect(first.page?.html).toContain('name="identifier"');
+  const landing = await signInOnPage(jar, first.page as Page, user);
+  expect(landing.page, String(landing.callback)).toBeDefined();
+  return { jar, auth, page: landing.page as Page };
+}
+
+/** Posts the key binding form of `page` with `fields` and follows. */
+const postKey = (jar: CookieJar, page: Page, fields: Record<string, string>) =>
+  go(jar, `${page.url.split('?')[0]?.replace(/\/step\/.*$/, '')}/step/bind_factor`, undefined, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: csrfOf(page.html), ...fields }).toString(),
+  });
+
+const factorsOf = (accountId: string) =>
+  ctx.database.db
+    .selectFrom('mfa_factors')
+    .select(['type', 'status', 'key_algorithm', 'name'])
+    .where('account_id', '=', accountId)
+    .execute();
+
+const recoveryCodesOf = async (accountId: string) =>
+  (
+    await ctx.database.db
+      .selectFrom('mfa_recovery_codes')
+      .select('code_hash')
+      .where('account_id', '=', accountId)
+      .execute()
+  ).length;
+
+describe('binding a key at sign-in when the policy allows keys only', () => {
+  it('shows the key binding page, refuses a wrong signature storing nothing, binds the key, shows recovery codes and completes the authorization with hwk', async () => {
+    const user = await member();
+    const made = await newKey('ecc', 'P-256');
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const stranger = await openKeyFile(Buffer.from((await newKey('ecc', 'P-256')).privateKeyPem));
+    const { jar, auth, page } = await signIn(user);
+
+    // The key binding page, not an authenticator's QR code.
+    expect(page.html).toContain('Bind a key');
+    expect(page.html).toContain(`Your organisation asks ${user.username} for a key`);
+    expect(page.html).toContain('UKEY (public key)');
+    expect(page.html).toContain('name="publicKey"');
+    expect(page.html).not.toContain('Set up two-step verification');
+    expect(page.html).not.toContain('data:image/svg');
+    expect(page.html).toContain('/abort');
+    const challenge = challengeOf(page.html);
+    expect(challenge).toMatch(/^tessera-ukey:v1:[A-Za-z0-9_-]{43}$/);
+
+    // Without the CSRF token: refused, nothing stored.
+    const forged = await go(jar, `${page.url.split('?')[0]}/step/bind_factor`, undefined, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        type: 'ukey_pubkey',
+        publicKey: made.publicKeyPem,
+        challenge,
+        signature: key.sign(challenge),
+      }).toString(),
+    });
+    expect(forged.page?.status).toBe(403);
+    expect(await factorsOf(user.id)).toEqual([]);
+
+    // Another key's signature: refused with the reason, the public key kept, nothing stored.
+    const wrong = await postKey(jar, page, {
+      type: 'ukey_pubkey',
+      publicKey: made.publicKeyPem,
+      challenge,
+      signature: stranger.sign(challenge),
+    });
+    expect(wrong.page?.status).toBe(400);
+    expect(wrong.page?.html).toContain('The signature was not accepted');
+    expect(wrong.page?.html).toContain('-----BEGIN PUBLIC KEY-----');
+    expect(await factorsOf(user.id)).toEqual([]);
+
+    // The right key over the spent challenge (a replay): refused.
+    const replayed = await postKey(jar, wrong.page as Page, {
+      type: 'ukey_pubkey',
+      publicKey: made.publicKeyPem,
+      challenge,
+      signature: key.sign(challenge),
+    });
+    expect(replayed.page?.status).toBe(400);
+    expect(replayed.page?.html).toContain('The signature was not accepted');
+
+    // No public key, and a kind the policy does not allow: refused, nothing stored.
+    const fresh = challengeOf(replayed.page?.html ?? '');
+    const missing = await postKey(jar, replayed.page as Page, {
+      type: 'ukey_pubkey',
+      challenge: fresh,
+      signature: key.sign(fresh),
+    });
+    expect(missing.page?.html).toContain('Please paste the public key (PEM)');
+    const otherKind = challengeOf(missing.page?.html ?? '');
+    const disallowed = await postKey(jar, missing.page as Page, {
+      type: 'soft_lock',
+      keyId: made.containerId,
+      publicKey: made.publicKeyPem,
+      challenge: otherKind,
+      signature: key.sign(otherKind),
+    });
+    expect(disallowed.page?.status).toBe(400);
+    expect(await factorsOf(user.id)).toEqual([]);
+    expect(await recoveryCodesOf(user.id)).toBe(0);
+
+    // The key and its signature of the challenge shown: bound, with the recovery codes once.
+    const current = disallowed.page as Page;
+    const shown = challengeOf(current.html);
+    const bound = await postKey(jar, current, {
+      type: 'ukey_pubkey',
+      name: 'Desk key',
+      publicKey: made.publicKeyPem,
+      challenge: shown,
+      signature: key.sign(shown),
+    });
+    expect(bound.page?.html).toContain('Save your recovery codes');
+    expect(bound.page?.html.match(/<li><code>/g)).toHaveLength(10);
+    expect(await factorsOf(user.id)).toEqual([
+      { type: 'ukey_pubkey', status: 'bound', key_algorithm: 'ecc', name: 'Desk key' },
+    ]);
+    expect(await recoveryCodesOf(user.id)).toBe(10);
+
+    // Continue: no second-factor page (the signature proved the key), a code at the redirect URI.
+    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
+    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    expect(landed.callback?.searchParams.get('code'), landed.page?.html.slice(0, 300)).toBeTruthy();
+    const tokens = await redeem(ctx.baseUrl, app, auth, landed);
+    const claims = claimsOf(tokens.id_token);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
+    expect(claims.amr).not.toContain('otp');
+
+    // The next sign-in asks for the key, and no authenticator was ever created.
+    const again = await signIn(user);
+    expect(again.page.html).toContain('Sign in with a key');
+    expect(again.page.html).not.toContain('Bind a key');
+    expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['ukey_pubkey']);
+  });
+
+  it('speaks Chinese: the page and its refusals', async () => {
+    const user = await member();
+    const made = await newKey('sm2');
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const stranger = await openKeyFile(Buffer.from((await newKey('sm2')).privateKeyPem));
+    const { jar, page } = await signIn(user, 'zh');
+    expect(page.html).toContain('绑定密钥');
+    expect(page.html).toContain(`您的组织要求 ${user.username} 使用密钥作为第二因素`);
+    expect(page.html).toContain('UKEY（公钥）');
+    const challenge = challengeOf(page.html);
+    const wrong = await postKey(jar, page, {
+      type: 'ukey_pubkey',
+      publicKey: made.publicKeyPem,
+      challenge,
+      signature: stranger.sign(challenge),
+    });
+    expect(wrong.page?.status).toBe(400);
+    expect(wrong.page?.html).toContain('签名未通过');
+    const next = challengeOf(wrong.page?.html ?? '');
+    const invalid = await postKey(jar, wrong.page as Page, {
+      type: 'ukey_pubkey',
+      publicKey: 'not a key',
+      challenge: next,
+      signature: key.sign(next),
+    });
+    expect(invalid.page?.html).toContain('公钥必须是 PEM 格式');
+    expect(await factorsOf(user.id)).toEqual([]);
+  });
+});
+
+describe('the kinds of the policy', () => {
+  it('offers each allowed key kind; a soft lock is bound with its id and signs in with swk', async () => {
+    const company = await ownerWithCompany(ctx, 'keybind-soft', 'Soft Locks');
+    await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
+      mode: 'required',
+      types: ['fido2', 'ukey_keyid', 'soft_lock'],
+      lockout,
+    });
+    const user = await member(company);
+    const made = await newKey('rsa', '2048');
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const softApp = await openedApp(ctx, company);
+    const { jar, auth, page } = await signIn(user, undefined, softApp);
+    // The first kind, and a link to the other.
+    expect(page.html).toContain('KeyId of the UKEY');
+    const softHref = /href="([^"]+\?kind=soft_lock)"/.exec(page.html)?.[1] ?? '';
+    expect(softHref).toContain('?kind=soft_lock');
+    const soft = await go(jar, absolute(page.url, decodeEntities(softHref)));
+    const softPage = soft.page as Page;
+    expect(softPage.html).toContain('Soft lock ID');
+    expect(softPage.html).toContain('name="type" value="soft_lock"');
+    const challenge = challengeOf(softPage.html);
+    const bound = await postKey(jar, softPage, {
+      type: 'soft_lock',
+      keyId: made.containerId,
+      publicKey: made.publicKeyPem,
+      challenge,
+      signature: key.sign(challenge),
+    });
+    expect(bound.page?.html).toContain('Save your recovery codes');
+    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
+    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    const claims = claimsOf((await redeem(ctx.baseUrl, softApp, auth, landed)).id_token);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'swk', 'mfa']));
+    expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['soft_lock']);
+  });
+
+  it('keeps the authenticator binding when the policy allows a code kind too, and when it allows passkeys only', async () => {
+    for (const types of [['otp', 'ukey_pubkey'], ['fido2']] as const) {
+      const company = await ownerWithCompany(ctx, `keybind-${types.join('-')}`, `Codes ${types.join(' ')}`);
+      await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
+        mode: 'required',
+        types: [...types],
+        lockout,
+      });
+      const { page } = await signIn(await member(company), undefined, await openedApp(ctx, company));
+      expect(page.html, types.join()).toContain('Set up two-step verification');
+      expect(page.html, types.join()).toContain('data:image/svg');
+      expect(page.html, types.join()).not.toContain('Bind a key');
+    }
+  });
+
+  it('names OTP standing in only when no requiring company allows a code kind', () => {
+    const policy = (types: string[], mode = 'required') =>
+      ({ role: 'member', mfa: { mode, types, lockout } }) as Parameters<typeof requirementOfPolicies>[0][0];
+    expect(requirementOfPolicies([policy(['ukey_cert'])])).toMatchObject({
+      types: ['otp', 'otp_sm3'],
+      signature: ['ukey_cert'],
+      otpStandsIn: true,
+    });
+    expect(requirementOfPolicies([policy(['ukey_cert']), policy(['otp_sm3'])])).not.toHaveProperty(
+      'otpStandsIn',
+    );
+    expect(requirementOfPolicies([policy(['otp', 'soft_lock'])])).not.toHaveProperty('otpStandsIn');
+  });
+});
