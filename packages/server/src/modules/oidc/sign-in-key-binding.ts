@@ -61,7 +61,7 @@ function keyBindingStep(otp: SignInStep, mfa: MfaService, signatures: SignatureF
     const interactionId = view.interactionId ?? '';
     // A refused form comes back with its kind and what was typed (not the signature).
     const type = chosen(kinds, view.refused?.type ?? view.chosenKind);
-    const typed = view.refused ? typedValues(view.refused) : {};
+    const typed = view.refused ?? {};
     const { challenge } = await signatures.newChallenge(view.account.id, 'bind', subjectOf(interactionId));
     return renderSignatureBindPage(page, {
       action: view.action,
@@ -82,6 +82,8 @@ function keyBindingStep(otp: SignInStep, mfa: MfaService, signatures: SignatureF
   return {
     name: otp.name,
     applies: otp.applies,
+    // The kind and the key typed (the signature and the challenge are not kept).
+    keptOnRefusal: (form) => ({ type: form.type, ...typedValues(form) }),
     async render(page, view) {
       const kinds = await kindsOf(view);
       return kinds.length ? render(page, view, kinds) : otp.render(page, view);

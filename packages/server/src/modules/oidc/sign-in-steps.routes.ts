@@ -107,7 +107,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
           reply,
           interaction,
           { ...current, step: current.step },
-          { error: outcome, status: 400, refused: request.body ?? {} },
+          { error: outcome, status: 400, refused: current.step.keptOnRefusal?.(request.body ?? {}) },
         );
       }
       const { pending, amr, accountId } = current.state;

@@ -59,7 +59,7 @@ export interface StepView extends StepContext {
   interactionId?: string;
   /** The kind the person chose on the page (`?kind=` of its address). */
   chosenKind?: string;
-  /** The refused submission's fields: a page may keep what was typed (never a secret). */
+  /** What the step keeps of its refused submission (SignInStep.keptOnRefusal). */
   refused?: Record<string, string | undefined>;
 }
 
@@ -90,6 +90,8 @@ export interface SignInStep {
     request: StepRequest,
     form: Record<string, string | undefined>,
   ): Promise<string | undefined | StepDone>;
+  /** What of a refused form the page shows again (StepView.refused): never a secret. Nothing by default. */
+  keptOnRefusal?(form: Record<string, string | undefined>): Record<string, string | undefined>;
 }
 
 /** What the interaction remembers between the first factor and the end of the pipeline. */
