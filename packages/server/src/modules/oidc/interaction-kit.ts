@@ -88,9 +88,20 @@ export const loginResultOf = (interaction: Interaction, state: Pick<PendingSignI
   acr: acrFor(state.amr, requestedAcr(interaction.params).values),
 });
 
+/**
+ * The address a page's language link reloads: its own for a page that was fetched; for the answer
+ * to a form (a refused password, a step's error) the interaction's page, which shows where the
+ * sign-in stands (the form's own address takes POST only).
+ */
+function reloadableUrl(request: FastifyRequest): string {
+  const uid = (request.params as { uid?: unknown } | undefined)?.uid;
+  if (request.method === 'GET' || typeof uid !== 'string') return request.url;
+  return `${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
+}
+
 export const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
-  currentUrl: request.url,
+  currentUrl: reloadableUrl(request),
   assetsBase: PORTAL_ASSETS_PATH,
   brand: request.brand,
 });
