@@ -13,6 +13,7 @@ import {
   startWithCompany,
   type TestApp,
 } from '../../test/oidc-flow.ts';
+import { ACR_MULTI_FACTOR } from '../oidc/authentication-context.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { requirementOfPolicies } from './mfa-requirement.ts';
 
@@ -48,11 +49,19 @@ type Page = { url: string; status: number; html: string };
 const challengeOf = (html: string) =>
   decodeEntities(/name="challenge" value="([^"]+)"/.exec(html)?.[1] ?? '');
 
-/** A fresh browser (in `lang`, when given) signs in to `to` with the password: the page after it. */
-async function signIn(user: { username: string; password: string }, lang?: string, to = app) {
+/**
+ * A fresh browser (in `lang`, when given) signs in to `to` with the password (the authorization
+ * request with `params` besides its own): the page after it.
+ */
+async function signIn(
+  user: { username: string; password: string },
+  lang?: string,
+  to = app,
+  params: Record<string, string> = {},
+) {
   const jar = new CookieJar();
   if (lang) jar.cookies.set('lang', lang);
-  const auth = authorization(ctx.baseUrl, to.clientId);
+  const auth = authorization(ctx.baseUrl, to.clientId, params);
   const first = await go(jar, auth.url);
   expect(first.page?.html).toContain('name="identifier"');
   const landing = await signInOnPage(jar, first.page as Page, user);
@@ -257,6 +266,40 @@ describe('the kinds of the policy', () => {
     const claims = claimsOf((await redeem(ctx.baseUrl, softApp, auth, landed)).id_token);
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'swk', 'mfa']));
     expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['soft_lock']);
+  });
+
+  it('binds a key when the policy is optional, allows keys only, and the application asks for MFA', async () => {
+    const company = await ownerWithCompany(ctx, 'keybind-optional', 'Optional Keys');
+    await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
+      mode: 'optional',
+      types: ['ukey_pubkey'],
+      lockout,
+    });
+    const user = await member(company);
+    const optionalApp = await openedApp(ctx, company);
+    // Without acr_values: optional, no step, straight to the application.
+    const plainJar = new CookieJar();
+    const first = await go(plainJar, authorization(ctx.baseUrl, optionalApp.clientId).url);
+    const plain = await signInOnPage(plainJar, first.page as Page, user);
+    expect(plain.callback?.searchParams.get('code')).toBeTruthy();
+    const made = await newKey('ecc', 'P-256');
+    const key = await openKeyFile(Buffer.from(made.privateKeyPem));
+    const { jar, auth, page } = await signIn(user, undefined, optionalApp, { acr_values: ACR_MULTI_FACTOR });
+    expect(page.html).toContain('Bind a key');
+    expect(page.html).not.toContain('data:image/svg');
+    const challenge = challengeOf(page.html);
+    const bound = await postKey(jar, page, {
+      type: 'ukey_pubkey',
+      publicKey: made.publicKeyPem,
+      challenge,
+      signature: key.sign(challenge),
+    });
+    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
+    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    const claims = claimsOf((await redeem(ctx.baseUrl, optionalApp, auth, landed)).id_token);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
+    expect(claims.acr).toBe(ACR_MULTI_FACTOR);
+    expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['ukey_pubkey']);
   });
 
   it('keeps the authenticator binding when the policy allows a code kind too, and when it allows passkeys only', async () => {
