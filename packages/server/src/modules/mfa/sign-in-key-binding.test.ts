@@ -77,6 +77,23 @@ const postKey = (jar: CookieJar, page: Page, fields: Record<string, string>) =>
     body: new URLSearchParams({ csrf: csrfOf(page.html), ...fields }).toString(),
   });
 
+/** Posts the key binding form of `page` with the challenge it shows, signed by `signer`. */
+const postSigned = (
+  jar: CookieJar,
+  page: Page,
+  signer: { sign(text: string): string },
+  fields: Record<string, string>,
+) => {
+  const challenge = challengeOf(page.html);
+  return postKey(jar, page, { ...fields, challenge, signature: signer.sign(challenge) });
+};
+
+/** Follows "I have saved them" on the recovery codes page. */
+const continueAfterCodes = (jar: CookieJar, page: Page) => {
+  const href = /href="([^"]+)">I have saved them/.exec(page.html)?.[1] ?? '';
+  return go(jar, absolute(page.url, href));
+};
+
 const factorsOf = (accountId: string) =>
   ctx.database.db
     .selectFrom('mfa_factors')
@@ -149,20 +166,14 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
     expect(replayed.page?.html).toContain('The signature was not accepted');
 
     // No public key, and a kind the policy does not allow: refused, nothing stored.
-    const fresh = challengeOf(replayed.page?.html ?? '');
-    const missing = await postKey(jar, replayed.page as Page, {
+    const missing = await postSigned(jar, replayed.page as Page, key, {
       type: 'ukey_pubkey',
-      challenge: fresh,
-      signature: key.sign(fresh),
     });
     expect(missing.page?.html).toContain('Please paste the public key (PEM)');
-    const otherKind = challengeOf(missing.page?.html ?? '');
-    const disallowed = await postKey(jar, missing.page as Page, {
+    const disallowed = await postSigned(jar, missing.page as Page, key, {
       type: 'soft_lock',
       keyId: made.containerId,
       publicKey: made.publicKeyPem,
-      challenge: otherKind,
-      signature: key.sign(otherKind),
     });
     expect(disallowed.page?.status).toBe(400);
     expect(await factorsOf(user.id)).toEqual([]);
@@ -170,13 +181,10 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
 
     // The key and its signature of the challenge shown: bound, with the recovery codes once.
     const current = disallowed.page as Page;
-    const shown = challengeOf(current.html);
-    const bound = await postKey(jar, current, {
+    const bound = await postSigned(jar, current, key, {
       type: 'ukey_pubkey',
       name: 'Desk key',
       publicKey: made.publicKeyPem,
-      challenge: shown,
-      signature: key.sign(shown),
     });
     expect(bound.page?.html).toContain('Save your recovery codes');
     expect(bound.page?.html.match(/<li><code>/g)).toHaveLength(10);
@@ -186,8 +194,7 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
     expect(await recoveryCodesOf(user.id)).toBe(10);
 
     // Continue: no second-factor page (the signature proved the key), a code at the redirect URI.
-    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
-    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    const landed = await continueAfterCodes(jar, bound.page as Page);
     expect(landed.callback?.searchParams.get('code'), landed.page?.html.slice(0, 300)).toBeTruthy();
     const tokens = await redeem(ctx.baseUrl, app, auth, landed);
     const claims = claimsOf(tokens.id_token);
@@ -210,21 +217,15 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
     expect(page.html).toContain('绑定密钥');
     expect(page.html).toContain(`您的组织要求 ${user.username} 使用密钥作为第二因素`);
     expect(page.html).toContain('UKEY（公钥）');
-    const challenge = challengeOf(page.html);
-    const wrong = await postKey(jar, page, {
+    const wrong = await postSigned(jar, page, stranger, {
       type: 'ukey_pubkey',
       publicKey: made.publicKeyPem,
-      challenge,
-      signature: stranger.sign(challenge),
     });
     expect(wrong.page?.status).toBe(400);
     expect(wrong.page?.html).toContain('签名未通过');
-    const next = challengeOf(wrong.page?.html ?? '');
-    const invalid = await postKey(jar, wrong.page as Page, {
+    const invalid = await postSigned(jar, wrong.page as Page, key, {
       type: 'ukey_pubkey',
       publicKey: 'not a key',
-      challenge: next,
-      signature: key.sign(next),
     });
     expect(invalid.page?.html).toContain('公钥必须是 PEM 格式');
     expect(await factorsOf(user.id)).toEqual([]);
@@ -252,17 +253,13 @@ describe('the kinds of the policy', () => {
     const softPage = soft.page as Page;
     expect(softPage.html).toContain('Soft lock ID');
     expect(softPage.html).toContain('name="type" value="soft_lock"');
-    const challenge = challengeOf(softPage.html);
-    const bound = await postKey(jar, softPage, {
+    const bound = await postSigned(jar, softPage, key, {
       type: 'soft_lock',
       keyId: made.containerId,
       publicKey: made.publicKeyPem,
-      challenge,
-      signature: key.sign(challenge),
     });
     expect(bound.page?.html).toContain('Save your recovery codes');
-    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
-    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    const landed = await continueAfterCodes(jar, bound.page as Page);
     const claims = claimsOf((await redeem(ctx.baseUrl, softApp, auth, landed)).id_token);
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'swk', 'mfa']));
     expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['soft_lock']);
@@ -287,15 +284,11 @@ describe('the kinds of the policy', () => {
     const { jar, auth, page } = await signIn(user, undefined, optionalApp, { acr_values: ACR_MULTI_FACTOR });
     expect(page.html).toContain('Bind a key');
     expect(page.html).not.toContain('data:image/svg');
-    const challenge = challengeOf(page.html);
-    const bound = await postKey(jar, page, {
+    const bound = await postSigned(jar, page, key, {
       type: 'ukey_pubkey',
       publicKey: made.publicKeyPem,
-      challenge,
-      signature: key.sign(challenge),
     });
-    const continueHref = /href="([^"]+)">I have saved them/.exec(bound.page?.html ?? '')?.[1] ?? '';
-    const landed = await go(jar, absolute(bound.page?.url ?? '', continueHref));
+    const landed = await continueAfterCodes(jar, bound.page as Page);
     const claims = claimsOf((await redeem(ctx.baseUrl, optionalApp, auth, landed)).id_token);
     expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
     expect(claims.acr).toBe(ACR_MULTI_FACTOR);

@@ -21,8 +21,11 @@ const ACCOUNT_PATH = '/portal/account';
 const signatureTypeOf = (value: unknown): SignatureMfaType | undefined =>
   signatureMfaTypes.find((type) => type === value);
 
-/** What the person typed, kept on the page when it is shown again (the signature is not). */
-const typedValues = (body: Record<string, string | undefined>) => ({
+/**
+ * What the person typed of a key, kept on the page when it is shown again (the signature is not);
+ * the sign-in's key binding keeps the same (oidc/sign-in-key-binding.ts).
+ */
+export const typedValues = (body: Record<string, string | undefined>) => ({
   name: body.name?.slice(0, 50),
   keyId: body.keyId?.slice(0, 64),
   publicKey: body.publicKey?.slice(0, 16 * 1024),

@@ -3,6 +3,7 @@ import { portalPhrases, renderRecoveryCodesPage, renderSignatureBindPage } from 
 import { AppError } from '../../lib/errors.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import type { MfaRequirement } from '../mfa/mfa-requirement.ts';
+import { typedValues } from '../mfa/signature.portal.routes.ts';
 import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { INTERACTION_PATH } from './provider.ts';
 import { requirementOfSignIn } from './sign-in-facts.ts';
@@ -24,14 +25,6 @@ export const keyBindingKinds = (requirement: MfaRequirement): SignatureMfaType[]
   requirement.mode === 'required' && requirement.otpStandsIn ? requirement.signature : [];
 
 const subjectOf = (interactionId: string) => `interaction:${interactionId}`;
-
-/** What the person typed, kept on the page when it is shown again (the signature is not). */
-const typedValues = (form: Record<string, string | undefined>) => ({
-  name: form.name?.slice(0, 50),
-  keyId: form.keyId?.slice(0, 64),
-  publicKey: form.publicKey?.slice(0, 16 * 1024),
-  certificate: form.certificate?.slice(0, 16 * 1024),
-});
 
 /**
  * The bind_factor step `otp` (bindFactorStep), with a key binding in its place whenever the
