@@ -57,18 +57,21 @@ export function consolePage(page: Page, baseUrl: string) {
      * times, until the console calls its logout.
      */
     async logOut(menuLabel = 'Account menu', itemText = 'Log Out') {
+      await page.getByRole('button', { name: menuLabel }).click();
       for (let attempt = 1; ; attempt++) {
-        const calling = page.waitForRequest((r) => r.url().includes('/login/logout'), { timeout: 5_000 });
+        // Handled at once: a rejection nobody awaits yet would fail the test by itself.
+        const calling = page
+          .waitForRequest((r) => r.url().includes('/login/logout'), { timeout: 10_000 })
+          .then(
+            () => true,
+            () => false,
+          );
         const item = page.getByRole('menuitem', { name: itemText });
-        // The menu may still be open from the choice that missed.
-        if (!(await item.isVisible())) await page.getByRole('button', { name: menuLabel }).click();
         await item.click();
-        const called = await calling.then(
-          () => true,
-          () => false,
-        );
-        if (called) break;
+        if (await calling) break;
         if (attempt === 3) throw new Error('choosing Log Out three times did not call the logout');
+        // The choice missed: the menu may have closed with it.
+        if (!(await item.isVisible())) await page.getByRole('button', { name: menuLabel }).click();
       }
       const confirm = page.locator('button[name="logout"][value="yes"]');
       await confirm.waitFor().catch(async (error: unknown) => {
