@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startLegacyFormApp } from '../../packages/server/src/test/legacy-form-app.ts';
-import { consolePage, signInToPortal } from '../support/console.page.ts';
+import { chooseTab, consolePage, signInToPortal } from '../support/console.page.ts';
 import { startRelyingParty } from '../support/relying-party.ts';
 import { APP_USER, APP_USER_PASSWORD, type Suite } from '../support/suite.ts';
 
@@ -34,7 +34,7 @@ export function appFlows(s: Suite) {
         await page.getByRole('button', { name: 'I have saved it' }).click();
         await page.waitForURL(/\/dev\/application\/detail\?/);
 
-        await page.getByRole('tab', { name: 'Protocol', exact: true }).click();
+        await chooseTab(page, 'Protocol');
         const clientId = (await page.getByTestId('client-id').innerText()).trim();
         const form = page.getByTestId('protocol-form');
         await form.getByRole('button', { name: 'Add address' }).first().click();
@@ -46,7 +46,7 @@ export function appFlows(s: Suite) {
         await page.getByText('Opened', { exact: true }).first().waitFor();
 
         // Only assigned users, and the user is assigned.
-        await page.getByRole('tab', { name: 'Access', exact: true }).click();
+        await chooseTab(page, 'Access');
         await page.getByRole('radio', { name: /Only assigned users/ }).click();
         await ui.expectMessage('Saved');
         await page.getByRole('button', { name: 'Assign users' }).click();

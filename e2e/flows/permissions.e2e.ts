@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { consolePage } from '../support/console.page.ts';
+import { chooseTab, consolePage } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const APP = 'Ledger';
@@ -78,7 +78,7 @@ export function permissionFlows(s: Suite) {
         .waitFor();
 
       // A role: name and description are required.
-      await page.getByRole('tab', { name: 'Roles' }).click();
+      await chooseTab(page, 'Roles', false);
       await page.getByRole('button', { name: 'New role' }).click();
       dialog = page.getByRole('dialog', { name: 'New role' });
       await dialog.getByRole('button', { name: 'Create' }).click();
@@ -181,7 +181,7 @@ export function permissionFlows(s: Suite) {
       await dialog.getByText('请输入角色描述').waitFor();
       await ui.screenshot('permission-role-dialog.zh');
       await dialog.getByRole('button', { name: /取\s?消/ }).click();
-      await page.getByRole('tab', { name: '资源' }).click();
+      await chooseTab(page, '资源', false);
       await page.getByTestId('resources').getByText(RESOURCE).waitFor();
       await ui.expectNoRawPhraseKeys();
       await ui.screenshot('permission-index.zh');

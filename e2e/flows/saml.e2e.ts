@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startTestServiceProvider } from '../../packages/server/src/test/saml-sp.ts';
-import { consolePage } from '../support/console.page.ts';
+import { chooseTab, consolePage } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const SAML_USER = 'sam.saml';
@@ -33,17 +33,17 @@ export function samlFlows(s: Suite) {
         await dialog.getByRole('button', { name: 'Add', exact: true }).click();
         await page.waitForURL(/\/dev\/application\/detail\?/);
         const appId = new URL(page.url()).searchParams.get('appId') as string;
-        await page.getByRole('tab', { name: 'SAML', exact: true }).click();
+        await chooseTab(page, 'SAML');
 
         // A metadata URL at the cloud metadata address: the server does not fetch it.
         await page.getByTestId('saml-import').click();
         const importer = page.getByRole('dialog');
-        await importer.getByRole('tab', { name: 'From a URL' }).click();
+        await chooseTab(importer, 'From a URL', false);
         await importer.getByTestId('saml-import-url').fill('http://169.254.169.254/latest/meta-data/');
         await importer.getByTestId('saml-import-submit').click();
         await page.getByText(INSIDE_REFUSED).first().waitFor();
         // The metadata file, uploaded.
-        await importer.getByRole('tab', { name: 'Upload a file' }).click();
+        await chooseTab(importer, 'Upload a file', false);
         await importer.locator('input[type=file]').setInputFiles({
           name: 'sp-metadata.xml',
           mimeType: 'application/xml',

@@ -1,10 +1,30 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 export const artifactsDir = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const TOKEN_KEY = 'asp_admin_token';
+
+/**
+ * Chooses a tab (antd Tabs) in `scope` and waits until it is the selected one. A click that lands
+ * while a dialog still zooms open can miss the tab; it is made again, at most three times.
+ */
+export async function chooseTab(scope: Page | Locator, name: string, exact = true) {
+  const tab = scope.getByRole('tab', { name, exact });
+  for (let attempt = 1; ; attempt++) {
+    await tab.click();
+    const chosen = await tab
+      .and(scope.locator('[aria-selected="true"]'))
+      .waitFor({ timeout: 5_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (chosen) return;
+    if (attempt === 3) throw new Error(`choosing the tab "${name}" three times did not select it`);
+  }
+}
 
 /**
  * Opens the user centre (`/portal/account`) and submits the password on the provider's sign-in

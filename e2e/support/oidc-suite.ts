@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { writeConformanceResults } from './conformance.ts';
 import { type ConformanceRp, startConformanceRp } from './conformance-rp.ts';
+import { chooseTab } from './console.page.ts';
 import type { Suite } from './suite.ts';
 
 /**
@@ -68,7 +69,7 @@ export function oidcSuite(s: Suite) {
     ] as const) {
       await context.addCookies([{ name: 'lang', value: lang, url: s.server.baseUrl }]);
       await page.goto(`${s.server.baseUrl}/dev/application/detail?appId=${appId}`);
-      await page.getByRole('tab', { name: tab, exact: true }).click();
+      await chooseTab(page, tab);
       await page.getByTestId('protocol-form').waitFor();
       await ui.expectNoRawPhraseKeys();
       await ui.screenshot(`app-protocol.${lang}`);
