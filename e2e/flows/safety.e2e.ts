@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { sql } from 'kysely';
 import { openPglite } from '../../packages/server/src/db/database.ts';
 import { consolePage, signInToPortal } from '../support/console.page.ts';
-import { passkeyFlow } from '../support/passkey.flow.ts';
+import { passkeyFlow, virtualAuthenticator } from '../support/passkey.flow.ts';
 import { startServer } from '../support/server.process.ts';
 import {
   EXPIRED_USER,
@@ -19,7 +19,14 @@ import {
 } from '../support/suite.ts';
 import { totp } from '../support/totp.ts';
 
-/** Safety: a second factor bound in the user centre, passkeys, an expired password replaced at sign-in. */
+const PASSKEY_BINDER = 'pia.passkey';
+const PASSKEY_BINDER_ZH = 'pei.passkey';
+const PASSKEY_BINDER_PASSWORD = 'Pia-passkey-2026';
+
+/**
+ * Safety: a second factor bound in the user centre, passkeys (added in the user centre, or at
+ * sign-in when the policy requires them), an expired password replaced at sign-in.
+ */
 export function safetyFlows(s: Suite) {
   const { openPage, devSession, devFlow } = s;
   const ADMIN_PASSWORD = s.adminPassword;
@@ -102,6 +109,57 @@ export function safetyFlows(s: Suite) {
         );
       } finally {
         await context.close();
+      }
+    },
+  );
+
+  devFlow(
+    'passkeys: a person without a factor creates one at sign-in when the policy requires passkeys only',
+    async () => {
+      assert.ok(s.server);
+      const baseUrl = s.server.baseUrl;
+      const { ui } = await devSession();
+      s.secrets.push(PASSKEY_BINDER_PASSWORD);
+      await ui.createUser(PASSKEY_BINDER, PASSKEY_BINDER_PASSWORD, { name: 'Pia Passkey' });
+      await ui.createUser(PASSKEY_BINDER_ZH, PASSKEY_BINDER_PASSWORD, { name: 'Pei Passkey' });
+      const companyId = await ui.companyId();
+      const policy = await ui.api<Record<string, unknown>>('/api/v1/manage/safety/mfa', {}, companyId);
+      try {
+        const required = await ui.api(
+          '/api/v1/manage/safety/mfa/update',
+          { mode: 'required', types: ['fido2'], lockout: { maxFailures: 5, lockMinutes: 15 } },
+          companyId,
+        );
+        assert.equal(required.code, 200, required.msg);
+        for (const [lang, username, t] of [
+          ['en', PASSKEY_BINDER, { title: 'Add a passkey', codes: 'Save your recovery codes' }],
+          ['zh', PASSKEY_BINDER_ZH, { title: '添加通行密钥', codes: '保存恢复码' }],
+        ] as const) {
+          const person = await openPage({ lang });
+          try {
+            const portal = consolePage(person.page, baseUrl);
+            const { cdp, authenticatorId } = await virtualAuthenticator(person.context, person.page);
+            await signInToPortal(person.page, baseUrl, username, PASSKEY_BINDER_PASSWORD);
+            // The passkey page of the sign-in, not an authenticator app's QR code.
+            await person.page.getByRole('heading', { name: t.title }).waitFor();
+            assert.equal(await person.page.locator('img[src^="data:image/svg"]').count(), 0);
+            await portal.expectNoRawPhraseKeys();
+            await portal.screenshot(`passkey-sign-in-bind.${lang}`);
+            await person.page.locator('[data-passkey-button]').click();
+            await person.page.getByRole('heading', { name: t.codes }).waitFor();
+            s.secrets.push(...(await person.page.locator('.recovery-codes code').allInnerTexts()));
+            await person.page.locator('a.button.primary').click();
+            await person.page.waitForURL(`${baseUrl}/portal/account`);
+            await person.page.locator('#mfa li').first().waitFor();
+            assert.equal(await person.page.locator('#mfa li').count(), 1, 'one factor: the passkey');
+            const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+            assert.equal(credentials.length, 1, 'the authenticator holds the new passkey');
+          } finally {
+            await person.context.close();
+          }
+        }
+      } finally {
+        await ui.api('/api/v1/manage/safety/mfa/update', policy.data, companyId);
       }
     },
   );

@@ -2,6 +2,26 @@ import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 
 /**
+ * A platform authenticator for `page` (CDP WebAuthn domain) that creates discoverable, user-verified
+ * passkeys and answers every ceremony without a prompt.
+ */
+export async function virtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+/**
  * Passkeys in Chromium, with a virtual authenticator (CDP WebAuthn domain): sign in to the user
  * centre with the password, add a passkey, sign out, and sign in again with the passkey alone.
  *
@@ -18,18 +38,7 @@ export async function passkeyFlow(
   /** Receives the recovery codes shown (the run's secrets). */
   secrets: string[] = [],
 ): Promise<void> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
   const account = `${baseUrl}/portal/account`;
 
   // 1. The user centre, signed in with the password.

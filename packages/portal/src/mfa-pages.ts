@@ -4,6 +4,7 @@ import { layout, type PageContext } from './pages.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 import { type SignatureFactorView, signatureForm } from './signature-pages.ts';
+import { cancelSignInForm, stepExit } from './step-exit.ts';
 
 /** Second-factor pages of the sign-in pipeline (bind_factor and second_factor steps). */
 
@@ -25,7 +26,6 @@ export interface BindFactorPageInput {
 
 export function renderBindFactorPage(ctx: PageContext, input: BindFactorPageInput): string {
   const t = portalPhrases[ctx.lang].mfa;
-  const cancel = portalPhrases[ctx.lang].signIn.cancel;
   const grouped = input.secret.replace(/(.{4})/g, '$1 ').trim();
   return layout(
     ctx,
@@ -46,14 +46,7 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
 <button type="submit" class="primary">${t.confirm}</button>
 </form>
-${
-  input.backHref
-    ? html`<p class="secondary-form"><a href="${input.backHref}">${t.back}</a></p>`
-    : html`<form method="post" action="${input.abortAction}" class="secondary-form">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="link">${cancel}</button>
-</form>`
-}`,
+${stepExit(ctx, input)}`,
   );
 }
 
@@ -142,11 +135,7 @@ export interface SecondFactorPageInput {
 
 export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPageInput): string {
   const t = portalPhrases[ctx.lang].mfa;
-  const cancel = portalPhrases[ctx.lang].signIn.cancel;
-  const abort = html`<form method="post" action="${input.abortAction}" class="secondary-form">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="link">${cancel}</button>
-</form>`;
+  const abort = cancelSignInForm(ctx, input.abortAction, input.csrfToken);
   const passkey = input.passkey
     ? passkeyForm(ctx, {
         action: input.action,

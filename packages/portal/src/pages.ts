@@ -11,6 +11,7 @@ import {
   type ScanButton,
   scanButtons,
 } from './scan-pages.ts';
+import { cancelSignInForm } from './step-exit.ts';
 
 export interface PageContext {
   lang: Language;
@@ -117,10 +118,7 @@ ${passkeyForm(ctx, {
     : ''
 }
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
-<form method="post" action="${input.abortAction}" class="secondary-form">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="link">${t.cancel}</button>
-</form>`,
+${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}`,
   );
 }
 
@@ -161,7 +159,6 @@ export interface ChangePasswordPageInput {
 /** The forced password change of the sign-in pipeline (and the change of an expired password). */
 export function renderChangePasswordPage(ctx: PageContext, input: ChangePasswordPageInput): string {
   const t = portalPhrases[ctx.lang].changePassword;
-  const cancel = portalPhrases[ctx.lang].signIn.cancel;
   return layout(
     ctx,
     t.title,
@@ -177,10 +174,7 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <input id="confirm-password" name="confirmPassword" type="password" autocomplete="new-password" required>
 <button type="submit" class="primary">${t.submit}</button>
 </form>
-<form method="post" action="${input.abortAction}" class="secondary-form">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="link">${cancel}</button>
-</form>`,
+${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}`,
   );
 }
 

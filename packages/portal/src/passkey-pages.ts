@@ -2,6 +2,8 @@ import { interpolate } from '@tessera/contract';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import { type BindKindLink, kindTabs } from './signature-pages.ts';
+import { stepExit } from './step-exit.ts';
 
 /**
  * Passkey (FIDO2 / WebAuthn) forms. The pages' CSP allows no inline script, so the ceremony runs
@@ -35,17 +37,28 @@ export interface PasskeyRegisterPageInput {
   csrfToken: string;
   username: string;
   options: string;
-  backHref: string;
+  /** User centre: the link back to the account. */
+  backHref?: string;
+  /**
+   * Sign-in (the policy asks for a passkey or a key and the person has none): the form that
+   * cancels the sign-in, instead of a link back.
+   */
+  abortAction?: string;
+  /** Sign-in: the kinds the person may bind instead (shown when more than one). */
+  kinds?: BindKindLink[];
   error?: string;
 }
 
-/** The user centre's "add a passkey" page. */
+/** The "add a passkey" page: the user centre's, and the sign-in's when the policy asks for one. */
 export function renderPasskeyRegisterPage(ctx: PageContext, input: PasskeyRegisterPageInput): string {
   const t = portalPhrases[ctx.lang].passkey;
+  const atSignIn = input.abortAction !== undefined;
   return layout(
     ctx,
     t.registerTitle,
     html`<h1>${t.registerTitle}</h1>
+${atSignIn ? html`<p>${interpolate(t.bindAtSignIn, { username: input.username })}</p>` : ''}
+${kindTabs(ctx, input.kinds ?? [], 'fido2')}
 <p class="muted">${interpolate(t.registerIntro, { username: input.username })}</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 ${passkeyForm(ctx, {
@@ -56,6 +69,6 @@ ${passkeyForm(ctx, {
   label: t.register,
   buttonClass: 'primary',
 })}
-<p class="secondary-form"><a href="${input.backHref}">${portalPhrases[ctx.lang].mfa.back}</a></p>`,
+${stepExit(ctx, input)}`,
   );
 }

@@ -2,6 +2,7 @@ import { interpolate, SIGNATURE_CHALLENGE_SECONDS } from '@tessera/contract';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import { stepExit } from './step-exit.ts';
 
 /**
  * UKEY and soft-lock factors: the page shows a single-use challenge and takes the signature that
@@ -55,6 +56,23 @@ ${challengeBlock(ctx, input.challenge)}
 </form>`;
 }
 
+/** A factor a person may bind instead of another, with the address of its form. */
+export interface BindKindLink {
+  type: string;
+  href: string;
+}
+
+/** The kinds to choose between when binding a factor at sign-in (nothing when there is one). */
+export function kindTabs(ctx: PageContext, kinds: readonly BindKindLink[], current: string): SafeHtml | '' {
+  const mfa = portalPhrases[ctx.lang].mfa;
+  if (kinds.length < 2) return '';
+  return html`<nav class="tabs" aria-label="${mfa.bindKind}">${kinds.map((k) =>
+    k.type === current
+      ? html`<a href="${k.href}" aria-current="page">${mfa.types[k.type] ?? k.type}</a>`
+      : html`<a href="${k.href}">${mfa.types[k.type] ?? k.type}</a>`,
+  )}</nav>`;
+}
+
 export interface SignatureBindPageInput {
   action: string;
   csrfToken: string;
@@ -69,7 +87,7 @@ export interface SignatureBindPageInput {
   /** Sign-in: the person signing in, named in the intro. */
   username?: string;
   /** The kinds the person may choose from, each with the address of its form (shown when more than one). */
-  kinds?: { type: string; href: string }[];
+  kinds?: BindKindLink[];
 }
 
 /**
@@ -88,15 +106,7 @@ export function renderSignatureBindPage(ctx: PageContext, input: SignatureBindPa
     t.bindTitle,
     html`<h1>${t.bindTitle}</h1>
 ${input.username ? html`<p>${interpolate(t.bindAtSignIn, { username: input.username })}</p>` : ''}
-${
-  kinds.length > 1
-    ? html`<nav class="tabs" aria-label="${mfa.bindKind}">${kinds.map((k) =>
-        k.type === input.type
-          ? html`<a href="${k.href}" aria-current="page">${mfa.types[k.type] ?? k.type}</a>`
-          : html`<a href="${k.href}">${mfa.types[k.type] ?? k.type}</a>`,
-      )}</nav>`
-    : ''
-}
+${kindTabs(ctx, kinds, input.type)}
 <p class="muted">${kind}: ${t.bindIntro}</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action}">
@@ -122,15 +132,6 @@ ${challengeBlock(ctx, input.challenge)}
 <textarea id="signature" name="signature" rows="3" required spellcheck="false" autocomplete="off" maxlength="2100"></textarea>
 <button type="submit" class="primary">${t.bind}</button>
 </form>
-${
-  input.abortAction
-    ? html`<form method="post" action="${input.abortAction}" class="secondary-form">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="link">${portalPhrases[ctx.lang].signIn.cancel}</button>
-</form>`
-    : input.backHref
-      ? html`<p class="secondary-form"><a href="${input.backHref}">${mfa.back}</a></p>`
-      : ''
-}`,
+${stepExit(ctx, input)}`,
   );
 }

@@ -184,6 +184,8 @@ export const en = {
     registerTitle: 'Add a passkey',
     registerIntro:
       'Your device (fingerprint, face, screen lock or security key) creates a passkey for {username}. It then signs you in without a code.',
+    bindAtSignIn:
+      'Your organisation asks {username} for a passkey as the second factor: create one on this device to continue.',
     register: 'Create passkey',
     use: 'Use my passkey',
     failed: 'The passkey could not be used. Try again, or choose another way.',

@@ -178,6 +178,7 @@ export const zh = {
     registerTitle: '添加通行密钥',
     registerIntro:
       '您的设备（指纹、面容、屏幕锁或安全密钥）将为 {username} 创建通行密钥，之后无需验证码即可登录。',
+    bindAtSignIn: '您的组织要求 {username} 使用通行密钥作为第二因素：请在此设备上创建一个后继续。',
     register: '创建通行密钥',
     use: '使用我的通行密钥',
     failed: '无法使用通行密钥。请重试，或选择其他方式。',

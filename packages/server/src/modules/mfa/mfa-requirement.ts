@@ -40,7 +40,8 @@ export interface MfaRequirement {
   signature: SignatureMfaType[];
   /**
    * No requiring company allows a code kind: `types` are OTP standing in, so that a person
-   * without a factor has something to bind (unless keys are allowed: see sign-in-key-binding.ts).
+   * without a factor has something to bind (unless passkeys or keys are allowed: see
+   * oidc/sign-in-binding.ts).
    */
   otpStandsIn?: boolean;
 }
@@ -99,8 +100,8 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
     );
     const any = checkable(requiring.flatMap((p) => p.types));
     // A policy without a code kind would leave people without a factor nothing to bind at
-    // sign-in: OTP stands in (passkeys are bound in the user centre; keys, when the policy
-    // allows them, at sign-in too: see otpStandsIn).
+    // sign-in: OTP stands in (a passkey or a key instead, when the policy allows them: see
+    // otpStandsIn).
     const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
     // FIDO2 and the signature kinds by the same rule: allowed by every requiring company, or
     // by any when they agree on no kind.

@@ -23,7 +23,7 @@ const signatureTypeOf = (value: unknown): SignatureMfaType | undefined =>
 
 /**
  * What the person typed of a key, kept on the page when it is shown again (the signature is not);
- * the sign-in's key binding keeps the same (oidc/sign-in-key-binding.ts).
+ * the sign-in's key binding keeps the same (oidc/sign-in-binding.ts).
  */
 export const typedValues = (body: Record<string, string | undefined>) => ({
   name: body.name?.slice(0, 50),

@@ -80,7 +80,7 @@ export async function passwordExpired(
  * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
  * made `required` when the application asked for multi-factor authentication; a person whose
  * companies allow no code kind then binds an authenticator app (OTP) as any company would allow,
- * or a key when they allow keys (sign-in-key-binding.ts).
+ * or a passkey or a key when they allow those (sign-in-binding.ts).
  */
 export async function requirementOfSignIn(
   mfa: MfaService,

@@ -18,8 +18,8 @@ import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import { withFactorBinding } from './sign-in-binding.ts';
 import { hasBoundFactor, passwordExpired, requirementOfSignIn, type SignInFacts } from './sign-in-facts.ts';
-import { withKeyBinding } from './sign-in-key-binding.ts';
 
 /**
  * The sign-in pipeline after the first factor (password or sign-in link): an ordered list of
@@ -395,7 +395,7 @@ export function createSignInSteps(deps: {
   return [
     changePasswordStep(deps),
     changePasswordStep(deps, 'password_expired'),
-    withKeyBinding(bindFactorStep(deps), deps),
+    withFactorBinding(bindFactorStep(deps), deps),
     secondFactorStep(deps),
   ];
 }

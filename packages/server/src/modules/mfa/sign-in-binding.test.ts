@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSealer } from '../../lib/crypto.ts';
 import { newKey, openKeyFile } from '../../lib/pki/signing-helper.ts';
 import { absolute, csrfOf, decodeEntities } from '../../test/browser-flow.ts';
 import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
@@ -13,14 +14,17 @@ import {
   startWithCompany,
   type TestApp,
 } from '../../test/oidc-flow.ts';
+import { passkeyFormOf, SoftAuthenticator } from '../../test/soft-authenticator.ts';
 import { ACR_MULTI_FACTOR } from '../oidc/authentication-context.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
+import { createFido2Service } from './fido2.service.ts';
+import { createMfaService } from './mfa.service.ts';
 import { requirementOfPolicies } from './mfa-requirement.ts';
 
 /**
- * A company whose MFA policy is required and allows keys only (UKEY, soft lock): a person without
- * a factor binds a key at sign-in, with proof of possession, instead of an authenticator app the
- * company did not allow; the signature is the second factor of that sign-in.
+ * A company whose MFA policy is required and allows passkeys or keys only (UKEY, soft lock): a
+ * person without a factor binds one of those at sign-in, with proof of possession, instead of an
+ * authenticator app the company did not allow; that proof is the second factor of the sign-in.
  */
 
 let ctx: TestContext;
@@ -232,8 +236,116 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
   });
 });
 
+describe('binding a passkey at sign-in when the policy allows passkeys only', () => {
+  let passkeyApp: TestApp;
+  let company: Awaited<ReturnType<typeof ownerWithCompany>>;
+  const origin = () => new URL(ctx.baseUrl).origin;
+  beforeAll(async () => {
+    company = await ownerWithCompany(ctx, 'passkey-bind-owner', 'Passkeys Only');
+    await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
+      mode: 'required',
+      types: ['fido2'],
+      lockout,
+    });
+    passkeyApp = await openedApp(ctx, company);
+  });
+  /** Posts the passkey form of `page` with the browser's answer `credential`, and follows. */
+  const postPasskey = (
+    jar: CookieJar,
+    page: Page,
+    credential: unknown,
+    csrf = passkeyFormOf(page.html).csrf,
+  ) => postKey(jar, page, { csrf, credential: JSON.stringify(credential) });
+
+  it('creates a passkey for the challenge of the interaction, refuses other answers storing nothing, and completes with hwk', async () => {
+    const user = await member(company);
+    const { jar, auth, page } = await signIn(user, undefined, passkeyApp);
+    // The passkey page of the sign-in, not an authenticator's QR code.
+    expect(page.html).toContain('Add a passkey');
+    expect(page.html).toContain(`Your organisation asks ${user.username} for a passkey`);
+    expect(page.html).not.toContain('data:image/svg');
+    expect(page.html).not.toContain('Set up two-step verification');
+    expect(page.html).toContain('/abort');
+    expect(page.html).not.toContain('<nav class="tabs"');
+    const form = passkeyFormOf(page.html);
+    expect(form.mode).toBe('create');
+    expect(form.action).toMatch(/\/step\/bind_factor$/);
+    expect(form.options.user.name).toBe(user.username);
+    const authenticator = new SoftAuthenticator();
+
+    // Without the CSRF token: refused, nothing stored.
+    const forged = await postPasskey(jar, page, authenticator.create(form.options, origin()), 'forged');
+    expect(forged.page?.status).toBe(403);
+    // Made for another origin: refused with the reason, nothing stored; the challenge is spent.
+    const elsewhere = await postPasskey(
+      jar,
+      page,
+      authenticator.create(form.options, 'https://evil.example'),
+    );
+    expect(elsewhere.page?.status).toBe(400);
+    expect(elsewhere.page?.html).toContain('The passkey was not accepted');
+    const replay = await postPasskey(
+      jar,
+      elsewhere.page as Page,
+      authenticator.create(form.options, origin()),
+    );
+    expect(replay.page?.status).toBe(400);
+    // A challenge of the user centre (another subject) does not bind here.
+    const portalOptions = await createFido2Service({
+      db: ctx.database.db,
+      mfa: createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) }),
+      publicUrl: ctx.baseUrl,
+    }).registrationOptions({ id: user.id, username: user.username, display_name: null }, 'portal:other');
+    const crossed = await postPasskey(
+      jar,
+      replay.page as Page,
+      authenticator.create(portalOptions, origin()),
+    );
+    expect(crossed.page?.status).toBe(400);
+    // Not JSON at all.
+    const garbage = await postKey(jar, crossed.page as Page, {
+      csrf: passkeyFormOf((crossed.page as Page).html).csrf,
+      credential: '{not json',
+    });
+    expect(garbage.page?.status).toBe(400);
+    expect(await factorsOf(user.id)).toEqual([]);
+    expect(await recoveryCodesOf(user.id)).toBe(0);
+
+    // The answer to the page's own challenge: bound, with the recovery codes once.
+    const current = garbage.page as Page;
+    const bound = await postPasskey(
+      jar,
+      current,
+      authenticator.create(passkeyFormOf(current.html).options, origin()),
+    );
+    expect(bound.page?.html).toContain('Save your recovery codes');
+    expect(await factorsOf(user.id)).toEqual([
+      { type: 'fido2', status: 'bound', key_algorithm: null, name: 'Passkey' },
+    ]);
+    expect(await recoveryCodesOf(user.id)).toBe(10);
+    const landed = await continueAfterCodes(jar, bound.page as Page);
+    expect(landed.callback?.searchParams.get('code'), landed.page?.html.slice(0, 300)).toBeTruthy();
+    const claims = claimsOf((await redeem(ctx.baseUrl, passkeyApp, auth, landed)).id_token);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
+    expect(claims.amr).not.toContain('otp');
+
+    // The next sign-in asks for that passkey, and no authenticator was ever created.
+    const again = await signIn(user, undefined, passkeyApp);
+    expect(again.page.html).toContain('Two-step verification');
+    expect(passkeyFormOf(again.page.html).mode).toBe('get');
+    expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['fido2']);
+  });
+
+  it('speaks Chinese', async () => {
+    const { page } = await signIn(await member(company), 'zh', passkeyApp);
+    expect(page.html).toContain('添加通行密钥');
+    expect(page.html).toContain('使用通行密钥作为第二因素');
+    expect(page.html).toContain('创建通行密钥');
+  });
+});
+
 describe('the kinds of the policy', () => {
-  it('offers each allowed key kind; a soft lock is bound with its id and signs in with swk', async () => {
+  it('offers each allowed kind, a passkey first; a soft lock is bound with its id and signs in with swk', async () => {
     const company = await ownerWithCompany(ctx, 'keybind-soft', 'Soft Locks');
     await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
       mode: 'required',
@@ -245,8 +357,10 @@ describe('the kinds of the policy', () => {
     const key = await openKeyFile(Buffer.from(made.privateKeyPem));
     const softApp = await openedApp(ctx, company);
     const { jar, auth, page } = await signIn(user, undefined, softApp);
-    // The first kind, and a link to the other.
-    expect(page.html).toContain('KeyId of the UKEY');
+    // The passkey first, and a link to each key kind.
+    expect(page.html).toContain('Add a passkey');
+    expect(passkeyFormOf(page.html).mode).toBe('create');
+    expect(page.html).toMatch(/href="[^"]+\?kind=ukey_keyid"/);
     const softHref = /href="([^"]+\?kind=soft_lock)"/.exec(page.html)?.[1] ?? '';
     expect(softHref).toContain('?kind=soft_lock');
     const soft = await go(jar, absolute(page.url, decodeEntities(softHref)));
@@ -295,8 +409,11 @@ describe('the kinds of the policy', () => {
     expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['ukey_pubkey']);
   });
 
-  it('keeps the authenticator binding when the policy allows a code kind too, and when it allows passkeys only', async () => {
-    for (const types of [['otp', 'ukey_pubkey'], ['fido2']] as const) {
+  it('keeps the authenticator binding when the policy allows a code kind too', async () => {
+    for (const types of [
+      ['otp', 'ukey_pubkey'],
+      ['otp_sm3', 'fido2'],
+    ] as const) {
       const company = await ownerWithCompany(ctx, `keybind-${types.join('-')}`, `Codes ${types.join(' ')}`);
       await saveSafetyPart(ctx.database.db, company.companyId, 'mfa', {
         mode: 'required',
@@ -307,6 +424,7 @@ describe('the kinds of the policy', () => {
       expect(page.html, types.join()).toContain('Set up two-step verification');
       expect(page.html, types.join()).toContain('data:image/svg');
       expect(page.html, types.join()).not.toContain('Bind a key');
+      expect(page.html, types.join()).not.toContain('Add a passkey');
     }
   });
 
