@@ -157,7 +157,7 @@ export const en = {
   signature: {
     bindTitle: 'Bind a key',
     bindIntro:
-      'Paste the public key (or certificate) of your key, then sign the challenge below with it to show that you hold it. Your key vendor’s tool signs it; without one, the Tessera UKEY helper does (npm run ukey -- sign).',
+      'Paste the public key (or certificate) of your key, then sign the challenge below with it to show that you hold it. Your key vendor’s tool signs it; without one, ask your administrator for the Tessera UKEY helper.',
     bindAtSignIn: 'Your organisation asks {username} for a key as the second factor: bind one to continue.',
     name: 'Name',
     namePlaceholder: 'For example: office UKEY',

@@ -153,7 +153,7 @@ export const zh = {
   signature: {
     bindTitle: '绑定密钥',
     bindIntro:
-      '粘贴密钥的公钥（或证书），然后用该密钥对下方的挑战签名，以证明您持有它。可使用密钥厂商的工具签名；没有时可使用 Tessera UKEY 助手（npm run ukey -- sign）。',
+      '粘贴密钥的公钥（或证书），然后用该密钥对下方的挑战签名，以证明您持有它。可使用密钥厂商的工具签名；没有时请向管理员索取 Tessera UKEY 助手。',
     bindAtSignIn: '您的组织要求 {username} 使用密钥作为第二因素：请绑定一个密钥后继续。',
     name: '名称',
     namePlaceholder: '例如：办公室 UKEY',
