@@ -88,7 +88,9 @@ export async function bindTypesOf(
 ): Promise<(OtpType | 'fido2' | SignatureMfaType)[]> {
   const requirement = await mfa.requirementFor(account);
   const off = requirement.mode === 'off';
-  const otp = off || !requirement.types.length ? [...OTP_TYPES] : requirement.types;
+  // A policy with passkeys or keys but no code kind: no authenticator app (it would not count).
+  const otherKinds = requirement.fido2 || requirement.signature.length > 0;
+  const otp = off || (!requirement.types.length && !otherKinds) ? [...OTP_TYPES] : requirement.types;
   return [
     ...otp,
     ...(off || requirement.fido2 ? (['fido2'] as const) : []),

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
+import { base32Decode, generateTotp } from '../../lib/otp/totp.ts';
 import { newKey, openKeyFile } from '../../lib/pki/signing-helper.ts';
 import { absolute, csrfOf, decodeEntities } from '../../test/browser-flow.ts';
-import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
+import { accountRow, companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -18,6 +19,7 @@ import { passkeyFormOf, SoftAuthenticator } from '../../test/soft-authenticator.
 import { ACR_MULTI_FACTOR } from '../oidc/authentication-context.ts';
 import { saveSafetyPart } from '../safety/safety.repo.ts';
 import { createFido2Service } from './fido2.service.ts';
+import { bindTypesOf } from './mfa.portal.routes.ts';
 import { createMfaService } from './mfa.service.ts';
 import { requirementOfPolicies } from './mfa-requirement.ts';
 
@@ -336,6 +338,27 @@ describe('binding a passkey at sign-in when the policy allows passkeys only', ()
     expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['fido2']);
   });
 
+  it('no longer counts an authenticator app bound earlier, and offers none in the user centre', async () => {
+    const user = await member(company);
+    const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
+    const account = await accountRow(ctx, user.id);
+    const binding = await mfa.startBinding(account, 'otp');
+    expect(
+      await mfa.confirmBinding(
+        account,
+        binding.factorId,
+        generateTotp(base32Decode(binding.secret), Date.now()),
+        null,
+      ),
+    ).toBeTruthy();
+    // The passkey page, not the code of the app bound before.
+    const { page } = await signIn(user, undefined, passkeyApp);
+    expect(page.html).toContain('Add a passkey');
+    expect(page.html).not.toContain('name="code"');
+    // The user centre offers passkeys only.
+    expect(await bindTypesOf(mfa, account)).toEqual(['fido2']);
+  });
+
   it('speaks Chinese', async () => {
     const { page } = await signIn(await member(company), 'zh', passkeyApp);
     expect(page.html).toContain('添加通行密钥');
@@ -428,17 +451,24 @@ describe('the kinds of the policy', () => {
     }
   });
 
-  it('names OTP standing in only when no requiring company allows a code kind', () => {
+  it('names OTP standing in only when a requirement allows no kind at all', () => {
     const policy = (types: string[], mode = 'required') =>
       ({ role: 'member', mfa: { mode, types, lockout } }) as Parameters<typeof requirementOfPolicies>[0][0];
+    // Keys or passkeys without a code kind: no code kind, nothing standing in.
     expect(requirementOfPolicies([policy(['ukey_cert'])])).toMatchObject({
-      types: ['otp', 'otp_sm3'],
+      types: [],
       signature: ['ukey_cert'],
+    });
+    expect(requirementOfPolicies([policy(['fido2'])])).toMatchObject({ types: [], fido2: true });
+    expect(requirementOfPolicies([policy(['fido2'])])).not.toHaveProperty('otpStandsIn');
+    expect(requirementOfPolicies([policy(['ukey_cert']), policy(['otp_sm3'])])).toMatchObject({
+      types: ['otp_sm3'],
+    });
+    expect(requirementOfPolicies([policy(['otp', 'soft_lock'])])).not.toHaveProperty('otpStandsIn');
+    // No kind at all (a policy saved without one): OTP stands in.
+    expect(requirementOfPolicies([policy([])])).toMatchObject({
+      types: ['otp', 'otp_sm3'],
       otpStandsIn: true,
     });
-    expect(requirementOfPolicies([policy(['ukey_cert']), policy(['otp_sm3'])])).not.toHaveProperty(
-      'otpStandsIn',
-    );
-    expect(requirementOfPolicies([policy(['otp', 'soft_lock'])])).not.toHaveProperty('otpStandsIn');
   });
 });
