@@ -125,7 +125,7 @@ export function withFactorBinding(otp: SignInStep, deps: BindingDeps): SignInSte
 }
 
 /** The recovery codes page of a first factor, when it came with them. */
-const codesPage = (codes: string[] | null | undefined): StepDone['page'] =>
+export const codesPage = (codes: string[] | null | undefined): StepDone['page'] =>
   codes?.length
     ? (page, view) => renderRecoveryCodesPage(page, { codes, continueAction: view.continueAction })
     : undefined;

@@ -1,0 +1,140 @@
+import { interpolate } from '@tessera/contract';
+import { portalPhrases, renderSecondFactorPage } from '@tessera/portal';
+import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
+import type { MfaService } from '../mfa/mfa.service.ts';
+import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
+import { hasBoundFactor, requirementOfSignIn } from './sign-in-facts.ts';
+import type { SignInStep } from './sign-in-steps.ts';
+
+/**
+ * The second factor: asked when the policy requires it, or when it is optional and the person
+ * has bound a factor of an allowed kind. A code of one of those factors or a recovery code.
+ */
+export function secondFactorStep(deps: {
+  mfa: MfaService;
+  fido2?: Fido2Service;
+  signatures?: SignatureFactors;
+}): SignInStep {
+  const { mfa, fido2, signatures } = deps;
+  /** The kinds the person may answer with: the allowed OTP kinds, passkeys and keys when allowed. */
+  const kindsOf = (requirement: Awaited<ReturnType<MfaService['requirementFor']>>) => [
+    ...requirement.types,
+    ...(requirement.fido2 && fido2 ? ['fido2'] : []),
+    ...(signatures ? requirement.signature : []),
+  ];
+  const signatureSubject = (interactionId: string) => `interaction:${interactionId}`;
+  return {
+    name: 'second_factor',
+    async applies(account, context, facts) {
+      const requirement = await requirementOfSignIn(mfa, account, context, facts);
+      if (requirement.mode === 'required') return true;
+      if (requirement.mode === 'off') return false;
+      return hasBoundFactor(mfa, account.id, kindsOf(requirement), facts);
+    },
+    async render(page, view) {
+      const requirement = await requirementOfSignIn(mfa, view.account, view);
+      const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
+      const hasPasskey = fido2 && view.interactionId && factors.some((f) => f.type === 'fido2');
+      const passkey = hasPasskey
+        ? {
+            options: JSON.stringify(
+              await fido2.authenticationOptions(
+                'second_factor',
+                `interaction:${view.interactionId}`,
+                view.account.id,
+              ),
+            ),
+          }
+        : undefined;
+      const keys = factors.filter((f) => (requirement.signature as string[]).includes(f.type));
+      const signature =
+        signatures && view.interactionId && keys.length
+          ? {
+              challenge: (
+                await signatures.newChallenge(
+                  view.account.id,
+                  'second_factor',
+                  signatureSubject(view.interactionId),
+                )
+              ).challenge,
+              factors: keys.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
+            }
+          : undefined;
+      return renderSecondFactorPage(page, {
+        action: view.action,
+        abortAction: view.abortAction,
+        csrfToken: view.csrfToken,
+        username: view.account.username,
+        factors: factors.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
+        error: view.error,
+        passkey,
+        signature,
+      });
+    },
+    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested }, form) {
+      const requirement = await requirementOfSignIn(mfa, account, { mfaRequested });
+      const credential = form.credential !== undefined ? parseCredential(form.credential) : undefined;
+      const passkey =
+        form.credential !== undefined
+          ? async () => {
+              if (!fido2 || !requirement.fido2 || !credential || !interactionId) return false;
+              const assertion = await fido2.verifyAssertion(
+                credential,
+                'second_factor',
+                `interaction:${interactionId}`,
+                account.id,
+              );
+              if (!assertion.ok && assertion.cause === 'passkey_cloned')
+                await fido2.logFailure(account, 'passkey_cloned', { ip, userAgent, clientId });
+              return assertion.ok;
+            }
+          : undefined;
+      /** The key's verdict, kept for the amr of the sign-in. */
+      let signedWith: SignatureCheck | undefined;
+      const checkSignature = async (): Promise<SignatureCheck> => {
+        signedWith =
+          signatures && interactionId
+            ? await signatures.check(
+                account,
+                {
+                  factorId: form.signatureFactorId?.slice(0, 64),
+                  challenge: form.challenge,
+                  signature: form.signature,
+                },
+                signatureSubject(interactionId),
+                requirement.signature,
+              )
+            : { ok: false, cause: 'signature_failed' };
+        return signedWith;
+      };
+      const signature = form.signature !== undefined ? checkSignature : undefined;
+      const result = await mfa.verifySecondFactor(
+        account,
+        {
+          factorId: form.factorId?.slice(0, 64),
+          code: form.code?.slice(0, 16),
+          recoveryCode: form.recoveryCode?.slice(0, 64),
+          passkey,
+          signature,
+        },
+        requirement,
+        { ip, userAgent, clientId },
+      );
+      // RFC 8176: a passkey or UKEY is a hardware-bound key, a soft lock a software-secured key;
+      // codes (authenticator or recovery) are one-time passwords.
+      if (result.ok) {
+        if (result.via === 'signature' && signedWith?.ok)
+          return { amr: [signedWith.type === 'soft_lock' ? 'swk' : 'hwk'] };
+        return { amr: [result.via === 'passkey' ? 'hwk' : 'otp'] };
+      }
+      const t = portalPhrases[lang].mfa;
+      if (result.cause === 'mfa_locked') {
+        const until = (result.lockedUntil ?? new Date()).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');
+        return interpolate(t.locked, { until });
+      }
+      if (result.cause === 'signature_failed') return portalPhrases[lang].signature.rejected;
+      if (result.cause === 'certificate_invalid') return portalPhrases[lang].signature.certificateInvalid;
+      return t.wrongCode;
+    },
+  };
+}
