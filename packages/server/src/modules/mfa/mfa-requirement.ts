@@ -39,11 +39,9 @@ export interface MfaRequirement {
   /** The UKEY and soft-lock kinds allowed (signature-factors.service.ts). */
   signature: SignatureMfaType[];
   /**
-   * A second factor is required but no kind at all is allowed (an application asked for one of a
-   * company whose MFA is off): `types` are OTP standing in, so that a person without a factor has
-   * something to bind. A policy that allows passkeys or keys but no code kind has no code kind
-   * here (`types` empty): those are bound at sign-in instead (oidc/sign-in-binding.ts), and an
-   * authenticator app bound earlier no longer counts.
+   * No requiring company allows a code kind: `types` are OTP standing in, so that a person
+   * without a factor has something to bind (unless passkeys or keys are allowed: see
+   * oidc/sign-in-binding.ts).
    */
   otpStandsIn?: boolean;
 }
@@ -101,8 +99,12 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
       requiring.reduce<MfaType[]>((acc, p) => acc.filter((t) => p.types.includes(t)), [...OTP_TYPES]),
     );
     const any = checkable(requiring.flatMap((p) => p.types));
-    // FIDO2 and the signature kinds by the same rule as the code kinds: allowed by every
-    // requiring company, or by any when they agree on no kind.
+    // A policy without a code kind would leave people without a factor nothing to bind at
+    // sign-in: OTP stands in (a passkey or a key instead, when the policy allows them: see
+    // otpStandsIn).
+    const types = agreed.length ? agreed : any.length ? any : [...OTP_TYPES];
+    // FIDO2 and the signature kinds by the same rule: allowed by every requiring company, or
+    // by any when they agree on no kind.
     const allAgreed = requiring.reduce<MfaType[]>(
       (acc, p) => acc.filter((t) => p.types.includes(t)),
       [...OTP_TYPES, 'fido2', ...signatureMfaTypes],
@@ -113,16 +115,13 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
     const signature = allAgreed.length
       ? signatureKinds(allAgreed)
       : signatureKinds(requiring.flatMap((p) => p.types));
-    // Without a code kind, people bind a passkey or a key; only a policy with no kind at all
-    // leaves OTP standing in (see otpStandsIn).
-    const standIn = !any.length && !fido2 && !signature.length;
     return {
       mode: 'required',
-      types: agreed.length ? agreed : standIn ? [...OTP_TYPES] : any,
+      types,
       lockout: strictest(requiring.map((p) => p.lockout)),
       fido2,
       signature,
-      ...(standIn ? { otpStandsIn: true } : {}),
+      ...(any.length ? {} : { otpStandsIn: true }),
     };
   }
   if (enabled.length) {

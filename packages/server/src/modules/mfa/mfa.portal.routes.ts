@@ -88,9 +88,11 @@ export async function bindTypesOf(
 ): Promise<(OtpType | 'fido2' | SignatureMfaType)[]> {
   const requirement = await mfa.requirementFor(account);
   const off = requirement.mode === 'off';
-  // A policy with passkeys or keys but no code kind: no authenticator app (it would not count).
-  const otherKinds = requirement.fido2 || requirement.signature.length > 0;
-  const otp = off || (!requirement.types.length && !otherKinds) ? [...OTP_TYPES] : requirement.types;
+  // OTP standing in for passkeys or keys (mfa-requirement.ts) is not offered: those are bound
+  // instead, and an authenticator app would be a kind the company did not choose.
+  const alternatives = requirement.fido2 || requirement.signature.length > 0;
+  const codes = requirement.otpStandsIn ? [] : requirement.types;
+  const otp = off || (!codes.length && !alternatives) ? [...OTP_TYPES] : codes;
   return [
     ...otp,
     ...(off || requirement.fido2 ? (['fido2'] as const) : []),

@@ -338,25 +338,21 @@ describe('binding a passkey at sign-in when the policy allows passkeys only', ()
     expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['fido2']);
   });
 
-  it('no longer counts an authenticator app bound earlier, and offers none in the user centre', async () => {
+  it('keeps asking for an authenticator app bound before the policy changed; the user centre offers passkeys only', async () => {
     const user = await member(company);
     const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
     const account = await accountRow(ctx, user.id);
-    const binding = await mfa.startBinding(account, 'otp');
-    expect(
-      await mfa.confirmBinding(
-        account,
-        binding.factorId,
-        generateTotp(base32Decode(binding.secret), Date.now()),
-        null,
-      ),
-    ).toBeTruthy();
-    // The passkey page, not the code of the app bound before.
-    const { page } = await signIn(user, undefined, passkeyApp);
-    expect(page.html).toContain('Add a passkey');
-    expect(page.html).not.toContain('name="code"');
-    // The user centre offers passkeys only.
+    // The user centre offers no authenticator app for a company that allows passkeys only.
     expect(await bindTypesOf(mfa, account)).toEqual(['fido2']);
+    // One bound before (under another policy) still proves the person: the password alone does
+    // not let anyone add a passkey to an account that has a factor.
+    const binding = await mfa.startBinding(account, 'otp');
+    const code = generateTotp(base32Decode(binding.secret), Date.now());
+    expect(await mfa.confirmBinding(account, binding.factorId, code, null)).toBeTruthy();
+    const { page } = await signIn(user, undefined, passkeyApp);
+    expect(page.html).toContain('Two-step verification');
+    expect(page.html).toContain('name="code"');
+    expect(page.html).not.toContain('Add a passkey');
   });
 
   it('speaks Chinese', async () => {
@@ -451,24 +447,17 @@ describe('the kinds of the policy', () => {
     }
   });
 
-  it('names OTP standing in only when a requirement allows no kind at all', () => {
+  it('names OTP standing in only when no requiring company allows a code kind', () => {
     const policy = (types: string[], mode = 'required') =>
       ({ role: 'member', mfa: { mode, types, lockout } }) as Parameters<typeof requirementOfPolicies>[0][0];
-    // Keys or passkeys without a code kind: no code kind, nothing standing in.
     expect(requirementOfPolicies([policy(['ukey_cert'])])).toMatchObject({
-      types: [],
-      signature: ['ukey_cert'],
-    });
-    expect(requirementOfPolicies([policy(['fido2'])])).toMatchObject({ types: [], fido2: true });
-    expect(requirementOfPolicies([policy(['fido2'])])).not.toHaveProperty('otpStandsIn');
-    expect(requirementOfPolicies([policy(['ukey_cert']), policy(['otp_sm3'])])).toMatchObject({
-      types: ['otp_sm3'],
-    });
-    expect(requirementOfPolicies([policy(['otp', 'soft_lock'])])).not.toHaveProperty('otpStandsIn');
-    // No kind at all (a policy saved without one): OTP stands in.
-    expect(requirementOfPolicies([policy([])])).toMatchObject({
       types: ['otp', 'otp_sm3'],
+      signature: ['ukey_cert'],
       otpStandsIn: true,
     });
+    expect(requirementOfPolicies([policy(['ukey_cert']), policy(['otp_sm3'])])).not.toHaveProperty(
+      'otpStandsIn',
+    );
+    expect(requirementOfPolicies([policy(['otp', 'soft_lock'])])).not.toHaveProperty('otpStandsIn');
   });
 });

@@ -35,7 +35,7 @@ export type BindingKind = 'fido2' | SignatureMfaType;
 
 /** The kinds the person binds at sign-in instead of an authenticator app (none: the OTP binding). */
 export const bindingKinds = (requirement: MfaRequirement): BindingKind[] =>
-  requirement.mode === 'required' && !requirement.types.length
+  requirement.mode === 'required' && requirement.otpStandsIn
     ? [...(requirement.fido2 ? (['fido2'] as const) : []), ...requirement.signature]
     : [];
 

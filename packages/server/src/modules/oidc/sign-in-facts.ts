@@ -78,9 +78,9 @@ export async function passwordExpired(
 
 /**
  * The second-factor rules of a sign-in: the account's companies' (MfaService.requirementFor),
- * made `required` when the application asked for multi-factor authentication: a person whose
- * companies allow passkeys or keys but no code kind binds one of those (sign-in-binding.ts), and
- * one whose companies allow no kind at all an authenticator app (OTP standing in).
+ * made `required` when the application asked for multi-factor authentication; a person whose
+ * companies allow no code kind then binds an authenticator app (OTP) as any company would allow,
+ * or a passkey or a key when they allow those (sign-in-binding.ts).
  */
 export async function requirementOfSignIn(
   mfa: MfaService,
@@ -90,8 +90,7 @@ export async function requirementOfSignIn(
 ): Promise<MfaRequirement> {
   const requirement = facts ? requirementOfPolicies(facts.policies) : await mfa.requirementFor(account);
   if (!context.mfaRequested || requirement.mode === 'required') return requirement;
-  if (requirement.types.length || requirement.fido2 || requirement.signature.length)
-    return { ...requirement, mode: 'required' };
+  if (requirement.types.length) return { ...requirement, mode: 'required' };
   return { ...requirement, mode: 'required', types: [...OTP_TYPES], otpStandsIn: true };
 }
 
