@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { chooseTab, consolePage } from '../support/console.page.ts';
+import { chooseTab, consolePage, fieldMessagesGone } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const APP = 'Ledger';
@@ -67,6 +67,7 @@ export function permissionFlows(s: Suite) {
       const actions = dialog.getByLabel('Action types', { exact: true });
       await actions.fill('approve');
       await actions.press('Enter');
+      await fieldMessagesGone(dialog);
       await ui.screenshot('permission-resource-dialog.en', [1280]);
       await dialog.getByRole('button', { name: 'Create' }).click();
       await ui.expectMessage(`Resource ${RESOURCE} created`);
@@ -86,6 +87,7 @@ export function permissionFlows(s: Suite) {
       await dialog.getByText('Please enter the role description').waitFor();
       await dialog.getByLabel('Name', { exact: true }).fill(ROLE);
       await dialog.getByLabel('Description', { exact: true }).fill('Approve invoices');
+      await fieldMessagesGone(dialog);
       await dialog.getByRole('button', { name: 'Create' }).click();
       await ui.expectMessage(`Role ${ROLE} created`);
       await page.getByTestId('roles').getByRole('link', { name: ROLE }).click();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { radclient, radclientPath } from '../../packages/server/src/test/radclient.ts';
-import { consolePage } from '../support/console.page.ts';
+import { consolePage, fieldMessagesGone } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const CLIENT_NAME = 'Office VPN';
@@ -44,6 +44,7 @@ export function radiusCaFlows(s: Suite) {
       await dialog.getByText('Please enter the IP address or CIDR range the client sends from').waitFor();
       await dialog.getByLabel('Name', { exact: true }).fill(CLIENT_NAME);
       await dialog.getByLabel('Source IP or CIDR').fill('10.0.0.300');
+      await fieldMessagesGone(dialog);
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
       // The server's wording, on the field.
       await dialog.getByText('Enter an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/24').waitFor();
@@ -108,6 +109,7 @@ export function radiusCaFlows(s: Suite) {
       await creating.getByLabel('Name', { exact: true }).fill(CA_NAME);
       await creating.getByText('ECC', { exact: true }).click();
       await creating.getByTitle('P-256').waitFor();
+      await fieldMessagesGone(creating);
       await ui.screenshot('ca-create.en', [1280]);
       await creating.getByRole('button', { name: 'Create', exact: true }).click();
       await ui.expectMessage(`The certificate authority “${CA_NAME}” was created`);

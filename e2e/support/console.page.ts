@@ -27,6 +27,14 @@ export async function chooseTab(scope: Page | Locator, name: string, exact = tru
 }
 
 /**
+ * Waits until the field messages of a form in `scope` have gone (antd animates them out, and the
+ * buttons below move up meanwhile: a click aimed before they settle can land beside its button).
+ */
+export async function fieldMessagesGone(scope: Locator) {
+  await scope.locator('.ant-form-item-explain-error').first().waitFor({ state: 'detached' });
+}
+
+/**
  * Opens the user centre (`/portal/account`) and submits the password on the provider's sign-in
  * page it leads to. The page is left where the submission lands: the account page, or a step
  * such as "Choose a new password" or the second factor.

@@ -76,8 +76,8 @@ async function signIn(
 }
 
 /** Posts the key binding form of `page` with `fields` and follows. */
-const postKey = (jar: CookieJar, page: Page, fields: Record<string, string>) =>
-  go(jar, `${page.url.split('?')[0]?.replace(/\/step\/.*$/, '')}/step/bind_factor`, undefined, {
+const postKey = (jar: CookieJar, page: Page, fields: Record<string, string>, step = 'bind_factor') =>
+  go(jar, `${page.url.split('?')[0]?.replace(/\/step\/.*$/, '')}/step/${step}`, undefined, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrf: csrfOf(page.html), ...fields }).toString(),
@@ -235,6 +235,42 @@ describe('binding a key at sign-in when the policy allows keys only', () => {
     });
     expect(invalid.page?.html).toContain('公钥必须是 PEM 格式');
     expect(await factorsOf(user.id)).toEqual([]);
+  });
+});
+
+describe('a factor bound before the company chose keys only', () => {
+  it('a passkey keeps proving the person: asked for at sign-in, no key binding with the password alone', async () => {
+    const user = await member();
+    const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
+    const fido2 = createFido2Service({ db: ctx.database.db, mfa, publicUrl: ctx.baseUrl });
+    const origin = new URL(ctx.baseUrl).origin;
+    const account = await accountRow(ctx, user.id);
+    const authenticator = new SoftAuthenticator();
+    const options = await fido2.registrationOptions(account, `portal:${user.id}`);
+    expect(
+      await fido2.finishRegistration(
+        account,
+        `portal:${user.id}`,
+        authenticator.create(options, origin),
+        null,
+      ),
+    ).toBeTruthy();
+
+    const { jar, auth, page } = await signIn(user);
+    expect(page.html).not.toContain('Bind a key');
+    const form = passkeyFormOf(page.html);
+    expect(form.mode).toBe('get');
+    expect(form.action).toMatch(/\/step\/second_factor$/);
+    const landed = await postKey(
+      jar,
+      page,
+      { csrf: form.csrf, credential: JSON.stringify(authenticator.get(form.options, origin)) },
+      'second_factor',
+    );
+    expect(landed.callback?.searchParams.get('code'), landed.page?.html.slice(0, 300)).toBeTruthy();
+    const claims = claimsOf((await redeem(ctx.baseUrl, app, auth, landed)).id_token);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
+    expect((await factorsOf(user.id)).map((f) => f.type)).toEqual(['fido2']);
   });
 });
 

@@ -81,6 +81,10 @@ export async function passwordExpired(
  * made `required` when the application asked for multi-factor authentication; a person whose
  * companies allow no code kind then binds an authenticator app (OTP) as any company would allow,
  * or a passkey or a key when they allow those (sign-in-binding.ts).
+ *
+ * Whatever the person bound before their companies chose other kinds keeps proving them, so
+ * that the password alone never adds a factor to an account that has one: an authenticator app
+ * (OTP stands in), and a passkey where keys only are allowed.
  */
 export async function requirementOfSignIn(
   mfa: MfaService,
@@ -88,10 +92,16 @@ export async function requirementOfSignIn(
   context: { mfaRequested?: boolean } = {},
   facts?: SignInFacts,
 ): Promise<MfaRequirement> {
-  const requirement = facts ? requirementOfPolicies(facts.policies) : await mfa.requirementFor(account);
-  if (!context.mfaRequested || requirement.mode === 'required') return requirement;
-  if (requirement.types.length) return { ...requirement, mode: 'required' };
-  return { ...requirement, mode: 'required', types: [...OTP_TYPES], otpStandsIn: true };
+  const base = facts ? requirementOfPolicies(facts.policies) : await mfa.requirementFor(account);
+  const requirement: MfaRequirement =
+    !context.mfaRequested || base.mode === 'required'
+      ? base
+      : base.types.length
+        ? { ...base, mode: 'required' }
+        : { ...base, mode: 'required', types: [...OTP_TYPES], otpStandsIn: true };
+  if (requirement.mode !== 'required' || !requirement.otpStandsIn || requirement.fido2) return requirement;
+  const passkeyBound = await hasBoundFactor(mfa, account.id, ['fido2'], facts);
+  return passkeyBound ? { ...requirement, fido2: true } : requirement;
 }
 
 /** Whether the person has bound a factor of one of these kinds. */
