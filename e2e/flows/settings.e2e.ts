@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { fieldMessagesGone } from '../support/console.page.ts';
 import { PNG, SECOND_NAME, type Suite } from '../support/suite.ts';
 
 /** Company settings (name, key, logo, administrators), the licence and about screens. */
@@ -25,6 +26,7 @@ export function settingsFlows(s: Suite) {
     await save.click();
     await page.getByText('Please enter the company name').waitFor();
     await nameInput.fill('  Initech Renamed Worldwide  ');
+    await fieldMessagesGone(page);
     await save.click();
     await ui.expectMessage('Company settings saved');
     assert.equal(await ui.currentCompany(), 'Initech Re…');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consolePage } from '../support/console.page.ts';
+import { consolePage, fieldMessagesGone } from '../support/console.page.ts';
 import {
   COMPANY_NAME,
   COMPANY_NAME_SHORT,
@@ -64,6 +64,7 @@ export function shellFlows(s: Suite) {
       await ui.screenshot('create-company-first.en');
 
       await page.getByLabel('Company name').fill(COMPANY_NAME);
+      await fieldMessagesGone(page);
       await page.getByRole('button', { name: 'Create company' }).click();
       await page.waitForURL(`${s.server.baseUrl}/dev/dashboard`);
       assert.equal(await page.getByTestId('current-company').textContent(), COMPANY_NAME_SHORT);

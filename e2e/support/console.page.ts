@@ -30,7 +30,7 @@ export async function chooseTab(scope: Page | Locator, name: string, exact = tru
  * Waits until the field messages of a form in `scope` have gone (antd animates them out, and the
  * buttons below move up meanwhile: a click aimed before they settle can land beside its button).
  */
-export async function fieldMessagesGone(scope: Locator) {
+export async function fieldMessagesGone(scope: Page | Locator) {
   await scope.locator('.ant-form-item-explain-error').first().waitFor({ state: 'detached' });
 }
 
