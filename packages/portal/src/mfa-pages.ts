@@ -4,7 +4,7 @@ import { layout, type PageContext } from './pages.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
 import { type SignatureFactorView, signatureForm } from './signature-pages.ts';
-import { cancelSignInForm, stepExit } from './step-exit.ts';
+import { cancelSignInForm, stepExit } from './step-parts.ts';
 
 /** Second-factor pages of the sign-in pipeline (bind_factor and second_factor steps). */
 

@@ -11,7 +11,7 @@ import {
   type ScanButton,
   scanButtons,
 } from './scan-pages.ts';
-import { cancelSignInForm } from './step-exit.ts';
+import { cancelSignInForm } from './step-parts.ts';
 
 export interface PageContext {
   lang: Language;

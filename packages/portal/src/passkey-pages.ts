@@ -2,8 +2,7 @@ import { interpolate } from '@tessera/contract';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
-import { type BindKindLink, kindTabs } from './signature-pages.ts';
-import { stepExit } from './step-exit.ts';
+import { type BindKindLink, kindTabs, stepExit } from './step-parts.ts';
 
 /**
  * Passkey (FIDO2 / WebAuthn) forms. The pages' CSP allows no inline script, so the ceremony runs

@@ -2,7 +2,7 @@ import { interpolate, SIGNATURE_CHALLENGE_SECONDS } from '@tessera/contract';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
-import { stepExit } from './step-exit.ts';
+import { type BindKindLink, kindTabs, stepExit } from './step-parts.ts';
 
 /**
  * UKEY and soft-lock factors: the page shows a single-use challenge and takes the signature that
@@ -54,23 +54,6 @@ ${challengeBlock(ctx, input.challenge)}
 <textarea id="signature" name="signature" rows="3" required spellcheck="false" autocomplete="off" maxlength="2100"></textarea>
 <button type="submit" class="${input.buttonClass ?? 'primary'}">${t.verify}</button>
 </form>`;
-}
-
-/** A factor a person may bind instead of another, with the address of its form. */
-export interface BindKindLink {
-  type: string;
-  href: string;
-}
-
-/** The kinds to choose between when binding a factor at sign-in (nothing when there is one). */
-export function kindTabs(ctx: PageContext, kinds: readonly BindKindLink[], current: string): SafeHtml | '' {
-  const mfa = portalPhrases[ctx.lang].mfa;
-  if (kinds.length < 2) return '';
-  return html`<nav class="tabs" aria-label="${mfa.bindKind}">${kinds.map((k) =>
-    k.type === current
-      ? html`<a href="${k.href}" aria-current="page">${mfa.types[k.type] ?? k.type}</a>`
-      : html`<a href="${k.href}">${mfa.types[k.type] ?? k.type}</a>`,
-  )}</nav>`;
 }
 
 export interface SignatureBindPageInput {

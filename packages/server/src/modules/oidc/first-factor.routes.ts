@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseCredential } from '../mfa/fido2.service.ts';
 import type { SignInResult } from '../signin/signin.service.ts';
 import type { InteractionDeps, InteractionKit } from './interaction-kit.ts';
-import { INTERACTION_PATH } from './provider.ts';
+import { INTERACTION_PATH, interactionSubject } from './provider.ts';
 import { signInFactsOf, signInFactsQuery } from './sign-in-facts.ts';
 import type { StepName } from './sign-in-steps.ts';
 
@@ -87,7 +87,7 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
       const assertion = await fido2.verifyAssertion(
         credential,
         'first_factor',
-        `interaction:${interaction.uid}`,
+        interactionSubject(interaction.uid),
       );
       const account = assertion.accountId
         ? await deps.accounts.findAccountById(assertion.accountId)

@@ -19,7 +19,7 @@ import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { ConsentStore } from './consent.ts';
-import { INTERACTION_PATH, PORTAL_ASSETS_PATH } from './provider.ts';
+import { INTERACTION_PATH, interactionSubject, PORTAL_ASSETS_PATH } from './provider.ts';
 import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
 import {
@@ -183,7 +183,7 @@ export function createInteractionKit(deps: InteractionDeps) {
         ? {
             action: `${INTERACTION_PATH}/${uid}/passkey`,
             options: JSON.stringify(
-              await deps.passkey.authenticationOptions('first_factor', `interaction:${uid}`),
+              await deps.passkey.authenticationOptions('first_factor', interactionSubject(uid)),
             ),
           }
         : undefined;

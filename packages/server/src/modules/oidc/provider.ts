@@ -20,6 +20,8 @@ import { accountReadAlong } from './token-context.ts';
 
 export { APP_ACCESS_PROMPT, OIDC_MOUNT, PORTAL_ASSETS_PATH, pageContextOf };
 export const INTERACTION_PATH = '/interaction';
+/** What a passkey or key challenge of an OIDC interaction is bound to (its `subject`). */
+export const interactionSubject = (uid: string) => `interaction:${uid}`;
 
 export interface OidcProviderOptions {
   issuer: string;

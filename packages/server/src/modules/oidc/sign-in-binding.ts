@@ -12,7 +12,7 @@ import type { MfaService } from '../mfa/mfa.service.ts';
 import type { MfaRequirement } from '../mfa/mfa-requirement.ts';
 import { typedValues } from '../mfa/signature.portal.routes.ts';
 import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
-import { INTERACTION_PATH } from './provider.ts';
+import { INTERACTION_PATH, interactionSubject } from './provider.ts';
 import { requirementOfSignIn } from './sign-in-facts.ts';
 import type { SignInStep, StepDone, StepRequest, StepView } from './sign-in-steps.ts';
 
@@ -38,8 +38,6 @@ export const bindingKinds = (requirement: MfaRequirement): BindingKind[] =>
   requirement.mode === 'required' && requirement.otpStandsIn
     ? [...(requirement.fido2 ? (['fido2'] as const) : []), ...requirement.signature]
     : [];
-
-const subjectOf = (interactionId: string) => `interaction:${interactionId}`;
 
 interface BindingDeps {
   mfa: MfaService;
@@ -81,13 +79,13 @@ export function withFactorBinding(otp: SignInStep, deps: BindingDeps): SignInSte
       kinds: links,
     };
     if (type === 'fido2' && fido2) {
-      const options = await fido2.registrationOptions(view.account, subjectOf(interactionId));
+      const options = await fido2.registrationOptions(view.account, interactionSubject(interactionId));
       return renderPasskeyRegisterPage(page, { ...common, options: JSON.stringify(options) });
     }
     const { challenge } = await (signatures as SignatureFactors).newChallenge(
       view.account.id,
       'bind',
-      subjectOf(interactionId),
+      interactionSubject(interactionId),
     );
     return renderSignatureBindPage(page, {
       ...common,
@@ -138,7 +136,8 @@ async function submitPasskey(
 ): Promise<string | StepDone> {
   const credential = parseCredential(answer);
   const bound =
-    credential && (await fido2.finishRegistration(account, subjectOf(interactionId ?? ''), credential, ip));
+    credential &&
+    (await fido2.finishRegistration(account, interactionSubject(interactionId ?? ''), credential, ip));
   if (!bound) return portalPhrases[lang].passkey.rejected;
   // RFC 8176: a passkey is a hardware-bound key.
   return { completes: ['second_factor'], amr: ['hwk'], page: codesPage(bound.recoveryCodes) };
@@ -164,7 +163,7 @@ async function submitKey(
         challenge: form.challenge?.slice(0, 128),
         signature: form.signature,
       },
-      subjectOf(interactionId ?? ''),
+      interactionSubject(interactionId ?? ''),
       ip,
     );
   } catch (error) {

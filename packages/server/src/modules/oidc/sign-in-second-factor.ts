@@ -3,6 +3,7 @@ import { portalPhrases, renderSecondFactorPage } from '@tessera/portal';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
+import { interactionSubject } from './provider.ts';
 import { hasBoundFactor, requirementOfSignIn } from './sign-in-facts.ts';
 import type { SignInStep } from './sign-in-steps.ts';
 
@@ -22,7 +23,6 @@ export function secondFactorStep(deps: {
     ...(requirement.fido2 && fido2 ? ['fido2'] : []),
     ...(signatures ? requirement.signature : []),
   ];
-  const signatureSubject = (interactionId: string) => `interaction:${interactionId}`;
   return {
     name: 'second_factor',
     async applies(account, context, facts) {
@@ -34,18 +34,18 @@ export function secondFactorStep(deps: {
     async render(page, view) {
       const requirement = await requirementOfSignIn(mfa, view.account, view);
       const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
-      const hasPasskey = fido2 && view.interactionId && factors.some((f) => f.type === 'fido2');
-      const passkey = hasPasskey
-        ? {
-            options: JSON.stringify(
-              await fido2.authenticationOptions(
-                'second_factor',
-                `interaction:${view.interactionId}`,
-                view.account.id,
+      const passkey =
+        fido2 && view.interactionId && factors.some((f) => f.type === 'fido2')
+          ? {
+              options: JSON.stringify(
+                await fido2.authenticationOptions(
+                  'second_factor',
+                  interactionSubject(view.interactionId),
+                  view.account.id,
+                ),
               ),
-            ),
-          }
-        : undefined;
+            }
+          : undefined;
       const keys = factors.filter((f) => (requirement.signature as string[]).includes(f.type));
       const signature =
         signatures && view.interactionId && keys.length
@@ -54,7 +54,7 @@ export function secondFactorStep(deps: {
                 await signatures.newChallenge(
                   view.account.id,
                   'second_factor',
-                  signatureSubject(view.interactionId),
+                  interactionSubject(view.interactionId),
                 )
               ).challenge,
               factors: keys.map((f) => ({ factorId: f.id, type: f.type, name: f.name })),
@@ -81,7 +81,7 @@ export function secondFactorStep(deps: {
               const assertion = await fido2.verifyAssertion(
                 credential,
                 'second_factor',
-                `interaction:${interactionId}`,
+                interactionSubject(interactionId),
                 account.id,
               );
               if (!assertion.ok && assertion.cause === 'passkey_cloned')
@@ -101,7 +101,7 @@ export function secondFactorStep(deps: {
                   challenge: form.challenge,
                   signature: form.signature,
                 },
-                signatureSubject(interactionId),
+                interactionSubject(interactionId),
                 requirement.signature,
               )
             : { ok: false, cause: 'signature_failed' };
