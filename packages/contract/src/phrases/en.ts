@@ -417,6 +417,12 @@ export const en = {
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {
     challengePrompt: 'Enter the verification code of your authenticator app',
+    factorNotBound:
+      'A second factor is required: bind an authenticator app in the user centre, then sign in again',
+    factorCodeNeeded:
+      'A passkey or key cannot be given through this device: bind an authenticator app in the user centre as well',
+    factorKeysOnly:
+      'This device can ask only for an authenticator app’s code, and your company requires a passkey or key: ask your administrator',
   },
   /** Outcomes of the identity sources' test buttons. */
   sourceTests: {

@@ -383,6 +383,9 @@ export const zh = {
   },
   radius: {
     challengePrompt: '请输入身份验证器应用中的验证码',
+    factorNotBound: '需要二次验证：请先在用户中心绑定身份验证器应用，再重新登录',
+    factorCodeNeeded: '通行密钥或密钥无法通过此设备验证：请在用户中心另外绑定身份验证器应用',
+    factorKeysOnly: '此设备只能询问身份验证器应用的验证码，而企业要求使用通行密钥或密钥，请联系管理员',
   },
   sourceTests: {
     connectionOk: '已连接（{tls}）并绑定成功；用户根 DN 存在',

@@ -10,6 +10,9 @@ export const radius = {
       'The server is started with TESSERA_RADIUS_PORT=off: clients can be prepared, but nothing answers them.',
     challenge: 'Verification code',
     challengeSeconds: 'An Access-Challenge waits {{seconds}} seconds for the code',
+    factors: 'Second factor over RADIUS',
+    factorsHint:
+      'A device can ask only for an authenticator app’s code: passkeys and keys cannot be given through it. Where the MFA policy allows only passkeys or keys, people who bound an authenticator app before are still asked for its code; the others are refused, and the device shows them why.',
   },
   list: {
     title: 'RADIUS clients',

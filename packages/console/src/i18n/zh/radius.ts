@@ -10,6 +10,9 @@ export const radius = {
     offHint: '服务以 TESSERA_RADIUS_PORT=off 启动：可以先配置客户端，但不会有应答。',
     challenge: '验证码',
     challengeSeconds: 'Access-Challenge 等待验证码 {{seconds}} 秒',
+    factors: 'RADIUS 的二次验证',
+    factorsHint:
+      '设备只能询问身份验证器应用的验证码，无法传递通行密钥或密钥。若多因素认证策略只允许通行密钥或密钥，之前已绑定身份验证器应用的用户仍会被询问验证码；其他用户会被拒绝，设备上会显示原因。',
   },
   list: {
     title: 'RADIUS 客户端',

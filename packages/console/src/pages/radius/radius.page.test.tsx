@@ -68,6 +68,9 @@ describe('<RadiusPage>', () => {
     });
     await renderPage();
     expect(screen.getByTestId('radius-server').textContent).toContain('UDP port 1812');
+    expect(screen.getByTestId('radius-server').textContent).toContain(
+      'passkeys and keys cannot be given through it',
+    );
     const row = screen.getByText('Office VPN').closest('tr') as HTMLElement;
     expect(row.textContent).toContain('10.0.0.0/24');
     expect(row.textContent).toContain('All users of the company');

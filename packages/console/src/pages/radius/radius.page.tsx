@@ -53,6 +53,9 @@ function RadiusServerCard({ server }: { server: RadiusList['server'] | undefined
           <Descriptions.Item label={t('radius.server.challenge')}>
             {t('radius.server.challengeSeconds', { seconds: server.challengeSeconds })}
           </Descriptions.Item>
+          <Descriptions.Item label={t('radius.server.factors')}>
+            {t('radius.server.factorsHint')}
+          </Descriptions.Item>
         </Descriptions>
       )}
     </Card>

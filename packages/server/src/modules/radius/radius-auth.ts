@@ -9,7 +9,7 @@ import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { sha256 } from '../../lib/crypto.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
-import type { MfaRequirement, MfaService } from '../mfa/mfa.service.ts';
+import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
 import { requirementOfCompany } from '../mfa/mfa-requirement.ts';
 import { mergeSafety } from '../safety/safety.repo.ts';
 import { insertLoginEvent, type LoginFailureCause } from '../signin/login-events.repo.ts';
@@ -78,12 +78,21 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
   /**
    * Whether the company asks this person for a second factor here, and which code kinds they
    * have. `access`: the company's settings and the person's role, when read already.
+   *
+   * A RADIUS password field carries only a code: passkeys and keys cannot be given through it.
+   * Where the policy allows no code kind (passkeys or keys only), an authenticator app the
+   * person bound before keeps answering here (OTP stands in, as at web sign-in), so that the
+   * password alone never passes for an account that has a factor; without one the request is
+   * refused with a Reply-Message that says why.
    */
   async function secondFactorOf(account: Account, companyId: string, access?: repo.ClientAccess) {
-    const requirement = access
+    const policy = access
       ? requirementOfCompany(mergeSafety(null, access.mfa).mfa, access.role)
       : await mfa.requirementIn(account, companyId);
-    if (requirement.mode === 'off') return { needed: false as const, requirement };
+    if (policy.mode === 'off') return { needed: false as const, requirement: policy };
+    const requirement: MfaRequirement = policy.types.length
+      ? policy
+      : { ...policy, types: [...OTP_TYPES], otpStandsIn: true };
     const allowed = [...requirement.types, ...requirement.signature, ...(requirement.fido2 ? ['fido2'] : [])];
     const bound = await mfa.boundFactors(account.id, allowed);
     const codes = bound.filter((f) => (requirement.types as string[]).includes(f.type));
@@ -163,14 +172,17 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     const { account } = result;
     const second = await secondFactorOf(account, request.client.companyId, checked.access);
     if (!second.needed) return accept;
-    if (!second.bound) {
-      await logFailure(request, account, 'mfa_not_bound');
-      return reject;
-    }
+    const replies = serverPhrases[request.client.language].radius;
     if (!second.codes) {
       // Passkeys and keys cannot be given through a RADIUS password field.
-      await logFailure(request, account, 'mfa_unavailable');
-      return reject;
+      const cause = second.bound ? 'mfa_unavailable' : 'mfa_not_bound';
+      await logFailure(request, account, cause);
+      const replyMessage = second.requirement.otpStandsIn
+        ? replies.factorKeysOnly
+        : second.bound
+          ? replies.factorCodeNeeded
+          : replies.factorNotBound;
+      return { ...reject, replyMessage };
     }
     if (request.client.otpMode === 'appended')
       return verifyCode(request, account, second.requirement, split.code ?? '');
@@ -185,7 +197,7 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     return {
       code: code.accessChallenge,
       state,
-      replyMessage: serverPhrases[request.client.language].radius.challengePrompt,
+      replyMessage: replies.challengePrompt,
     };
   }
 

@@ -54,10 +54,10 @@ const eventsOf = (identifier: string) =>
     .where('identifier', '=', identifier)
     .orderBy('created_at')
     .execute();
-const setMfa = (mode: string) =>
+const setMfa = (mode: string, types: string[] = ['otp', 'otp_sm3']) =>
   admin('/api/v1/manage/safety/mfa/update', {
     mode,
-    types: ['otp', 'otp_sm3'],
+    types,
     lockout: { maxFailures: 5, lockMinutes: 15 },
   });
 
@@ -207,8 +207,10 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
       ).toBe('Access-Reject');
       // A person without a factor cannot bind one over RADIUS: refused, and the log says why.
       const dave = await companyMember(ctx, owner, 'radius-dave');
-      expect((await radclient(port, vpn.secret, pap(dave.username, dave.password))).code).toBe(
-        'Access-Reject',
+      const refused = await radclient(port, vpn.secret, pap(dave.username, dave.password));
+      expect(refused.code).toBe('Access-Reject');
+      expect(refused.attributes['Reply-Message']).toBe(
+        'A second factor is required: bind an authenticator app in the user centre, then sign in again',
       );
       expect((await eventsOf(dave.username)).at(-1)).toMatchObject({ failure_cause: 'mfa_not_bound' });
     } finally {
@@ -236,6 +238,30 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
         'Access-Accept',
       );
       await admin('/api/v1/manage/radius/client/del', { clientId: appended.client.clientId });
+    } finally {
+      await setMfa('off');
+    }
+  });
+
+  it('asks for an authenticator app bound before under a keys-only policy, and tells the others why they are refused (issue 28)', async () => {
+    // A required policy that allows keys and passkeys but no code kind: RADIUS cannot carry a key.
+    expect((await setMfa('required', ['ukey_keyid', 'fido2'])).code).toBe(200);
+    try {
+      const grace = await companyMember(ctx, owner, 'radius-grace');
+      const code = await bindOtp(grace.id);
+      const challenged = await radclient(port, vpn.secret, pap(grace.username, grace.password));
+      expect(challenged.code, challenged.output).toBe('Access-Challenge');
+      const state = challenged.attributes.State as string;
+      const accepted = await radclient(port, vpn.secret, pap(grace.username, code(), { State: state }));
+      expect(accepted.code, accepted.output).toBe('Access-Accept');
+      // The password alone never passes for a person who has no code to give here.
+      const henry = await companyMember(ctx, owner, 'radius-henry');
+      const refused = await radclient(port, vpn.secret, pap(henry.username, henry.password));
+      expect(refused.code).toBe('Access-Reject');
+      expect(refused.attributes['Reply-Message']).toBe(
+        'This device can ask only for an authenticator app’s code, and your company requires a passkey or key: ask your administrator',
+      );
+      expect((await eventsOf(henry.username)).at(-1)).toMatchObject({ failure_cause: 'mfa_not_bound' });
     } finally {
       await setMfa('off');
     }
