@@ -184,6 +184,7 @@ export async function createServices(context: {
     sealer,
     jobs,
     log: app.log,
+    metrics,
     config: config.radius,
     rejectDelayMs: options.radiusRejectDelayMs,
     accounts,

@@ -5,18 +5,24 @@ import type { DatabaseHandle } from '../../db/database.ts';
 
 /**
  * Prometheus metrics (prom-client), served at /metrics when TESSERA_METRICS_TOKEN is set:
- * requests by route and status, sign-ins by result, grants by type, the job backlog and the
- * database pool, with the process metrics of Node. Without a token nothing is loaded or counted.
+ * requests by route and status, sign-ins by result, grants by type, RADIUS requests dropped that
+ * no company's client explains, the job backlog and the database pool, with the process metrics
+ * of Node. Without a token nothing is loaded or counted.
  *
  * Labels come from closed sets only (the route's pattern, never its URL; a result or grant type
  * the server names), so a client cannot grow the number of series.
  */
+
+/** Why the RADIUS server dropped a request that it books on no client (see radius-server.ts). */
+export type RadiusDropReason = 'unknown_client' | 'no_message_authenticator' | 'bad_message_authenticator';
 
 export interface Metrics {
   /** Counts a password or passkey sign-in by its result ('success' or the failure cause). */
   signedIn<T extends { ok: boolean; cause?: string }>(result: T): T;
   /** Counts the token grants of a provider by grant type. */
   watchProvider(provider: Provider): void;
+  /** Counts a RADIUS request dropped on the platform: no client's secret says whose it is. */
+  radiusDropped(reason: RadiusDropReason): void;
   /** The text exposition; undefined when metrics are off. */
   render(): Promise<{ contentType: string; body: string } | undefined>;
 }
@@ -24,6 +30,7 @@ export interface Metrics {
 const off: Metrics = {
   signedIn: (result) => result,
   watchProvider() {},
+  radiusDropped() {},
   render: async () => undefined,
 };
 
@@ -61,6 +68,12 @@ export async function createMetrics(options: {
     name: 'tessera_oidc_grants_total',
     help: 'Token endpoint grants by grant type and outcome',
     labelNames: ['grant_type', 'outcome'] as const,
+    registers: [registry],
+  });
+  const radiusDrops = new prom.Counter({
+    name: 'tessera_radius_dropped_total',
+    help: 'RADIUS requests dropped that no client secret explains (counted on no company), by reason',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   new prom.Gauge({
@@ -113,6 +126,9 @@ export async function createMetrics(options: {
     watchProvider(provider) {
       provider.on('grant.success', (ctx) => grants.inc({ grant_type: grantType(ctx), outcome: 'success' }));
       provider.on('grant.error', (ctx) => grants.inc({ grant_type: grantType(ctx), outcome: 'error' }));
+    },
+    radiusDropped(reason) {
+      radiusDrops.inc({ reason });
     },
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };

@@ -76,17 +76,22 @@ export const attributeValue = (request: Request, type: number) =>
   request.attributes.find((a) => a.type === type)?.value;
 
 /**
- * Whether the request carries a Message-Authenticator made with `secret`: `missing` without one
- * (or with more than one, or one of the wrong size), `bad` when it does not match.
+ * Which of the clients made the request's Message-Authenticator with its secret: `missing`
+ * without one (or with more than one, or one of the wrong size), `bad` when no secret matches.
+ * The packet with the value zeroed is made once; each secret then costs one HMAC-MD5.
  */
-export function checkMessageAuthenticator(request: Request, secret: Buffer): 'ok' | 'missing' | 'bad' {
+export function signerOf<T extends { secret: Buffer }>(
+  request: Request,
+  clients: readonly T[],
+): T | 'missing' | 'bad' {
   const found = request.attributes.filter((a) => a.type === attribute.messageAuthenticator);
   const [only] = found;
   if (found.length !== 1 || !only || only.value.length !== 16) return 'missing';
   const copy = Buffer.from(request.bytes);
   copy.fill(0, only.offset, only.offset + 16);
-  const expected = createHmac('md5', secret).update(copy).digest();
-  return timingSafeEqual(expected, only.value) ? 'ok' : 'bad';
+  for (const client of clients)
+    if (timingSafeEqual(createHmac('md5', client.secret).update(copy).digest(), only.value)) return client;
+  return 'bad';
 }
 
 /** User-Password (RFC 2865 §5.2), or undefined when it is not a valid hidden password. */

@@ -1,9 +1,10 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { BlockList, isIPv4 } from 'node:net';
-import type { Language } from '@tessera/contract';
+import { type Language, radiusLimits } from '@tessera/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
+import type { Metrics, RadiusDropReason } from '../ops/metrics.ts';
 import * as repo from './radius.repo.ts';
 import { SECRET_PURPOSE } from './radius.service.ts';
 import type { KnownClient, RadiusAuthenticator } from './radius-auth.ts';
@@ -12,12 +13,12 @@ import {
   addressOf,
   attribute,
   attributeValue,
-  checkMessageAuthenticator,
   code,
   decryptPassword,
   encodeAnswer,
   parseRequest,
   type Request,
+  signerOf,
   textOf,
 } from './radius-packet.ts';
 
@@ -28,9 +29,9 @@ import {
  *
  * A request is answered only when it comes from a known client's address range and carries a
  * Message-Authenticator made with that client's secret (RFC 3579, required on every request:
- * Blast-RADIUS, CVE-2024-3596); anything else is dropped, and drops are counted per client.
- * Clients of different companies may share a range: the secret that verifies the request says
- * whose it is. Retransmissions (RFC 5080 §2.2.2: same source, identifier and authenticator) get
+ * Blast-RADIUS, CVE-2024-3596); anything else is dropped. Clients of different companies may
+ * share a range: the secret that verifies the request says whose it is (see `identify`).
+ * Retransmissions (RFC 5080 §2.2.2: same source, identifier and authenticator) get
  * the answer already sent, or nothing while it is being worked out. Rejects wait a second, as
  * FreeRADIUS's reject_delay does, so that guessing over RADIUS is slow and timings tell nothing.
  */
@@ -38,7 +39,6 @@ import {
 interface CachedClient extends KnownClient {
   secret: Buffer;
   range: BlockList;
-  prefix: number;
 }
 
 export interface RadiusServerOptions {
@@ -50,6 +50,8 @@ export interface RadiusServerOptions {
   port: number;
   /** How long an Access-Reject waits (ms); FreeRADIUS waits 1 s. */
   rejectDelayMs?: number;
+  /** Where drops that belong to no client are counted (the platform's metrics). */
+  metrics?: Pick<Metrics, 'radiusDropped'>;
 }
 
 const RELOAD_MS = 60_000;
@@ -57,8 +59,12 @@ const FLUSH_MS = 5_000;
 /** How long an answer is kept for retransmissions (RFC 5080 suggests the client's retry window). */
 const DUPLICATE_MS = 30_000;
 const DUPLICATE_MAX = 20_000;
-/** Clients of different companies sharing one range: at most this many secrets are tried. */
-const MAX_CANDIDATES = 8;
+/**
+ * The secrets tried per company for one request. Every company is tried: a bound over all
+ * companies would let one company's clients (declared for another's NAS address) push the
+ * other's out. A company holds no more clients than this, and an HMAC-MD5 costs microseconds.
+ */
+const CANDIDATES_PER_COMPANY = radiusLimits.clientsPerCompany;
 
 const emptyCounts = (): repo.ClientCounts => ({
   accepts: 0,
@@ -81,8 +87,8 @@ export function createRadiusServer(options: RadiusServerOptions) {
   const answered = new Map<string, { answer?: Buffer; expires: number }>();
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
-  let unknownDrops = 0;
-  let lastUnknownWarning = 0;
+  let platformDrops = 0;
+  let lastDropWarning = 0;
   let socket: Socket | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
@@ -105,7 +111,6 @@ export function createRadiusServer(options: RadiusServerOptions) {
             language: row.default_language as Language,
             secret,
             range,
-            prefix: Number(bits) + (family === 'ipv4' ? 96 : 0),
           },
         ];
       } catch (error) {
@@ -113,8 +118,6 @@ export function createRadiusServer(options: RadiusServerOptions) {
         return [];
       }
     });
-    // The most specific range first.
-    clients.sort((a, b) => b.prefix - a.prefix);
   }
 
   const count = (clientId: string, field: Exclude<keyof repo.ClientCounts, 'lastRequestAt'>) => {
@@ -130,31 +133,56 @@ export function createRadiusServer(options: RadiusServerOptions) {
     for (const [clientId, entry] of pending) await repo.addCounts(database.db, clientId, entry);
   }
 
-  function dropUnknown(source: string) {
-    unknownDrops++;
+  /** A drop no client's secret explains: the platform's, never a company's. */
+  function dropOnPlatform(source: string, reason: RadiusDropReason) {
+    options.metrics?.radiusDropped(reason);
+    platformDrops++;
     const now = Date.now();
-    if (now - lastUnknownWarning > 60_000) {
-      lastUnknownWarning = now;
-      log.warn({ source, dropped: unknownDrops }, 'RADIUS requests from an unknown client dropped');
+    if (now - lastDropWarning > 60_000) {
+      lastDropWarning = now;
+      log.warn({ source, reason, dropped: platformDrops }, 'RADIUS requests of no known client dropped');
     }
   }
 
-  /** The client whose range holds the source and whose secret made the Message-Authenticator. */
-  function identify(request: Request, source: string): CachedClient | undefined {
+  /** The clients whose range holds the source, oldest first, at most CANDIDATES_PER_COMPANY of each company. */
+  function candidatesFor(source: string) {
     const family = isIPv4(source) ? 'ipv4' : 'ipv6';
-    const candidates = clients.filter((c) => c.range.check(source, family)).slice(0, MAX_CANDIDATES);
-    const [first] = candidates;
-    if (!first) {
-      dropUnknown(source);
+    const perCompany = new Map<string, number>();
+    const found: CachedClient[] = [];
+    for (const client of clients) {
+      const taken = perCompany.get(client.companyId) ?? 0;
+      if (taken >= CANDIDATES_PER_COMPANY || !client.range.check(source, family)) continue;
+      perCompany.set(client.companyId, taken + 1);
+      found.push(client);
+    }
+    return found;
+  }
+
+  /**
+   * The client whose range holds the source and whose secret made the Message-Authenticator.
+   * The oldest clients are tried first, so that clients declared later (of whatever company)
+   * do not even slow down the match of those already there.
+   *
+   * A request without a Message-Authenticator is never answered, whoever's range holds it:
+   * nothing else in it proves whose secret it was made with (a User-Password decrypts to bytes
+   * under any secret, and the Request Authenticator is random), so it cannot be matched to a
+   * client safely and Blast-RADIUS forbids answering it. A drop is counted on a client only when
+   * that client alone holds the source in its range, so that the address says whose it is;
+   * when several do, or none, the drop is counted on the platform and no company sees another's.
+   */
+  function identify(request: Request, source: string): CachedClient | undefined {
+    const candidates = candidatesFor(source);
+    if (!candidates.length) {
+      dropOnPlatform(source, 'unknown_client');
       return undefined;
     }
-    let missing = false;
-    for (const client of candidates) {
-      const check = checkMessageAuthenticator(request, client.secret);
-      if (check === 'ok') return client;
-      if (check === 'missing') missing = true;
-    }
-    count(first.id, missing ? 'droppedNoAuthenticator' : 'droppedBadAuthenticator');
+    const signer = signerOf(request, candidates);
+    if (typeof signer !== 'string') return signer;
+    const [sole] = candidates;
+    if (sole && candidates.length === 1)
+      count(sole.id, signer === 'missing' ? 'droppedNoAuthenticator' : 'droppedBadAuthenticator');
+    else
+      dropOnPlatform(source, signer === 'missing' ? 'no_message_authenticator' : 'bad_message_authenticator');
     return undefined;
   }
 

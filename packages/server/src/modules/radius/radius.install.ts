@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../db/database.ts';
 import type { Bind } from '../../http/bind.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Jobs } from '../jobs/jobs.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import { purgeExpiredChallenges } from './radius.repo.ts';
 import { radiusRoutes } from './radius.routes.ts';
 import { createRadiusService } from './radius.service.ts';
@@ -27,6 +28,7 @@ export function createRadius(
     sealer: Sealer;
     jobs: Jobs;
     log: FastifyBaseLogger;
+    metrics: Metrics;
     config: Config['radius'] | undefined;
     rejectDelayMs: number | undefined;
   },
@@ -43,6 +45,7 @@ export function createRadius(
           host: config.host,
           port: config.port,
           rejectDelayMs: deps.rejectDelayMs,
+          metrics: deps.metrics,
           authenticator: createRadiusAuthenticator({ ...deps, db }),
         });
   let running: RunningRadius | null = null;

@@ -116,7 +116,7 @@ export async function replaceDepartments(db: Db, clientId: string, ids: string[]
       .execute();
 }
 
-/** Every enabled client of every company, as the RADIUS server keeps them (with the company's language). */
+/** Every enabled client of every company, oldest first, as the RADIUS server keeps them (with the company's language). */
 export const enabledClients = (db: Db) =>
   db
     .selectFrom('radius_clients as r')
@@ -132,6 +132,8 @@ export const enabledClients = (db: Db) =>
       'c.default_language',
     ])
     .where('r.enabled', '=', true)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
     .execute();
 
 /** What the RADIUS server reads of a person whose password was right (see `clientAccessOf`). */
