@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConsoleAccess } from './constants.ts';
+import type { ConsoleAccess, ConsoleVariant } from './constants.ts';
 import type { ErrorReason } from './errors.ts';
 
 /** A multipart upload: the form field of the file, its size limit and the accepted types. */
@@ -49,6 +49,12 @@ export interface CallDef<
    * endpoint), and the company is the application's.
    */
   auth: 'public' | 'session' | 'app';
+  /**
+   * A call of one console (a session call under `/api/v1/admin/` or `/api/v1/dev/`): it takes
+   * only the tokens that console's client was issued; another console's token is answered like
+   * any invalid token (401), and its session is left as it was.
+   */
+  console?: ConsoleVariant;
   /** When true, the `company_id` header is required and checked against the caller's memberships. */
   tenant: boolean;
   /**

@@ -64,6 +64,12 @@ export type ConsoleAccess =
   | 'console'
   | { groups: readonly ConsoleGroup[]; level: ConsoleLevel; ability?: ConsoleAbility };
 
+/**
+ * Reading the sign-in and audit events of people (the log group): the log screen, and the
+ * dashboard's lists of recent sign-ins and failures and its failure alerts, which name people.
+ */
+export const logReadAccess = { groups: ['log'], level: 'read' } as const satisfies ConsoleAccess;
+
 /** What a person may do in the console of one company. */
 export interface ConsoleGrants {
   groups: Partial<Record<ConsoleGroup, ConsoleLevel>>;

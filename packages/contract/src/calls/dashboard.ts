@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineCall, emptyRequest } from '../call.ts';
-import { dashboardWindows, mfaModes, signInMarks } from '../constants.ts';
+import { dashboardWindows, logReadAccess, mfaModes, signInMarks } from '../constants.ts';
 import { place } from './log.ts';
 
 /**
@@ -20,8 +20,14 @@ const windowRequest = (fallback: (typeof dashboardWindows)[number]) =>
 const range = { from: z.string(), to: z.string() };
 
 const tag = 'Dashboard';
-// The dashboard is every console user's first screen (spec §2: pinned), whatever their console role.
+/**
+ * The dashboard is every console user's first screen (spec §2: pinned), whatever their console
+ * role: its counts are for anyone who reaches the console. Its lists of people's sign-ins and
+ * failures are log data (spec §6 log group), as on the log screen; the console leaves their
+ * panels out for a role that may not read the log.
+ */
 const base = { tag, auth: 'session', tenant: true, access: 'console' } as const;
+const logBase = { ...base, access: logReadAccess } as const;
 
 export const userDataOverview = defineCall({
   ...base,
@@ -124,7 +130,7 @@ export const recentEvent = z.object({
 const recentRequest = z.object({ limit: z.number().int().min(1).max(50).default(10) }).default({ limit: 10 });
 
 export const newFailList = defineCall({
-  ...base,
+  ...logBase,
   path: '/api/v1/manage/index/new-fail-list',
   summary: 'The newest failed sign-ins of the last three days (empty: no errors in the last three days)',
   request: recentRequest,
@@ -132,7 +138,7 @@ export const newFailList = defineCall({
 });
 
 export const newLoginList = defineCall({
-  ...base,
+  ...logBase,
   path: '/api/v1/manage/index/new-login-list',
   summary:
     'The newest successful sign-ins of the last three days (empty: no one logged in in the last three days)',
@@ -163,6 +169,7 @@ export const failTrend = defineCall({
     days: z.array(
       z.object({ day: z.string(), total: z.number().int(), byCause: z.record(z.string(), z.number().int()) }),
     ),
+    /** The spikes name people: given to those who may read the log, empty for the others. */
     alerts: z.array(failureAlert),
   }),
 });

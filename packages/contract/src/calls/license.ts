@@ -149,7 +149,10 @@ export const systemInfo = defineCall({
   summary: 'Version and build of the platform',
   tag: 'System',
   auth: 'session',
+  // The platform's, not a company's: every console shows its version (spec §2 top bar), also
+  // before a company exists (/create-company), so it takes no company.
   tenant: false,
+  access: 'console',
   request: emptyRequest,
   response: z.object({
     version: z.string(),

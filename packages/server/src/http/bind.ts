@@ -169,7 +169,9 @@ export function createBinder(app: FastifyInstance, deps: BinderDeps) {
               isPlatformAdmin: false,
             };
         }
-        if (!session) throw new AppError('auth.login_required');
+        // A token of the other console is no token here: the call neither uses nor ends its session.
+        if (!session || (call.console && session.variant !== call.console))
+          throw new AppError('auth.login_required');
       }
       let app: AppCaller | undefined;
       if (call.auth === 'app') {

@@ -1,14 +1,7 @@
 import { type ConsoleGrants, grantsAllow } from '@tessera/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  ownerWithCompany,
-  sessionFor,
-  startTestApp,
-  type TestContext,
-  TINY_PNG,
-  upload,
-} from '../test/harness.ts';
+import { delegatedAdmin } from '../test/delegated-admin.ts';
+import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
 
 /**
  * Issue 15, spec §6: a person with a custom console role is refused, by the server, every call
@@ -46,27 +39,9 @@ beforeAll(async () => {
     ],
   ];
   for (const [name, grants] of roles) {
-    const role = await call<{ roleId: string }>(
-      ctx,
-      '/api/v1/manage/console-role/create',
-      { name, grants },
-      {
-        token: owner.token,
-        companyId: owner.companyId,
-      },
-    );
-    const person = await call<{ userId: string }>(
-      ctx,
-      '/api/v1/manage/company/user/create',
-      {
-        username: `walk-${name.replace(' ', '-').toLowerCase()}`,
-        role: 'delegated_admin',
-        consoleRoleId: role.data.roleId,
-        password: 'Sunny-Day-42',
-      },
-      { token: owner.token, companyId: owner.companyId },
-    );
-    people.push({ name, grants, token: await sessionFor(ctx, person.data.userId) });
+    const username = `walk-${name.replace(' ', '-').toLowerCase()}`;
+    const person = await delegatedAdmin(ctx, owner, username, grants);
+    people.push({ name, grants, token: person.token });
   }
 });
 afterAll(() => ctx.close());
@@ -99,6 +74,10 @@ async function send(def: { path: string; upload?: unknown; download?: unknown },
     : { code: response.statusCode, data: null };
 }
 
+/** The calls the walk makes: every company call, and the others that declare what a role needs. */
+const walkedCalls = () =>
+  ctx.tessera.boundCalls.filter((c) => c.tenant || (c.auth === 'session' && c.access !== undefined));
+
 describe('a custom console role', () => {
   it('declares its access on every company call of the contract', () => {
     const undeclared = ctx.tessera.boundCalls
@@ -108,7 +87,7 @@ describe('a custom console role', () => {
   });
 
   it('is refused every call outside its groups and reaches every call inside them', async () => {
-    const tenantCalls = ctx.tessera.boundCalls.filter((c) => c.tenant);
+    const tenantCalls = walkedCalls();
     expect(tenantCalls.length).toBeGreaterThan(80);
     for (const person of people) {
       const before = await auditCount();
@@ -127,6 +106,54 @@ describe('a custom console role', () => {
       expect(refused, person.name).toBeGreaterThan(10);
       // Nothing a refused call could change was changed (the allowed calls above were sent empty).
       expect(await auditCount(), person.name).toBe(before);
+    }
+  });
+});
+
+/**
+ * Issue 28: the dashboard's lists of people's sign-ins and failures are log data (spec §6 log
+ * group), refused to a role that may not read the sign-in log; its counts, and the platform's
+ * version, are for everyone who reaches the console.
+ */
+const dashboardCalls: Record<string, 'console' | 'log'> = {
+  '/api/v1/manage/index/user-data-overview': 'console',
+  '/api/v1/manage/index/user-login-trend': 'console',
+  '/api/v1/manage/index/user-mfa-info': 'console',
+  '/api/v1/manage/index/app-login-count': 'console',
+  '/api/v1/manage/index/app-login-trend': 'console',
+  '/api/v1/manage/index/app-login-count-ratio': 'console',
+  '/api/v1/manage/index/fail-trend': 'console',
+  '/api/v1/manage/index/login-hotspot': 'console',
+  '/api/v1/manage/index/new-fail-list': 'log',
+  '/api/v1/manage/index/new-login-list': 'log',
+  '/api/v1/manage/system/info': 'console',
+};
+
+describe('the dashboard calls (issue 28)', () => {
+  it('are all walked above', () => {
+    const walked = walkedCalls().map((c) => c.path);
+    const dashboard = ctx.tessera.boundCalls
+      .map((c) => c.path)
+      .filter((path) => path.startsWith('/api/v1/manage/index/') || path === '/api/v1/manage/system/info');
+    expect(dashboard.sort()).toEqual(Object.keys(dashboardCalls).sort());
+    expect(dashboard.filter((path) => !walked.includes(path))).toEqual([]);
+  });
+
+  it('give the lists of sign-ins and failures only to a role that reads the log, the counts to every role', async () => {
+    const expected = (grants: ConsoleGrants, needs: 'console' | 'log') =>
+      needs === 'console' || grants.groups.log !== undefined
+        ? { code: 200 }
+        : { code: 403, reason: 'auth.group_forbidden' };
+    for (const person of people) {
+      for (const [path, needs] of Object.entries(dashboardCalls)) {
+        const answer = await send({ path }, person.token);
+        const reason = (answer.data as { reason?: string } | null)?.reason;
+        expect({ path, who: person.name, code: answer.code, ...(reason ? { reason } : {}) }).toEqual({
+          path,
+          who: person.name,
+          ...expected(person.grants, needs),
+        });
+      }
     }
   });
 });

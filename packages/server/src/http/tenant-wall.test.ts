@@ -4,6 +4,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.consoles.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
@@ -11,7 +12,8 @@ import { pkiWall } from './tenant-wall.pki.ts';
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
  * an administrator of company A, must give nothing of company B back, whether B is named in the
- * company_id header or by ids in the body. A call without a probe here fails the test.
+ * company_id header or by ids in the body. A call without a probe here fails the test. The wall
+ * between the platform console (/admin/) and the company console (/dev/) is at the end.
  */
 let ctx: TestContext;
 let a: Awaited<ReturnType<typeof ownerWithCompany>>;
@@ -19,7 +21,8 @@ let b: Awaited<ReturnType<typeof ownerWithCompany>>;
 let bMemberId: string;
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  // Listening: the consoles' wall signs in through the provider's pages.
+  ctx = await startTestApp({ listen: true });
   a = await ownerWithCompany(ctx, 'alpha-owner', 'Alpha Works');
   b = await ownerWithCompany(ctx, 'beta-owner', 'Beta Secret Holdings');
   const member = await call<{ userId: string }>(
@@ -724,5 +727,64 @@ describe('tenant wall', () => {
       { token: a.token, companyId: 'no-such-company' },
     );
     expect(response).toMatchObject({ code: 404, data: { reason: 'company.not_found' } });
+  });
+});
+
+describe('the wall between the two consoles (issue 28)', () => {
+  it("answers each console's calls to the other console's token like an invalid token, and leaves its session", async () => {
+    const tokens = await signInToBothConsoles(ctx);
+    for (const [own, other] of [
+      ['admin', 'dev'],
+      ['dev', 'admin'],
+    ] as const) {
+      for (const path of [`/api/v1/${own}/oidc/refresh`, `/api/v1/${own}/login/logout`]) {
+        expect(await answerTo(ctx, path, tokens[other])).toEqual({
+          path,
+          code: 401,
+          reason: 'auth.login_required',
+        });
+      }
+      expect(await stillSignedIn(ctx, tokens[other]), `${other} token after ${own}'s calls`).toBe(true);
+    }
+    // The calls that only one console makes refuse the other's token.
+    expect(
+      await answerTo(ctx, '/api/v1/manage/company/create', tokens.admin, { name: 'From admin' }),
+    ).toEqual({
+      path: '/api/v1/manage/company/create',
+      code: 403,
+      reason: 'company.create_dev_only',
+    });
+    const devUser = {
+      username: 'made-from-dev',
+      password: 'Planted-By-A-1',
+      confirmPassword: 'Planted-By-A-1',
+    };
+    expect(await answerTo(ctx, '/api/v1/manage/user/admin/create-dev-user', tokens.dev, devUser)).toEqual({
+      path: '/api/v1/manage/user/admin/create-dev-user',
+      code: 403,
+      reason: 'user.dev_user_admin_only',
+    });
+    // Each token still works in its own console: refreshed there, then signed out there.
+    for (const variant of ['admin', 'dev'] as const) {
+      const own = { token: tokens[variant] };
+      const refreshed = await call<{ token: string }>(ctx, `/api/v1/${variant}/oidc/refresh`, {}, own);
+      expect(refreshed.code, `${variant} refresh`).toBe(200);
+      const out = await answerTo(ctx, `/api/v1/${variant}/login/logout`, refreshed.data.token);
+      expect(out.code, `${variant} logout`).toBe(200);
+      expect(await stillSignedIn(ctx, refreshed.data.token)).toBe(false);
+    }
+  });
+
+  it('declares the console of every call under a console prefix', () => {
+    const variantCalls = ctx.tessera.boundCalls.filter(
+      (c) => c.auth === 'session' && /^\/api\/v1\/(admin|dev)\//.test(c.path),
+    );
+    expect(variantCalls.map((c) => c.path).sort()).toEqual([
+      '/api/v1/admin/login/logout',
+      '/api/v1/admin/oidc/refresh',
+      '/api/v1/dev/login/logout',
+      '/api/v1/dev/oidc/refresh',
+    ]);
+    for (const c of variantCalls) expect(c.console, c.path).toBe(c.path.split('/')[3]);
   });
 });

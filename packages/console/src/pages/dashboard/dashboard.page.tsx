@@ -1,6 +1,7 @@
 import CheckOutlined from '@ant-design/icons/CheckOutlined';
 import CopyOutlined from '@ant-design/icons/CopyOutlined';
 import type { DashboardWindow } from '@tessera/contract/constants';
+import { grantsAllow, logReadAccess } from '@tessera/contract/shell-constants';
 import { theme } from 'antd';
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -47,7 +48,9 @@ export function DashboardPage() {
   const { t } = useTranslation();
   const { token } = theme.useToken();
   const { callApi } = useConsole();
-  const { company, username } = useSession();
+  const { company, username, grants } = useSession();
+  // The lists of people's sign-ins and failures are log data: only for roles that read the log.
+  const readsLog = grants ? grantsAllow(grants, logReadAccess) : false;
   const [window, setWindow] = useState<DashboardWindow>('week');
   const painted = usePainted();
   const wide = useMinWidth(1200);
@@ -127,9 +130,9 @@ export function DashboardPage() {
         {later(<MfaPanel />, 120, 1, false)}
         {later(<AppsPanel window={window} />, 120, 1, false)}
         {later(<LoginTrendPanel window={window} />, 260, 2)}
-        {later(<RecentSignInsPanel />, 260, 1, false)}
+        {readsLog ? later(<RecentSignInsPanel />, 260, 1, false) : null}
         {later(<HotspotPanel window={window} />, 320, 2)}
-        {later(<NewFailuresPanel />, 320, columns === 2 ? 2 : 1, false)}
+        {readsLog ? later(<NewFailuresPanel />, 320, columns === 2 ? 2 : 1, false) : null}
         {later(<AppTrendPanel window={window} />, 240, 3)}
         {later(<FailuresPanel data={failures} />, 240, 3)}
       </div>

@@ -1,4 +1,4 @@
-import { dashboard as calls } from '@tessera/contract';
+import { dashboard as calls, grantsAllow, logReadAccess } from '@tessera/contract';
 import type { Bind } from '../../http/bind.ts';
 import type { DashboardService } from './dashboard.service.ts';
 
@@ -17,6 +17,8 @@ export function dashboardRoutes(bind: Bind, service: DashboardService) {
   bind(calls.newLoginList, async ({ tenant, body, lang }) =>
     service.newLoginList(tenant.companyId, body.limit, lang),
   );
-  bind(calls.failTrend, async ({ tenant, body, lang }) => service.failTrend(tenant.companyId, body, lang));
+  bind(calls.failTrend, async ({ tenant, body, lang }) =>
+    service.failTrend(tenant.companyId, body, lang, { alerts: grantsAllow(tenant.grants, logReadAccess) }),
+  );
   bind(calls.loginHotspot, async ({ tenant, body }) => service.loginHotspot(tenant.companyId, body));
 }

@@ -147,13 +147,19 @@ export function createDashboardService(deps: { db: Db }) {
     newLoginList: (companyId: string, limit: number, lang: Language) =>
       recent(companyId, 'success', limit, lang),
 
-    async failTrend(companyId: string, input: { window: DashboardWindow; timeZone: string }, lang: Language) {
+    /** `alerts`: whether the caller may read the spikes, which name people (log data). */
+    async failTrend(
+      companyId: string,
+      input: { window: DashboardWindow; timeZone: string },
+      lang: Language,
+      readable: { alerts: boolean },
+    ) {
       const w = windowOf(companyId, input);
       const [rows, days, bounds, alerts] = await Promise.all([
         repo.failuresPerDayAndCause(db, w),
         repo.dayList(db, w),
         repo.windowBounds(db, w),
-        repo.recentAlerts(db, companyId),
+        readable.alerts ? repo.recentAlerts(db, companyId) : [],
       ]);
       const perCause = new Map<string, number>();
       for (const row of rows) perCause.set(row.cause, (perCause.get(row.cause) ?? 0) + row.count);

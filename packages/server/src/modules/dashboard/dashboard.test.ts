@@ -1,6 +1,7 @@
-import { failureSpikeThresholds } from '@tessera/contract';
+import { type ConsoleGrants, failureSpikeThresholds } from '@tessera/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
+import { delegatedAdmin } from '../../test/delegated-admin.ts';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 
@@ -280,5 +281,23 @@ describe('failure spikes', () => {
       },
     );
     expect(otherTrend.data.alerts).toEqual([]);
+  });
+
+  it('names the spike only to console roles that read the log (issue 28)', async () => {
+    const alertsSeenBy = async (name: string, groups: ConsoleGrants['groups']) => {
+      const { token } = await delegatedAdmin(ctx, owner, name, { groups, abilities: [] });
+      const trend = await call<{ alerts: { username: string }[]; causes: unknown[] }>(
+        ctx,
+        '/api/v1/manage/index/fail-trend',
+        {},
+        { token, companyId: owner.companyId },
+      );
+      expect(trend.code).toBe(200);
+      // The counts are every role's.
+      expect(trend.data.causes.length).toBeGreaterThan(0);
+      return trend.data.alerts.map((alert) => alert.username);
+    };
+    expect(await alertsSeenBy('dash-log-reader', { log: 'read' })).toEqual(['bob-dash']);
+    expect(await alertsSeenBy('dash-help-desk', { user: 'manage' })).toEqual([]);
   });
 });
