@@ -15,7 +15,7 @@ import {
   BINARY_ID_ATTRIBUTES,
   escapeFilterValue,
   guidFromBytes,
-  uniqueIdAssertion,
+  uniqueIdFilter,
 } from './ldap-escape.ts';
 
 /**
@@ -269,11 +269,11 @@ export async function findPersonByExternalId(
   settings: LdapSettings,
   externalId: string,
 ): Promise<DirectoryPerson | undefined> {
-  const assertion = uniqueIdAssertion(settings.uniqueIdAttribute, externalId);
-  if (!assertion) return undefined;
+  const filter = uniqueIdFilter(settings.userFilter, settings.uniqueIdAttribute, externalId);
+  if (!filter) return undefined;
   const entries = await session.search(settings.userRootDn, {
     scope: 'sub',
-    filter: `(&${settings.userFilter}${assertion})`,
+    filter,
     attributes: userAttributes(settings),
     explicitBufferAttributes: bufferAttributes(settings),
   });
