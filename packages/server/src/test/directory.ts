@@ -60,6 +60,26 @@ export async function createLdapSource(
   return created.data.sourceId;
 }
 
+/** A sync run as `identity-source/sync/run` answers it. */
+export interface SyncRun {
+  runId: string;
+  status: string;
+  counts: Record<string, number> | null;
+  errors: { reason: string; message: string }[];
+}
+
+/** The counts of a sync (or preview) with nothing to do. */
+export const NOTHING_TO_DO = {
+  created: 0,
+  updated: 0,
+  moved: 0,
+  disabled: 0,
+  enabled: 0,
+  departmentsCreated: 0,
+  departmentsUpdated: 0,
+  departmentsRemoved: 0,
+} as const;
+
 /** Runs `work` bound as the directory's administrator (tests that add, change or delete entries). */
 export async function asDirectoryAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ url: LDAP_URL as string, timeout: 10_000 });

@@ -5,66 +5,21 @@ import {
   cleanEmail,
   cleanPhone,
   cleanText,
-  type DirectoryDepartment,
   type DirectoryPerson,
   type DirectorySnapshot,
 } from '../sync/snapshot.ts';
 import { assertFilter, type DirectorySession } from './ldap-client.ts';
-import {
-  AD_ACCOUNT_DISABLED,
-  BINARY_ID_ATTRIBUTES,
-  escapeFilterValue,
-  guidFromBytes,
-  uniqueIdAssertion,
-} from './ldap-escape.ts';
+import { readDepartments } from './ldap-departments.ts';
+import { bufferAttributes, externalIdOf, text } from './ldap-entry.ts';
+import { AD_ACCOUNT_DISABLED, escapeFilterValue, uniqueIdFilter } from './ldap-escape.ts';
 
 /**
  * Reading people and departments from an LDAP or Active Directory server with a source's
  * settings: the whole directory for a sync (paged searches, RFC 2696), or one person for a
- * sign-in or the "Test user" button. Departments are the groups under the group root DN (nested
- * through their membership attribute), or, without a group root DN, the organisational units
- * under the user root DN.
+ * sign-in or the "Test user" button. Departments are decided by ldap-departments.ts.
  */
 
 const PERSON_ATTRIBUTES = ['cn', 'displayName', 'mail', 'mobile', 'telephoneNumber', 'userAccountControl'];
-
-/** A DN compared the way directories do for our purposes: lower case, no spaces around separators. */
-export const normaliseDn = (dn: string) =>
-  dn
-    .trim()
-    .replace(/\s*([,=+])\s*/g, '$1')
-    .toLowerCase();
-
-function first(entry: Entry, attribute: string): string | Buffer | undefined {
-  const key = Object.keys(entry).find((name) => name.toLowerCase() === attribute.toLowerCase());
-  const value = key ? entry[key] : undefined;
-  const one = Array.isArray(value) ? value[0] : value;
-  return one === undefined ? undefined : (one as string | Buffer);
-}
-
-function all(entry: Entry, attribute: string): string[] {
-  const key = Object.keys(entry).find((name) => name.toLowerCase() === attribute.toLowerCase());
-  const value = key ? entry[key] : undefined;
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
-}
-
-const text = (entry: Entry, attribute: string): string | undefined => {
-  const value = first(entry, attribute);
-  return value === undefined ? undefined : Buffer.isBuffer(value) ? value.toString('utf8') : value;
-};
-
-/** The unique identifier of an entry as stored: a GUID string for objectGUID, else the text. */
-export function externalIdOf(entry: Entry, attribute: string): string | undefined {
-  const value = first(entry, attribute);
-  if (value === undefined) return undefined;
-  if (BINARY_ID_ATTRIBUTES.has(attribute.toLowerCase()))
-    return Buffer.isBuffer(value) ? guidFromBytes(value) : guidFromBytes(Buffer.from(value, 'binary'));
-  return (Buffer.isBuffer(value) ? value.toString('utf8') : value).trim() || undefined;
-}
-
-const bufferAttributes = (settings: LdapSettings) =>
-  BINARY_ID_ATTRIBUTES.has(settings.uniqueIdAttribute.toLowerCase()) ? [settings.uniqueIdAttribute] : [];
 
 const userAttributes = (settings: LdapSettings) => [
   settings.usernameAttribute,
@@ -96,97 +51,6 @@ export function assertSettingsFilters(settings: LdapSettings): void {
   if (settings.groupFilter) assertFilter(settings.groupFilter);
 }
 
-const groupFilterOf = (settings: LdapSettings) =>
-  settings.groupFilter ?? '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=group))';
-
-/** The groups (or units) of the directory as departments, and who is directly in which. */
-async function readGroups(
-  session: DirectorySession,
-  settings: LdapSettings,
-  peopleByDn: Map<string, DirectoryPerson>,
-) {
-  const membership = settings.membershipAttribute ?? 'member';
-  const nameAttribute = settings.groupIdAttribute ?? 'cn';
-  const entries = await session.search(settings.groupRootDn as string, {
-    scope: 'sub',
-    filter: groupFilterOf(settings),
-    attributes: [nameAttribute, membership, settings.uniqueIdAttribute],
-    explicitBufferAttributes: bufferAttributes(settings),
-    paged: true,
-  });
-  const peopleByUsername = new Map([...peopleByDn.values()].map((p) => [p.username.toLowerCase(), p]));
-  const groupIdByDn = new Map<string, string>();
-  for (const entry of entries)
-    groupIdByDn.set(
-      normaliseDn(entry.dn),
-      externalIdOf(entry, settings.uniqueIdAttribute) ?? normaliseDn(entry.dn),
-    );
-  const parents = new Map<string, string>();
-  // Sorted by DN, so that a group listed by two groups gets the same parent on every run.
-  for (const entry of [...entries].sort((a, b) => normaliseDn(a.dn).localeCompare(normaliseDn(b.dn)))) {
-    const groupId = groupIdByDn.get(normaliseDn(entry.dn)) as string;
-    for (const value of all(entry, membership)) {
-      const child = value.includes('=') ? groupIdByDn.get(normaliseDn(value)) : undefined;
-      if (child && child !== groupId && !parents.has(child)) parents.set(child, groupId);
-      const person = value.includes('=')
-        ? peopleByDn.get(normaliseDn(value))
-        : peopleByUsername.get(value.trim().toLowerCase());
-      if (person && !person.departmentExternalIds.includes(groupId))
-        person.departmentExternalIds.push(groupId);
-    }
-  }
-  // A membership cycle (a group inside its own member): the cycle is cut where it closes.
-  for (const start of parents.keys()) {
-    const seen = new Set([start]);
-    for (let at = parents.get(start); at; at = parents.get(at)) {
-      if (seen.has(at)) {
-        parents.delete(at);
-        break;
-      }
-      seen.add(at);
-    }
-  }
-  return entries.map((entry): DirectoryDepartment => {
-    const externalId = groupIdByDn.get(normaliseDn(entry.dn)) as string;
-    return {
-      externalId,
-      name: cleanText(text(entry, nameAttribute)) ?? entry.dn.split(',')[0]?.split('=')[1] ?? externalId,
-      parentExternalId: parents.get(externalId) ?? null,
-    };
-  });
-}
-
-/** Without a group root DN: the organisational units under the user root DN, each person in the unit holding it. */
-async function readUnits(session: DirectorySession, settings: LdapSettings, people: DirectoryPerson[]) {
-  const entries = await session.search(settings.userRootDn, {
-    scope: 'sub',
-    filter: '(|(objectClass=organizationalUnit)(objectClass=container))',
-    attributes: ['ou', 'cn', settings.uniqueIdAttribute],
-    explicitBufferAttributes: bufferAttributes(settings),
-    paged: true,
-  });
-  const root = normaliseDn(settings.userRootDn);
-  const idByDn = new Map<string, string>();
-  for (const entry of entries) {
-    const dn = normaliseDn(entry.dn);
-    if (dn !== root) idByDn.set(dn, externalIdOf(entry, settings.uniqueIdAttribute) ?? dn);
-  }
-  const parentDn = (dn: string) => dn.slice(dn.indexOf(',') + 1);
-  for (const person of people) {
-    const unit = idByDn.get(parentDn(normaliseDn(person.dn ?? '')));
-    if (unit) person.departmentExternalIds.push(unit);
-  }
-  return entries
-    .filter((entry) => idByDn.has(normaliseDn(entry.dn)))
-    .map(
-      (entry): DirectoryDepartment => ({
-        externalId: idByDn.get(normaliseDn(entry.dn)) as string,
-        name: cleanText(text(entry, 'ou') ?? text(entry, 'cn')) ?? entry.dn,
-        parentExternalId: idByDn.get(parentDn(normaliseDn(entry.dn))) ?? null,
-      }),
-    );
-}
-
 /** Everything a sync needs: the people matching the user filter and the department tree. */
 export async function readDirectory(
   session: DirectorySession,
@@ -216,32 +80,7 @@ export async function readDirectory(
     seen.add(person.externalId);
     people.push(person);
   }
-  const peopleByDn = new Map(people.map((p) => [normaliseDn(p.dn ?? ''), p]));
-  const departments = settings.groupRootDn
-    ? await readGroups(session, settings, peopleByDn)
-    : await readUnits(session, settings, people);
-  return { departments, people, skipped };
-}
-
-/** The names of the groups (under the group root DN) that list the person directly. */
-export async function groupNamesOf(
-  session: DirectorySession,
-  settings: LdapSettings,
-  person: DirectoryPerson,
-) {
-  if (!settings.groupRootDn) return [];
-  const membership = settings.membershipAttribute ?? 'member';
-  const value = membership.toLowerCase() === 'memberuid' ? person.username : (person.dn ?? '');
-  const entries = await session.search(settings.groupRootDn, {
-    scope: 'sub',
-    filter: `(&${groupFilterOf(settings)}(${membership}=${escapeFilterValue(value)}))`,
-    attributes: [settings.groupIdAttribute ?? 'cn', settings.uniqueIdAttribute],
-    explicitBufferAttributes: bufferAttributes(settings),
-  });
-  return entries.map((entry) => ({
-    externalId: externalIdOf(entry, settings.uniqueIdAttribute) ?? normaliseDn(entry.dn),
-    name: text(entry, settings.groupIdAttribute ?? 'cn') ?? entry.dn,
-  }));
+  return { departments: await readDepartments(session, settings, people), people, skipped };
 }
 
 /**
@@ -269,11 +108,11 @@ export async function findPersonByExternalId(
   settings: LdapSettings,
   externalId: string,
 ): Promise<DirectoryPerson | undefined> {
-  const assertion = uniqueIdAssertion(settings.uniqueIdAttribute, externalId);
-  if (!assertion) return undefined;
+  const filter = uniqueIdFilter(settings.userFilter, settings.uniqueIdAttribute, externalId);
+  if (!filter) return undefined;
   const entries = await session.search(settings.userRootDn, {
     scope: 'sub',
-    filter: `(&${settings.userFilter}${assertion})`,
+    filter,
     attributes: userAttributes(settings),
     explicitBufferAttributes: bufferAttributes(settings),
   });

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { FilterParser } from 'ldapts';
+import { type AndFilter, type EqualityFilter, FilterParser } from 'ldapts';
 import { describe, expect, it } from 'vitest';
 import {
   bytesFromGuid,
   escapeDnValue,
   escapeFilterValue,
   guidFromBytes,
-  uniqueIdAssertion,
+  uniqueIdFilter,
   userDnFromTemplate,
 } from './ldap-escape.ts';
 
@@ -50,10 +50,11 @@ describe('escaping of values put into filters and DNs', () => {
     const guid = guidFromBytes(bytes);
     expect(guid).toBe('1e0c2f6b-4d9a-3b4c-8e21-000000000001');
     expect(bytesFromGuid(guid)?.equals(bytes)).toBe(true);
-    expect(uniqueIdAssertion('objectGUID', guid)).toBe(
-      '(objectGUID=\\6b\\2f\\0c\\1e\\9a\\4d\\4c\\3b\\8e\\21\\00\\00\\00\\00\\00\\01)',
-    );
-    expect(uniqueIdAssertion('objectGUID', 'not-a-guid')).toBeUndefined();
-    expect(uniqueIdAssertion('entryUUID', 'a*b')).toBe('(entryUUID=a\\2ab)');
+    // The assertion carries the bytes themselves (0x9a, 0x8e stay one byte each on the wire).
+    const [, byGuid] = (uniqueIdFilter('(objectClass=user)', 'objectGUID', guid) as AndFilter).filters;
+    expect((byGuid as EqualityFilter).value).toEqual(bytes);
+    expect(uniqueIdFilter('(objectClass=user)', 'objectGUID', 'not-a-guid')).toBeUndefined();
+    const [, byUuid] = (uniqueIdFilter('(objectClass=person)', 'entryUUID', 'a*b') as AndFilter).filters;
+    expect((byUuid as EqualityFilter).value).toBe('a*b');
   });
 });

@@ -1,3 +1,5 @@
+import { AndFilter, EqualityFilter, type Filter, FilterParser } from 'ldapts';
+
 /**
  * Escaping of values put into LDAP filters (RFC 4515) and distinguished names (RFC 4514), and
  * the two forms of a unique identifier: a text one (entryUUID) and Active Directory's binary
@@ -12,10 +14,6 @@
 export function escapeFilterValue(value: string): string {
   return value.replace(/[*()\\\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
-
-/** Bytes as a filter value: every byte escaped (objectGUID assertions). */
-export const escapeFilterBytes = (bytes: Buffer): string =>
-  [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
 
 /**
  * An attribute value inside a DN (RFC 4514 §2.4): `"`, `+`, `,`, `;`, `<`, `>`, `\` anywhere, a
@@ -55,13 +53,25 @@ export function bytesFromGuid(guid: string): Buffer | undefined {
   return Buffer.concat([little(a), little(b), little(c), Buffer.from(d, 'hex'), Buffer.from(e, 'hex')]);
 }
 
-/** An equality assertion on the unique identifier (binary for objectGUID), for a stored id. */
-export function uniqueIdAssertion(attribute: string, externalId: string): string | undefined {
+/**
+ * The user filter narrowed to the entry with a stored unique identifier. A filter object, not
+ * text: ldapts reads a `\9a` of filter text as the character U+009A and sends it as two UTF-8
+ * bytes, so an objectGUID with any byte above 0x7f (nearly all of them) would match nothing.
+ */
+export function uniqueIdFilter(
+  userFilter: string,
+  attribute: string,
+  externalId: string,
+): Filter | undefined {
+  let value: string | Buffer = externalId;
   if (BINARY_ID_ATTRIBUTES.has(attribute.toLowerCase())) {
     const bytes = bytesFromGuid(externalId);
-    return bytes ? `(${attribute}=${escapeFilterBytes(bytes)})` : undefined;
+    if (!bytes) return undefined;
+    value = bytes;
   }
-  return `(${attribute}=${escapeFilterValue(externalId)})`;
+  return new AndFilter({
+    filters: [FilterParser.parseString(userFilter), new EqualityFilter({ attribute, value })],
+  });
 }
 
 /** Active Directory: bit 2 (ACCOUNTDISABLE) of userAccountControl. */

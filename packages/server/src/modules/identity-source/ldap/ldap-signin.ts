@@ -13,12 +13,8 @@ import type { DirectoryPerson } from '../sync/snapshot.ts';
 import { createLinkedPeople } from '../sync/sync-apply.ts';
 import { findIdentifierOwners } from '../sync/sync-state.ts';
 import { type DirectoryOptions, type DirectorySession, withDirectory } from './ldap-client.ts';
-import {
-  findPersonByExternalId,
-  findPersonByUsername,
-  groupNamesOf,
-  readOwnEntry,
-} from './ldap-directory.ts';
+import { readDepartmentsOfPerson } from './ldap-departments.ts';
+import { findPersonByExternalId, findPersonByUsername, readOwnEntry } from './ldap-directory.ts';
 import { userDnFromTemplate } from './ldap-escape.ts';
 import { ldapConnectionOf } from './ldap-tests.ts';
 
@@ -27,7 +23,8 @@ import { ldapConnectionOf } from './ldap-tests.ts';
  * - A person linked to an LDAP source: their entry is found again by its unique identifier and
  *   the password is checked by binding as it; the local account has no password of its own, so
  *   a directory person is never let in with a stale one. Then name, email, phone and
- *   departments are refreshed from the entry.
+ *   departments are refreshed from the entry, departments by the sync's own rule
+ *   (ldap-departments.ts), so that a sign-in right after a sync changes none of them.
  * - An identifier no account has, signing in to an application of a company: the company's own
  *   enabled LDAP sources are asked, in order, until one knows the username; binding as that
  *   entry creates the person in that company, linked by the unique identifier. No other
@@ -35,7 +32,8 @@ import { ldapConnectionOf } from './ldap-tests.ts';
  * A directory that does not answer is `directory_unavailable`; nothing else is tried then.
  */
 
-type Found = { person: DirectoryPerson; groups: { externalId: string }[] };
+/** `departments` undefined: the directory did not say (they are then left as they are). */
+type Found = { person: DirectoryPerson; departments: string[] | undefined };
 
 const UNAVAILABLE = new Set([
   'ldap.host_unreachable',
@@ -84,7 +82,7 @@ export function createDirectorySignIn(deps: {
     }
   }
 
-  /** Binds as the entry; the groups are read before (as the service account) or after (as the person). */
+  /** Binds as the entry; the departments are read before (as the service account) or after (as the person). */
   async function bindAndRead(
     session: DirectorySession,
     source: repo.SourceRow<'ldap'>,
@@ -99,31 +97,48 @@ export function createDirectorySignIn(deps: {
       if (!(await session.bindAs(dn, password))) return 'wrong';
       const person = await readOwnEntry(session, settings, dn);
       if (!person) return 'unknown';
-      return { person, groups: await groupNamesOf(session, settings, person).catch(() => []) };
+      // The person may not be allowed to read their groups or unit: then nothing is known of them.
+      const departments = await readDepartmentsOfPerson(session, settings, person).catch(() => undefined);
+      return { person, departments: departments?.map((d) => d.externalId) };
     }
     const person =
       'username' in who
         ? (await findPersonByUsername(session, settings, who.username)).person
         : await findPersonByExternalId(session, settings, who.externalId);
     if (!person?.dn) return 'unknown';
-    const groups = await groupNamesOf(session, settings, person);
-    return (await session.bindAs(person.dn, password)) ? { person, groups } : 'wrong';
+    const departments = (await readDepartmentsOfPerson(session, settings, person)).map((d) => d.externalId);
+    return (await session.bindAs(person.dn, password)) ? { person, departments } : 'wrong';
   }
 
-  /** The source's departments of these groups. */
-  async function departmentIdsOf(sourceId: string, groups: { externalId: string }[]) {
-    if (!groups.length) return new Map<string, string>();
+  /** The company's departments that the source maintains for these external ids. */
+  async function departmentIdsOf(sourceId: string, externalIds: string[]) {
+    if (!externalIds.length) return new Map<string, string>();
     const rows = await db
       .selectFrom('identity_source_departments')
       .select(['external_id', 'department_id'])
       .where('source_id', '=', sourceId)
-      .where(
-        'external_id',
-        'in',
-        groups.map((g) => g.externalId),
-      )
+      .where('external_id', 'in', externalIds)
       .execute();
     return new Map(rows.map((row) => [row.external_id, row.department_id]));
+  }
+
+  /** The source's departments to give the person and to take from them; none when the directory did not say. */
+  async function departmentChanges(accountId: string, link: repo.LinkRow, departments: string[] | undefined) {
+    if (!departments) return { add: [], remove: [] };
+    const wanted = new Set((await departmentIdsOf(link.source_id, departments)).values());
+    const current = await db
+      .selectFrom('department_members as dm')
+      .innerJoin('identity_source_departments as s', 's.department_id', 'dm.department_id')
+      .select('dm.department_id')
+      .where('s.source_id', '=', link.source_id)
+      .where('dm.account_id', '=', accountId)
+      .where('dm.company_id', '=', link.company_id)
+      .execute();
+    const have = new Set(current.map((row) => row.department_id));
+    return {
+      add: [...wanted].filter((id) => !have.has(id)),
+      remove: [...have].filter((id) => !wanted.has(id)),
+    };
   }
 
   /** Brings the person up to date with their entry: profile (when the company manages it), link, departments. */
@@ -145,18 +160,7 @@ export function createDirectorySignIn(deps: {
       set.email = person.email;
     if ((account.phone ?? null) !== person.phone && !owners.some((o) => o.phone === person.phone))
       set.phone = person.phone;
-    const wanted = new Set((await departmentIdsOf(link.source_id, found.groups)).values());
-    const current = await db
-      .selectFrom('department_members as dm')
-      .innerJoin('identity_source_departments as s', 's.department_id', 'dm.department_id')
-      .select('dm.department_id')
-      .where('s.source_id', '=', link.source_id)
-      .where('dm.account_id', '=', account.id)
-      .where('dm.company_id', '=', companyId)
-      .execute();
-    const have = new Set(current.map((row) => row.department_id));
-    const add = [...wanted].filter((id) => !have.has(id));
-    const remove = [...have].filter((id) => !wanted.has(id));
+    const { add, remove } = await departmentChanges(account.id, link, found.departments);
     const relink = link.external_dn !== person.dn || link.external_name !== person.username;
     const managed = Object.keys(set).length > 0 && (await isFullyManaged(db, companyId, account.id));
     if (!managed && !add.length && !remove.length && !relink) return;
@@ -228,13 +232,13 @@ export function createDirectorySignIn(deps: {
       // Someone else's email or phone is left out rather than refusing the person (the sync reports it).
       email: owners.some((o) => o.email?.toLowerCase() === person.email) ? null : person.email,
       phone: owners.some((o) => o.phone === person.phone) ? null : person.phone,
-      departmentExternalIds: found.groups.map((g) => g.externalId),
+      departmentExternalIds: found.departments ?? [],
     };
     try {
       await createLinkedPeople(
         { db, quotas: deps.quotas, companyId: source.company_id, sourceId: source.id },
         [fresh],
-        await departmentIdsOf(source.id, found.groups),
+        await departmentIdsOf(source.id, found.departments ?? []),
       );
     } catch {
       // A quota that is full, or a parallel sign-in that created the same person: nobody is let in here.

@@ -11,7 +11,8 @@ import {
 } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
 import { type DirectoryOptions, type LdapConnection, withDirectory } from './ldap-client.ts';
-import { assertBaseExists, findPersonByUsername, groupNamesOf, readOwnEntry } from './ldap-directory.ts';
+import { readDepartmentsOfPerson } from './ldap-departments.ts';
+import { assertBaseExists, findPersonByUsername, readOwnEntry } from './ldap-directory.ts';
 import { userDnFromTemplate } from './ldap-escape.ts';
 
 /**
@@ -112,7 +113,7 @@ export function createLdapTests(deps: {
             if (!found) throw new SourceFailure('ldap.user_not_found');
             return {
               ...found,
-              departments: (await groupNamesOf(session, settings, found)).map((g) => g.name),
+              departments: (await readDepartmentsOfPerson(session, settings, found)).map((d) => d.name),
             };
           }
           const { person: found, matches } = await findPersonByUsername(
@@ -122,8 +123,8 @@ export function createLdapTests(deps: {
           );
           if (matches > 1) throw new SourceFailure('ldap.user_ambiguous');
           if (!found) throw new SourceFailure('ldap.user_not_found');
-          // Groups are read as the service account, before the bind as the person.
-          const departments = (await groupNamesOf(session, settings, found)).map((g) => g.name);
+          // Departments are read as the service account, before the bind as the person.
+          const departments = (await readDepartmentsOfPerson(session, settings, found)).map((d) => d.name);
           if (!(await session.bindAs(found.dn ?? '', input.testPassword)))
             throw new SourceFailure('ldap.user_password_wrong');
           return { ...found, departments };
