@@ -24,6 +24,7 @@ import { quotaFlows } from './flows/quotas.e2e.ts';
 import { radiusCaFlows } from './flows/radius-ca.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { samlFlows } from './flows/saml.e2e.ts';
+import { samlRedirectFlows } from './flows/saml-redirects.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { ukeyFlows } from './flows/ukey.e2e.ts';
@@ -87,6 +88,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   identitySourceFlows(s);
   permissionFlows(s);
   samlFlows(s);
+  samlRedirectFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 
