@@ -3,6 +3,13 @@
  * Starts the server on a free port with a fresh database and a vendor licence key made for the
  * run, runs each area's flows (e2e/flows) in order (later flows use the companies earlier ones
  * create) and always stops the server.
+ *
+ * Some flows only: node's `--test-name-pattern` (a regular expression on test names, given to
+ * node before the file; Node 20 refuses it in NODE_OPTIONS). Keep the test that creates the first
+ * company, which the later flows use, and the last test, e.g. for the SAML flows:
+ *   bash scripts/with-chromium.sh bash scripts/with-slapd.sh bash scripts/with-radclient.sh \
+ *     node --conditions=source --import tsx \
+ *     --test-name-pattern='create a company|SAML|uncaught errors' e2e/run.ts
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +31,7 @@ import { quotaFlows } from './flows/quotas.e2e.ts';
 import { radiusCaFlows } from './flows/radius-ca.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
 import { samlFlows } from './flows/saml.e2e.ts';
+import { samlRedirectFlows } from './flows/saml-redirects.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { ukeyFlows } from './flows/ukey.e2e.ts';
@@ -87,6 +95,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   identitySourceFlows(s);
   permissionFlows(s);
   samlFlows(s);
+  samlRedirectFlows(s);
   screenFlows(s);
   logSecretFlows(s);
 

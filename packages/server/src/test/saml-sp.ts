@@ -11,6 +11,12 @@ import { certificatePem } from '../modules/saml/saml-signature.ts';
  */
 export interface TestServiceProvider {
   baseUrl: string;
+  /**
+   * With `application`: the SP's application, on another origin (another port of 127.0.0.1), to
+   * which its ACS answers a valid response with a 303 (as many SPs do); `/app?ticket=` shows the
+   * profile of that sign-in.
+   */
+  applicationUrl?: string;
   entityId: string;
   metadataUrl: string;
   metadata: string;
@@ -41,7 +47,7 @@ const body = async (request: IncomingMessage) => {
 };
 
 export async function startTestServiceProvider(
-  options: { entityId?: string } = {},
+  options: { entityId?: string; application?: boolean } = {},
 ): Promise<TestServiceProvider> {
   const signing = await generateSigningKey('CN=Test SP signing');
   const encryption = await generateSigningKey('CN=Test SP encryption');
@@ -60,6 +66,7 @@ export async function startTestServiceProvider(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const application = options.application ? await startApplication() : undefined;
   const entityId = options.entityId ?? `${baseUrl}/metadata`;
   // Cookies do not tell ports apart: each SP on 127.0.0.1 names its own.
   const cookieName = () => `sp${(server.address() as AddressInfo).port}`;
@@ -121,6 +128,13 @@ export async function startTestServiceProvider(
         if (profile) sessions.set(id, profile);
         const received = Buffer.from(form.SAMLResponse ?? '', 'base64').toString('utf8');
         events.push({ kind: 'signed_in', profile, response: received });
+        if (application) {
+          response.writeHead(303, {
+            location: `${application.url}/app?ticket=${id}`,
+            'set-cookie': `${cookieName()}=${id}; Path=/; HttpOnly`,
+          });
+          return response.end();
+        }
         return json(
           response,
           200,
@@ -162,8 +176,24 @@ export async function startTestServiceProvider(
     return json(response, 404, { error: 'not found' });
   }
 
+  /** The application behind the SP: shows the profile of a sign-in by its ticket. */
+  async function startApplication() {
+    const app = createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      const profile =
+        url.pathname === '/app' ? sessions.get(url.searchParams.get('ticket') ?? '') : undefined;
+      json(response, profile ? 200 : 404, profile ? { application: true, profile } : { error: 'not found' });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(app.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => app.close(() => resolve())),
+    };
+  }
+
   return {
     baseUrl,
+    applicationUrl: application?.url,
     entityId,
     metadataUrl: `${baseUrl}/metadata`,
     metadata,
@@ -181,6 +211,9 @@ export async function startTestServiceProvider(
       });
     },
     saml: () => saml as SAML,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    async close() {
+      await application?.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

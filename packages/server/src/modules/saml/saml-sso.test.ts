@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar, request, signInToPortal } from '../../test/browser-flow.ts';
+import { browse, CookieJar, request, signInToPortal } from '../../test/browser-flow.ts';
 import { companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import {
   autoPostForm,
@@ -109,6 +109,31 @@ describe('SP-initiated sign-in', () => {
     expect(posted.fields.RelayState).toBe('back-to-42');
     const answer = await post(jar, posted.action, posted.fields);
     expect((await answer.json()).profile.nameID).toBe('saml-alice');
+  });
+});
+
+describe('the page that posts a SAML message', () => {
+  it('lets the service provider redirect (no form-action) and runs only our own script (issue 28)', async () => {
+    const { jar } = await signInToPortal(ctx.baseUrl, alice.username, alice.password);
+    const page = await browse(jar, `${sp.baseUrl}/login?binding=redirect`);
+    expect(autoPostForm(page.html).action).toBe(`${sp.baseUrl}/acs`);
+    const csp = Object.fromEntries(
+      (page.response.headers.get('content-security-policy') ?? '').split(';').map((part) => {
+        const [name = '', ...values] = part.trim().split(/\s+/);
+        return [name, values];
+      }),
+    );
+    // Browsers check form-action along the redirects that answer the form: an ACS that sends
+    // the person on to its application would be blocked.
+    expect(csp['form-action']).toBeUndefined();
+    expect(csp).toMatchObject({
+      'default-src': ["'none'"],
+      'script-src': ["'self'"],
+      'base-uri': ["'none'"],
+      'frame-ancestors': ["'none'"],
+    });
+    expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)/);
+    expect(page.response.headers.get('x-frame-options')).toBe('DENY');
   });
 });
 
