@@ -8,9 +8,11 @@ import { type OidcSuite, PERSON } from '../support/oidc-suite.ts';
 /**
  * The catalogue apps (GitLab, Grafana, Jenkins, Nextcloud, Harbor), added from their templates
  * as an administrator does, each signing Cora in with the requests the product itself sends
- * (e2e/support/catalogue-rp.ts). They are third-party apps: Cora allows each once on the consent
- * page. Nextcloud receives a back-channel logout token when she signs out.
+ * (e2e/support/catalogue-rp.ts). The company added them, so no one is asked for consent; the
+ * one the administrator marks as asking (as for an app run by another organisation) shows Cora
+ * its consent page once. Nextcloud receives a back-channel logout token when she signs out.
  */
+const ASKS_CONSENT = 'grafana';
 export function oidcCatalogueFlows(oidc: OidcSuite) {
   const { get } = oidc;
   let rp: CatalogueRp | undefined;
@@ -33,6 +35,8 @@ export function oidcCatalogueFlows(oidc: OidcSuite) {
       // The template matches what the product sends.
       assert.equal(created.app.oidc.tokenAuthMethod, product.auth, product.key);
       assert.equal(created.app.oidc.requirePkce, product.pkce, product.key);
+      if (product.key === ASKS_CONSENT)
+        await api('/api/v1/manage/app/update', { appId: created.app.appId, askConsent: true });
       await api('/api/v1/manage/app/status', { appId: created.app.appId, status: 'opened' });
       rp.configure(product.key, { clientId: created.app.clientId, clientSecret: created.clientSecret });
       clientIds.set(product.key, created.app.clientId);
@@ -47,12 +51,15 @@ export function oidcCatalogueFlows(oidc: OidcSuite) {
         assert.ok(rp);
         const { browser } = get();
         await browser.page.goto(rp.loginUrl(product.key));
-        // A third-party app: its consent page, naming it and what it reads.
-        await browser.page.getByRole('heading', { name: 'Allow access' }).waitFor();
-        await browser.page
-          .getByText(`${product.key} asks to use your Tessera account ${PERSON.username}`)
-          .waitFor();
-        await allowConsent(browser.page);
+        if (product.key === ASKS_CONSENT) {
+          // Its consent page, naming it and what it reads.
+          await browser.page.getByRole('heading', { name: 'Allow access' }).waitFor();
+          await browser.page
+            .getByText(`${product.key} asks to use your Tessera account ${PERSON.username}`)
+            .waitFor();
+          await allowConsent(browser.page);
+        }
+        // Any other: straight back to the product, no consent page on the way.
         await browser.page.locator('#outcome').waitFor();
         const outcome = rp.outcomes.get(product.key);
         assert.equal(outcome?.error, undefined, outcome?.error);

@@ -121,6 +121,11 @@ export const appOidcSettings = z.object({
 export const appDetail = appSummary.extend({
   oidc: appOidcSettings,
   defaultAccess: z.enum(appDefaultAccess),
+  /**
+   * Each person is asked once what the application may read (an application run by another
+   * organisation); off, the company's decision of who may use it stands for everyone it lets in.
+   */
+  askConsent: z.boolean(),
   /** The metadata document (spec §3): what a relying party is configured with. */
   metadata: z.object({
     issuer: z.string(),
@@ -218,6 +223,7 @@ export const updateApp = defineCall({
     requirePkce: z.boolean().optional(),
     lifetimes: tokenLifetimes.optional(),
     defaultAccess: z.enum(appDefaultAccess).optional(),
+    askConsent: z.boolean().optional(),
   }),
   response: appDetail,
 });

@@ -22,6 +22,7 @@ import { m20 } from './migrations/20-exchange-agent-and-devices.ts';
 import { m21 } from './migrations/21-sign-in-counts.ts';
 import { m22 } from './migrations/22-exchange-agent-notices.ts';
 import { m23 } from './migrations/23-radius-certificate-authorities-and-signature-factors.ts';
+import { m24 } from './migrations/24-application-consent-choice.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -55,6 +56,7 @@ export const migrations: Migration[] = [
   m21,
   m22,
   m23,
+  m24,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

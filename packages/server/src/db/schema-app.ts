@@ -33,6 +33,8 @@ export interface AppsTable {
   access_token_ttl: Generated<number>;
   refresh_token_ttl: Generated<number>;
   default_access: Generated<'allow_all' | 'prohibit_all'>;
+  /** Whether each person is asked for consent (an application run by another organisation). */
+  ask_consent: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

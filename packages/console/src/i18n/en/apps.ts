@@ -222,6 +222,10 @@ export const apps = {
     allowAllHint: 'Everyone in the company may sign in; assigned users may have an expiry.',
     prohibitAll: 'Only assigned users',
     prohibitAllHint: 'Only the users assigned below may sign in, until their expiry.',
+    consent: 'Consent',
+    askConsent: 'Ask each person for consent',
+    askConsentHint:
+      'For an application run by another organisation: each person is asked once what it may read, and again only for something new. Off, the company’s choice of who may use it stands for everyone it lets in (an application can still ask with prompt=consent).',
     assigned: 'Assigned users',
     assign: 'Assign users',
     searchPlaceholder: 'Name or username',

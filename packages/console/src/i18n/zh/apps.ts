@@ -217,6 +217,10 @@ export const apps = {
     allowAllHint: '公司所有人都可以登录；已授权用户可设置到期时间。',
     prohibitAll: '仅限已授权用户',
     prohibitAllHint: '只有下方授权的用户可以登录，直到授权到期。',
+    consent: '授权同意',
+    askConsent: '逐人征求同意',
+    askConsentHint:
+      '适用于由其他组织运营的应用：每个人首次使用时确认应用可读取的信息，之后只在请求新内容时再次确认。关闭时，企业对谁可以使用该应用的决定即代表其中每个人的同意（应用仍可通过 prompt=consent 请求确认页）。',
     assigned: '已授权用户',
     assign: '授权用户',
     searchPlaceholder: '姓名或用户名',

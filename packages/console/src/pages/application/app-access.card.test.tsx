@@ -105,6 +105,19 @@ describe('<AppAccessCard>', () => {
     expect(radio('Allow all users of the company').checked).toBe(false);
   });
 
+  it('asks each person for consent once the switch is on (issue 35)', async () => {
+    const { callApi } = await renderCard((path, body) =>
+      path === '/api/v1/manage/app/update' ? appDetail(body as Partial<AppDetail>) : undefined,
+    );
+    const toggle = screen.getByRole('switch', { name: 'Ask each person for consent' });
+    expect(toggle.getAttribute('aria-checked')).toBe('false');
+    fireEvent.click(toggle);
+    await waitFor(() =>
+      expect(calls(callApi, '/api/v1/manage/app/update')).toEqual([{ appId: 'app-1', askConsent: true }]),
+    );
+    await waitFor(() => expect(toggle.getAttribute('aria-checked')).toBe('true'));
+  });
+
   it('keeps the stored default access when the update is refused', async () => {
     await renderCard((path) => {
       if (path === '/api/v1/manage/app/update') throw new Error('refused');

@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import type { AppDefaultAccess } from '@tessera/contract/constants';
-import { Button, Card, Flex, Form, Input, Modal, Radio, Typography } from 'antd';
+import { Button, Card, Flex, Form, Input, Modal, Radio, Switch, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -20,17 +20,20 @@ type Assignment = ApiResponse<'/api/v1/manage/app/assignment/list'>['list'][numb
 
 const PAGE_SIZES = [10, 20, 50] as const;
 
-/** The Access tab: default access (allow all or prohibit all) and the users assigned with their expiry. */
+/**
+ * The Access tab: default access (allow all or prohibit all), whether each person is asked for
+ * consent, and the users assigned with their expiry.
+ */
 export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app: AppDetail): void }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const { message } = useFeedback();
   const [saving, setSaving] = useState(false);
 
-  const setDefaultAccess = async (defaultAccess: AppDefaultAccess) => {
+  const save = async (change: { defaultAccess: AppDefaultAccess } | { askConsent: boolean }) => {
     setSaving(true);
     try {
-      onChange(await callApi('/api/v1/manage/app/update', { appId: app.appId, defaultAccess }));
+      onChange(await callApi('/api/v1/manage/app/update', { appId: app.appId, ...change }));
       void message.success(t('apps.detail.saved'));
     } catch {
       // Shown by the HTTP client; the choice stays as stored.
@@ -45,7 +48,7 @@ export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app:
         <Radio.Group
           value={app.defaultAccess}
           disabled={saving}
-          onChange={(event) => void setDefaultAccess(event.target.value)}
+          onChange={(event) => void save({ defaultAccess: event.target.value })}
           aria-label={t('apps.access.defaultAccess')}
         >
           <Flex vertical gap={8}>
@@ -61,6 +64,21 @@ export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app:
             </Radio>
           </Flex>
         </Radio.Group>
+      </Card>
+      <Card size="small" title={t('apps.access.consent')}>
+        <Flex gap={12} align="start">
+          <Switch
+            checked={app.askConsent}
+            disabled={saving}
+            onChange={(askConsent) => void save({ askConsent })}
+            aria-label={t('apps.access.askConsent')}
+          />
+          <div>
+            <Typography.Text>{t('apps.access.askConsent')}</Typography.Text>
+            <br />
+            <Typography.Text type="secondary">{t('apps.access.askConsentHint')}</Typography.Text>
+          </div>
+        </Flex>
       </Card>
       <Assignments app={app} />
     </Flex>

@@ -35,6 +35,7 @@ export function appDetail(overrides: Partial<AppDetail> = {}): AppDetail {
       lifetimes: { authorizationCode: 120, idToken: 3600, accessToken: 3600, refreshToken: 86_400 },
     },
     defaultAccess: 'allow_all',
+    askConsent: false,
     metadata: {
       issuer,
       discoveryUrl: `${issuer}/.well-known/openid-configuration`,

@@ -12,8 +12,8 @@ export const API_ACCOUNT_SECRET_PURPOSE = 'api-account-secret';
 export interface TesseraAppClient {
   appId: string;
   companyId: string;
-  /** A third-party app asks each person's consent for what it reads; a self-built one does not. */
-  type: App['type'];
+  /** Each person is asked for consent to what it reads (an app run by another organisation). */
+  askConsent: boolean;
   requirePkce: boolean;
   /** OIDC Front-Channel Logout 1.0 (the provider has no setting for it: the sign-out page loads it). */
   frontchannelLogoutUri: string | null;
@@ -48,7 +48,7 @@ export function appClientMetadata(app: App, clientSecret: string) {
   const tessera: TesseraAppClient = {
     appId: app.id,
     companyId: app.company_id,
-    type: app.type,
+    askConsent: app.ask_consent,
     requirePkce: app.require_pkce,
     frontchannelLogoutUri: app.frontchannel_logout_uri,
     ttl: {
@@ -101,7 +101,7 @@ export function samlClientMetadata(app: App, clientSecret: string, urls: SamlCli
   const tessera: TesseraAppClient = {
     appId: app.id,
     companyId: app.company_id,
-    type: app.type,
+    askConsent: app.ask_consent,
     requirePkce: true,
     frontchannelLogoutUri: null,
     ttl: { authorizationCode: 60, idToken: 60, accessToken: 60, refreshToken: 60 },

@@ -77,6 +77,7 @@ export const detailOf = (app: App, metadata: ProviderMetadata): AppDetail => ({
     },
   },
   defaultAccess: app.default_access,
+  askConsent: app.ask_consent,
   metadata,
   updatedAt: seconds(app.updated_at) as number,
 });

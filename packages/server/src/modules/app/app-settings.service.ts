@@ -38,6 +38,7 @@ export function createAppSettingsService({ db, sealer, metadata }: AppServiceCon
       if (body.tokenAuthMethod !== undefined) set.token_auth_method = body.tokenAuthMethod;
       if (body.requirePkce !== undefined) set.require_pkce = body.requirePkce;
       if (body.defaultAccess !== undefined) set.default_access = body.defaultAccess;
+      if (body.askConsent !== undefined) set.ask_consent = body.askConsent;
       if (body.lifetimes !== undefined) {
         set.authorization_code_ttl = body.lifetimes.authorizationCode;
         set.id_token_ttl = body.lifetimes.idToken;

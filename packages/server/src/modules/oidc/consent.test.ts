@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
+import { call, companyMember, type ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
   authorization,
   CookieJar,
@@ -15,23 +15,30 @@ import {
 } from '../../test/oidc-flow.ts';
 
 /**
- * Consent: the company decides who may use an app; a third-party app asks each person once for
- * what it reads (remembered per person and app), a self-built app and Tessera's own clients
- * never, a native app confirms a reused session, and the `claims` parameter cannot reach past
- * the scopes an app is allowed.
+ * Consent: the company decides who may use an app; an app the administrator marks as asking for
+ * consent (one run by another organisation) asks each person once for what it reads
+ * (remembered per person and app); the apps a company adds, catalogue and self-built alike, and
+ * Tessera's own clients never unless the app sends prompt=consent; a native app confirms a
+ * reused session, and the `claims` parameter cannot reach past the scopes an app is allowed.
  */
 
 let ctx: TestContext;
 let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let thirdParty: TestApp;
+const grafana = {
+  name: 'Grafana',
+  type: 'third_party',
+  template: 'grafana',
+  baseUrl: 'https://grafana.example.com',
+};
 
 beforeAll(async () => {
   ({ ctx, owner: owner } = await startWithCompany('consentowner', 'Consent Works'));
   thirdParty = await openedApp(
     ctx,
     owner,
-    { tokenAuthMethod: 'client_secret_basic' },
-    { name: 'Grafana', type: 'third_party', template: 'grafana', baseUrl: 'https://grafana.example.com' },
+    { tokenAuthMethod: 'client_secret_basic', askConsent: true },
+    grafana,
   );
 });
 afterAll(() => ctx.close());
@@ -43,7 +50,29 @@ const consents = (accountId: string) =>
     .where('account_id', '=', accountId)
     .execute();
 
-describe('a third-party application', () => {
+describe('a catalogue application the company added (issue 35)', () => {
+  it('asks no one for consent unless the application sends prompt=consent', async () => {
+    const added = await openedApp(ctx, owner, { tokenAuthMethod: 'client_secret_basic' }, grafana);
+    const detail = await call<{ askConsent: boolean }>(
+      ctx,
+      '/api/v1/manage/app/detail',
+      { appId: added.appId },
+      { token: owner.token, companyId: owner.companyId },
+    );
+    expect(detail.data.askConsent).toBe(false);
+    const person = await companyMember(ctx, owner, 'gita');
+    const { jar, auth, landing } = await signInFresh(ctx.baseUrl, added.clientId, person);
+    expect(landing.page).toBeUndefined();
+    const tokens = await redeem(ctx.baseUrl, added, auth, landing);
+    expect(claimsOf(tokens.id_token).preferred_username).toBe('gita');
+    expect(await consents(person.id)).toEqual([]);
+    // The application may still ask for the page.
+    const asked = await go(jar, authorization(ctx.baseUrl, added.clientId, { prompt: 'consent' }).url);
+    expect(asked.page?.html).toContain('Grafana asks to use your Tessera account gita');
+  });
+});
+
+describe('an application that asks each person for consent', () => {
   it('asks once, naming the app, its company and what it reads; the answer is remembered', async () => {
     const person = await companyMember(ctx, owner, 'paula');
     const { jar, auth, landing } = await signInFresh(ctx.baseUrl, thirdParty.clientId, person);

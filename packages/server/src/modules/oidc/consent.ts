@@ -6,11 +6,13 @@ import { appOf, type TesseraAppClient } from './clients.ts';
  * Consent, as enterprise identity providers do it: the company administrator decides who may
  * use an application (modules/app/app-access.ts); the person is asked only where that decision
  * does not cover what the application reads.
- * - Tessera's own clients (console, user centre) and a company's self-built applications are
- *   consented automatically: the grant records exactly what they asked for, as a consent would.
- * - A third-party application (from the catalogue) asks each person once for what it reads, on
- *   the consent page; the answer is remembered per person and application, so the page shows
- *   again only for something new (a scope or claim not allowed before).
+ * - Tessera's own clients (console, user centre) and the applications a company adds, self-built
+ *   and catalogue alike, are consented automatically: the grant records exactly what they asked
+ *   for, as a consent would.
+ * - An application the administrator marks as asking for consent (one run by another
+ *   organisation) asks each person once for what it reads, on the consent page; the answer is
+ *   remembered per person and application, so the page shows again only for something new (a
+ *   scope or claim not allowed before).
  * - `prompt=consent` shows the page to anyone but Tessera's own clients, and a native app is
  *   confirmed when it reuses a single sign-on session (oidc-provider's native_client_prompt):
  *   another app could claim its redirect scheme.
@@ -59,7 +61,7 @@ export function createConsentStore(db: Db) {
 export type ConsentStore = ReturnType<typeof createConsentStore>;
 
 /** Clients whose consent is given without a page (unless the request asks for the page). */
-export const consentIsAutomatic = (app: TesseraAppClient | undefined) => !app || app.type === 'self_built';
+export const consentIsAutomatic = (app: TesseraAppClient | undefined) => !app?.askConsent;
 
 type Grant = InstanceType<KoaContextWithOIDC['oidc']['provider']['Grant']>;
 

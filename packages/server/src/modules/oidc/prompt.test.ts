@@ -40,7 +40,7 @@ beforeAll(async () => {
   thirdParty = await openedApp(
     ctx,
     owner,
-    { requirePkce: true, tokenAuthMethod: 'client_secret_basic' },
+    { requirePkce: true, tokenAuthMethod: 'client_secret_basic', askConsent: true },
     { name: 'Grafana', type: 'third_party', template: 'grafana', baseUrl: 'https://grafana.example.com' },
   );
 });
