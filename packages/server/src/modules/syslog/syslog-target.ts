@@ -47,7 +47,14 @@ export async function targetAddress(policy: OutboundPolicy, host: string): Promi
     if (!first) throw new Error(`the name ${host} has no address`);
     return first.address;
   } catch (error) {
-    if (refused(error)) throw new AppError('syslog.host_not_allowed');
+    // Shown as the status's last error: a sentence, as the other delivery errors.
+    if (refused(error))
+      throw Object.assign(
+        new Error(`${host} is a loopback, link-local or cloud metadata address: not sent`),
+        {
+          code: 'EADDRREFUSED',
+        },
+      );
     throw new Error(`the name ${host} cannot be resolved (${(error as Error).message})`);
   }
 }
