@@ -104,6 +104,8 @@ export async function startTestApp(
      * loopback, which is allowed unless a test says otherwise.
      */
     outboundNetworks?: OutboundNetworks;
+    /** TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS: true unless a test says otherwise (test receivers listen on 127.0.0.1). */
+    syslogAllowLocalTargets?: boolean;
     /** The licence vendor key to trust instead of the built-in one (PEM). */
     licensePublicKey?: string;
     /**
@@ -149,7 +151,7 @@ export async function startTestApp(
       companyQuotas: options.companyQuotas ?? { user: null, app: null },
       exchange: { ...defaultExchangeConfig, ...options.exchange },
       // Test receivers (rsyslog, the tests' own) listen on 127.0.0.1.
-      syslogAllowLocalTargets: true,
+      syslogAllowLocalTargets: options.syslogAllowLocalTargets ?? true,
       scanProviders: options.scanProviders,
       metricsToken: options.metricsToken,
       radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,

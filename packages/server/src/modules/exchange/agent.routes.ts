@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import { Writable } from 'node:stream';
 import { ACTIVESYNC_PATH } from '@tessera/contract';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent } from 'undici';
-import type { OutboundPolicy } from '../../lib/outbound-address.ts';
+import { type OutboundPolicy, parseAddress } from '../../lib/outbound-address.ts';
 import { basicCredentials, parseActiveSyncQuery } from './activesync-request.ts';
 import type { AgentDecision, AgentService } from './agent.service.ts';
 import { autodiscoverResponse, emailOfAutodiscoverRequest } from './autodiscover.ts';
@@ -106,8 +105,7 @@ export async function agentRoutes(app: FastifyInstance, deps: AgentRoutesDeps) {
     const response = reply.raw;
     const target = new URL(decision.upstream.url);
     // An address written as such is never looked up: judged here.
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !deps.guard.allows(host)) return answered(response, 502);
+    if (parseAddress(target.hostname) && !deps.guard.allows(target.hostname)) return answered(response, 502);
     const aborted = new AbortController();
     // The phone went away (or the server is closing): Exchange's request ends too.
     response.on('close', () => {

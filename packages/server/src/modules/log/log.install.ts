@@ -6,6 +6,7 @@ import type { Jobs } from '../jobs/jobs.ts';
 import { syslogRoutes } from '../syslog/syslog.routes.ts';
 import { createSyslogService } from '../syslog/syslog.service.ts';
 import { createSyslogDelivery, DELIVER_JOB, DISPATCH_JOB } from '../syslog/syslog-delivery.ts';
+import { createSyslogAddressPolicy } from '../syslog/syslog-target.ts';
 import { logRoutes } from './log.routes.ts';
 import { createLogService } from './log.service.ts';
 import { purgeExpiredLogs, raiseFailureAlerts } from './log-jobs.ts';
@@ -19,8 +20,9 @@ export function installLogs(
   bind: Bind,
   deps: { db: Db; jobs: Jobs; publicUrl: string; allowLocalTargets: boolean },
 ) {
-  const { db, jobs, allowLocalTargets } = deps;
-  const delivery = createSyslogDelivery({ db, jobs, publicUrl: deps.publicUrl, allowLocalTargets });
+  const { db, jobs } = deps;
+  const addresses = createSyslogAddressPolicy(deps.allowLocalTargets);
+  const delivery = createSyslogDelivery({ db, jobs, publicUrl: deps.publicUrl, addresses });
   jobs.register(DELIVER_JOB, {
     run: (job, context) => delivery.deliver((job.payload as { companyId: string }).companyId, context),
   });
@@ -32,9 +34,6 @@ export function installLogs(
     await raiseFailureAlerts(db);
   });
   logRoutes(bind, createLogService({ db }));
-  syslogRoutes(
-    bind,
-    createSyslogService({ db, allowLocalTargets, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }),
-  );
+  syslogRoutes(bind, createSyslogService({ db, addresses, deliverSoon: () => jobs.runSoon(DISPATCH_JOB) }));
   dashboardRoutes(bind, createDashboardService({ db }));
 }

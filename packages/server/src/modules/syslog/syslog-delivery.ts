@@ -2,10 +2,11 @@ import { hostname } from 'node:os';
 import { serverPhrases } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import type { JobContext, Jobs } from '../jobs/jobs.ts';
 import { signInColumns } from '../log/log.repo.ts';
 import { facilities, formatRfc5424, severities } from './rfc5424.ts';
-import { allowedAddresses } from './syslog-target.ts';
+import { targetAddress } from './syslog-target.ts';
 import { sendSyslog } from './syslog-transport.ts';
 
 /**
@@ -177,7 +178,8 @@ export function createSyslogDelivery(deps: {
   db: Db;
   jobs: Jobs;
   publicUrl: string;
-  allowLocalTargets: boolean;
+  /** Where syslog may go (syslog-target.ts). */
+  addresses: OutboundPolicy;
 }) {
   const { db, jobs } = deps;
   const host = (() => {
@@ -215,10 +217,7 @@ export function createSyslogDelivery(deps: {
         .execute()) as OutboxRow[];
       if (!rows.length) return;
       try {
-        const [address] = await allowedAddresses(settings.host, deps.allowLocalTargets, {
-          requireResolution: true,
-        });
-        if (!address) throw new Error(`the name ${settings.host} has no address`);
+        const address = await targetAddress(deps.addresses, settings.host);
         const messages = await messagesOf(db, companyId, settings.tag, host, rows);
         await sendSyslog(
           {

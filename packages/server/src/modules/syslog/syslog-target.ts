@@ -1,90 +1,60 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { AppError } from '../../lib/errors.ts';
+import { createAddressPolicy, type OutboundPolicy, parseAddress } from '../../lib/outbound-address.ts';
 
 /**
- * Where a company's syslog may go. A company administrator names the host, so the server must
- * not become their way into its own network's sensitive places (SSRF): loopback and link-local
- * addresses are refused unless TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS allows them, and cloud metadata
- * services always. Private ranges are allowed: that is where syslog receivers live. The check
- * runs on the addresses a name resolves to, at saving and again at every delivery (a name that
- * later resolves elsewhere is caught), and delivery connects to the address that was checked.
+ * Where a company's syslog may go, judged by the shared outbound rule (lib/outbound-address.ts)
+ * with syslog's own policy: private networks are allowed, since that is where syslog receivers
+ * live; loopback, link-local and cloud metadata addresses only when the operator sets
+ * TESSERA_SYSLOG_ALLOW_LOCAL_TARGETS (a company administrator names the host: the server must not
+ * become their way into its own machine, nor a port scanner of it through the delivery status).
+ * The check runs where the settings are saved, for a clear message, and at every connection on
+ * the address the name resolves to then, which is the address dialled (no second lookup that a
+ * rebinding DNS server could answer differently).
  */
+export function createSyslogAddressPolicy(allowLocalTargets: boolean): OutboundPolicy {
+  return createAddressPolicy({
+    networks: [],
+    kinds: allowLocalTargets ? ['private', 'loopback', 'link-local', 'metadata'] : ['private'],
+  });
+}
 
 const HOSTNAME =
   /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
 
-/** Metadata services of the clouds (AWS, GCP, Azure, Alibaba, Oracle...), by address. */
-const METADATA = new Set([
-  '169.254.169.254',
-  '169.254.170.2',
-  '100.100.100.200',
-  '168.63.129.16',
-  'fd00:ec2::254',
-]);
-
-const v4 = (address: string) => address.split('.').map(Number) as [number, number, number, number];
-
-export type AddressProblem = 'metadata' | 'local' | 'unusable';
-
-/** Why an address cannot receive syslog, or null. */
-export function addressProblem(address: string): AddressProblem | null {
-  let ip = address.toLowerCase();
-  if (ip.startsWith('[') && ip.endsWith(']')) ip = ip.slice(1, -1);
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
-  if (mapped?.[1]) ip = mapped[1];
-  if (METADATA.has(ip)) return 'metadata';
-  const family = isIP(ip);
-  if (family === 4) {
-    const [a, b] = v4(ip);
-    if (a === 127 || (a === 169 && b === 254)) return 'local';
-    if (a === 0 || a >= 224) return 'unusable';
-    return null;
-  }
-  if (family === 6) {
-    if (ip === '::1') return 'local';
-    if (/^fe[89ab]/.test(ip)) return 'local';
-    if (ip === '::' || /^ff/.test(ip)) return 'unusable';
-    return null;
-  }
-  return 'unusable';
+/** An IP address in any spelling, or a DNS name (a name whose last label is a number is neither). */
+function assertHostSyntax(host: string): void {
+  if (parseAddress(host)) return;
+  if (!HOSTNAME.test(host) || /(^|\.)\d+\.?$/.test(host)) throw new AppError('syslog.host_invalid');
 }
 
-export function assertHostSyntax(host: string): void {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(bare)) return;
-  if (!HOSTNAME.test(host) || /^\d+(\.\d+)*$/.test(host)) throw new AppError('syslog.host_invalid');
-}
+const refused = (error: unknown) => (error as { code?: string }).code === 'EADDRREFUSED';
 
-const allowed = (address: string, allowLocal: boolean) => {
-  const problem = addressProblem(address);
-  return problem === null || (problem === 'local' && allowLocal);
-};
-
-/**
- * The addresses of a host that may receive syslog. Throws `syslog.host_not_allowed` when any
- * address the name resolves to is refused (a name must not mix a public and a refused address).
- * A name that does not resolve answers an empty list, unless `requireResolution`.
- */
-export async function allowedAddresses(
-  host: string,
-  allowLocal: boolean,
-  options: { requireResolution?: boolean } = {},
-): Promise<string[]> {
+/** At saving: refuses a host that is, or resolves only to, refused addresses (a name that does not resolve yet may be saved). */
+export async function assertTargetAllowed(policy: OutboundPolicy, host: string): Promise<void> {
   assertHostSyntax(host);
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  let addresses: string[];
-  if (isIP(bare)) addresses = [bare];
-  else {
-    try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((entry) => entry.address);
-    } catch (error) {
-      if (options.requireResolution)
-        throw new Error(`the name ${host} cannot be resolved (${(error as Error).message})`);
-      return [];
-    }
+  try {
+    await policy.resolve(host);
+  } catch (error) {
+    if (refused(error)) throw new AppError('syslog.host_not_allowed');
   }
-  if (addresses.some((address) => !allowed(address, allowLocal)))
-    throw new AppError('syslog.host_not_allowed');
-  return addresses;
+}
+
+/** At every connection: the address to dial, resolved once under the rule. */
+export async function targetAddress(policy: OutboundPolicy, host: string): Promise<string> {
+  assertHostSyntax(host);
+  try {
+    const [first] = await policy.resolve(host);
+    if (!first) throw new Error(`the name ${host} has no address`);
+    return first.address;
+  } catch (error) {
+    // Shown as the status's last error: a sentence, as the other delivery errors.
+    if (refused(error))
+      throw Object.assign(
+        new Error(`${host} is a loopback, link-local or cloud metadata address: not sent`),
+        {
+          code: 'EADDRREFUSED',
+        },
+      );
+    throw new Error(`the name ${host} cannot be resolved (${(error as Error).message})`);
+  }
 }

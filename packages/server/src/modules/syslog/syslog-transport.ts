@@ -1,6 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { parseAddress } from '../../lib/outbound-address.ts';
 import { frameOctetCounted } from './rfc5424.ts';
 
 export interface SyslogTarget {
@@ -55,7 +56,7 @@ function sendStream(target: SyslogTarget, messages: string[]): Promise<void> {
         ? tlsConnect({
             host: target.address,
             port: target.port,
-            servername: isIP(target.host) ? undefined : target.host,
+            servername: parseAddress(target.host) ? undefined : target.host,
             ca: target.caPem ?? undefined,
             rejectUnauthorized: true,
             minVersion: 'TLSv1.2',

@@ -3,8 +3,9 @@ import { type SyslogProtocol, syslogLimits } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
-import { allowedAddresses } from './syslog-target.ts';
+import { assertTargetAllowed } from './syslog-target.ts';
 
 /**
  * Syslog settings of a company (spec §3) and the state of its delivery (spec §4: forwarding is
@@ -60,7 +61,8 @@ const toSettings = (
 
 export function createSyslogService(deps: {
   db: Db;
-  allowLocalTargets: boolean;
+  /** Where syslog may go (syslog-target.ts). */
+  addresses: OutboundPolicy;
   /** Asks the delivery job to look at the outbox soon (after forwarding is switched on). */
   deliverSoon(): Promise<void>;
 }) {
@@ -74,7 +76,7 @@ export function createSyslogService(deps: {
   }
 
   async function update(actor: Actor, companyId: string, input: SyslogInput) {
-    await allowedAddresses(input.host, deps.allowLocalTargets);
+    await assertTargetAllowed(deps.addresses, input.host);
     const caPem = input.protocol === 'tls' ? (input.caPem ?? null) : null;
     if (caPem) assertCaPem(caPem);
     const saved = await db.transaction().execute(async (trx) => {

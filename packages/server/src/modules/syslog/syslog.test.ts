@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, freePort, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { parseOctetCounted, RFC5424 } from '../../test/syslog-frames.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
-import { addressProblem, allowedAddresses } from './syslog-target.ts';
+import { assertTargetAllowed, createSyslogAddressPolicy, targetAddress } from './syslog-target.ts';
 
 /** Issue 16: syslog forwarding settings, status and delivery (against receivers of the test's own). */
 let ctx: TestContext;
@@ -93,12 +93,13 @@ describe('syslog settings', () => {
         '日志标签为 1 到 48 个字符，不含空格（字母、数字和标点）',
       ],
       [
-        { host: '169.254.169.254' },
+        // Never a destination, whatever the operator allows (0.0.0.0 reaches the server itself).
+        { host: '0.0.0.0' },
         'Loopback, link-local and cloud metadata addresses cannot receive syslog',
         '回环地址、链路本地地址和云元数据地址不能作为 syslog 接收端',
       ],
       [
-        { host: 'fd00:ec2::254' },
+        { host: 'ff02::1' },
         'Loopback, link-local and cloud metadata addresses cannot receive syslog',
         '回环地址、链路本地地址和云元数据地址不能作为 syslog 接收端',
       ],
@@ -133,23 +134,28 @@ describe('syslog settings', () => {
     expect(await ctx.database.db.selectFrom('company_syslog').selectAll().execute()).toEqual([]);
   });
 
-  it('refuses loopback and link-local targets unless the environment allows them, metadata always', async () => {
-    expect(addressProblem('127.0.0.1')).toBe('local');
-    expect(addressProblem('::ffff:127.0.0.1')).toBe('local');
-    expect(addressProblem('fe80::1')).toBe('local');
-    expect(addressProblem('169.254.169.254')).toBe('metadata');
-    expect(addressProblem('100.100.100.200')).toBe('metadata');
-    expect(addressProblem('10.1.2.3')).toBeNull();
-    await expect(allowedAddresses('127.0.0.1', false)).rejects.toMatchObject({
-      reason: 'syslog.host_not_allowed',
-    });
-    await expect(allowedAddresses('localhost', false)).rejects.toMatchObject({
-      reason: 'syslog.host_not_allowed',
-    });
-    await expect(allowedAddresses('127.0.0.1', true)).resolves.toEqual(['127.0.0.1']);
-    await expect(allowedAddresses('169.254.169.254', true)).rejects.toMatchObject({
-      reason: 'syslog.host_not_allowed',
-    });
+  it('refuses loopback, link-local and metadata targets unless the environment allows them; private networks are allowed', async () => {
+    const closed = createSyslogAddressPolicy(false);
+    const open = createSyslogAddressPolicy(true);
+    for (const host of [
+      '127.0.0.1',
+      '::ffff:127.0.0.1',
+      'fe80::1',
+      '169.254.169.254',
+      '100.100.100.200',
+      'localhost',
+    ])
+      await expect(assertTargetAllowed(closed, host), host).rejects.toMatchObject({
+        reason: 'syslog.host_not_allowed',
+      });
+    await expect(assertTargetAllowed(closed, '10.1.2.3')).resolves.toBeUndefined();
+    await expect(targetAddress(closed, '10.1.2.3')).resolves.toBe('10.1.2.3');
+    await expect(targetAddress(open, '127.0.0.1')).resolves.toBe('127.0.0.1');
+    await expect(targetAddress(open, '169.254.169.254')).resolves.toBe('169.254.169.254');
+    for (const host of ['0.0.0.0', '224.0.0.1', '::'])
+      await expect(assertTargetAllowed(open, host), host).rejects.toMatchObject({
+        reason: 'syslog.host_not_allowed',
+      });
   });
 });
 
