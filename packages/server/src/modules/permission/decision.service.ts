@@ -76,6 +76,8 @@ const answer = (verdict: Verdict) => ({
 export function createDecisionService(deps: {
   db: Db;
   cache: PermissionCache;
+  /** The account behind a pairwise `sub` in a company (oidc/subject.ts `accountOf`). */
+  accountOfSubject(companyId: string, subject: string): string | null;
   /** The client behind an application's own client credentials access token (api-caller.ts). */
   tokenIssuedTo?(token: string): Promise<{ clientId: string; secretVersion: string } | null>;
 }) {
@@ -123,10 +125,14 @@ export function createDecisionService(deps: {
   }
 
   /**
-   * The company's person behind the `sub` an application received. Today `sub` is the account id
-   * in every application; a per-application subject would be mapped back here, in one place.
+   * The company's person behind the `sub` an application received (the provider's pairwise
+   * subject, oidc/subject.ts), or nobody: another company's subject, an account id, a guess.
+   * Nobody is answered as any unknown person is, without a lookup.
    */
-  const accountOfSubject = (_app: AppCaller, sub: string) => sub;
+  const personOf = (app: AppCaller, sub: string) => {
+    const accountId = deps.accountOfSubject(app.companyId, sub);
+    return accountId === null ? Promise.resolve(null) : cache.person(app.companyId, accountId);
+  };
 
   const contextOf = (ip: string | undefined): DecisionContext => ({
     at: new Date(),
@@ -137,10 +143,7 @@ export function createDecisionService(deps: {
     app: AppCaller,
     question: { userId: string; resource: string; action: string; ip?: string },
   ) {
-    const [policy, person] = await Promise.all([
-      cache.policy(app.companyId),
-      cache.person(app.companyId, accountOfSubject(app, question.userId)),
-    ]);
+    const [policy, person] = await Promise.all([cache.policy(app.companyId), personOf(app, question.userId)]);
     return answer(
       decide(policy, person, app.appId, question.resource, question.action, contextOf(question.ip)),
     );
@@ -155,10 +158,7 @@ export function createDecisionService(deps: {
 
   /** Everything the person may do in the application now, resource by resource. */
   async function list(app: AppCaller, userId: string, ip?: string) {
-    const [policy, person] = await Promise.all([
-      cache.policy(app.companyId),
-      cache.person(app.companyId, accountOfSubject(app, userId)),
-    ]);
+    const [policy, person] = await Promise.all([cache.policy(app.companyId), personOf(app, userId)]);
     const reason = !person ? 'unknown_person' : !person.enabled ? 'person_disabled' : 'allowed';
     const permitted = permittedActions(policy, person, app.appId, contextOf(ip));
     const permissions = [...permitted].flatMap(([resourceId, actions]) => {
