@@ -2,7 +2,14 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInForCode } from '../../test/browser-flow.ts';
 import { call, companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
-import { CALLBACK, openedApp, startWithCompany, type TestApp } from '../../test/oidc-flow.ts';
+import {
+  alsoMemberOf,
+  CALLBACK,
+  openedApp,
+  relyingParty,
+  startWithCompany,
+  type TestApp,
+} from '../../test/oidc-flow.ts';
 
 /**
  * Issue 28, the decision subject: an application names a person to the decision API by the `sub`
@@ -22,10 +29,7 @@ beforeAll(async () => {
   globex = await ownerWithCompany(ctx, 'subject-decision-globex', 'Globex');
   petra = await companyMember(ctx, acme, 'petra.subject');
   // Petra works for Globex too: its applications see her under another `sub`.
-  await ctx.database.db
-    .insertInto('company_members')
-    .values({ company_id: globex.companyId, account_id: petra.id, role: 'member', status: 'enabled' })
-    .execute();
+  await alsoMemberOf(ctx, globex.companyId, petra.id);
   const admin = async <T = Record<string, unknown>>(path: string, body: unknown) => {
     const answer = await call<T>(ctx, path, body, { token: acme.token, companyId: acme.companyId });
     expect(answer.code, answer.msg).toBe(200);
@@ -51,14 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const configOf = (app: TestApp) =>
-  client.discovery(
-    new URL(`${ctx.baseUrl}/oidc`),
-    app.clientId,
-    undefined,
-    client.ClientSecretBasic(app.clientSecret),
-    { execute: [client.allowInsecureRequests] },
-  );
+const configOf = (app: TestApp) => relyingParty(ctx, app);
 
 /** Petra signs in to the application; the relying party keeps the `sub` of her ID token. */
 async function subjectAt(app: TestApp) {
