@@ -13,7 +13,7 @@ import type { DecisionContext } from './restrictions.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-/** How long an address is refused for a client after spending its failure budget (see client-throttle.ts). */
+/** How long an address's wrong secrets are refused for a client after spending its failure budget (see client-throttle.ts). */
 const BLOCK_MS = 10 * 60_000;
 
 /** The credentials of an application, by client id, for the cache. */
@@ -82,7 +82,7 @@ export function createDecisionService(deps: {
   tokenIssuedTo?(token: string): Promise<{ clientId: string; secretVersion: string } | null>;
 }) {
   const { cache } = deps;
-  /** Addresses refused for a client after too many wrong secrets: `${clientId} ${ip}` → until. */
+  /** Addresses whose wrong secrets a client refuses, after too many: `${clientId} ${ip}` → until. */
   const blocked = new Map<string, number>();
 
   /**
@@ -98,30 +98,33 @@ export function createDecisionService(deps: {
     return { appId: app.appId, companyId: app.companyId, clientId: issued.clientId };
   }
 
-  /** The application calling: its client id and secret (HTTP Basic), or its own access token. */
+  /**
+   * The application calling: its client id and secret (HTTP Basic), or its own access token. The
+   * right secret is always answered; wrong ones spend the client's budgets (client-throttle.ts),
+   * and once those are spent from an address, its wrong secrets are refused there (429) without
+   * being counted again.
+   */
   async function authenticateApp(authorization: string | undefined, ip: string): Promise<AppCaller> {
     if (authorization && authorization.slice(0, 7).toLowerCase() === 'bearer ')
       return appOfToken(authorization.slice(7).trim());
     const given = basicCredentials(authorization);
     if (!given || given.clientId.length > 128) throw new AppError('app_client.invalid');
-    const blockKey = `${given.clientId} ${ip}`;
-    const until = blocked.get(blockKey);
-    if (until !== undefined) {
-      if (until > Date.now()) throw new AppError('request.rate_limited');
-      blocked.delete(blockKey);
-    }
     const app = await cache.credentials(given.clientId);
-    const presented = sha256(given.secret);
-    if (!app?.secretHash || !timingSafeEqual(presented, app.secretHash)) {
-      // Only a known client's wrong secret counts: an unknown client id has nothing to guess.
-      if (app?.secretHash) {
-        const room = await spendBudgets(deps.db, budgetsOf(given.clientId, ip, false), 'add');
-        if (!room) blocked.set(blockKey, Date.now() + BLOCK_MS);
-      }
-      throw new AppError('app_client.invalid');
-    }
+    // Only a known client's wrong secret counts: an unknown client id has nothing to guess.
+    if (!app?.secretHash) throw new AppError('app_client.invalid');
+    if (!timingSafeEqual(sha256(given.secret), app.secretHash)) await wrongSecret(given.clientId, ip);
     if (app.status === 'disabled') throw new AppError('app_client.disabled');
     return { appId: app.appId, companyId: app.companyId, clientId: given.clientId };
+  }
+
+  async function wrongSecret(clientId: string, ip: string): Promise<never> {
+    const blockKey = `${clientId} ${ip}`;
+    const until = blocked.get(blockKey);
+    if (until !== undefined && until > Date.now()) throw new AppError('request.rate_limited');
+    blocked.delete(blockKey);
+    if (!(await spendBudgets(deps.db, budgetsOf(clientId, ip, false), 'add')))
+      blocked.set(blockKey, Date.now() + BLOCK_MS);
+    throw new AppError('app_client.invalid');
   }
 
   /**

@@ -240,8 +240,11 @@ describe('the decision API', () => {
     expect(
       (await decide('list', { userId: subOf(bob.id) }, { ...guarded, clientSecret: 'guess-21' })).status,
     ).toBe(401);
-    // From this address the client is refused now, even with its right secret.
-    expect(await decide('list', { userId: subOf(bob.id) }, guarded)).toMatchObject({ status: 429 });
+    // From this address the client's wrong secrets are refused now; its right secret is answered.
+    expect(
+      await decide('list', { userId: subOf(bob.id) }, { ...guarded, clientSecret: 'guess-22' }),
+    ).toMatchObject({ status: 429 });
+    expect(await decide('list', { userId: subOf(bob.id) }, guarded)).toMatchObject({ status: 200 });
     await admin('/api/v1/manage/app/status', { appId: other.appId, status: 'disabled' });
     expect(await decide('list', { userId: subOf(bob.id) }, other)).toMatchObject({
       status: 403,
