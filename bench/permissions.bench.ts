@@ -14,8 +14,11 @@
  *   bash scripts/with-postgres.sh bash -c \
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/permissions.bench.ts'
  */
+import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgres } from '../packages/server/src/db/database.ts';
+import { createSealer, loadMasterKey } from '../packages/server/src/lib/crypto.ts';
+import { type PairwiseSubjects, pairwiseSubjects } from '../packages/server/src/modules/oidc/subject.ts';
 import { createDecisionService } from '../packages/server/src/modules/permission/decision.service.ts';
 import { createPermissionCache } from '../packages/server/src/modules/permission/policy-cache.ts';
 import { describeLoad, runLoad } from './lib/load.ts';
@@ -100,8 +103,12 @@ async function seedPermissions(url: string, companyId: string, appId: string) {
 }
 
 const pickInt = (n: number) => 1 + Math.floor(Math.random() * n);
+/** Applications name people by the `sub` of their ID tokens: the server's, from its master key. */
+let subjects: PairwiseSubjects;
+let benchCompanyId = '';
+const subjectOf = (n: number) => subjects.subjectOf(benchCompanyId, `bench-u-${n}`);
 const question = () => ({
-  userId: `bench-u-${pickInt(USERS)}`,
+  userId: subjectOf(pickInt(USERS)),
   resource: `resource-${pickInt(RESOURCES)}`,
   action: ACTIONS[pickInt(ACTIONS.length) - 1] as string,
   ip: Math.random() < 0.5 ? '10.1.2.3' : '192.0.2.7',
@@ -112,7 +119,11 @@ async function inProcess(url: string, app: { appId: string; companyId: string; c
   const handle = await openPostgres(url);
   try {
     const cache = createPermissionCache({ db: handle.db, loadCredentials: async () => null });
-    const decisions = createDecisionService({ db: handle.db, cache });
+    const decisions = createDecisionService({
+      db: handle.db,
+      cache,
+      accountOfSubject: subjects.accountOf,
+    });
     const caller = { ...app };
     let started = performance.now();
     await decisions.check(caller, question());
@@ -136,7 +147,7 @@ async function inProcess(url: string, app: { appId: string; companyId: string; c
     // People never seen: each decision reads the person's roles and departments.
     const fresh = Array.from({ length: Math.min(DECISIONS, 5_000) }, (_, i) => ({
       ...question(),
-      userId: `bench-u-${1 + ((i * 7919) % USERS)}`,
+      userId: subjectOf(1 + ((i * 7919) % USERS)),
     }));
     const cold = await time(fresh);
     // The same people again, and others: the people's facts are cached now.
@@ -162,6 +173,9 @@ async function main() {
   console.log(`permissions benchmark on ${server.storage}, server pid ${server.pid}, ${server.base}`);
   await runOn(server, async () => {
     const tenant = await adminWithCompany(server);
+    const masterKey = await loadMasterKey(undefined, join(server.stored.dir, 'data'));
+    subjects = pairwiseSubjects(createSealer(masterKey));
+    benchCompanyId = tenant.companyId;
     const tree = await tenantCall<{ tree: { departmentId: string } }>(
       server,
       tenant,

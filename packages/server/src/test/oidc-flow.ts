@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as client from 'openid-client';
 import { expect } from 'vitest';
 import { absolute, CookieJar, csrfOf, decodeEntities, pkcePair, request } from './browser-flow.ts';
 import { call, grantLicense, ownerWithCompany, startTestApp, type TestContext } from './harness.ts';
@@ -172,6 +173,24 @@ export interface TestApp {
   clientId: string;
   clientSecret: string;
 }
+
+/** Makes an existing person a member of another company too (their applications see another `sub`). */
+export async function alsoMemberOf(ctx: TestContext, companyId: string, accountId: string) {
+  await ctx.database.db
+    .insertInto('company_members')
+    .values({ company_id: companyId, account_id: accountId, role: 'member', status: 'enabled' })
+    .execute();
+}
+
+/** An openid-client relying party for the application (client_secret_basic unless told). */
+export const relyingParty = (
+  ctx: Pick<TestContext, 'baseUrl'>,
+  app: { clientId: string; clientSecret: string },
+  auth: client.ClientAuth = client.ClientSecretBasic(app.clientSecret),
+) =>
+  client.discovery(new URL(`${ctx.baseUrl}/oidc`), app.clientId, undefined, auth, {
+    execute: [client.allowInsecureRequests],
+  });
 
 /** Creates an application in the company of `admin`, with settings, and opens it. */
 export async function openedApp(

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
 import { type Budget, spendBudgets } from '../../lib/rate-windows.ts';
 import { beforeAnswer } from './provider-responses.ts';
@@ -9,14 +10,14 @@ import { beforeAnswer } from './provider-responses.ts';
  * and revocation endpoints, per client:
  * - from an address the client has not authenticated from (in the last 30 days): at most 100
  *   failures an hour for the client, and 20 in ten minutes from one address;
- * - from an address it has authenticated from: only the 20-in-ten-minutes of that address,
- *   so that someone guessing elsewhere does not stop the application's own server.
- * Once a budget is spent, further requests for the client are refused before the secret is
- * compared. Failures are counted when the provider reports them (an "error" event), before its
- * answer goes out; a burst of parallel guesses can overshoot by the number in flight, but a
- * secret of 256 random bits is not guessed either way: the throttle bounds the work and the noise.
+ * - from an address it has authenticated from: only the 20-in-ten-minutes of that address.
+ * Once a budget is spent, a wrong secret is answered 429 and no longer counted (a flood costs one
+ * read per request). The right secret is always answered: a secret of 256 random bits is not
+ * guessed either way, so the budget is there to slow guessing and bound its work and noise, never
+ * to let whoever shares (or, behind an untrusted proxy, names) an address stop the application's
+ * back end. Failures are counted when the provider reports them (an "error" event), before its
+ * answer goes out; a burst of parallel guesses can overshoot by the number in flight.
  */
-const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
 const KNOWN_ADDRESS_DAYS = 30;
 
 /** The budgets of failed authentications of a client from an address (also spent by the permission decision API). */
@@ -25,28 +26,20 @@ export const budgetsOf = (clientId: string, ip: string, known: boolean): Budget[
   ...(known ? [] : [{ key: `client-auth:${clientId}`, limit: 100, minutes: 60 }]),
 ];
 
-/** What the token endpoint answers while a client's budget is spent. */
-export class ClientAuthThrottled extends errors.OIDCProviderError {
-  constructor() {
-    super(429, 'invalid_client');
-    Object.assign(this, {
-      error_description: 'too many failed authentications of this client; try again later',
-    });
-  }
+/** What the token endpoint answers to a wrong secret once the client's budget is spent. */
+function answerThrottled(ctx: KoaContextWithOIDC) {
+  ctx.status = 429;
+  ctx.body = {
+    error: 'invalid_client',
+    error_description: 'too many failed authentications of this client; try again later',
+  };
 }
 
 /** How long a server remembers having recorded an address of a client (the row is kept a day anyway). */
 const ADDRESS_RECORDED_MS = 3_600_000;
 const ADDRESSES_KEPT = 10_000;
 
-export function createClientThrottle(
-  db: Db,
-  /**
-   * Requests the server makes to its own token endpoint (modules/session, SAML), with a client's
-   * secret it derived itself: no guess, so no throttle, whoever else guesses that client's secret.
-   */
-  inProcess: (request: unknown) => boolean = () => false,
-) {
+export function createClientThrottle(db: Db) {
   const knownAddress = (clientId: string, ip: string) =>
     db
       .selectFrom('oidc_client_addresses')
@@ -54,25 +47,19 @@ export function createClientThrottle(
       .where('client_id', '=', clientId)
       .where('ip', '=', ip)
       .where('last_success_at', '>', sql<Date>`now() - make_interval(days => ${KNOWN_ADDRESS_DAYS})`);
-  const isKnown = async (clientId: string, ip: string) =>
-    (await knownAddress(clientId, ip).executeTakeFirst()) !== undefined;
 
-  /**
-   * Throws while the client's budget for this address is spent (only on client-authenticating
-   * routes). One statement: whether the address is known, and both answers of the budgets.
-   */
-  async function check(clientId: string): Promise<void> {
-    const ctx = Provider.ctx as KoaContextWithOIDC | undefined;
-    if (!ctx?.oidc || !CLIENT_AUTH_ROUTES.has(ctx.oidc.route) || inProcess(ctx.req)) return;
+  /** One statement: whether the address is known, and whether its budgets have room. */
+  async function budgetOf(clientId: string, ip: string): Promise<{ known: boolean; room: boolean }> {
     const peek = (budgets: Budget[]) =>
       sql<boolean>`rate_hit(${budgets.map((b) => b.key)}::text[], ${budgets.map((b) => b.limit)}::int[],
         ${budgets.map((b) => b.minutes)}::int[], 'peek')`;
     const { rows } = await sql<{ known: boolean; as_known: boolean; as_unknown: boolean }>`
-      select exists (${knownAddress(clientId, ctx.ip)}) as known,
-        ${peek(budgetsOf(clientId, ctx.ip, true))} as as_known,
-        ${peek(budgetsOf(clientId, ctx.ip, false))} as as_unknown`.execute(db);
+      select exists (${knownAddress(clientId, ip)}) as known,
+        ${peek(budgetsOf(clientId, ip, true))} as as_known,
+        ${peek(budgetsOf(clientId, ip, false))} as as_unknown`.execute(db);
     const row = rows[0];
-    if (row && !(row.known ? row.as_known : row.as_unknown)) throw new ClientAuthThrottled();
+    const known = row?.known === true;
+    return { known, room: !row || (known ? row.as_known : row.as_unknown) };
   }
 
   /** Counts failed client authentications and remembers the addresses clients authenticate from. */
@@ -81,8 +68,9 @@ export function createClientThrottle(
       // Only a known client's wrong secret counts (an unknown client id has nothing to guess).
       const clientId = ctx.oidc?.client?.clientId;
       if (!clientId || (error as { error?: string }).error !== 'invalid_client') return;
-      if (error instanceof ClientAuthThrottled) return;
-      await spendBudgets(db, budgetsOf(clientId, ctx.ip, await isKnown(clientId, ctx.ip)), 'add');
+      const { known, room } = await budgetOf(clientId, ctx.ip);
+      if (!room) return answerThrottled(ctx);
+      await spendBudgets(db, budgetsOf(clientId, ctx.ip, known), 'add');
     };
     const onFailure = (ctx: KoaContextWithOIDC, error: unknown) => {
       beforeAnswer(ctx, failed(ctx, error).catch(onError));
@@ -118,7 +106,7 @@ export function createClientThrottle(
     });
   }
 
-  return { check, watch };
+  return { watch };
 }
 
 export type ClientThrottle = ReturnType<typeof createClientThrottle>;

@@ -52,7 +52,7 @@ export async function installOidcProvider(deps: {
 }) {
   const { db, sealer, issuer, log } = deps;
   await ensureSigningKeys(db, sealer);
-  // Every client, Tessera's own included, is found through the adapter, so that failed client
+  // Every client, Tessera's own included, is found through the adapter; failed client
   // authentications are throttled the same way for all of them (client-throttle.ts).
   const ownClients = new Map(
     [
@@ -62,15 +62,11 @@ export async function installOidcProvider(deps: {
   );
   // The token endpoint's requests from this server itself (tokenEndpoint below).
   const inProcessRequests = new WeakSet<object>();
-  const clientThrottle = createClientThrottle(db, (request) =>
-    Boolean(request && typeof request === 'object' && inProcessRequests.has(request)),
-  );
+  const clientThrottle = createClientThrottle(db);
   const Adapter = createOidcAdapter(
     db,
-    async (clientId) => {
-      await clientThrottle.check(clientId);
-      return ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, deps.samlClientUrls);
-    },
+    async (clientId) =>
+      ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, deps.samlClientUrls),
     () => {
       const ctx = Provider.ctx as { req?: object } | undefined;
       return Boolean(ctx?.req && inProcessRequests.has(ctx.req));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyMember, ownerWithCompany, type TestContext } from '../../test/harness.ts';
 import {
+  alsoMemberOf,
   authorization,
   CookieJar,
   claimsOf,
@@ -26,10 +27,7 @@ beforeAll(async () => {
   ({ ctx, owner: acme } = await startWithCompany('acmeowner', 'Acme'));
   globex = await ownerWithCompany(ctx, 'globexowner', 'Globex');
   person = await companyMember(ctx, acme, 'petra');
-  await ctx.database.db
-    .insertInto('company_members')
-    .values({ company_id: globex.companyId, account_id: person.id, role: 'member', status: 'enabled' })
-    .execute();
+  await alsoMemberOf(ctx, globex.companyId, person.id);
 });
 afterAll(() => ctx.close());
 

@@ -13,7 +13,7 @@ import type { DecisionContext } from './restrictions.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-/** How long an address is refused for a client after spending its failure budget (see client-throttle.ts). */
+/** How long an address's wrong secrets are refused for a client after spending its failure budget (see client-throttle.ts). */
 const BLOCK_MS = 10 * 60_000;
 
 /** The credentials of an application, by client id, for the cache. */
@@ -76,11 +76,13 @@ const answer = (verdict: Verdict) => ({
 export function createDecisionService(deps: {
   db: Db;
   cache: PermissionCache;
+  /** The account behind a pairwise `sub` in a company (oidc/subject.ts `accountOf`). */
+  accountOfSubject(companyId: string, subject: string): string | null;
   /** The client behind an application's own client credentials access token (api-caller.ts). */
   tokenIssuedTo?(token: string): Promise<{ clientId: string; secretVersion: string } | null>;
 }) {
   const { cache } = deps;
-  /** Addresses refused for a client after too many wrong secrets: `${clientId} ${ip}` → until. */
+  /** Addresses whose wrong secrets a client refuses, after too many: `${clientId} ${ip}` → until. */
   const blocked = new Map<string, number>();
 
   /**
@@ -96,37 +98,44 @@ export function createDecisionService(deps: {
     return { appId: app.appId, companyId: app.companyId, clientId: issued.clientId };
   }
 
-  /** The application calling: its client id and secret (HTTP Basic), or its own access token. */
+  /**
+   * The application calling: its client id and secret (HTTP Basic), or its own access token. The
+   * right secret is always answered; wrong ones spend the client's budgets (client-throttle.ts),
+   * and once those are spent from an address, its wrong secrets are refused there (429) without
+   * being counted again.
+   */
   async function authenticateApp(authorization: string | undefined, ip: string): Promise<AppCaller> {
     if (authorization && authorization.slice(0, 7).toLowerCase() === 'bearer ')
       return appOfToken(authorization.slice(7).trim());
     const given = basicCredentials(authorization);
     if (!given || given.clientId.length > 128) throw new AppError('app_client.invalid');
-    const blockKey = `${given.clientId} ${ip}`;
-    const until = blocked.get(blockKey);
-    if (until !== undefined) {
-      if (until > Date.now()) throw new AppError('request.rate_limited');
-      blocked.delete(blockKey);
-    }
     const app = await cache.credentials(given.clientId);
-    const presented = sha256(given.secret);
-    if (!app?.secretHash || !timingSafeEqual(presented, app.secretHash)) {
-      // Only a known client's wrong secret counts: an unknown client id has nothing to guess.
-      if (app?.secretHash) {
-        const room = await spendBudgets(deps.db, budgetsOf(given.clientId, ip, false), 'add');
-        if (!room) blocked.set(blockKey, Date.now() + BLOCK_MS);
-      }
-      throw new AppError('app_client.invalid');
-    }
+    // Only a known client's wrong secret counts: an unknown client id has nothing to guess.
+    if (!app?.secretHash) throw new AppError('app_client.invalid');
+    if (!timingSafeEqual(sha256(given.secret), app.secretHash)) await wrongSecret(given.clientId, ip);
     if (app.status === 'disabled') throw new AppError('app_client.disabled');
     return { appId: app.appId, companyId: app.companyId, clientId: given.clientId };
   }
 
+  async function wrongSecret(clientId: string, ip: string): Promise<never> {
+    const blockKey = `${clientId} ${ip}`;
+    const until = blocked.get(blockKey);
+    if (until !== undefined && until > Date.now()) throw new AppError('request.rate_limited');
+    blocked.delete(blockKey);
+    if (!(await spendBudgets(deps.db, budgetsOf(clientId, ip, false), 'add')))
+      blocked.set(blockKey, Date.now() + BLOCK_MS);
+    throw new AppError('app_client.invalid');
+  }
+
   /**
-   * The company's person behind the `sub` an application received. Today `sub` is the account id
-   * in every application; a per-application subject would be mapped back here, in one place.
+   * The company's person behind the `sub` an application received (the provider's pairwise
+   * subject, oidc/subject.ts), or nobody: another company's subject, an account id, a guess.
+   * Nobody is answered as any unknown person is, without a lookup.
    */
-  const accountOfSubject = (_app: AppCaller, sub: string) => sub;
+  const personOf = (app: AppCaller, sub: string) => {
+    const accountId = deps.accountOfSubject(app.companyId, sub);
+    return accountId === null ? Promise.resolve(null) : cache.person(app.companyId, accountId);
+  };
 
   const contextOf = (ip: string | undefined): DecisionContext => ({
     at: new Date(),
@@ -137,10 +146,7 @@ export function createDecisionService(deps: {
     app: AppCaller,
     question: { userId: string; resource: string; action: string; ip?: string },
   ) {
-    const [policy, person] = await Promise.all([
-      cache.policy(app.companyId),
-      cache.person(app.companyId, accountOfSubject(app, question.userId)),
-    ]);
+    const [policy, person] = await Promise.all([cache.policy(app.companyId), personOf(app, question.userId)]);
     return answer(
       decide(policy, person, app.appId, question.resource, question.action, contextOf(question.ip)),
     );
@@ -155,10 +161,7 @@ export function createDecisionService(deps: {
 
   /** Everything the person may do in the application now, resource by resource. */
   async function list(app: AppCaller, userId: string, ip?: string) {
-    const [policy, person] = await Promise.all([
-      cache.policy(app.companyId),
-      cache.person(app.companyId, accountOfSubject(app, userId)),
-    ]);
+    const [policy, person] = await Promise.all([cache.policy(app.companyId), personOf(app, userId)]);
     const reason = !person ? 'unknown_person' : !person.enabled ? 'person_disabled' : 'allowed';
     const permitted = permittedActions(policy, person, app.appId, contextOf(ip));
     const permissions = [...permitted].flatMap(([resourceId, actions]) => {

@@ -3,8 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSealer } from '../../lib/crypto.ts';
 import { signInForCode, startAuthorization } from '../../test/browser-flow.ts';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import { pairwiseSubject } from '../oidc/subject.ts';
 import { PERMISSIONS_CHANNEL } from './policy-cache.ts';
 
 /**
@@ -26,6 +28,10 @@ let other: { appId: string; clientId: string; clientSecret: string };
 let sales: string;
 let east: string;
 let auditors: string;
+
+/** The `sub` the company's applications see for a person (decision-subject.test.ts takes it from an ID token). */
+const subOf = (accountId: string, companyId = owner.companyId) =>
+  pairwiseSubject(createSealer(ctx.masterKey))(companyId, accountId);
 
 const admin = <T = Record<string, unknown>>(path: string, body: unknown = {}) =>
   call<T>(ctx, path, body, { token: owner.token, companyId: owner.companyId });
@@ -163,18 +169,18 @@ afterAll(() => ctx.close());
 
 describe('the decision API', () => {
   it('answers through departments with their sub departments, roles and the person, a reject overriding an allow', async () => {
-    expect(await verdict(alice.id, 'orders', 'read')).toBe('allowed:allowed');
-    expect(await verdict(alice.id, 'orders', 'delete')).toBe('denied:rejected');
-    expect(await verdict(bob.id, 'orders', 'delete')).toBe('allowed:allowed');
-    expect(await verdict(dave.id, 'reports', 'read')).toBe('allowed:allowed');
-    expect(await verdict(dave.id, 'reports', 'export')).toBe('denied:no_match');
-    expect(await verdict(carol.id, 'reports', 'export', '10.20.30.40')).toBe('allowed:allowed');
-    expect(await verdict(carol.id, 'reports', 'export', '192.168.0.1')).toBe('denied:no_match');
-    expect(await verdict(carol.id, 'reports', 'export')).toBe('denied:no_match');
-    expect(await verdict(carol.id, 'nothing', 'read')).toBe('denied:unknown_resource');
-    expect(await verdict(carol.id, 'orders', 'fly')).toBe('denied:unknown_action');
+    expect(await verdict(subOf(alice.id), 'orders', 'read')).toBe('allowed:allowed');
+    expect(await verdict(subOf(alice.id), 'orders', 'delete')).toBe('denied:rejected');
+    expect(await verdict(subOf(bob.id), 'orders', 'delete')).toBe('allowed:allowed');
+    expect(await verdict(subOf(dave.id), 'reports', 'read')).toBe('allowed:allowed');
+    expect(await verdict(subOf(dave.id), 'reports', 'export')).toBe('denied:no_match');
+    expect(await verdict(subOf(carol.id), 'reports', 'export', '10.20.30.40')).toBe('allowed:allowed');
+    expect(await verdict(subOf(carol.id), 'reports', 'export', '192.168.0.1')).toBe('denied:no_match');
+    expect(await verdict(subOf(carol.id), 'reports', 'export')).toBe('denied:no_match');
+    expect(await verdict(subOf(carol.id), 'nothing', 'read')).toBe('denied:unknown_resource');
+    expect(await verdict(subOf(carol.id), 'orders', 'fly')).toBe('denied:unknown_action');
     const explained = await decide<{ rules: unknown[] }>('check', {
-      userId: alice.id,
+      userId: subOf(alice.id),
       resource: 'orders',
       action: 'delete',
     });
@@ -190,13 +196,13 @@ describe('the decision API', () => {
   it('answers many questions at once in order, and lists what a person may do', async () => {
     const many = await decide<{ results: { allowed: boolean; reason: string }[] }>('check-many', {
       checks: [
-        { userId: alice.id, resource: 'orders', action: 'write' },
-        { userId: alice.id, resource: 'orders', action: 'delete' },
-        { userId: carol.id, resource: 'reports', action: 'export', ip: '10.0.0.1' },
+        { userId: subOf(alice.id), resource: 'orders', action: 'write' },
+        { userId: subOf(alice.id), resource: 'orders', action: 'delete' },
+        { userId: subOf(carol.id), resource: 'reports', action: 'export', ip: '10.0.0.1' },
       ],
     });
     expect(many.data.results.map((r) => r.reason)).toEqual(['allowed', 'rejected', 'allowed']);
-    const listed = await decide<{ permissions: unknown[] }>('list', { userId: alice.id });
+    const listed = await decide<{ permissions: unknown[] }>('list', { userId: subOf(alice.id) });
     expect(listed.data.permissions).toEqual([
       { resource: 'orders', type: 'api', data: null, actions: ['read', 'write'] },
     ]);
@@ -204,22 +210,24 @@ describe('the decision API', () => {
 
   it("gives an application nothing of another company's or another application's", async () => {
     const stranger = await ownerWithCompany(ctx, 'decision-stranger');
-    expect(await verdict(stranger.account.id, 'orders', 'read')).toBe('denied:unknown_person');
+    expect(await verdict(subOf(stranger.account.id, stranger.companyId), 'orders', 'read')).toBe(
+      'denied:unknown_person',
+    );
     // The Wiki application asks about the Orders application's resources: it has none such.
     const asWiki = await decide<{ reason: string }>(
       'check',
-      { userId: bob.id, resource: 'orders', action: 'read' },
+      { userId: subOf(bob.id), resource: 'orders', action: 'read' },
       other,
     );
     expect(asWiki.data.reason).toBe('unknown_resource');
-    const wikiList = await decide<{ permissions: unknown[] }>('list', { userId: bob.id }, other);
+    const wikiList = await decide<{ permissions: unknown[] }>('list', { userId: subOf(bob.id) }, other);
     expect(wikiList.data.permissions).toEqual([]);
   });
 
   it('refuses wrong or missing client credentials, a disabled application, and a guesser after 20 tries', async () => {
     const wrong = await decide(
       'check',
-      { userId: bob.id, resource: 'orders', action: 'read' },
+      { userId: subOf(bob.id), resource: 'orders', action: 'read' },
       { ...app, clientSecret: 'nope' },
     );
     expect(wrong).toMatchObject({ status: 401, data: { reason: 'app_client.invalid' } });
@@ -228,32 +236,35 @@ describe('the decision API', () => {
     });
     const guarded = await openedApp('Guarded', ['profile']);
     for (let i = 0; i < 20; i++)
-      await decide('list', { userId: bob.id }, { ...guarded, clientSecret: `guess-${i}` });
-    expect((await decide('list', { userId: bob.id }, { ...guarded, clientSecret: 'guess-21' })).status).toBe(
-      401,
-    );
-    // From this address the client is refused now, even with its right secret.
-    expect(await decide('list', { userId: bob.id }, guarded)).toMatchObject({ status: 429 });
+      await decide('list', { userId: subOf(bob.id) }, { ...guarded, clientSecret: `guess-${i}` });
+    expect(
+      (await decide('list', { userId: subOf(bob.id) }, { ...guarded, clientSecret: 'guess-21' })).status,
+    ).toBe(401);
+    // From this address the client's wrong secrets are refused now; its right secret is answered.
+    expect(
+      await decide('list', { userId: subOf(bob.id) }, { ...guarded, clientSecret: 'guess-22' }),
+    ).toMatchObject({ status: 429 });
+    expect(await decide('list', { userId: subOf(bob.id) }, guarded)).toMatchObject({ status: 200 });
     await admin('/api/v1/manage/app/status', { appId: other.appId, status: 'disabled' });
-    expect(await decide('list', { userId: bob.id }, other)).toMatchObject({
+    expect(await decide('list', { userId: subOf(bob.id) }, other)).toMatchObject({
       status: 403,
       data: { reason: 'app_client.disabled' },
     });
     await admin('/api/v1/manage/app/status', { appId: other.appId, status: 'opened' });
-    expect((await decide('list', { userId: bob.id }, other)).status).toBe(200);
+    expect((await decide('list', { userId: subOf(bob.id) }, other)).status).toBe(200);
   });
 
   it('follows every change on the next request: departments, roles, status, authorizations, the secret', async () => {
     await admin('/api/v1/manage/user/update', { userId: alice.id, departmentIds: [sales] });
     await settled();
-    expect(await verdict(alice.id, 'orders', 'delete')).toBe('allowed:allowed');
+    expect(await verdict(subOf(alice.id), 'orders', 'delete')).toBe('allowed:allowed');
     await admin('/api/v1/manage/department/move', { departmentId: east, parentId: sales });
     await admin('/api/v1/manage/permission/role/member/add', { roleId: auditors, userIds: [carol.id] });
     await settled();
-    expect(await verdict(carol.id, 'orders', 'read')).toBe('allowed:allowed');
+    expect(await verdict(subOf(carol.id), 'orders', 'read')).toBe('allowed:allowed');
     await admin('/api/v1/manage/user/status', { userId: dave.id, status: 'disabled' });
     await settled();
-    expect(await verdict(dave.id, 'reports', 'read')).toBe('denied:person_disabled');
+    expect(await verdict(subOf(dave.id), 'reports', 'read')).toBe('denied:person_disabled');
     const list = await admin<{ list: { authorizationId: string }[] }>(
       '/api/v1/manage/permission/authorization/list',
       {
@@ -264,14 +275,14 @@ describe('the decision API', () => {
     await admin('/api/v1/manage/permission/authorization/del', {
       authorizationId: list.data.list[0]!.authorizationId,
     });
-    expect(await verdict(carol.id, 'orders', 'read')).toBe('denied:no_match');
+    expect(await verdict(subOf(carol.id), 'orders', 'read')).toBe('denied:no_match');
     const reset = await admin<{ clientSecret: string }>('/api/v1/manage/app/secret/reset', {
       appId: app.appId,
     });
     await settled();
-    expect((await decide('list', { userId: bob.id })).status).toBe(401);
+    expect((await decide('list', { userId: subOf(bob.id) })).status).toBe(401);
     app = { ...app, clientSecret: reset.data.clientSecret };
-    expect((await decide('list', { userId: bob.id })).status).toBe(200);
+    expect((await decide('list', { userId: subOf(bob.id) })).status).toBe(200);
   });
 
   it('answers the curl example of the README', async (context) => {
@@ -284,7 +295,7 @@ describe('the decision API', () => {
       '-H',
       'content-type: application/json',
       '-d',
-      JSON.stringify({ userId: bob.id, resource: 'orders', action: 'write' }),
+      JSON.stringify({ userId: subOf(bob.id), resource: 'orders', action: 'write' }),
       `${ctx.baseUrl}/api/v1/app/permission/check`,
     ]);
     expect(JSON.parse(stdout)).toMatchObject({ code: 200, data: { allowed: true, reason: 'allowed' } });
@@ -302,7 +313,7 @@ describe('the decision API', () => {
     const tokens = await client.clientCredentialsGrant(await configOf(app));
     expect(tokens.token_type).toBe('bearer');
     const bearer = `Bearer ${tokens.access_token}`;
-    const asked = { userId: bob.id, resource: 'orders', action: 'write' };
+    const asked = { userId: subOf(bob.id), resource: 'orders', action: 'write' };
     expect(await decide('check', asked, bearer)).toMatchObject({ status: 200, data: { allowed: true } });
     // The Wiki application's token answers about the Wiki application only.
     const wiki = await client.clientCredentialsGrant(await configOf(other));

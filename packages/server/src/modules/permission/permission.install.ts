@@ -3,6 +3,7 @@ import type { DatabaseHandle, Db } from '../../db/database.ts';
 import type { Bind } from '../../http/bind.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { API_TOKEN_TTL, createAccessTokenVerifier, decisionApiAudience } from '../app/api-caller.ts';
+import { pairwiseSubjects } from '../oidc/subject.ts';
 import { createAuthorizationService } from './authorization.service.ts';
 import { createDecisionService, credentialsLoader } from './decision.service.ts';
 import { permissionRoutes } from './permission.routes.ts';
@@ -31,6 +32,7 @@ export async function installPermissions(deps: {
   const decisions = createDecisionService({
     db,
     cache,
+    accountOfSubject: pairwiseSubjects(deps.sealer).accountOf,
     tokenIssuedTo: createAccessTokenVerifier({ issuer: deps.issuer, ...decisionApi, jwks: deps.jwks }),
   });
   return {

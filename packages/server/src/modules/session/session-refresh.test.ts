@@ -123,11 +123,17 @@ describe("the console's refresh", () => {
       );
     const guessed = await tokenRequest(
       ctx.baseUrl,
-      { clientId: 'tessera-console-dev', secret: consoleClientSecret(ctx.masterKey, 'dev') },
+      { clientId: 'tessera-console-dev', secret: 'guess-again' },
       { grant_type: 'refresh_token', refresh_token: 'x' },
     );
     expect(guessed.status).toBe(429);
-    // The server's own request carries the secret it derived: no guess, no throttle.
+    // The right secret is answered from the same address (issue 28): here, about an unknown token.
+    const right = await tokenRequest(
+      ctx.baseUrl,
+      { clientId: 'tessera-console-dev', secret: consoleClientSecret(ctx.masterKey, 'dev') },
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+    );
+    expect(right).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await refresh(token)).code).toBe(200);
   });
 });
