@@ -60,10 +60,8 @@ export async function openPostgres(
   };
   pool.on('connect', (client) => {
     sendHotStatementsByName(client);
-    followOwnNotices(client, deliver);
+    followOwnNotices(client, () => handlers.keys(), deliver);
   });
-  // Before the first statement of each checkout: the channels subscribed since this connection last listened.
-  pool.on('acquire', (client) => listenOnPooled(client, handlers.keys()));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
   return {
@@ -96,9 +94,6 @@ export async function openPostgres(
   };
 }
 
-/** The channels each pooled connection listens on. */
-const pooledChannels = new WeakMap<pg.PoolClient, Set<string>>();
-
 /**
  * PostgreSQL delivers a notice to every session listening on its channel once the transaction
  * that sent it commits, and to the sending session itself before that commit's answer (the
@@ -106,26 +101,33 @@ const pooledChannels = new WeakMap<pg.PoolClient, Set<string>>();
  * So every pooled connection listens too, and hands on the notices it sent itself: a change
  * made by this process is acted on before the statement that committed it returns, whatever
  * code path made it (database triggers send most notices). Notices of other sessions are left to
- * the listener, so each is handled once there.
+ * the listener. A connection starts listening on a channel subscribed since its last statement
+ * before its next one (a pooled connection runs one statement at a time).
  */
-function followOwnNotices(client: pg.PoolClient, deliver: (message: pg.Notification) => void) {
+function followOwnNotices(
+  client: pg.PoolClient,
+  channels: () => Iterable<string>,
+  deliver: (message: pg.Notification) => void,
+) {
   client.on('notification', (message) => {
     if (message.processId === (client as { processID?: number }).processID) deliver(message);
   });
-}
-
-function listenOnPooled(client: pg.PoolClient, channels: Iterable<string>) {
-  let heard = pooledChannels.get(client);
-  if (!heard) {
-    heard = new Set();
-    pooledChannels.set(client, heard);
-  }
-  for (const channel of channels) {
-    if (heard.has(channel)) continue;
-    heard.add(channel);
-    // Queued ahead of the statements of this checkout; a connection that fails here fails them too.
-    client.query(`listen ${client.escapeIdentifier(channel)}`).catch(() => heard.delete(channel));
-  }
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const heard = new Set<string>();
+  const listenFirst = (...args: unknown[]) => {
+    const missing = [...channels()].filter((channel) => !heard.has(channel));
+    if (missing.length === 0) return query(...args);
+    for (const channel of missing) heard.add(channel);
+    const listen = missing.map((channel) => `listen ${client.escapeIdentifier(channel)}`).join('; ');
+    return query(listen).then(
+      () => query(...args),
+      (error: unknown) => {
+        for (const channel of missing) heard.delete(channel);
+        throw error;
+      },
+    );
+  };
+  client.query = listenFirst as typeof client.query;
 }
 
 /**
