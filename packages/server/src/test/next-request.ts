@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
+import type { TesseraApp } from '../app.ts';
 import { csrfOf, decodeEntities, postForm, signInToPortal } from './browser-flow.ts';
-import { activeSync, type PhoneProfile, syncBody } from './phone.ts';
+import { activeSyncPath, type PhoneProfile, syncBody } from './phone.ts';
 
 /**
  * Runs `read` over and over from `readers` concurrent loops until `stop` is called: requests that
@@ -60,9 +61,27 @@ export async function devicePasswordShownTo(
   return decodeEntities(password ?? '');
 }
 
-/** The status of a phone's Sync. */
-export const syncStatus = async (
-  baseUrl: string,
+/**
+ * The status of a phone's Sync, sent in-process: it reaches the agent's decision without waiting
+ * for the network, as a request already read does on a busy server (the moment a notice that
+ * comes only through the listening connection has not been read yet).
+ */
+export async function syncStatus(
+  ctx: { tessera: TesseraApp },
   phone: PhoneProfile,
   credentials: { user: string; password: string },
-) => (await activeSync(baseUrl, phone, { ...credentials, body: syncBody() })).status;
+) {
+  const answer = await ctx.tessera.app.inject({
+    method: 'POST',
+    url: activeSyncPath(phone, 'Sync', credentials.user),
+    headers: {
+      'user-agent': phone.userAgent,
+      'ms-asprotocolversion': '16.1',
+      'x-ms-policykey': '0',
+      'content-type': 'application/vnd.ms-sync.wbxml',
+      authorization: `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`,
+    },
+    payload: syncBody(),
+  });
+  return answer.statusCode;
+}

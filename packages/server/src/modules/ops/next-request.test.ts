@@ -56,7 +56,7 @@ describe('the request right after a change', () => {
     });
     const { token } = await admin<{ token: string }>('/api/v1/manage/safety/device/token');
     const phone = androidGmail();
-    expect(await syncStatus(ctx.baseUrl, phone, { user: email, password: token })).toBe(401);
+    expect(await syncStatus(ctx, phone, { user: email, password: token })).toBe(401);
     const { list } = await admin<{ list: { deviceId: string }[] }>(
       '/api/v1/manage/user/exchange/admin/device/list',
       { userId: person.id },
@@ -64,7 +64,7 @@ describe('the request right after a change', () => {
     const deviceId = list[0]?.deviceId ?? '';
     await admin('/api/v1/manage/user/exchange/admin/device/approve', { deviceIds: [deviceId] });
     const password = await devicePasswordShownTo(ctx.baseUrl, person, deviceId);
-    const ask = () => syncStatus(ctx.baseUrl, phone, { user: email, password });
+    const ask = () => syncStatus(ctx, phone, { user: email, password });
     expect(await ask()).toBe(200);
     const stale = await changeThenAsk({
       rounds: ROUNDS,
@@ -108,19 +108,33 @@ describe('the request right after a change', () => {
     const authorization = `Basic ${Buffer.from(`${clientId}:${app.clientSecret}`).toString('base64')}`;
     // The `sub` the application knows the person by.
     const userId = person.id;
+    // In-process, as for the agent: the check reaches the cache without waiting for the network.
     const ask = async () => {
-      const response = await fetch(`${ctx.baseUrl}/api/v1/app/permission/check`, {
+      const answer = await ctx.tessera.app.inject({
         method: 'POST',
+        url: '/api/v1/app/permission/check',
         headers: { 'content-type': 'application/json', authorization },
-        body: JSON.stringify({ userId, resource: 'books', action: 'read' }),
+        payload: { userId, resource: 'books', action: 'read' },
       });
-      const answer = (await response.json()) as { data: { allowed: boolean; reason: string } };
-      return answer.data.reason;
+      return (answer.json() as { data: { reason: string } }).data.reason;
     };
     const roleMembers = (change: 'add' | 'remove') => () =>
       admin(`/api/v1/manage/permission/role/member/${change}`, { roleId, userIds: [person.id] });
     const departmentMembers = (change: 'add' | 'remove') => () =>
       admin(`/api/v1/manage/department/member/${change}`, { departmentId, userIds: [person.id] });
+    // The same membership changed by another code path than the console's (a directory sync, an import).
+    const { db } = ctx.database;
+    const roleRowAdded = () =>
+      db
+        .insertInto('permission_role_members')
+        .values({ role_id: roleId, company_id: owner.companyId, account_id: person.id })
+        .execute();
+    const roleRowRemoved = () =>
+      db
+        .deleteFrom('permission_role_members')
+        .where('role_id', '=', roleId)
+        .where('account_id', '=', person.id)
+        .execute();
     await roleMembers('add')();
     expect(await ask()).toBe('allowed');
     const stale = await changeThenAsk({
@@ -134,6 +148,8 @@ describe('the request right after a change', () => {
         { change: departmentMembers('add'), expected: 'allowed' },
         { change: departmentMembers('remove'), expected: 'no_match' },
         { change: roleMembers('add'), expected: 'allowed' },
+        { change: roleRowRemoved, expected: 'no_match' },
+        { change: roleRowAdded, expected: 'allowed' },
       ],
     });
     expect(stale).toEqual([]);
