@@ -76,7 +76,7 @@ export function createTaggedCache<T>(options: {
       if (Date.now() - slot.loadedAt < options.maxAgeMs) {
         if (options.recency) {
           slots.delete(key);
-    loadingKeys.delete(key);
+          loadingKeys.delete(key);
           slots.set(key, slot);
         }
         return slot.value as T;

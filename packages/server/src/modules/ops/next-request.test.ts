@@ -104,7 +104,11 @@ describe('the request right after a change', () => {
       { type: 'role', id: roleId },
       { type: 'department', id: departmentId },
     ])
-      await admin('/api/v1/manage/permission/authorization/create', { appId, subject, resourceIds: [resourceId] });
+      await admin('/api/v1/manage/permission/authorization/create', {
+        appId,
+        subject,
+        resourceIds: [resourceId],
+      });
     const authorization = `Basic ${Buffer.from(`${clientId}:${app.clientSecret}`).toString('base64')}`;
     // The `sub` the application knows the person by.
     const userId = person.id;
