@@ -20,7 +20,13 @@ export type QueryObserver = (event: LogEvent) => void;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
-  /** Subscribes to a NOTIFY channel; returns the unsubscribe function. */
+  /**
+   * Subscribes to a NOTIFY channel; returns the unsubscribe function. A notice sent by this
+   * process reaches `onMessage` before the statement that committed it returns (so a cache that
+   * forgets on it is already right for the request that made the change); notices of other
+   * instances come on the listening connection as soon as PostgreSQL delivers them. A notice of
+   * this process may come twice (at its commit, then on the listener).
+   */
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /** Embedded database only: a snapshot of the data folder (tests start from it). */
@@ -48,10 +54,16 @@ export async function openPostgres(
   // An idle connection that fails is dropped by the pool; without a listener its error would end
   // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
   pool.on('error', onConnectionError);
-  pool.on('connect', sendHotStatementsByName);
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  const deliver = (message: pg.Notification) => {
+    for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+  };
+  pool.on('connect', (client) => {
+    sendHotStatementsByName(client);
+    followOwnNotices(client, () => handlers.keys(), deliver);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
-  const handlers = new Map<string, Set<(payload: string) => void>>();
   return {
     db,
     kind: 'postgres',
@@ -61,9 +73,7 @@ export async function openPostgres(
         listener = new pg.Client({ connectionString: url });
         listener.on('error', onConnectionError);
         await listener.connect();
-        listener.on('notification', (message) => {
-          for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
-        });
+        listener.on('notification', deliver);
       }
       if (!handlers.has(channel)) {
         handlers.set(channel, new Set());
@@ -82,6 +92,42 @@ export async function openPostgres(
       await db.destroy();
     },
   };
+}
+
+/**
+ * PostgreSQL delivers a notice to every session listening on its channel once the transaction
+ * that sent it commits, and to the sending session itself before that commit's answer (the
+ * protocol's ReadyForQuery). The dedicated listener hears it only later, on its own connection.
+ * So every pooled connection listens too, and hands on the notices it sent itself: a change
+ * made by this process is acted on before the statement that committed it returns, whatever
+ * code path made it (database triggers send most notices). Notices of other sessions are left to
+ * the listener. A connection starts listening on a channel subscribed since its last statement
+ * before its next one (a pooled connection runs one statement at a time).
+ */
+function followOwnNotices(
+  client: pg.PoolClient,
+  channels: () => Iterable<string>,
+  deliver: (message: pg.Notification) => void,
+) {
+  client.on('notification', (message) => {
+    if (message.processId === (client as { processID?: number }).processID) deliver(message);
+  });
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const heard = new Set<string>();
+  const listenFirst = (...args: unknown[]) => {
+    const missing = [...channels()].filter((channel) => !heard.has(channel));
+    if (missing.length === 0) return query(...args);
+    for (const channel of missing) heard.add(channel);
+    const listen = missing.map((channel) => `listen ${client.escapeIdentifier(channel)}`).join('; ');
+    return query(listen).then(
+      () => query(...args),
+      (error: unknown) => {
+        for (const channel of missing) heard.delete(channel);
+        throw error;
+      },
+    );
+  };
+  client.query = listenFirst as typeof client.query;
 }
 
 /**

@@ -1,15 +1,22 @@
 /**
  * Values read from the database, kept in memory until a change announces that they may be
- * stale. Each kept value carries tags (say `a:<account id>`); `forget(tag)` drops every value
- * with that tag. A read under way when any tag is forgotten is answered but not kept, so a load
- * that a change overtakes never outlives it. Values also expire after `maxAgeMs`, in case a notice
- * is lost with the connection that listens for them, and the oldest go first beyond `max`.
+ * stale: the one mechanism of every cache that promises "the next request". Each kept value
+ * carries tags (say `a:<account id>`); `forget(tag)` drops every value with that tag. The notices
+ * come through `DatabaseHandle.listen`, which hands a change made by this process to the cache
+ * before the statement that committed it returns, and other instances' changes as PostgreSQL
+ * delivers them. A read under way when any tag is forgotten is answered but not kept (its
+ * snapshot may predate the change, and its tags are known only once it is read), so a load that a
+ * change overtakes never outlives it. Values also expire after `maxAgeMs`, in case a notice is lost
+ * with the connection that listens for them, and the oldest (or, with `recency`, the least
+ * recently used) go first beyond `max`.
  */
 export function createTaggedCache<T>(options: {
   maxAgeMs: number;
   max: number;
   /** The tags a loaded value is forgotten by; a value without tags is not kept. */
-  tagsOf(value: T): readonly string[];
+  tagsOf(value: T, key: string): readonly string[];
+  /** Each hit makes a value the newest (the bound then lets the least recently used go). */
+  recency?: boolean;
 }) {
   interface Slot {
     value?: T;
@@ -19,13 +26,18 @@ export function createTaggedCache<T>(options: {
   }
   const slots = new Map<string, Slot>();
   const keysByTag = new Map<string, Set<string>>();
-  /** Keys whose value is being read. */
-  const loading = new Set<string>();
+  /**
+   * Counts `forget` calls. A read keeps its value only if none came while it was under way: a
+   * value's tags are known only once it is read, so any notice may concern it.
+   */
+  let generation = 0;
+  /** Keys whose slot is a read under way (a later read of a forgotten key has its own slot). */
+  const loadingKeys = new Set<string>();
 
   function drop(key: string) {
     const slot = slots.get(key);
     slots.delete(key);
-    loading.delete(key);
+    loadingKeys.delete(key);
     for (const tag of slot?.tags ?? []) {
       const keys = keysByTag.get(tag);
       keys?.delete(key);
@@ -34,11 +46,12 @@ export function createTaggedCache<T>(options: {
   }
 
   function keep(key: string, slot: Slot, value: T) {
-    const tags = options.tagsOf(value);
+    const tags = options.tagsOf(value, key);
     if (tags.length === 0) return drop(key);
     slot.value = value;
     slot.loadedAt = Date.now();
     slot.loading = undefined;
+    loadingKeys.delete(key);
     slot.tags = tags;
     for (const tag of tags) {
       let keys = keysByTag.get(tag);
@@ -60,15 +73,24 @@ export function createTaggedCache<T>(options: {
     const slot = slots.get(key);
     if (slot?.loading) return slot.loading;
     if (slot?.loadedAt !== undefined) {
-      if (Date.now() - slot.loadedAt < options.maxAgeMs) return slot.value as T;
+      if (Date.now() - slot.loadedAt < options.maxAgeMs) {
+        if (options.recency) {
+          slots.delete(key);
+          loadingKeys.delete(key);
+          slots.set(key, slot);
+        }
+        return slot.value as T;
+      }
       drop(key);
     }
     const fresh: Slot = {};
+    const startedIn = generation;
     fresh.loading = load().then(
       (value) => {
-        loading.delete(key);
-        // Forgotten meanwhile (the slot was dropped or replaced): answered, not kept.
-        if (slots.get(key) === fresh) keep(key, fresh, value);
+        if (slots.get(key) !== fresh) return value;
+        // A change was announced meanwhile: answered, not kept.
+        if (generation === startedIn) keep(key, fresh, value);
+        else drop(key);
         return value;
       },
       (error: unknown) => {
@@ -77,13 +99,14 @@ export function createTaggedCache<T>(options: {
       },
     );
     slots.set(key, fresh);
-    loading.add(key);
+    loadingKeys.add(key);
     return fresh.loading;
   }
 
-  /** Drops the values with this tag, and every read under way. */
+  /** Drops the values with this tag, and the reads under way (the next read starts afresh). */
   function forget(tag: string) {
-    for (const key of [...(keysByTag.get(tag) ?? []), ...loading]) drop(key);
+    generation++;
+    for (const key of [...(keysByTag.get(tag) ?? []), ...loadingKeys]) drop(key);
   }
 
   return { read, forget, size: () => slots.size };
