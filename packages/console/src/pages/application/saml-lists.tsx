@@ -150,7 +150,11 @@ export function AttributeList({
 }) {
   const { t } = useTranslation();
   const form = Form.useFormInstance();
-  const rows = (Form.useWatch('attributes', form) ?? []) as { name?: string; source?: string; value?: string }[];
+  const rows = (Form.useWatch('attributes', form) ?? []) as {
+    name?: string;
+    source?: string;
+    value?: string;
+  }[];
   return (
     <Form.List name="attributes">
       {(fields, { add, remove }) => (

@@ -116,7 +116,8 @@ export function createAppService(deps: {
       const before = await appOf(trx, companyId, body.appId, true);
       if (body.status === 'opened') {
         const missing = before.protocol === 'saml' ? await repo.samlMissing(trx, before.id) : null;
-        if (missing?.kind === 'value') throw new AppError('app.saml_value_missing', { name: missing.attribute });
+        if (missing?.kind === 'value')
+          throw new AppError('app.saml_value_missing', { name: missing.attribute });
         const configured =
           before.protocol === 'oidc'
             ? before.redirect_uris.length > 0
