@@ -44,7 +44,10 @@ export function screenFlows(s: Suite) {
 
         await page.goto(`${s.server.baseUrl}/dev/application/select-app`);
         await page.getByTestId('template-huawei_iam').waitFor();
-        await page.getByTestId('template-self-built').getByText(zh ? 'SAML' : 'OIDC, SAML').waitFor();
+        await page
+          .getByTestId('template-self-built')
+          .getByText(zh ? 'SAML' : 'OIDC, SAML')
+          .waitFor();
         await ui.expectNoRawPhraseKeys();
         await ui.screenshot(`catalogue.${lang}`);
 
