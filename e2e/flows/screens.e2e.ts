@@ -42,6 +42,15 @@ export function screenFlows(s: Suite) {
         await ui.screenshot(`settings-add-admin.${lang}`, [1280]);
         await dialog.getByRole('button', { name: zh ? '取 消' : 'Cancel' }).click();
 
+        await page.goto(`${s.server.baseUrl}/dev/application/select-app`);
+        await page.getByTestId('template-huawei_iam').waitFor();
+        await page
+          .getByTestId('template-self-built')
+          .getByText(zh ? 'SAML' : 'OIDC, SAML')
+          .waitFor();
+        await ui.expectNoRawPhraseKeys();
+        await ui.screenshot(`catalogue.${lang}`);
+
         await page.goto(`${s.server.baseUrl}/dev/setting/license`);
         await page.getByTestId('license-summary').getByText('E2E Co').waitFor();
         await ui.expectNoRawPhraseKeys();

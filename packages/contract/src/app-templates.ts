@@ -81,6 +81,41 @@ export const appTemplates: readonly AppTemplate[] = [
     docsUrl: 'https://goharbor.io/docs/main/administration/configure-authentication/oidc-auth/',
   },
   {
+    key: 'jumpserver',
+    name: 'JumpServer',
+    protocol: 'oidc',
+    // System settings → Authentication → OIDC: the callback is built from the "JumpServer address"
+    // (BASE_SITE_URL) under core/auth/openid/ (authentication/backends/oidc/urls.py).
+    redirectPath: '/core/auth/openid/callback/',
+    logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
+    initiateLoginPath: '/core/auth/openid/login/',
+    // Its "client authentication method" offers Client Secret Basic and Post; Basic is the default.
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'RS256',
+    pkce: false,
+    scopes: ['openid', 'profile', 'email'],
+    docsUrl: 'https://docs.jumpserver.org/zh/v4/en/manual/admin/system_settings/authentication_settings/OIDC',
+  },
+  {
+    // ZenTao's documented single sign-on is its own password-free login for "applications"
+    // (a code and key) and a CAS plugin, neither OIDC nor SAML: it is signed in to by form fill.
+    key: 'zentao',
+    name: 'ZenTao',
+    protocol: 'form',
+    redirectPath: '',
+    logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
+    initiateLoginPath: null,
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'ES256',
+    pkce: false,
+    scopes: [],
+    docsUrl: 'https://open.bccastle.com/en/app_integration/authentication/zentao.html',
+  },
+  {
     key: 'legacy_form',
     name: 'Web form login',
     protocol: 'form',

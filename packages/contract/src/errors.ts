@@ -128,6 +128,7 @@ export const errorReasons = {
   'app.template_unknown': 400,
   'app.template_required': 400,
   'app.not_configured': 409,
+  'app.saml_value_missing': 409,
   'app.public_needs_pkce': 400,
   'app.assignee_not_member': 400,
   'api_account.not_found': 404,

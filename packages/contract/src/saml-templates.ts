@@ -107,6 +107,121 @@ export const samlAppTemplates: readonly AppTemplate[] = [
       signAssertion: true,
     },
   ),
+  samlTemplate(
+    'feishu',
+    'Feishu (Lark)',
+    // Feishu's own help page on SSO was not found; this integration guide cites it and lists the values.
+    'https://open.bccastle.com/en/app_integration/authentication/feishu.html',
+    {
+      // Feishu's admin console (Enterprise settings → SSO account login, Enterprise edition) takes
+      // the IdP's SSO URL, issuer and certificate; as a service provider it is
+      // https://www.feishu.cn with this ACS. The NameID is the person's email (or mobile number)
+      // as registered in Feishu.
+      entityId: 'https://www.feishu.cn',
+      acsUrl: 'https://www.feishu.cn/suite/passport/authentication/idp/saml/call_back',
+      sloUrl: null,
+      nameIdFormat: 'unspecified',
+      nameIdSource: 'email',
+      attributes: [],
+      signResponse: true,
+      signAssertion: true,
+    },
+  ),
+  samlTemplate(
+    'aliyun_ram',
+    'Alibaba Cloud (RAM role SSO)',
+    'https://www.alibabacloud.com/help/en/ram/saml-response-for-role-based-sso',
+    {
+      // "Configure Alibaba Cloud as a trusted SP for role-based SSO" (SP metadata
+      // https://signin.alibabacloud.com/saml-role/sp-metadata.xml). The China site's values
+      // (signin.aliyun.com) were not found in the documentation: for it, import the SP metadata
+      // URL the RAM console shows. Alibaba Cloud requires the whole assertion to be signed.
+      entityId: 'urn:alibaba:cloudcomputing:international',
+      acsUrl: 'https://signin.alibabacloud.com/saml-role/sso',
+      sloUrl: null,
+      nameIdFormat: 'persistent',
+      nameIdSource: 'persistent',
+      attributes: [
+        {
+          name: 'https://www.aliyun.com/SAML-Role/Attributes/RoleSessionName',
+          nameFormat: 'uri',
+          source: 'username',
+        },
+        {
+          name: 'https://www.aliyun.com/SAML-Role/Attributes/Role',
+          nameFormat: 'uri',
+          source: 'fixed',
+          valueHint: 'acs:ram::<account-id>:role/<role>,acs:ram::<account-id>:saml-provider/<provider>',
+        },
+      ],
+      signResponse: true,
+      signAssertion: true,
+    },
+  ),
+  samlTemplate(
+    'tencent_cam',
+    'Tencent Cloud (CAM role SSO)',
+    'https://www.tencentcloud.com/document/product/598/58322',
+    {
+      // Tencent Cloud's SP metadata https://cloud.tencent.com/saml.xml: audience cloud.tencent.com,
+      // ACS https://cloud.tencent.com/login/saml. RoleSessionName is required, one value of at
+      // most 32 characters.
+      entityId: 'cloud.tencent.com',
+      acsUrl: 'https://cloud.tencent.com/login/saml',
+      sloUrl: null,
+      nameIdFormat: 'unspecified',
+      nameIdSource: 'username',
+      attributes: [
+        {
+          name: 'https://cloud.tencent.com/SAML/Attributes/RoleSessionName',
+          nameFormat: 'uri',
+          source: 'username',
+        },
+        {
+          name: 'https://cloud.tencent.com/SAML/Attributes/Role',
+          nameFormat: 'uri',
+          source: 'fixed',
+          valueHint:
+            'qcs::cam::uin/<account-id>:roleName/<role>,qcs::cam::uin/<account-id>:saml-provider/<provider>',
+        },
+      ],
+      signResponse: true,
+      signAssertion: true,
+    },
+  ),
+  samlTemplate(
+    'huawei_iam',
+    'Huawei Cloud (IAM user SSO)',
+    'https://support.huaweicloud.com/intl/en-us/usermanual-iam/iam_08_0252.html',
+    {
+      // IAM user SSO via SAML. Huawei Cloud's entity id and ACS were not found in its
+      // documentation (it offers its SP metadata for download from the IAM console): import that
+      // metadata on the SAML tab. xUserId must equal the IAM user's external identity ID;
+      // domain_id and idp_id are required when the sign-in starts here (My apps).
+      entityId: null,
+      acsUrl: null,
+      sloUrl: null,
+      nameIdFormat: 'unspecified',
+      nameIdSource: 'username',
+      attributes: [
+        { name: 'IAM_SAML_Attributes_xUserId', nameFormat: 'unspecified', source: 'username' },
+        {
+          name: 'IAM_SAML_Attributes_domain_id',
+          nameFormat: 'unspecified',
+          source: 'fixed',
+          valueHint: '<account-id>',
+        },
+        {
+          name: 'IAM_SAML_Attributes_idp_id',
+          nameFormat: 'unspecified',
+          source: 'fixed',
+          valueHint: '<identity-provider-name>',
+        },
+      ],
+      signResponse: true,
+      signAssertion: true,
+    },
+  ),
 ];
 
 /** A catalogue entry of a SAML service provider. */

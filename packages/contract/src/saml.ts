@@ -78,6 +78,11 @@ export interface SamlTemplateAttribute {
   name: string;
   nameFormat: SamlAttributeNameFormat;
   source: SamlAttributeSource;
+  /**
+   * A fixed value only the administrator knows (a cloud account's role and provider names): the
+   * pattern shown in the empty field. The app cannot be enabled until the value is filled in.
+   */
+  valueHint?: string;
 }
 
 /**
@@ -85,8 +90,9 @@ export interface SamlTemplateAttribute {
  * address as the administrator enters it, `{host}` its host name.
  */
 export interface SamlTemplateSettings {
-  entityId: string;
-  acsUrl: string;
+  /** Null where the service provider's documentation gives none: its metadata is imported instead. */
+  entityId: string | null;
+  acsUrl: string | null;
   sloUrl: string | null;
   nameIdFormat: SamlNameIdFormat;
   nameIdSource: SamlNameIdSource;

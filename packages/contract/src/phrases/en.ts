@@ -137,6 +137,8 @@ export const en = {
     'app.template_required': 'Please choose the application from the catalogue',
     'app.not_configured':
       'The application cannot be opened yet: add a login callback URL (or, for form login, the form settings) first',
+    'app.saml_value_missing':
+      'The application cannot be enabled yet: fill in the value of the SAML attribute {name} on the SAML tab first',
     'app.public_needs_pkce': 'An application without a client secret must use PKCE',
     'app.assignee_not_member': 'Only users of this company can be assigned',
     'api_account.not_found': 'Programmatic access account not found',

@@ -128,6 +128,7 @@ export const zh = {
     'app.template_unknown': '应用目录中没有此应用',
     'app.template_required': '请从应用目录中选择应用',
     'app.not_configured': '应用尚不能开启：请先添加登录回调地址（表单代填应用请先完成表单配置）',
+    'app.saml_value_missing': '应用尚不能开启：请先在 SAML 标签页填写属性 {name} 的值',
     'app.public_needs_pkce': '不使用客户端密钥的应用必须使用 PKCE',
     'app.assignee_not_member': '只能授权本公司的用户',
     'api_account.not_found': '编程访问账号不存在',

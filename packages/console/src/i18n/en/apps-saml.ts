@@ -63,6 +63,7 @@ export const appsSaml = {
   attributeNameFormat: 'Name format',
   attributeSource: 'Value',
   attributeValue: 'Fixed value',
+  valueToFill: 'To fill in: {{hint}}',
   addAttribute: 'Add an attribute',
   nameFormatName: { unspecified: 'Unspecified', uri: 'URI', basic: 'Basic' },
   sourceName: {

@@ -62,6 +62,7 @@ export const appsSaml = {
   attributeNameFormat: '名称格式',
   attributeSource: '取值',
   attributeValue: '固定值',
+  valueToFill: '待填写，格式：{{hint}}',
   addAttribute: '添加属性',
   nameFormatName: { unspecified: '未指定', uri: 'URI', basic: 'Basic' },
   sourceName: {

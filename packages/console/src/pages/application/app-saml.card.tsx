@@ -11,7 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import type { AppDetail } from './app-view.ts';
-import { camel } from './app-view.ts';
+import { camel, templateOf } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
 import { SamlIdpCard } from './saml-idp.card.tsx';
 import { SamlImportModal } from './saml-import.modal.tsx';
@@ -181,7 +181,7 @@ function SamlForm({
         />
       </Form.Item>
       <Form.Item label={t('apps.saml.attributes')} extra={t('apps.saml.attributesHint')}>
-        <AttributeList narrow={narrow} />
+        <AttributeList narrow={narrow} valueHints={valueHintsOf(app)} />
       </Form.Item>
 
       {section(t('apps.saml.security'))}
@@ -231,4 +231,10 @@ function SamlForm({
       </Form.Item>
     </Form>
   );
+}
+
+/** The patterns of the fixed values the app's catalogue entry leaves to the administrator. */
+function valueHintsOf(app: AppDetail): Record<string, string> {
+  const attributes = templateOf(app.template)?.saml?.attributes ?? [];
+  return Object.fromEntries(attributes.flatMap((a) => (a.valueHint ? [[a.name, a.valueHint]] : [])));
 }

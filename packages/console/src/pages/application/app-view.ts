@@ -28,8 +28,20 @@ export const templateOf = (key: string | null | undefined): AppTemplate | undefi
 /** What adding an application answers: the app and its client secret, shown once. */
 export type CreatedApp = ApiResponse<'/api/v1/manage/app/create'>;
 
-/** A catalogue application's name in the shown language (product names stay as they are). */
-export const templateName = (t: TFunction, template: AppTemplate): string =>
-  template.key === 'legacy_form' ? t('apps.templateName.legacyForm') : template.name;
+/** Catalogue applications whose name differs by language (飞书, 禅道, 阿里云...). */
+const localisedNames = {
+  legacy_form: 'legacyForm',
+  feishu: 'feishu',
+  zentao: 'zentao',
+  aliyun_ram: 'aliyunRam',
+  tencent_cam: 'tencentCam',
+  huawei_iam: 'huaweiIam',
+} as const;
+
+/** A catalogue application's name in the shown language (other product names stay as they are). */
+export const templateName = (t: TFunction, template: AppTemplate): string => {
+  const key = localisedNames[template.key as keyof typeof localisedNames];
+  return key ? t(`apps.templateName.${key}`) : template.name;
+};
 
 export { camel } from '../../lib/camel.ts';

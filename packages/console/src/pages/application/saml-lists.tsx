@@ -140,10 +140,21 @@ export function CertificateList({ infos }: { infos: SamlSettings['signingCertifi
 }
 
 /** The attribute mapping: the name the service provider reads and where the value comes from. */
-export function AttributeList({ narrow }: { narrow: boolean }) {
+export function AttributeList({
+  narrow,
+  valueHints = {},
+}: {
+  narrow: boolean;
+  /** Fixed values the catalogue left to the administrator, by attribute name: their pattern. */
+  valueHints?: Readonly<Record<string, string>>;
+}) {
   const { t } = useTranslation();
   const form = Form.useFormInstance();
-  const rows = (Form.useWatch('attributes', form) ?? []) as { source?: string }[];
+  const rows = (Form.useWatch('attributes', form) ?? []) as {
+    name?: string;
+    source?: string;
+    value?: string;
+  }[];
   return (
     <Form.List name="attributes">
       {(fields, { add, remove }) => (
@@ -183,19 +194,11 @@ export function AttributeList({ narrow }: { narrow: boolean }) {
                 />
               </Form.Item>
               {rows[field.name]?.source === 'fixed' ? (
-                <Form.Item
-                  name={[field.name, 'value']}
-                  rules={[
-                    { required: true, whitespace: true, message: t('apps.saml.fieldRequired') },
-                    { max: samlLimits.fixedValueMax },
-                  ]}
-                  style={{ flex: 1, marginBottom: 0, minWidth: 160 }}
-                >
-                  <Input
-                    placeholder={t('apps.saml.attributeValue')}
-                    aria-label={t('apps.saml.attributeValue')}
-                  />
-                </Form.Item>
+                <FixedValue
+                  field={field.name}
+                  hint={valueHints[rows[field.name]?.name ?? '']}
+                  empty={!rows[field.name]?.value?.trim()}
+                />
               ) : null}
               <RemoveButton onClick={() => remove(field.name)} />
             </Flex>
@@ -209,5 +212,28 @@ export function AttributeList({ narrow }: { narrow: boolean }) {
         </Flex>
       )}
     </Form.List>
+  );
+}
+
+/** A fixed attribute value; one the catalogue left to fill is marked with its pattern until filled. */
+function FixedValue({ field, hint, empty }: { field: number; hint: string | undefined; empty: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <Form.Item
+      name={[field, 'value']}
+      rules={[
+        { required: true, whitespace: true, message: t('apps.saml.fieldRequired') },
+        { max: samlLimits.fixedValueMax },
+      ]}
+      extra={hint ? t('apps.saml.valueToFill', { hint }) : undefined}
+      style={{ flex: 1, marginBottom: 0, minWidth: 160 }}
+    >
+      <Input
+        placeholder={hint ?? t('apps.saml.attributeValue')}
+        aria-label={t('apps.saml.attributeValue')}
+        status={hint && empty ? 'warning' : undefined}
+        spellCheck={false}
+      />
+    </Form.Item>
   );
 }

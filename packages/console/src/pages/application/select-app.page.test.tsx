@@ -92,6 +92,31 @@ describe('<SelectAppPage>', () => {
     expect(calls(callApi, CREATE)).toEqual([]);
   });
 
+  it('lists the applications of Chinese companies, and self-built offers SAML besides OIDC and form fill (issue 35)', async () => {
+    await renderPage();
+    const names = {
+      feishu: 'Feishu (Lark)',
+      jumpserver: 'JumpServer',
+      zentao: 'ZenTao',
+      aliyun_ram: 'Alibaba Cloud (RAM role SSO)',
+      tencent_cam: 'Tencent Cloud (CAM role SSO)',
+      huawei_iam: 'Huawei Cloud (IAM user SSO)',
+    };
+    for (const [key, name] of Object.entries(names))
+      expect(screen.getByTestId(`template-${key}`).getAttribute('aria-label')).toBe(name);
+    expect(within(screen.getByTestId('template-aliyun_ram')).getByText('SAML 2.0')).toBeTruthy();
+    expect(within(screen.getByTestId('template-jumpserver')).getByText('OIDC')).toBeTruthy();
+    const selfBuilt = screen.getByTestId('template-self-built');
+    expect(selfBuilt.textContent).toContain('OIDC, SAML or form-fill');
+    fireEvent.click(selfBuilt);
+    const dialog = await lastDialog();
+    const protocols = within(dialog)
+      .getAllByRole('radio')
+      .map((radio) => (radio as HTMLInputElement).value);
+    expect(protocols).toEqual(['oidc', 'form', 'saml']);
+    expect(within(dialog).getByText('SAML 2.0 single sign-on')).toBeTruthy();
+  });
+
   it('opens a card from the keyboard', async () => {
     await renderPage();
     fireEvent.keyDown(screen.getByTestId('template-jenkins'), { key: 'Enter' });

@@ -130,14 +130,26 @@ export const findApiAccount = (
     .executeTakeFirst();
 
 /** Whether a SAML app's service provider is set up enough to sign in to (an entity id and an ACS). */
-export async function samlConfigured(db: Db, appId: string): Promise<boolean> {
+/**
+ * What a SAML app still lacks before it can be enabled: its service provider (entity id and an
+ * ACS), or the value of a fixed attribute the catalogue left for the administrator (a cloud
+ * console's role); null when nothing.
+ */
+export async function samlMissing(
+  db: Db,
+  appId: string,
+): Promise<{ kind: 'settings' } | { kind: 'value'; attribute: string } | null> {
   const row = await db
     .selectFrom('app_saml_configs')
-    .select(['entity_id', 'acs'])
+    .select(['entity_id', 'acs', 'attributes'])
     .where('app_id', '=', appId)
     .executeTakeFirst();
-  return Boolean(row?.entity_id && row.acs.length > 0);
+  if (!row?.entity_id || row.acs.length === 0) return { kind: 'settings' };
+  const empty = row.attributes.find((a) => a.source === 'fixed' && !a.value);
+  return empty ? { kind: 'value', attribute: empty.name } : null;
 }
+
+export const samlConfigured = async (db: Db, appId: string) => (await samlMissing(db, appId)) === null;
 
 export const findFormConfig = (db: Db, appId: string) =>
   db.selectFrom('app_form_configs').selectAll().where('app_id', '=', appId).executeTakeFirst();

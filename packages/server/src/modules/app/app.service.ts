@@ -115,11 +115,14 @@ export function createAppService(deps: {
     return db.transaction().execute(async (trx) => {
       const before = await appOf(trx, companyId, body.appId, true);
       if (body.status === 'opened') {
+        const missing = before.protocol === 'saml' ? await repo.samlMissing(trx, before.id) : null;
+        if (missing?.kind === 'value')
+          throw new AppError('app.saml_value_missing', { name: missing.attribute });
         const configured =
           before.protocol === 'oidc'
             ? before.redirect_uris.length > 0
             : before.protocol === 'saml'
-              ? await repo.samlConfigured(trx, before.id)
+              ? missing === null
               : Boolean(await repo.findFormConfig(trx, before.id));
         if (!configured) throw new AppError('app.not_configured');
       }

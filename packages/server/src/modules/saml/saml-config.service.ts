@@ -92,12 +92,24 @@ function checkCombined(row: AppSamlConfig) {
 /** A catalogue SAML application's settings under its address. */
 export function templateSettings(template: SamlTemplateSettings, baseUrl: string) {
   return {
-    entity_id: fillSamlPattern(template.entityId, baseUrl),
-    acs: JSON.stringify([{ url: fillSamlPattern(template.acsUrl, baseUrl), index: 0, isDefault: true }]),
+    entity_id: template.entityId === null ? null : fillSamlPattern(template.entityId, baseUrl),
+    acs: JSON.stringify(
+      template.acsUrl === null
+        ? []
+        : [{ url: fillSamlPattern(template.acsUrl, baseUrl), index: 0, isDefault: true }],
+    ),
     slo_url: template.sloUrl ? fillSamlPattern(template.sloUrl, baseUrl) : null,
     name_id_format: template.nameIdFormat,
     name_id_source: template.nameIdSource,
-    attributes: JSON.stringify(template.attributes.map((a) => ({ ...a, friendlyName: null, value: null }))),
+    attributes: JSON.stringify(
+      template.attributes.map(({ name, nameFormat, source }) => ({
+        name,
+        nameFormat,
+        source,
+        friendlyName: null,
+        value: null,
+      })),
+    ),
     sign_response: template.signResponse,
     sign_assertion: template.signAssertion,
   };
