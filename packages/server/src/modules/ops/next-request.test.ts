@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSealer } from '../../lib/crypto.ts';
 import { type ExchangeStandIn, startExchangeStandIn } from '../../test/exchange-stand-in.ts';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { changeThenAsk, devicePasswordShownTo, syncStatus } from '../../test/next-request.ts';
 import { androidGmail } from '../../test/phone.ts';
+import { pairwiseSubject } from '../oidc/subject.ts';
 
 /**
  * Issue 28: every cache that promises "the next request" (the Exchange agent's devices, the
@@ -111,7 +113,7 @@ describe('the request right after a change', () => {
       });
     const authorization = `Basic ${Buffer.from(`${clientId}:${app.clientSecret}`).toString('base64')}`;
     // The `sub` the application knows the person by.
-    const userId = person.id;
+    const userId = pairwiseSubject(createSealer(ctx.masterKey))(owner.companyId, person.id);
     // In-process, as for the agent: the check reaches the cache without waiting for the network.
     const ask = async () => {
       const answer = await ctx.tessera.app.inject({

@@ -163,6 +163,43 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
     await ctx.tessera.radius?.reload();
   });
 
+  it('answers the request right after a change of clients as changed, without waiting for a reload (issue 28)', async () => {
+    const nas = await addClient({ source: '127.0.0.1' });
+    // radclient proves the client works; the rounds send from this process, as a busy NAS's
+    // request reaches the server the moment the change is answered.
+    expect((await radclient(port, nas.secret, pap(alice.username, alice.password))).code).toBe(
+      'Access-Accept',
+    );
+    const peer = await udpPeer();
+    const stale: string[] = [];
+    // Each request has its own identifier, so that an answer is never taken for another's.
+    let identifier = 0;
+    const ask = async (secret: string, waitMs: number) => {
+      const mine = ++identifier;
+      peer.send(requestPacket(secret, alice.username, alice.password, mine));
+      const until = Date.now() + waitMs;
+      for (let answer = await peer.next(waitMs); answer; answer = await peer.next(until - Date.now()))
+        if (answer[1] === mine) return answer[0];
+      return undefined;
+    };
+    try {
+      for (let round = 0; round < 20; round++) {
+        const reset = await admin<{ secret: string }>('/api/v1/manage/radius/client/secret/reset', {
+          clientId: nas.client.clientId,
+        });
+        if ((await ask(reset.data.secret, 10_000)) !== code.accessAccept)
+          stale.push(`round ${round}: new secret`);
+        await admin('/api/v1/manage/radius/client/update', { clientId: nas.client.clientId, enabled: false });
+        if ((await ask(reset.data.secret, 500)) !== undefined) stale.push(`round ${round}: disabled`);
+        await admin('/api/v1/manage/radius/client/update', { clientId: nas.client.clientId, enabled: true });
+      }
+    } finally {
+      peer.close();
+      await admin('/api/v1/manage/radius/client/del', { clientId: nas.client.clientId });
+    }
+    expect(stale).toEqual([]);
+  });
+
   it('refuses a locked person whatever the password, as the sign-in page does', async () => {
     const bob = await companyMember(ctx, owner, 'radius-bob');
     for (let i = 0; i < 5; i++) await radclient(port, vpn.secret, pap(bob.username, `guess-${i}`));
@@ -337,7 +374,7 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
   });
 
   /** An Access-Request with a valid Message-Authenticator, built as a NAS would. */
-  function requestPacket(secret: string, username: string, password: string) {
+  function requestPacket(secret: string, username: string, password: string, identifier?: number) {
     const authenticator = randomBytes(16);
     const hidden = Buffer.alloc(16);
     Buffer.from(password).copy(hidden);
@@ -352,7 +389,7 @@ describe.skipIf(skipWithoutRadclient)('RADIUS with radclient', () => {
       hidden,
     ]);
     const packet = Buffer.concat([
-      Buffer.from([code.accessRequest, randomBytes(1)[0] ?? 1, 0, 0]),
+      Buffer.from([code.accessRequest, identifier ?? randomBytes(1)[0] ?? 1, 0, 0]),
       authenticator,
       attrs,
     ]);

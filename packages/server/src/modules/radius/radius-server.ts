@@ -92,9 +92,30 @@ export function createRadiusServer(options: RadiusServerOptions) {
   let socket: Socket | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
-  async function reload() {
+  /**
+   * The reload under way, if any. A change's notice reaches the instance that made it before its
+   * commit returns (db/database.ts), so a request that arrives after the change waits for the
+   * reload the notice started instead of matching the old list; of reloads that overlap, only the
+   * last one started may store its list (an earlier one can finish after it with older rows).
+   */
+  let loading: Promise<void> | undefined;
+  let generation = 0;
+
+  function reload(): Promise<void> {
+    const mine = ++generation;
+    const run = loadClients().then((loaded) => {
+      if (mine === generation) clients = loaded;
+    });
+    const tracked = run.finally(() => {
+      if (loading === tracked) loading = undefined;
+    });
+    loading = tracked;
+    return run;
+  }
+
+  async function loadClients(): Promise<CachedClient[]> {
     const rows = await repo.enabledClients(database.db);
-    clients = rows.flatMap((row) => {
+    return rows.flatMap((row) => {
       const [network = '', bits = '0'] = row.source.split('/');
       const range = new BlockList();
       const family = isIPv4(network) ? 'ipv4' : 'ipv6';
@@ -196,6 +217,7 @@ export function createRadiusServer(options: RadiusServerOptions) {
     const request = parseRequest(message);
     if (!request || (request.code !== code.accessRequest && request.code !== code.statusServer)) return;
     const source = plainAddress(remote.address);
+    if (loading) await loading.catch(() => undefined);
     const client = identify(request, source);
     if (!client) return;
     const key = `${client.id}|${source}|${remote.port}|${request.identifier}|${request.authenticator.toString('hex')}`;

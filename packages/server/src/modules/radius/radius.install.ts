@@ -55,7 +55,17 @@ export function createRadius(
   return {
     /** The console's calls: the company's RADIUS settings and clients. */
     routes: (bind: Bind) =>
-      radiusRoutes(bind, createRadiusService({ db, sealer, port: () => running?.port ?? null })),
+      radiusRoutes(
+        bind,
+        createRadiusService({
+          db,
+          sealer,
+          port: () => running?.port ?? null,
+          clientsChanged: async () => {
+            await running?.reload();
+          },
+        }),
+      ),
     async start(): Promise<RunningRadius | null> {
       if (!server || !config) return null;
       try {

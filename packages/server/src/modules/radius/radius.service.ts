@@ -38,8 +38,29 @@ const newSecret = () =>
 
 const mayManage = (role: MemberRole) => role === 'owner' || role === 'admin';
 
-export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => number | null }) {
+export function createRadiusService(deps: {
+  db: Db;
+  sealer: Sealer;
+  port: () => number | null;
+  /** This instance's RADIUS server reloads its clients (the others hear the notice). */
+  clientsChanged: () => Promise<void>;
+}) {
   const { db, sealer } = deps;
+
+  /**
+   * A change of the company's clients: announced to every instance in its transaction, and
+   * applied by this instance's RADIUS server before the call answers, so that a device's request
+   * right after it is matched against the changed clients.
+   */
+  async function changeClients<T>(companyId: string, change: (trx: Db) => Promise<T>): Promise<T> {
+    const result = await db.transaction().execute(async (trx) => {
+      const changed = await change(trx);
+      await repo.notifyClientsChanged(trx, companyId);
+      return changed;
+    });
+    await deps.clientsChanged();
+    return result;
+  }
   const seal = (clientId: string, secret: string) => sealer.seal(secret, `${SECRET_PURPOSE}:${clientId}`);
 
   function view(row: repo.RadiusClientRow, departments: { departmentId: string; name: string }[] = []) {
@@ -125,7 +146,7 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
     const source = await checkedSource(input.source);
     const secret = newSecret();
     const id = newId();
-    const client = await db.transaction().execute(async (trx) => {
+    const client = await changeClients(companyId, async (trx) => {
       if ((await repo.countClients(trx, companyId)) >= radiusLimits.clientsPerCompany)
         throw new AppError('radius.too_many_clients', { max: radiusLimits.clientsPerCompany });
       const departmentIds = await checkedDepartments(trx, companyId, input.access, input.departmentIds);
@@ -150,7 +171,6 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
         after: auditView(row, departmentIds),
         ip: actor.ip,
       });
-      await repo.notifyClientsChanged(trx, companyId);
       return one(trx, companyId, id);
     });
     return { client, secret };
@@ -171,7 +191,7 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
   ) {
     if (!mayManage(actor.role)) throw new AppError('auth.forbidden');
     const source = input.source === undefined ? undefined : await checkedSource(input.source);
-    return db.transaction().execute(async (trx) => {
+    return changeClients(companyId, async (trx) => {
       const before = await findOne(trx, companyId, input.clientId);
       const beforeDepartments = ((await repo.departmentsOf(trx, companyId)).get(before.id) ?? []).map(
         (d) => d.departmentId,
@@ -200,7 +220,6 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
         after: auditView(after, departmentIds),
         ip: actor.ip,
       });
-      await repo.notifyClientsChanged(trx, companyId);
       return one(trx, companyId, before.id);
     });
   }
@@ -208,7 +227,7 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
   async function resetSecret(actor: RadiusActor, companyId: string, clientId: string) {
     if (!mayManage(actor.role)) throw new AppError('auth.forbidden');
     const secret = newSecret();
-    await db.transaction().execute(async (trx) => {
+    await changeClients(companyId, async (trx) => {
       await findOne(trx, companyId, clientId);
       await repo.updateClient(trx, companyId, clientId, { secret_sealed: seal(clientId, secret) });
       await insertAuditEvent(trx, {
@@ -219,14 +238,13 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
         targetId: clientId,
         ip: actor.ip,
       });
-      await repo.notifyClientsChanged(trx, companyId);
     });
     return { secret };
   }
 
   async function remove(actor: RadiusActor, companyId: string, clientId: string) {
     if (!mayManage(actor.role)) throw new AppError('auth.forbidden');
-    return db.transaction().execute(async (trx) => {
+    return changeClients(companyId, async (trx) => {
       const before = await findOne(trx, companyId, clientId);
       await repo.deleteClient(trx, companyId, clientId);
       await insertAuditEvent(trx, {
@@ -238,7 +256,6 @@ export function createRadiusService(deps: { db: Db; sealer: Sealer; port: () => 
         before: { name: before.name, source: before.source },
         ip: actor.ip,
       });
-      await repo.notifyClientsChanged(trx, companyId);
       return { clientId };
     });
   }
