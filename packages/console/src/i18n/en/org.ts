@@ -234,6 +234,8 @@ export const org = {
     nameRequired: 'Please enter the department name',
     parent: 'Superior department',
     parentRequired: 'Please choose the superior department',
+    topLevel: 'Top level',
+    topLevelHint: 'Directly under {{root}}',
     manager: 'Manager',
     managerPlaceholder: 'Search users by name or username',
     noManager: 'No manager',

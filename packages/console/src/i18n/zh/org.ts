@@ -231,6 +231,8 @@ export const org = {
     nameRequired: '请输入部门名称',
     parent: '上级部门',
     parentRequired: '请选择上级部门',
+    topLevel: '设为顶级部门',
+    topLevelHint: '直接位于 {{root}} 之下',
     manager: '负责人',
     managerPlaceholder: '按姓名或用户名搜索用户',
     noManager: '无负责人',

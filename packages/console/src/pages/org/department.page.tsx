@@ -105,7 +105,8 @@ export function DepartmentPage() {
               type="primary"
               size="small"
               icon={<PlusOutlined />}
-              onClick={() => setFormTarget({ mode: 'create', parentId: selected?.departmentId })}
+              // The top level: a department under the selected one is its own action (createSub).
+              onClick={() => setFormTarget({ mode: 'create' })}
             >
               {t('org.department.create')}
             </Button>
