@@ -241,6 +241,8 @@ export const org = {
     noManager: 'No manager',
     id: 'Department ID',
     memberCount: 'People directly in it',
+    totalMemberCount: 'People, sub departments included',
+    countHint: '{{total}} people with sub departments, {{direct}} directly in it',
     root: 'Root department (named after the company; it cannot be renamed, moved or deleted)',
     moveTitle: 'Move {{name}}',
     moveHint: 'A department cannot be moved under itself or one of its sub departments.',

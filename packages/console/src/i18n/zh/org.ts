@@ -238,6 +238,8 @@ export const org = {
     noManager: '无负责人',
     id: '部门 ID',
     memberCount: '直属人数',
+    totalMemberCount: '总人数（含子部门）',
+    countHint: '含子部门共 {{total}} 人，直属 {{direct}} 人',
     root: '根部门（以公司命名，不能重命名、移动或删除）',
     moveTitle: '移动 {{name}}',
     moveHint: '部门不能移动到自身或其子部门之下。',

@@ -12,6 +12,7 @@ const node = (departmentId: string, name: string, parentId: string | null, child
   managerId: null,
   managerName: null,
   memberCount: 0,
+  totalMemberCount: 0,
   children,
 });
 const tree: Department = node('root', 'Acme', null, [node('eng', 'Engineering', 'root')]);
