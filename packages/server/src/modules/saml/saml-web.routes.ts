@@ -11,7 +11,6 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
-import { pageCsp } from '../../http/security-headers.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import type { Outgoing } from './saml-build.ts';
 import type { SamlKeys } from './saml-keys.ts';
@@ -33,19 +32,11 @@ const pageHeaders = {
   'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
 };
 
-/**
- * The page that posts a SAML message: the pages policy (script and style from the portal's
- * assets only, nothing inline, no plugins, no `<base>`, never framed), and no `form-action`.
- * Browsers check `form-action` along the redirects that answer the submission (CSP3), and
- * service providers redirect: an ACS on to its application on another origin, a service
- * provider told of a single logout back to our SLO endpoint with its LogoutResponse (as
- * passport-saml does). Those origins cannot be known in advance, so any list would strand
- * someone. Without it the page stays safe: the form's action is a URL our server took from the
- * application's settings (ACS or SLO), the fields are our own message and the RelayState, all
- * escaped, so the page holds no markup a person or a service provider controls; and no script
- * but our own file can run in it to send a form elsewhere.
- */
-const postHeaders = { ...pageHeaders, 'content-security-policy': pageCsp() };
+/** The page that posts a SAML message: script from the portal's assets only, posting to that origin only. */
+const postHeaders = (origin: string) => ({
+  ...pageHeaders,
+  'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action ${origin}; base-uri 'none'; frame-ancestors 'none'`,
+});
 
 export interface SamlWebDeps {
   db: Db;
@@ -104,7 +95,7 @@ function routes(app: FastifyInstance, deps: SamlWebDeps) {
     const intro = interpolate(words.intro, { app: app.name });
     return reply
       .status(200)
-      .headers(postHeaders)
+      .headers(postHeaders(new URL(message.action).origin))
       .type('text/html; charset=utf-8')
       .send(
         renderAutoPostPage(context(request), {
