@@ -87,6 +87,8 @@ export interface SignInPageInput {
   passkey?: { action: string; options: string };
   /** Scan sign-in of the company's enabled DingTalk, WeChat and WeCom sources (scan-pages.ts). */
   scan?: ScanButton[];
+  /** The user centre's address, shown where the sign-in is not already on the way there. */
+  userCentreHref?: string;
 }
 
 export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
@@ -118,7 +120,8 @@ ${passkeyForm(ctx, {
     : ''
 }
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
-${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}`,
+${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}
+${input.userCentreHref ? html`<p class="muted small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
   );
 }
 

@@ -119,6 +119,12 @@ export const appOidcSettings = z.object({
 });
 
 export const appDetail = appSummary.extend({
+  /**
+   * It has what a sign-in needs (OIDC a login callback, SAML its service provider, form-fill its
+   * form settings), so enabling it is allowed: while it is to be configured, the console says
+   * "ready to enable" rather than what to add.
+   */
+  readyToEnable: z.boolean(),
   oidc: appOidcSettings,
   defaultAccess: z.enum(appDefaultAccess),
   /**

@@ -23,6 +23,8 @@ export interface DepartmentNode {
   managerName: string | null;
   /** People directly in this department. */
   memberCount: number;
+  /** People in it or in any department below it, each person once. */
+  totalMemberCount: number;
   children: DepartmentNode[];
 }
 
@@ -34,6 +36,7 @@ export const departmentNode: z.ZodType<DepartmentNode> = z.lazy(() =>
     managerId: z.string().nullable(),
     managerName: z.string().nullable(),
     memberCount: z.number().int(),
+    totalMemberCount: z.number().int(),
     children: z.array(departmentNode),
   }),
 );

@@ -16,6 +16,7 @@ export const en = {
     password: 'Password',
     submit: 'Sign in',
     cancel: 'Cancel',
+    userCentre: 'Your account: profile, security and apps',
     invalidCredentials: 'The account or password is incorrect',
     missingFields: 'Please enter your account and password',
     accountDisabled: 'This account has been disabled. Please contact your administrator',

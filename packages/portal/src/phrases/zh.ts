@@ -15,6 +15,7 @@ export const zh = {
     title: '登录',
     subtitle: '登录以继续访问 {client}',
     identifier: '用户名、邮箱或手机号',
+    userCentre: '我的账号：个人信息、安全设置和应用',
     password: '密码',
     submit: '登录',
     cancel: '取消',

@@ -1,4 +1,10 @@
-import { interpolate, type Language, type ServerPhrases, serverPhrases } from '@tessera/contract';
+import {
+  fieldNameIn,
+  interpolate,
+  type Language,
+  type ServerPhrases,
+  serverPhrases,
+} from '@tessera/contract';
 
 const fromTag = (tag: string | undefined): Language | undefined => {
   const value = tag?.trim().toLowerCase();
@@ -57,7 +63,9 @@ export function translateValidation(
   key: keyof ServerPhrases['validation'],
   params: Record<string, string | number>,
 ): string {
-  return interpolate(serverPhrases[lang].validation[key], params);
+  // Unknown keys are named as the caller sent them; every other field in the caller's language.
+  const field = key === 'unrecognized_keys' ? params.field : fieldNameIn(lang, String(params.field ?? ''));
+  return interpolate(serverPhrases[lang].validation[key], { ...params, field: field ?? '' });
 }
 
 /** Reads one cookie from a raw Cookie header (used where Fastify's parser has not run). */

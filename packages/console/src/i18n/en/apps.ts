@@ -4,6 +4,7 @@ import { appsSaml } from './apps-saml.ts';
 export const apps = {
   status: {
     toBeConfigured: 'To be configured',
+    readyToEnable: 'Ready to enable',
     opened: 'Opened',
     disabled: 'Disabled',
   },
@@ -36,7 +37,7 @@ export const apps = {
     enable: 'Enable',
     disable: 'Disable',
     delete: 'Delete',
-    enabled: '{{name}} is opened',
+    enabled: '{{name}} is enabled',
     disabledDone: '{{name}} is disabled',
     disableTitle: 'Disable {{name}}?',
     disableContent: 'Nobody can sign in to it until it is enabled again.',
@@ -114,6 +115,7 @@ export const apps = {
     logoWrongType: 'Choose a PNG, JPEG, SVG or WebP image',
     logoTooLarge: 'The logo can be at most 512 KiB',
     notConfiguredHint: 'Add a login callback address (or finish the form settings), then enable it.',
+    readyHint: 'Everything sign-in needs is filled in: enable it when people may start using it.',
     tab: {
       basics: 'Basics',
       protocol: 'Protocol',

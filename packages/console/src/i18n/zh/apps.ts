@@ -5,6 +5,7 @@ import { appsSaml } from './apps-saml.ts';
 export const apps = {
   status: {
     toBeConfigured: '待配置',
+    readyToEnable: '可开启',
     opened: '已开启',
     disabled: '已禁用',
   },
@@ -37,7 +38,7 @@ export const apps = {
     enable: '开启',
     disable: '禁用',
     delete: '删除',
-    enabled: '{{name}} 已开启',
+    enabled: '{{name}} 已启用',
     disabledDone: '{{name}} 已禁用',
     disableTitle: '禁用 {{name}}？',
     disableContent: '禁用后任何人都无法登录该应用，直到重新开启。',
@@ -113,6 +114,7 @@ export const apps = {
     logoWrongType: '请选择 PNG、JPEG、SVG 或 WebP 图片',
     logoTooLarge: '图标最大 512 KiB',
     notConfiguredHint: '请先添加登录回调地址（或完成表单代填配置），然后开启应用。',
+    readyHint: '登录所需的配置均已填好：可以让大家使用时，开启应用即可。',
     tab: {
       basics: '基本信息',
       protocol: '协议配置',

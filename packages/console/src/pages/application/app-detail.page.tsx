@@ -138,7 +138,7 @@ function AppHeader({
               {app.name}
             </Typography.Title>
             <Space size={8} wrap>
-              <AppStatusTag status={app.status} />
+              <AppStatusTag status={app.status} ready={app.readyToEnable} />
               <Typography.Text type="secondary">
                 {t(`apps.type.${camel(app.type)}`)} · {t(`apps.protocolName.${app.protocol}`)}
                 {template ? ` · ${templateName(t, template)}` : ''}
@@ -179,7 +179,12 @@ function AppHeader({
         </Space>
       </Flex>
       {app.status === 'to_be_configured' ? (
-        <Alert type="info" showIcon title={t('apps.detail.notConfiguredHint')} style={{ marginTop: 16 }} />
+        <Alert
+          type="info"
+          showIcon
+          title={t(app.readyToEnable ? 'apps.detail.readyHint' : 'apps.detail.notConfiguredHint')}
+          style={{ marginTop: 16 }}
+        />
       ) : null}
     </Card>
   );

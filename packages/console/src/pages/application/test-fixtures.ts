@@ -21,6 +21,7 @@ export function appDetail(overrides: Partial<AppDetail> = {}): AppDetail {
   const issuer = 'http://localhost:8080/oidc';
   return {
     ...appSummary(),
+    readyToEnable: true,
     oidc: {
       redirectUris: ['https://sales.example.com/callback'],
       postLogoutRedirectUris: [],

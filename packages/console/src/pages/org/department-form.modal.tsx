@@ -1,5 +1,5 @@
 import { departmentLimits } from '@tessera/contract/constants';
-import { Form, Input, Modal } from 'antd';
+import { Button, Flex, Form, Input, Modal } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
@@ -16,7 +16,10 @@ interface DepartmentValues {
   managerId?: string | null;
 }
 
-/** What the dialog does: create under a superior department, or edit a department. */
+/**
+ * What the dialog does: create under a superior department (shown and changeable in the form;
+ * the top level when none is given), or edit a department.
+ */
 export type DepartmentFormTarget =
   | { mode: 'create'; parentId?: string }
   | { mode: 'edit'; department: Department };
@@ -42,6 +45,7 @@ export function DepartmentFormModal({
   const [form] = Form.useForm<DepartmentValues>();
   const editing = target?.mode === 'edit' ? target.department : undefined;
   const isRoot = editing?.parentId === null;
+  const parentId = Form.useWatch('parentId', form);
 
   useEffect(() => {
     if (!target) return;
@@ -120,12 +124,30 @@ export function DepartmentFormModal({
           <Input maxLength={departmentLimits.nameMax} autoComplete="off" disabled={isRoot} />
         </Form.Item>
         {editing ? null : (
-          <Form.Item
-            name="parentId"
-            label={t('org.department.parent')}
-            rules={[{ required: true, message: t('org.department.parentRequired') }]}
-          >
-            <DepartmentSelect tree={tree} placeholder={t('org.department.parentRequired')} />
+          <Form.Item label={t('org.department.parent')} required>
+            <Flex gap={8} align="center">
+              <Form.Item
+                name="parentId"
+                noStyle
+                rules={[{ required: true, message: t('org.department.parentRequired') }]}
+              >
+                <DepartmentSelect
+                  tree={tree}
+                  placeholder={t('org.department.parentRequired')}
+                  aria-label={t('org.department.parent')}
+                  style={{ flex: 1, minWidth: 0 }}
+                />
+              </Form.Item>
+              {tree ? (
+                <Button
+                  title={t('org.department.topLevelHint', { root: tree.name })}
+                  disabled={parentId === tree.departmentId}
+                  onClick={() => form.setFieldsValue({ parentId: tree.departmentId })}
+                >
+                  {t('org.department.topLevel')}
+                </Button>
+              ) : null}
+            </Flex>
           </Form.Item>
         )}
         <Form.Item name="managerId" label={t('org.department.manager')} style={{ marginBottom: 0 }}>

@@ -17,6 +17,7 @@ const node = (departmentId: string, parentId: string | null, children: Departmen
   managerId: null,
   managerName: null,
   memberCount: 0,
+  totalMemberCount: 0,
   children,
 });
 

@@ -105,7 +105,8 @@ export function DepartmentPage() {
               type="primary"
               size="small"
               icon={<PlusOutlined />}
-              onClick={() => setFormTarget({ mode: 'create', parentId: selected?.departmentId })}
+              // The top level: a department under the selected one is its own action (createSub).
+              onClick={() => setFormTarget({ mode: 'create' })}
             >
               {t('org.department.create')}
             </Button>
@@ -134,8 +135,16 @@ export function DepartmentPage() {
                 titleRender={(node) => (
                   <Flex justify="space-between" gap={8}>
                     <span style={{ overflowWrap: 'anywhere' }}>{node.title}</span>
-                    <Typography.Text type="secondary" style={{ flex: 'none' }}>
-                      {node.department.memberCount}
+                    <Typography.Text
+                      type="secondary"
+                      style={{ flex: 'none' }}
+                      title={t('org.department.countHint', {
+                        total: node.department.totalMemberCount,
+                        direct: node.department.memberCount,
+                      })}
+                      data-testid={`department-count-${node.department.departmentId}`}
+                    >
+                      {node.department.totalMemberCount}
                     </Typography.Text>
                   </Flex>
                 )}
@@ -217,6 +226,11 @@ export function DepartmentPage() {
                           .map((d) => d.name)
                           .join(' / ')
                       : '—',
+                  },
+                  {
+                    key: 'total',
+                    label: t('org.department.totalMemberCount'),
+                    children: selected.totalMemberCount,
                   },
                   { key: 'members', label: t('org.department.memberCount'), children: selected.memberCount },
                 ]}

@@ -56,8 +56,21 @@ export const summary = (app: App) => ({
   createdAt: seconds(app.created_at) as number,
 });
 
-export const detailOf = (app: App, metadata: ProviderMetadata): AppDetail => ({
+/**
+ * Whether the application has what a sign-in needs, so it may be enabled: OIDC a login callback,
+ * SAML its service provider, form-fill its form settings. A catalogue app can have all of it
+ * from the moment it is added.
+ */
+export async function readyToEnable(db: Db, app: App): Promise<boolean> {
+  if (app.protocol === 'oidc') return app.redirect_uris.length > 0;
+  if (app.protocol === 'saml') return repo.samlConfigured(db, app.id);
+  return Boolean(await repo.findFormConfig(db, app.id));
+}
+
+/** The detail answer; `ready` is what readyToEnable says of the same app. */
+export const detailOf = (app: App, metadata: ProviderMetadata, ready: boolean): AppDetail => ({
   ...summary(app),
+  readyToEnable: ready,
   oidc: {
     redirectUris: app.redirect_uris,
     postLogoutRedirectUris: app.post_logout_redirect_uris,

@@ -13,6 +13,7 @@ import {
   audited,
   type Body,
   detailOf,
+  readyToEnable,
 } from './app-service-shared.ts';
 
 /**
@@ -61,7 +62,7 @@ export function createAppSettingsService({ db, sealer, metadata }: AppServiceCon
         .returningAll()
         .executeTakeFirstOrThrow();
       await audit(trx, actor, companyId, 'app.update', before.id, audited(before), audited(after));
-      return detailOf(after, metadata);
+      return detailOf(after, metadata, await readyToEnable(trx, after));
     });
   }
 

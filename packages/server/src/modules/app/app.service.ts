@@ -19,6 +19,7 @@ import {
   type Body,
   detailOf,
   providerMetadata,
+  readyToEnable,
   summary,
 } from './app-service-shared.ts';
 import { createAppSettingsService } from './app-settings.service.ts';
@@ -52,7 +53,8 @@ export function createAppService(deps: {
   }
 
   async function detail(companyId: string, appId: string) {
-    return detailOf(await appOf(db, companyId, appId), metadata);
+    const app = await appOf(db, companyId, appId);
+    return detailOf(app, metadata, await readyToEnable(db, app));
   }
 
   /** A template's paths under the app's own address. */
@@ -107,7 +109,7 @@ export function createAppService(deps: {
             .execute(),
         );
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
-      return { app: detailOf(app, metadata), clientSecret };
+      return { app: detailOf(app, metadata, await readyToEnable(trx, app)), clientSecret };
     });
   }
 
@@ -115,16 +117,11 @@ export function createAppService(deps: {
     return db.transaction().execute(async (trx) => {
       const before = await appOf(trx, companyId, body.appId, true);
       if (body.status === 'opened') {
+        // A catalogue value the administrator must fill in is named (the generic refusal below says less).
         const missing = before.protocol === 'saml' ? await repo.samlMissing(trx, before.id) : null;
         if (missing?.kind === 'value')
           throw new AppError('app.saml_value_missing', { name: missing.attribute });
-        const configured =
-          before.protocol === 'oidc'
-            ? before.redirect_uris.length > 0
-            : before.protocol === 'saml'
-              ? missing === null
-              : Boolean(await repo.findFormConfig(trx, before.id));
-        if (!configured) throw new AppError('app.not_configured');
+        if (!(await readyToEnable(trx, before))) throw new AppError('app.not_configured');
       }
       const after = await trx
         .updateTable('apps')

@@ -95,6 +95,12 @@ describe('application settings', () => {
     expect(nextcloud.app.oidc.backchannelLogoutUri).toBe(
       'https://cloud.example.com/apps/user_oidc/backchannel-logout/Tessera',
     );
+    // Its callbacks filled in, it is ready to enable (issue 35 item 15); an app without one is not.
+    expect(app).toMatchObject({ status: 'to_be_configured', readyToEnable: true });
+    const bare = await createApp({ name: 'Bare' });
+    expect(bare.app).toMatchObject({ readyToEnable: false });
+    const detail = await admin('/api/v1/manage/app/detail', { appId: app.appId });
+    expect(detail.data).toMatchObject({ readyToEnable: true });
     const missing = await admin('/api/v1/manage/app/create', { name: 'X', type: 'third_party' });
     expect(missing.code).toBe(400);
   });

@@ -147,6 +147,24 @@ export async function findDepartmentsWithCounts(trx: Db, companyId: string) {
     .execute();
 }
 
+/**
+ * People in each department or any department below it, each person once (someone in two sub
+ * departments counts one): department id -> count; departments without anyone are absent.
+ */
+export async function subtreeMemberCounts(trx: Db, companyId: string): Promise<Map<string, number>> {
+  const result = await sql<{ id: string; n: string }>`
+    with recursive below (ancestor_id, id) as (
+      select id, id from departments where company_id = ${companyId}
+      union all
+      select b.ancestor_id, d.id from departments d join below b on d.parent_id = b.id
+      where d.company_id = ${companyId}
+    )
+    select b.ancestor_id as id, count(distinct dm.account_id) as n
+    from below b join department_members dm on dm.department_id = b.id and dm.company_id = ${companyId}
+    group by b.ancestor_id`.execute(trx);
+  return new Map(result.rows.map((row) => [row.id, Number(row.n)]));
+}
+
 /** Levels from the root to the department: the root is at depth 1. */
 export async function depthOf(trx: Db, companyId: string, id: string): Promise<number> {
   const result = await sql<{ depth: number }>`

@@ -99,6 +99,7 @@ export function createDepartmentService(deps: { db: Db }) {
     return db.transaction().execute(async (trx) => {
       const root = await repo.ensureRoot(trx, companyId);
       const rows = await repo.findDepartmentsWithCounts(trx, companyId);
+      const inSubtree = await repo.subtreeMemberCounts(trx, companyId);
       const name = await companyName(trx, companyId);
       const nodes = new Map<string, DepartmentNode>();
       for (const row of rows) {
@@ -109,6 +110,7 @@ export function createDepartmentService(deps: { db: Db }) {
           managerId: row.manager_account_id,
           managerName: row.manager_account_id ? (row.manager_display_name ?? row.manager_username) : null,
           memberCount: Number(row.member_count ?? 0),
+          totalMemberCount: inSubtree.get(row.id) ?? 0,
           children: [],
         });
       }

@@ -101,6 +101,7 @@ describe('root department', () => {
       managerId: null,
       managerName: null,
       memberCount: 0,
+      totalMemberCount: 0,
       children: [],
     });
     const rows = await ctx.database.db
@@ -195,6 +196,7 @@ describe('department/create', () => {
       managerId: staffId,
       managerName: 'dept-staff',
       memberCount: 0,
+      totalMemberCount: 0,
       children: [],
     });
     const [event] = await auditOf(created.data.departmentId);
@@ -509,6 +511,23 @@ describe('department/del', () => {
 });
 
 describe('department members', () => {
+  it('counts people with sub departments, each once, beside the direct count (issue 35 item 10)', async () => {
+    const rootId = await rootOf(acme);
+    const team = (await create(acme, { name: 'Tally', parentId: rootId })).data;
+    const squad = (await create(acme, { name: 'Tally squad', parentId: team.departmentId })).data;
+    const add = (departmentId: string, userIds: string[]) =>
+      call(ctx, '/api/v1/manage/department/member/add', { departmentId, userIds }, as(acme));
+    await add(team.departmentId, [staffId]);
+    await add(squad.departmentId, [staffId, clerkId]);
+    const root = await tree(acme);
+    expect(find(root, 'Tally')).toMatchObject({ memberCount: 1, totalMemberCount: 2 });
+    expect(find(root, 'Tally squad')).toMatchObject({ memberCount: 2, totalMemberCount: 2 });
+    expect(root.totalMemberCount).toBeGreaterThanOrEqual(2);
+    expect(root.totalMemberCount).toBeGreaterThanOrEqual(root.memberCount);
+    await departmentCall('del', acme, { departmentId: squad.departmentId });
+    await departmentCall('del', acme, { departmentId: team.departmentId });
+  });
+
   it('adds idempotently, counts, removes, and audits each change', async () => {
     const rootId = await rootOf(acme);
     const dept = (await create(acme, { name: 'Team', parentId: rootId })).data;

@@ -14,6 +14,7 @@ import { languageOfUiLocales } from '../../lib/i18n.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import type { Fido2Service } from '../mfa/fido2.service.ts';
+import { PORTAL_CLIENT_ID, USER_CENTRE_PATH } from '../portal/portal.routes.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { collectUpserts } from './adapter.ts';
@@ -203,6 +204,8 @@ export function createInteractionKit(deps: InteractionDeps) {
           type: source.type,
           name: source.name,
         })),
+        // Not on the user centre's own sign-in, which already leads there.
+        userCentreHref: clientId === PORTAL_CLIENT_ID ? undefined : USER_CENTRE_PATH,
       }),
     );
   }

@@ -176,7 +176,8 @@ function changePasswordStep(
         await passwordPolicyFor(deps.db, account.home_company_id),
       );
     } catch (error) {
-      if (error instanceof AppError) return error.localisedMessage ?? translateError(lang, error.reason);
+      if (error instanceof AppError)
+        return error.localisedMessage ?? translateError(lang, error.reason, error.params);
       throw error;
     }
     if (await verifyPassword(account.password_hash, password)) {

@@ -154,7 +154,7 @@ export function passwordChangeRoutes(app: FastifyInstance, deps: PasswordChangeD
           request,
           reply,
           current,
-          error.localisedMessage ?? translateError(lang, error.reason),
+          error.localisedMessage ?? translateError(lang, error.reason, error.params),
         );
       }
       throw error;

@@ -25,6 +25,8 @@ import {
 } from './password-change.routes.ts';
 
 export const PORTAL_CLIENT_ID = 'tessera-portal';
+/** The user centre's address for people: its front door (see `frontDoor`). */
+export const USER_CENTRE_PATH = '/portal/';
 const SESSION_COOKIE = 'tessera_portal';
 const FLOW_COOKIE = 'tessera_portal_flow';
 const FLOW_PURPOSE = 'portal-sign-in-flow';
@@ -169,6 +171,15 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       return reply.redirect(flow.returnTo);
     },
   );
+
+  // The user centre's front door (what people type and bookmark): its account page, which signs
+  // the person in first when needed. The query (a company, a notice) goes along.
+  const frontDoor = (request: FastifyRequest, reply: FastifyReply) => {
+    const query = request.url.indexOf('?');
+    return reply.redirect(`/portal/account${query < 0 ? '' : request.url.slice(query)}`);
+  };
+  app.get('/portal', frontDoor);
+  app.get('/portal/', frontDoor);
 
   app.get<{ Querystring: { company_id?: string; notice?: string } }>(
     '/portal/account',

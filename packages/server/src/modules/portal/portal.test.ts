@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolute, CookieJar, request, submitSignIn } from '../../test/browser-flow.ts';
+import { absolute, CookieJar, request, startAuthorization, submitSignIn } from '../../test/browser-flow.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 
 let ctx: TestContext;
@@ -89,5 +89,47 @@ describe('user centre', () => {
     const html = await landed.response.text();
     expect(html).toContain('个人中心');
     expect(html).toContain('所有者');
+  });
+
+  it('answers at /portal/ (issue 35 item 5): sign-in first, then the user centre', async () => {
+    const { account, companyId } = await ownerWithCompany(ctx, 'front-door', 'Front Door Co');
+    const jar = new CookieJar();
+    const bare = await request(jar, `${ctx.baseUrl}/portal`);
+    expect(bare.headers.get('location')).toBe('/portal/account');
+    const first = await browse(jar, `${ctx.baseUrl}/portal/?company_id=${companyId}`);
+    expect(first.url).toContain('/interaction/');
+    const signInPage = await first.response.text();
+    // The user centre's own sign-in does not link to where it already leads.
+    expect(signInPage).not.toContain('href="/portal/"');
+    const posted = await submitSignIn(jar, first.url, account.username, account.password);
+    const landed = await browse(jar, absolute(first.url, posted.headers.get('location')));
+    expect(landed.url).toBe(`${ctx.baseUrl}/portal/account?company_id=${companyId}`);
+    expect(await landed.response.text()).toContain('Front Door Co');
+    // Signed in, the front door opens straight onto the user centre.
+    const again = await browse(jar, `${ctx.baseUrl}/portal/`);
+    expect(again.url).toBe(`${ctx.baseUrl}/portal/account`);
+    expect(again.response.status).toBe(200);
+  });
+
+  it('links the shared sign-in page to the user centre, in both languages', async () => {
+    for (const [lang, label] of [
+      ['en', 'Your account: profile, security and apps'],
+      ['zh', '我的账号：个人信息、安全设置和应用'],
+    ] as const) {
+      const jar = new CookieJar();
+      jar.cookies.set('lang', lang);
+      const start = await startAuthorization({
+        baseUrl: ctx.baseUrl,
+        clientId: 'tessera-console-dev',
+        redirectUri: `${ctx.baseUrl}/dev/`,
+        jar,
+      });
+      const page = await browse(jar, start.location);
+      expect(page.url).toContain('/interaction/');
+      const html = await page.response.text();
+      expect(html).toContain(`<a href="/portal/">${label}</a>`);
+      const target = await browse(new CookieJar(), `${ctx.baseUrl}/portal/`);
+      expect(target.response.status).toBe(200);
+    }
   });
 });
