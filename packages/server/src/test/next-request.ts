@@ -10,7 +10,11 @@ import { activeSyncPath, type PhoneProfile, syncBody } from './phone.ts';
 export function keepReading(readers: number, read: () => Promise<unknown>) {
   let running = true;
   const loops = Array.from({ length: readers }, async () => {
-    while (running) await read().catch(() => undefined);
+    while (running) {
+      await read().catch(() => undefined);
+      // A read answered from memory alone must not keep the change from running.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   });
   return async () => {
     running = false;
