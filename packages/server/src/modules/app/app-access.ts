@@ -96,8 +96,7 @@ export async function appsOpenTo(db: Db, accountId: string): Promise<App[]> {
 /** Of the given people, those who may not use the application now (whose tokens for it must end). */
 export async function refusedAmong(db: Db, app: AccessApp, accountIds: readonly string[]) {
   const refused: string[] = [];
-  for (const accountId of accountIds)
-    if (await appAccessRefusal(db, app, accountId)) refused.push(accountId);
+  for (const accountId of accountIds) if (await appAccessRefusal(db, app, accountId)) refused.push(accountId);
   return refused;
 }
 

@@ -1,7 +1,7 @@
 import type { app as contract } from '@tessera/contract';
 import { AppError } from '../../lib/errors.ts';
-import { refusedAmong } from './app-access.ts';
 import { revokeAccountTokens } from './app.repo.ts';
+import { refusedAmong } from './app-access.ts';
 import * as repo from './app-group-assignments.repo.ts';
 import {
   type Actor,
