@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
 import { startLegacyFormApp } from '../../packages/server/src/test/legacy-form-app.ts';
 import { chooseTab, consolePage, signInToPortal } from '../support/console.page.ts';
 import { startRelyingParty } from '../support/relying-party.ts';
 import { APP_USER, APP_USER_PASSWORD, type Suite } from '../support/suite.ts';
+
+type Console = ReturnType<typeof consolePage>;
 
 const FORM_PASSWORD = 'Intranet-robot-pass-5';
 const HTTP_REFUSED = 'The password is posted to this address: use https (http is allowed for localhost only)';
@@ -56,6 +59,7 @@ export function appFlows(s: Suite) {
         await assign.getByRole('button', { name: 'Assign', exact: true }).click();
         await page.getByTestId('assignments').getByText(APP_USER).first().waitFor();
         await ui.expectNoRawPhraseKeys();
+        await assignDepartmentAndRole(page, ui, base);
         rp.configure(clientId, secret);
 
         // The user opens it from My apps: the app starts the sign-in, the session is reused.
@@ -151,4 +155,53 @@ export function appFlows(s: Suite) {
       }
     },
   );
+}
+
+/**
+ * Issue 35: a department (its sub departments included) and a permission role are assigned on the
+ * Access tab with the tree and role pickers; the tab is photographed in both languages.
+ */
+async function assignDepartmentAndRole(page: Page, ui: Console, base: string) {
+  const companyId = await ui.companyId();
+  const made = async <T>(path: string, body: unknown) => {
+    const answer = await ui.api<T>(path, body, companyId);
+    assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
+    return answer.data;
+  };
+  const root = (await made<{ tree: { departmentId: string } }>('/api/v1/manage/department/tree', {})).tree;
+  const sales = await made<{ departmentId: string }>('/api/v1/manage/department/create', {
+    name: 'Wiki sales',
+    parentId: root.departmentId,
+  });
+  await made('/api/v1/manage/department/create', { name: 'Wiki sales east', parentId: sales.departmentId });
+  await made('/api/v1/manage/permission/role/create', { name: 'Wiki editors', description: 'Edit the wiki' });
+
+  await page.getByRole('button', { name: 'Assign departments or roles' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('combobox').first().click();
+  await page.locator('.ant-select-tree-title', { hasText: /^Wiki sales$/ }).click();
+  // A multiple picker stays open after a choice: closed by a click elsewhere in the dialog.
+  const closePicker = () => dialog.locator('.ant-modal-title').click();
+  await closePicker();
+  await dialog.getByRole('combobox').nth(1).click();
+  await page.locator('.ant-select-item-option', { hasText: 'Wiki editors' }).click();
+  await closePicker();
+  await dialog.getByRole('button', { name: 'Assign', exact: true }).click();
+  const table = page.getByTestId('group-assignments');
+  await table.getByText('Wiki editors').waitFor();
+  await table.getByText('Wiki sales', { exact: true }).waitFor();
+  await ui.expectNoRawPhraseKeys();
+  // The dialog left the page scrolled: photographed from the top, as the other screens are.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await ui.screenshot('app-access.en');
+
+  await page.context().addCookies([{ name: 'lang', value: 'zh', url: base }]);
+  await page.reload();
+  await page.getByText('已授权部门和角色').waitFor();
+  await page.getByTestId('group-assignments').getByText('Wiki editors').waitFor();
+  await ui.expectNoRawPhraseKeys();
+  await ui.screenshot('app-access.zh');
+  await page.context().addCookies([{ name: 'lang', value: 'en', url: base }]);
+  await page.reload();
+  await page.getByTestId('assignments').getByText(APP_USER).first().waitFor();
 }

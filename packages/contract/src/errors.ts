@@ -131,6 +131,7 @@ export const errorReasons = {
   'app.saml_value_missing': 409,
   'app.public_needs_pkce': 400,
   'app.assignee_not_member': 400,
+  'app.groups_required': 400,
   'api_account.not_found': 404,
   'api_account.name_required': 400,
   'api_account.too_many': 409,

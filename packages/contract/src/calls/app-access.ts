@@ -3,7 +3,7 @@ import { defineCall, paging } from '../call.ts';
 import { appLimits } from '../constants.ts';
 import { appId, epochSeconds, id } from './app-shared.ts';
 
-/** Applications: who may use one (default access and assigned users) and its programmatic access accounts. */
+/** Applications: who may use one (default access and assigned users, departments and roles) and its programmatic access accounts. */
 
 // ---- Access: default access and assigned users
 
@@ -55,6 +55,70 @@ export const removeAppAssignments = defineCall({
   access: { groups: ['app'], level: 'manage' },
   apiAccess: true,
   request: z.object({ appId, userIds: z.array(id).min(1).max(100) }),
+  response: z.object({ removed: z.number().int() }),
+});
+
+// ---- Access: assigned departments (their sub departments included) and permission roles
+
+export const appGroupKind = z.enum(['department', 'role']);
+
+export const appGroupAssignment = z.object({
+  kind: appGroupKind,
+  /** The department's or the role's id. */
+  targetId: z.string(),
+  name: z.string(),
+  /** A department's place in the tree ("Company / Sales / East"); null for a role. */
+  path: z.string().nullable(),
+  /** People the assignment reaches now: members of the department or a department below it, or of the role. */
+  people: z.number().int(),
+  /** Seconds since the epoch; null: no expiry. */
+  expiresAt: z.number().int().nullable(),
+  expired: z.boolean(),
+  createdAt: z.number().int(),
+});
+
+const groupIds = z.array(id).max(100).default([]);
+
+export const listAppGroupAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/group/list',
+  summary: 'Departments and permission roles assigned to an application, with their expiry',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'read' },
+  apiAccess: true,
+  request: z.object({ appId }),
+  response: z.object({ list: z.array(appGroupAssignment) }),
+});
+
+export const addAppGroupAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/group/add',
+  summary:
+    'Assign departments (with their sub departments) and permission roles to an application, optionally until a time',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  apiAccess: true,
+  request: z.object({
+    appId,
+    departmentIds: groupIds,
+    roleIds: groupIds,
+    expiresAt: epochSeconds.nullable().default(null),
+  }),
+  response: z.object({ assigned: z.number().int() }),
+});
+
+export const removeAppGroupAssignments = defineCall({
+  path: '/api/v1/manage/app/assignment/group/del',
+  summary:
+    'Take departments and permission roles off an application; the tokens of people who lose access stop at once',
+  tag: 'Application',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['app'], level: 'manage' },
+  apiAccess: true,
+  request: z.object({ appId, departmentIds: groupIds, roleIds: groupIds }),
   response: z.object({ removed: z.number().int() }),
 });
 

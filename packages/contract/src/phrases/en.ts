@@ -141,6 +141,7 @@ export const en = {
       'The application cannot be enabled yet: fill in the value of the SAML attribute {name} on the SAML tab first',
     'app.public_needs_pkce': 'An application without a client secret must use PKCE',
     'app.assignee_not_member': 'Only users of this company can be assigned',
+    'app.groups_required': 'Please choose at least one department or role',
     'api_account.not_found': 'Programmatic access account not found',
     'api_account.name_required': 'Please enter the account name',
     'api_account.too_many': 'An application can have at most {max} programmatic access accounts',

@@ -131,6 +131,7 @@ export const zh = {
     'app.saml_value_missing': '应用尚不能开启：请先在 SAML 标签页填写属性 {name} 的值',
     'app.public_needs_pkce': '不使用客户端密钥的应用必须使用 PKCE',
     'app.assignee_not_member': '只能授权本公司的用户',
+    'app.groups_required': '请至少选择一个部门或角色',
     'api_account.not_found': '编程访问账号不存在',
     'api_account.name_required': '请输入账号名称',
     'api_account.too_many': '每个应用最多 {max} 个编程访问账号',

@@ -56,6 +56,24 @@ export interface AppAssignmentsTable {
   created_at: Timestamp;
 }
 
+/** An application assigned to a department, its sub departments included (migration 25). */
+export interface AppDepartmentAssignmentsTable {
+  app_id: string;
+  department_id: string;
+  company_id: string;
+  expires_at: Date | null;
+  created_at: Timestamp;
+}
+
+/** An application assigned to the members of a permission role (migration 25). */
+export interface AppRoleAssignmentsTable {
+  app_id: string;
+  role_id: string;
+  company_id: string;
+  expires_at: Date | null;
+  created_at: Timestamp;
+}
+
 export interface AppApiAccountsTable {
   id: string;
   app_id: string;
@@ -92,6 +110,8 @@ export interface AppTables {
   apps: AppsTable;
   app_consents: AppConsentsTable;
   app_assignments: AppAssignmentsTable;
+  app_department_assignments: AppDepartmentAssignmentsTable;
+  app_role_assignments: AppRoleAssignmentsTable;
   app_api_accounts: AppApiAccountsTable;
   app_form_configs: AppFormConfigsTable;
   app_form_credentials: AppFormCredentialsTable;

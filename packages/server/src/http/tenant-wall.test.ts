@@ -223,7 +223,8 @@ const appOfB = async () => {
   const accounts = await call(ctx, '/api/v1/manage/app/api-account/list', { appId: bAppId }, asB);
   const assigned = await call(ctx, '/api/v1/manage/app/assignment/list', { appId: bAppId }, asB);
   const form = await call(ctx, '/api/v1/manage/app/form/detail', { appId: bAppId }, asB);
-  return JSON.stringify([detail.data, accounts.data, assigned.data, form.data]);
+  const groups = await call(ctx, '/api/v1/manage/app/assignment/group/list', { appId: bAppId }, asB);
+  return JSON.stringify([detail.data, accounts.data, assigned.data, form.data, groups.data]);
 };
 beforeAll(async () => {
   const asB = { token: b.token, companyId: b.companyId };
@@ -254,6 +255,12 @@ beforeAll(async () => {
   );
   bApiAccountId = account.data.account.accountId;
   await call(ctx, '/api/v1/manage/app/assignment/add', { appId: bAppId, userIds: [bMemberId] }, asB);
+  await call(
+    ctx,
+    '/api/v1/manage/app/assignment/group/add',
+    { appId: bAppId, departmentIds: [bDepartmentId] },
+    asB,
+  );
   bAppBefore = await appOfB();
 });
 const appProbes: Record<string, () => unknown> = {
@@ -268,6 +275,9 @@ const appProbes: Record<string, () => unknown> = {
   '/api/v1/manage/app/assignment/list': () => ({ appId: bAppId }),
   '/api/v1/manage/app/assignment/add': () => ({ appId: bAppId, userIds: [bMemberId] }),
   '/api/v1/manage/app/assignment/del': () => ({ appId: bAppId, userIds: [bMemberId] }),
+  '/api/v1/manage/app/assignment/group/list': () => ({ appId: bAppId }),
+  '/api/v1/manage/app/assignment/group/add': () => ({ appId: bAppId, departmentIds: [bDepartmentId] }),
+  '/api/v1/manage/app/assignment/group/del': () => ({ appId: bAppId, departmentIds: [bDepartmentId] }),
   '/api/v1/manage/app/api-account/list': () => ({ appId: bAppId }),
   '/api/v1/manage/app/api-account/create': () => ({ appId: bAppId, name: 'Planted by A' }),
   '/api/v1/manage/app/api-account/update': () => ({ appId: bAppId, accountId: bApiAccountId, name: 'By A' }),

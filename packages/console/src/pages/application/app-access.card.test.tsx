@@ -50,6 +50,7 @@ async function renderCard(answer: (path: string, body: unknown) => unknown = () 
       if (answered !== undefined) return answered;
       if (path === '/api/v1/manage/app/assignment/list') return { list: assignments, total: 2 };
       if (path === '/api/v1/manage/user/list') return { list: people, total: people.length };
+      if (path === '/api/v1/manage/app/assignment/group/list') return { list: [] };
       throw new Error(`unexpected call ${path}`);
     },
   );

@@ -13,6 +13,7 @@ import { useFormSubmit } from '../../lib/use-form-submit.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { UserPicker } from '../org/user-picker.tsx';
 import { showAppFieldErrors } from './app-field-errors.ts';
+import { AppGroupAccessCard } from './app-group-access.card.tsx';
 import type { AppDetail } from './app-view.ts';
 import { ExpiryField, expiryColumn } from './expiry-input.tsx';
 
@@ -22,7 +23,7 @@ const PAGE_SIZES = [10, 20, 50] as const;
 
 /**
  * The Access tab: default access (allow all or prohibit all), whether each person is asked for
- * consent, and the users assigned with their expiry.
+ * consent, and the users, departments and roles assigned with their expiry.
  */
 export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app: AppDetail): void }) {
   const { t } = useTranslation();
@@ -81,6 +82,7 @@ export function AppAccessCard({ app, onChange }: { app: AppDetail; onChange(app:
         </Flex>
       </Card>
       <Assignments app={app} />
+      <AppGroupAccessCard app={app} />
     </Flex>
   );
 }

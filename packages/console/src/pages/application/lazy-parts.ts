@@ -4,3 +4,6 @@ import { lazy } from 'react';
 export const CreateAppModal = lazy(() =>
   import('./create-app.modal.tsx').then((m) => ({ default: m.CreateAppModal })),
 );
+export const AssignGroupsModal = lazy(() =>
+  import('./assign-groups.modal.tsx').then((m) => ({ default: m.AssignGroupsModal })),
+);

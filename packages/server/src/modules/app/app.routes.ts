@@ -33,6 +33,15 @@ export function appRoutes(bind: Bind, service: AppService) {
   bind(calls.removeAppAssignments, async (ctx) =>
     service.unassign(actorOf(ctx), ctx.tenant.companyId, ctx.body),
   );
+  bind(calls.listAppGroupAssignments, async ({ tenant, body }) =>
+    service.groupAssignments(tenant.companyId, body),
+  );
+  bind(calls.addAppGroupAssignments, async (ctx) =>
+    service.assignGroups(actorOf(ctx), ctx.tenant.companyId, ctx.body),
+  );
+  bind(calls.removeAppGroupAssignments, async (ctx) =>
+    service.unassignGroups(actorOf(ctx), ctx.tenant.companyId, ctx.body),
+  );
   bind(calls.listApiAccounts, async ({ tenant, body }) => service.apiAccounts(tenant.companyId, body.appId));
   bind(calls.createApiAccount, async (ctx) =>
     service.createApiAccount(actorOf(ctx), ctx.tenant.companyId, ctx.body),

@@ -10,6 +10,7 @@ import { createAppApiAccountsService } from './app-api-accounts.service.ts';
 import { createAppAssignmentsService } from './app-assignments.service.ts';
 import { CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 import { createAppFormService } from './app-form.service.ts';
+import { createAppGroupAssignmentsService } from './app-group-assignments.service.ts';
 import {
   type Actor,
   type AppServiceContext,
@@ -34,7 +35,8 @@ export type { Actor } from './app-service-shared.ts';
  *
  * This file holds an application's life (list, detail, create, open or disable, delete); its
  * sub-areas are their own files: settings, client secret and logo (app-settings.service.ts),
- * assigned users (app-assignments.service.ts), programmatic access accounts
+ * assigned users (app-assignments.service.ts), assigned departments and roles
+ * (app-group-assignments.service.ts), programmatic access accounts
  * (app-api-accounts.service.ts) and form-fill settings (app-form.service.ts).
  */
 export function createAppService(deps: {
@@ -162,6 +164,7 @@ export function createAppService(deps: {
     remove,
     ...createAppSettingsService(context),
     ...createAppAssignmentsService(context),
+    ...createAppGroupAssignmentsService(context),
     ...createAppApiAccountsService(context),
     ...createAppFormService(context),
   };
