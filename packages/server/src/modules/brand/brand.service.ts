@@ -33,6 +33,8 @@ export interface PageBrand {
   stylesheetUrl: string;
   footer: { text: string; link: string | null } | null;
   defaultLanguage: Language;
+  /** The short code of the company's user centre address, /portal/c/<code>/. */
+  companyCode: string;
 }
 
 async function findBrand(db: Db, companyId: string) {
@@ -42,6 +44,7 @@ async function findBrand(db: Db, companyId: string) {
     .select([
       'c.id',
       'c.name',
+      'c.code',
       'c.icon_file_id',
       'c.default_language',
       'b.logo_file_id',
@@ -68,9 +71,13 @@ const toDetail = (row: BrandRow) => ({
   defaultLanguage: row.default_language,
   companyIcon: fileUrl(row.icon_file_id),
   companyName: row.name,
+  companyCode: row.code,
 });
 
 export const BRAND_STYLESHEET_PATH = '/portal/brand';
+
+/** The form of a company code (migration 25 gives ten hex characters; the column allows this). */
+export const COMPANY_CODE_PATTERN = /^[a-z0-9][a-z0-9-]{2,31}$/;
 
 /** A darker shade of a #rrggbb colour (hover and pressed states). */
 export function darken(hex: string, amount = 0.15): string {
@@ -192,11 +199,14 @@ export function createBrandService(deps: { db: Db }) {
     });
   }
 
-  /** The brand the sign-in pages show for a company, or null when it has none set. */
-  async function pageBrand(companyId: string): Promise<PageBrand | null> {
+  /**
+   * The brand the sign-in pages show for a company, or null when it has none set. `always`: the
+   * company's own name and logo even then (its user centre address names the company itself).
+   */
+  async function pageBrand(companyId: string, options: { always?: boolean } = {}): Promise<PageBrand | null> {
     const row = await findBrand(db, companyId);
-    if (!row?.updated_at) return null;
-    const version = new Date(row.updated_at).getTime().toString(36);
+    if (!row || (!row.updated_at && !options.always)) return null;
+    const version = new Date(row.updated_at ?? 0).getTime().toString(36);
     return {
       companyId,
       title: row.title ?? row.name,
@@ -204,6 +214,7 @@ export function createBrandService(deps: { db: Db }) {
       stylesheetUrl: `${BRAND_STYLESHEET_PATH}/${companyId}/${version}.css`,
       footer: row.footer_text ? { text: row.footer_text, link: row.footer_link } : null,
       defaultLanguage: row.default_language,
+      companyCode: row.code,
     };
   }
 
@@ -219,7 +230,14 @@ export function createBrandService(deps: { db: Db }) {
     return `${rules.join('\n')}\n`;
   }
 
-  return { detail, update, uploadImage, pageBrand, stylesheet };
+  /** The brand of the company whose user centre address carries this code, or null for no such company. */
+  async function pageBrandOfCode(code: string): Promise<PageBrand | null> {
+    if (!COMPANY_CODE_PATTERN.test(code)) return null;
+    const company = await db.selectFrom('companies').select('id').where('code', '=', code).executeTakeFirst();
+    return company ? pageBrand(company.id, { always: true }) : null;
+  }
+
+  return { detail, update, uploadImage, pageBrand, pageBrandOfCode, stylesheet };
 }
 
 export type BrandService = ReturnType<typeof createBrandService>;
