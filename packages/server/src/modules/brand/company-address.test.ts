@@ -126,3 +126,53 @@ describe('the user centre at a company address', () => {
     expect(alone.landed.html).not.toContain('class="branded"');
   });
 });
+
+/** A page without what differs per visit: CSRF tokens, form addresses, passkey options and how the brand's stylesheet arrives. */
+const comparable = (html: string) =>
+  html
+    .replace(/name="csrf" value="[^"]*"/g, 'name="csrf" value=""')
+    .replace(/action="[^"]*"/g, 'action=""')
+    .replace(/data-options="[^"]*"/g, 'data-options=""')
+    .replace(
+      /<link rel="stylesheet" href="\/portal\/brand\/[^"]+">|<style>[^<]*<\/style>/,
+      '<brand-stylesheet>',
+    )
+    .replace(/(<a class="lang" href=")[^"]*"/, '$1"');
+
+describe('the brand preview (issue 35)', () => {
+  it('is the sign-in page of the company address itself, in both languages, with the values not saved yet', async () => {
+    const before = await call(ctx, '/api/v1/manage/brand/detail', {}, asAcme());
+    for (const lang of ['en', 'zh'] as const) {
+      const jar = new CookieJar();
+      jar.cookies.set('lang', lang);
+      const real = await browse(jar, `${ctx.baseUrl}/portal/c/${acmeCode}/`);
+      const preview = await call<{ html: string }>(
+        ctx,
+        '/api/v1/manage/brand/preview',
+        {
+          primaryColor: '#C41D7F',
+          title: 'Acme People',
+          footerText: '沪ICP备00000001号',
+          footerLink: 'https://beian.miit.gov.cn/',
+          lang,
+        },
+        asAcme(),
+      );
+      expect(preview.code).toBe(200);
+      expect(comparable(preview.data.html)).toBe(comparable(real.html));
+      expect(preview.data.html).not.toMatch(/forgot|忘记密码/i);
+      expect(preview.data.html).toContain('<style>:root{--primary:#c41d7f;--primary-dark:');
+    }
+    // Values being typed change the preview only; a colour not finished yet is left out.
+    const draft = await call<{ html: string }>(
+      ctx,
+      '/api/v1/manage/brand/preview',
+      { primaryColor: '#c4', title: 'Draft Title', footerText: '', footerLink: 'https://', lang: 'en' },
+      asAcme(),
+    );
+    expect(draft.data.html).toContain('<strong>Draft Title</strong>');
+    expect(draft.data.html).not.toContain('--primary');
+    expect(draft.data.html).not.toContain('info-bar');
+    expect(await call(ctx, '/api/v1/manage/brand/detail', {}, asAcme())).toEqual(before);
+  });
+});
