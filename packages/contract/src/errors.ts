@@ -16,6 +16,7 @@ export const errorReasons = {
   'company.name_required': 400,
   'company.name_too_long': 400,
   'company.create_dev_only': 403,
+  'company.default_language_on_brand': 400,
   'member.not_found': 404,
   'member.already_member': 409,
   'member.username_taken': 409,

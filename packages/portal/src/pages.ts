@@ -30,8 +30,18 @@ export interface PageBrand {
   title: string;
   logoUrl: string | null;
   stylesheetUrl: string;
+  /**
+   * The brand's stylesheet written into the page instead of linked: the console's preview of
+   * values not saved yet (the console's policy allows inline style; the sign-in pages' does not).
+   */
+  inlineStylesheet?: string;
   footer: { text: string; link: string | null } | null;
 }
+
+const brandStylesheet = (brand: PageBrand) =>
+  brand.inlineStylesheet !== undefined
+    ? html`<style>${trusted(brand.inlineStylesheet.replace(/</g, '\\3c '))}</style>`
+    : html`<link rel="stylesheet" href="${brand.stylesheetUrl}">`;
 
 export function layout(
   ctx: PageContext,
@@ -50,7 +60,7 @@ export function layout(
 <meta name="robots" content="noindex">
 <title>${title} · ${t.productName}</title>
 <link rel="stylesheet" href="${ctx.assetsBase}/styles.css">
-${ctx.brand ? html`<link rel="stylesheet" href="${ctx.brand.stylesheetUrl}">` : ''}
+${ctx.brand ? brandStylesheet(ctx.brand) : ''}
 </head>
 <body${ctx.brand ? html` class="branded"` : ''}>
 <main class="card${options.wide ? ' wide' : ''}">

@@ -178,7 +178,7 @@ export async function createServices(context: {
     files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
     concurrency: config.importConcurrency,
   });
-  const brand = createBrandService({ db });
+  const brand = createBrandService({ db, passkeyOffered: () => fido2.passkeyLoginOffered() });
   const radius = createRadius({
     database,
     sealer,

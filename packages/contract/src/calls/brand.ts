@@ -19,6 +19,8 @@ export const brandDetail = z.object({
   /** The company's logo, shown when no sign-in logo is set. */
   companyIcon: z.string().nullable(),
   companyName: z.string(),
+  /** The short code of the company's user centre address, /portal/c/<code>/, which wears this brand. */
+  companyCode: z.string(),
 });
 
 const optional = (max: number) =>
@@ -41,37 +43,60 @@ export const getBrand = defineCall({
   response: brandDetail,
 });
 
+const brandFields = {
+  primaryColor: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? null : value))
+    .pipe(z.string().regex(brandLimits.colorPattern, { error: 'brand.color_invalid' }).nullable())
+    .nullable()
+    .optional(),
+  title: optional(brandLimits.titleMax),
+  footerText: optional(brandLimits.footerTextMax),
+  footerLink: z
+    .string()
+    .trim()
+    .max(brandLimits.footerLinkMax, { error: 'brand.link_invalid' })
+    .transform((value) => (value === '' ? null : value))
+    .pipe(z.url({ protocol: /^https?$/, error: 'brand.link_invalid' }).nullable())
+    .nullable()
+    .optional(),
+};
+
 export const updateBrand = defineCall({
   path: '/api/v1/manage/brand/update',
   summary:
-    'Set the primary colour, title, bottom info bar and default language; remove the logo or background',
+    'Set the primary colour, title, bottom info bar and default language (its one place: company/update refuses it); remove the logo or background',
   tag: 'Brand',
   auth: 'session',
   tenant: true,
   access: { groups: ['branding'], level: 'manage' },
   request: z.object({
-    primaryColor: z
-      .string()
-      .trim()
-      .transform((value) => (value === '' ? null : value))
-      .pipe(z.string().regex(brandLimits.colorPattern, { error: 'brand.color_invalid' }).nullable())
-      .nullable()
-      .optional(),
-    title: optional(brandLimits.titleMax),
-    footerText: optional(brandLimits.footerTextMax),
-    footerLink: z
-      .string()
-      .trim()
-      .max(brandLimits.footerLinkMax, { error: 'brand.link_invalid' })
-      .transform((value) => (value === '' ? null : value))
-      .pipe(z.url({ protocol: /^https?$/, error: 'brand.link_invalid' }).nullable())
-      .nullable()
-      .optional(),
+    ...brandFields,
     defaultLanguage: z.enum(languages).optional(),
     removeLogo: z.boolean().optional(),
     removeBackground: z.boolean().optional(),
   }),
   response: brandDetail,
+});
+
+export const previewBrand = defineCall({
+  path: '/api/v1/manage/brand/preview',
+  summary:
+    "The sign-in page of the company's user centre address as it would look with these values (the stored logo and background), rendered by the page's own code; nothing is saved",
+  tag: 'Brand',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['branding'], level: 'read' },
+  // Values being typed: a colour or link that is not complete yet is left out of the page, not refused.
+  request: z.object({
+    primaryColor: z.string().trim().max(20).nullable().optional(),
+    title: optional(brandLimits.titleMax),
+    footerText: optional(brandLimits.footerTextMax),
+    footerLink: z.string().trim().max(brandLimits.footerLinkMax).nullable().optional(),
+    lang: z.enum(languages),
+  }),
+  response: z.object({ html: z.string() }),
 });
 
 export const uploadBrandLogo = defineCall({

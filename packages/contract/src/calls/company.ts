@@ -19,7 +19,10 @@ export const companyDetail = z.object({
   companyId: z.string(),
   name: z.string(),
   key: z.string(),
+  /** The short code of the company's user centre address, /portal/c/<code>/ (never changes). */
+  code: z.string(),
   icon: z.string().nullable(),
+  /** Written by brand/update only (company/update refuses it). */
   defaultLanguage: z.enum(languages),
   ownerUsername: z.string(),
   createdAt: z.string(),
@@ -84,7 +87,8 @@ export const companyDetailCall = defineCall({
 
 export const updateCompany = defineCall({
   path: '/api/v1/manage/company/update',
-  summary: 'Rename the current company or change its default language',
+  summary:
+    'Rename the current company. The default language is set by brand/update alone: this call refuses it (company.default_language_on_brand) and still answers it in the company',
   tag: 'Company',
   auth: 'session',
   tenant: true,

@@ -155,6 +155,7 @@ export const allCalls = [
   syslog.syslogStatus,
   brand.getBrand,
   brand.updateBrand,
+  brand.previewBrand,
   brand.uploadBrandLogo,
   brand.uploadBrandBackground,
   identitySource.listIdentitySources,

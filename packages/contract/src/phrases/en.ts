@@ -14,6 +14,8 @@ export const en = {
     'company.name_required': 'Please enter the company name',
     'company.name_too_long': 'The company name can be at most 50 characters',
     'company.create_dev_only': 'Companies are created in the developer console',
+    'company.default_language_on_brand':
+      'The default language is set on the Branding page (Sign-in page brand), not in the company settings',
     'member.not_found': 'Member not found',
     'member.already_member': 'This person is already a member of the company',
     'member.username_taken': 'This username is already taken',

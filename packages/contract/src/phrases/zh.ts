@@ -15,6 +15,7 @@ export const zh = {
     'company.name_required': '请输入企业名称',
     'company.name_too_long': '企业名称最多 50 个字符',
     'company.create_dev_only': '请在开发者控制台创建企业',
+    'company.default_language_on_brand': '默认语言在“品牌定制”（登录页品牌）页面设置，不在企业设置中',
     'member.not_found': '成员不存在',
     'member.already_member': '此人已是该企业的成员',
     'member.username_taken': '该用户名已被占用',

@@ -60,6 +60,8 @@ export const en = {
     notSet: 'Not set',
     companies: 'My companies',
     noCompanies: 'You do not belong to any company yet.',
+    noSuchCompany:
+      'This user centre address names no company. Check the address, or ask your administrator for it.',
     current: 'Current',
     roles: {
       owner: 'Owner',

@@ -59,6 +59,7 @@ export const zh = {
     notSet: '未设置',
     companies: '我的企业',
     noCompanies: '您还不属于任何企业。',
+    noSuchCompany: '此用户中心地址没有对应的企业。请检查地址，或向管理员索取。',
     current: '当前',
     roles: {
       owner: '所有者',

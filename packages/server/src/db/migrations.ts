@@ -24,6 +24,7 @@ import { m22 } from './migrations/22-exchange-agent-notices.ts';
 import { m23 } from './migrations/23-radius-certificate-authorities-and-signature-factors.ts';
 import { m24 } from './migrations/24-application-consent-choice.ts';
 import { m25 } from './migrations/25-application-department-and-role-assignments.ts';
+import { m26 } from './migrations/26-company-codes.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -59,6 +60,7 @@ export const migrations: Migration[] = [
   m23,
   m24,
   m25,
+  m26,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -116,6 +116,8 @@ export interface CompaniesTable {
   id: string;
   name: string;
   client_key: string;
+  /** The short code in the user centre's address (/portal/c/<code>/); given once, never changed. */
+  code: Generated<string>;
   icon_file_id: string | null;
   default_language: 'en' | 'zh';
   owner_account_id: string;

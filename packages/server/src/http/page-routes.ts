@@ -26,7 +26,7 @@ import type { SignatureFactors } from '../modules/mfa/signature-factors.service.
 import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
-import { portalRoutes } from '../modules/portal/portal.routes.ts';
+import { PORTAL_CLIENT_ID, portalRoutes } from '../modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from '../modules/portal/sign-in-link.routes.ts';
 import { consoleClientId } from '../modules/session/console-clients.ts';
 import type { createSessionsRepo } from '../modules/session/session.repo.ts';
@@ -82,6 +82,7 @@ export async function pageRoutes(
       devicesSection: accountDevicesSection({ devices: deps.ownDevices, sealer }),
       bindingsSection: (account, sessionId) =>
         bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
+      brandOfCode: (code) => deps.brand.pageBrandOfCode(code),
     });
     exchangePortalRoutes(scope, { devices: deps.ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: deps.mfa, sealer, signedIn: portal.signedIn });
@@ -120,7 +121,10 @@ export async function pageRoutes(
       consents: deps.consents,
       companyName: async (companyId) => (await companies.findCompanyById(db, companyId))?.name,
       clientCompany: (clientId) => companyOfClient(clientId),
-      brandOfClient: async (clientId) => {
+      brandOfClient: async (clientId, companyCode) => {
+        // The user centre belongs to no company: its sign-in wears the brand its address named.
+        if (clientId === PORTAL_CLIENT_ID)
+          return companyCode ? deps.brand.pageBrandOfCode(companyCode) : null;
         const companyId = await companyOfClient(clientId);
         return companyId ? deps.brand.pageBrand(companyId) : null;
       },

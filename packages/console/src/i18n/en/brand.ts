@@ -1,7 +1,10 @@
 export const brand = {
   title: 'Sign-in page brand',
   intro:
-    "Shown on the sign-in, verification, password-change and user centre pages whenever the sign-in is for one of this company's applications or its console.",
+    "Shown on the sign-in, verification, password-change and user centre pages whenever the sign-in is for one of this company's applications or its console, and at the company's user centre address.",
+  portalAddress: 'User centre address',
+  portalAddressHint:
+    "Give people this address to bookmark: the sign-in page and the user centre always show this company's brand there.",
   logo: 'Logo',
   logoHint: 'PNG, JPEG, SVG or WebP, at most 512 KiB. Without one, the company logo is shown.',
   uploadLogo: 'Upload logo',
@@ -23,16 +26,14 @@ export const brand = {
   footerLink: 'Info bar link',
   footerLinkHint: 'Where the bar leads, such as https://beian.miit.gov.cn/',
   defaultLanguage: 'Default language',
-  defaultLanguageHint: "Used when the browser's language is neither English nor Chinese.",
+  defaultLanguageHint:
+    "The company's one default language: the sign-in pages, the user centre and the emails to people use it until a person picks a language.",
   colorInvalid: 'Use a hex colour such as #1677ff',
   linkInvalid: 'Enter a complete https or http address',
   save: 'Save',
   undo: 'Undo changes',
   saved: 'Brand saved',
   preview: 'Preview',
-  previewHint: 'What people see before you save.',
-  previewUsername: 'Username, email or phone',
-  previewPassword: 'Password',
-  previewSignIn: 'Sign in',
-  previewForgot: 'Forgot password?',
+  previewHint: 'The sign-in page at the user centre address, drawn by the page itself, before you save.',
+  previewFailed: 'The preview could not be drawn',
 };

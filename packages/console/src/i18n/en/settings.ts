@@ -18,7 +18,10 @@ export const settings = {
   logoWrongType: 'Choose a PNG, JPEG, SVG or WebP image',
   logoTooLarge: 'The image is larger than 1 MiB',
   defaultLanguage: 'Default language',
-  defaultLanguageHint: 'Used on the sign-in pages for people who have not chosen a language',
+  defaultLanguageOnBrand: 'Change it on the Branding page',
+  portalAddress: 'User centre address',
+  portalAddressHint:
+    "Your people's bookmark: the user centre and its sign-in page in this company's brand. It never changes.",
   save: 'Save',
   saved: 'Company settings saved',
   adminsTitle: 'Administrators',

@@ -2,7 +2,10 @@ import type { brand as en } from '../en/brand.ts';
 
 export const brand = {
   title: '登录页品牌',
-  intro: '登录本企业的应用或控制台时，登录、二次验证、修改密码和用户中心页面将显示此品牌。',
+  intro:
+    '登录本企业的应用或控制台时，以及通过企业的用户中心地址访问时，登录、二次验证、修改密码和用户中心页面将显示此品牌。',
+  portalAddress: '用户中心地址',
+  portalAddressHint: '请员工收藏此地址：在这里，登录页和用户中心始终显示本企业的品牌。',
   logo: 'Logo',
   logoHint: 'PNG、JPEG、SVG 或 WebP，不超过 512 KiB。未设置时显示企业 Logo。',
   uploadLogo: '上传 Logo',
@@ -24,16 +27,13 @@ export const brand = {
   footerLink: '信息栏链接',
   footerLinkHint: '点击信息栏打开的地址，例如 https://beian.miit.gov.cn/',
   defaultLanguage: '默认语言',
-  defaultLanguageHint: '浏览器语言既不是中文也不是英文时使用。',
+  defaultLanguageHint: '企业唯一的默认语言：登录页、用户中心和发给员工的邮件都使用它，直到员工自己选择语言。',
   colorInvalid: '请使用十六进制颜色，例如 #1677ff',
   linkInvalid: '请输入完整的 https 或 http 地址',
   save: '保存',
   undo: '撤销修改',
   saved: '品牌已保存',
   preview: '预览',
-  previewHint: '保存前查看效果。',
-  previewUsername: '用户名、邮箱或手机号',
-  previewPassword: '密码',
-  previewSignIn: '登录',
-  previewForgot: '忘记密码？',
+  previewHint: '用户中心地址的登录页，由页面本身绘制，保存前查看效果。',
+  previewFailed: '无法绘制预览',
 } satisfies typeof en;

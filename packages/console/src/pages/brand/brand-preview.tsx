@@ -1,140 +1,61 @@
-import { Typography, theme } from 'antd';
+import { Alert, Skeleton, theme } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useConsole } from '../../app/console-context.ts';
 
-export interface PreviewBrand {
-  logo: string | null;
-  background: string | null;
+export interface PreviewValues {
   primaryColor: string | null;
-  title: string;
+  title: string | null;
   footerText: string | null;
   footerLink: string | null;
 }
 
-/** The platform's own primary colour (the portal's --primary). */
-const PLATFORM_PRIMARY = '#1677ff';
+/** Waits for typing to pause before asking the server to draw the page again. */
+const PREVIEW_DELAY_MS = 300;
 
 /**
- * The sign-in page as it will look with the brand being edited: the portal's card, the logo and
- * title in its header, the primary colour on the button and link, the background behind it and
- * the bottom info bar. Drawn from the form's values, before anything is saved.
+ * The sign-in page of the company's user centre address with the values being edited, drawn by
+ * the server with the page's own code (brand/preview): exactly what people will see, nothing
+ * the page lacks. Shown in a sandboxed frame: no script runs and no form is sent.
  */
-export function BrandPreview({ brand }: { brand: PreviewBrand }) {
-  const { t } = useTranslation();
+export function BrandPreview({ values }: { values: PreviewValues }) {
+  const { t, i18n } = useTranslation();
+  const { callApi } = useConsole();
   const { token } = theme.useToken();
-  const primary =
-    brand.primaryColor && /^#[0-9a-fA-F]{6}$/.test(brand.primaryColor)
-      ? brand.primaryColor
-      : PLATFORM_PRIMARY;
-  const field = (label: string) => (
-    <div style={{ marginBottom: 12, fontSize: 13, color: '#555' }}>
-      {label}
-      <span
-        style={{
-          display: 'block',
-          height: 32,
-          marginTop: 4,
-          border: '1px solid #d9d9d9',
-          borderRadius: 6,
-          background: '#fff',
-        }}
-      />
-    </div>
-  );
+  const [page, setPage] = useState<{ html: string } | { failed: true } | null>(null);
+  const lang = i18n.language === 'zh' ? 'zh' : 'en';
+  const { primaryColor, title, footerText, footerLink } = values;
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      callApi('/api/v1/manage/brand/preview', { primaryColor, title, footerText, footerLink, lang }).then(
+        (answer) => current && setPage(answer),
+        () => current && setPage({ failed: true }),
+      );
+    }, PREVIEW_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [callApi, primaryColor, title, footerText, footerLink, lang]);
+
+  if (!page) return <Skeleton active paragraph={{ rows: 8 }} />;
+  if ('failed' in page) return <Alert type="warning" showIcon message={t('brand.previewFailed')} />;
   return (
-    <figure
+    <iframe
       data-testid="brand-preview"
-      aria-label={t('brand.preview')}
+      title={t('brand.preview')}
+      srcDoc={page.html}
+      sandbox="allow-same-origin"
       style={{
-        position: 'relative',
-        margin: 0,
-        minHeight: 420,
-        borderRadius: token.borderRadiusLG,
+        display: 'block',
+        width: '100%',
+        height: 560,
         border: `1px solid ${token.colorBorderSecondary}`,
-        overflow: 'hidden',
-        background: brand.background
-          ? `#f5f5f5 center / cover no-repeat url("${brand.background}")`
-          : '#f5f7fa',
-        display: 'flex',
-        alignItems: 'center',
-        justifyContent: 'center',
-        padding: '32px 16px 56px',
+        borderRadius: token.borderRadiusLG,
+        background: '#f5f7fa',
       }}
-    >
-      <div
-        style={{
-          width: '100%',
-          maxWidth: 340,
-          background: '#fff',
-          borderRadius: 12,
-          boxShadow: '0 6px 24px rgba(0, 0, 0, 0.12)',
-          padding: 24,
-        }}
-      >
-        <header style={{ display: 'flex', alignItems: 'center', gap: 10, marginBottom: 20 }}>
-          {brand.logo ? (
-            <img
-              src={brand.logo}
-              alt=""
-              width={36}
-              height={36}
-              style={{ borderRadius: 8, objectFit: 'contain' }}
-            />
-          ) : (
-            <span style={{ width: 36, height: 36, borderRadius: 8, background: primary }} />
-          )}
-          <div style={{ minWidth: 0 }}>
-            <strong data-testid="brand-preview-title" style={{ display: 'block', color: '#1f1f1f' }}>
-              {brand.title}
-            </strong>
-            <small style={{ color: '#888' }}>Tessera</small>
-          </div>
-        </header>
-        {field(t('brand.previewUsername'))}
-        {field(t('brand.previewPassword'))}
-        <span
-          data-testid="brand-preview-button"
-          style={{
-            display: 'block',
-            textAlign: 'center',
-            padding: '6px 0',
-            borderRadius: 6,
-            color: '#fff',
-            background: primary,
-          }}
-        >
-          {t('brand.previewSignIn')}
-        </span>
-        <span style={{ display: 'block', marginTop: 12, fontSize: 13, color: primary }}>
-          {t('brand.previewForgot')}
-        </span>
-      </div>
-      {brand.footerText ? (
-        <figcaption
-          style={{
-            position: 'absolute',
-            left: 0,
-            right: 0,
-            bottom: 0,
-            padding: '8px 16px',
-            textAlign: 'center',
-            fontSize: 12,
-            background: 'rgba(255, 255, 255, 0.85)',
-          }}
-        >
-          {brand.footerLink ? (
-            <Typography.Link
-              href={brand.footerLink}
-              target="_blank"
-              rel="noopener noreferrer"
-              style={{ color: '#888' }}
-            >
-              {brand.footerText}
-            </Typography.Link>
-          ) : (
-            <span style={{ color: '#888' }}>{brand.footerText}</span>
-          )}
-        </figcaption>
-      ) : null}
-    </figure>
+    />
   );
 }

@@ -9,6 +9,7 @@ import { useFeedback } from '../../app/feedback.ts';
 import { ImageUpload } from '../../components/image-upload.tsx';
 import { useLoad } from '../../lib/use-load.ts';
 import { BrandPreview } from './brand-preview.tsx';
+import { PortalAddress } from './portal-address.tsx';
 
 type Brand = ApiResponse<'/api/v1/manage/brand/detail'>;
 
@@ -45,6 +46,14 @@ export function BrandPage() {
   return (
     <Card title={t('brand.title')}>
       <Typography.Paragraph type="secondary">{t('brand.intro')}</Typography.Paragraph>
+      {data ? (
+        <Typography.Paragraph>
+          <Typography.Text strong>{t('brand.portalAddress')}</Typography.Text>{' '}
+          <PortalAddress code={data.companyCode} />
+          <br />
+          <Typography.Text type="secondary">{t('brand.portalAddressHint')}</Typography.Text>
+        </Typography.Paragraph>
+      ) : null}
       {data ? (
         <BrandForm brand={data} onChange={setData} />
       ) : (
@@ -201,12 +210,12 @@ function BrandForm({ brand, onChange }: { brand: Brand; onChange(brand: Brand): 
           {t('brand.preview')}
         </Typography.Title>
         <Typography.Paragraph type="secondary">{t('brand.previewHint')}</Typography.Paragraph>
+        {/* Keyed by the stored images: a new upload draws the page again. */}
         <BrandPreview
-          brand={{
-            logo: brand.logo ?? brand.companyIcon,
-            background: brand.background,
-            primaryColor: shown.primaryColor || null,
-            title: shown.title?.trim() || brand.companyName,
+          key={`${brand.logo ?? brand.companyIcon} ${brand.background}`}
+          values={{
+            primaryColor: shown.primaryColor?.trim() || null,
+            title: shown.title?.trim() || null,
             footerText: shown.footerText?.trim() || null,
             footerLink: shown.footerLink?.trim() || null,
           }}

@@ -1,8 +1,9 @@
 import { EyeInvisibleOutlined, EyeOutlined, ReloadOutlined } from '@ant-design/icons';
-import { COMPANY_NAME_MAX_LENGTH, type Language, languages } from '@tessera/contract/constants';
-import { Avatar, Button, Card, Flex, Form, Grid, Input, Radio, Skeleton, Space, Typography } from 'antd';
+import { COMPANY_NAME_MAX_LENGTH } from '@tessera/contract/constants';
+import { Avatar, Button, Card, Flex, Form, Grid, Input, Skeleton, Space, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
@@ -10,18 +11,18 @@ import { ImageUpload } from '../../components/image-upload.tsx';
 import { companyNameRules } from '../../lib/company-name-rules.ts';
 import { useDangerConfirm } from '../../lib/use-danger-confirm.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { PortalAddress } from '../brand/portal-address.tsx';
 import { logoAccept, logoProblem } from './logo-file.ts';
 
 type CompanyDetail = ApiResponse<'/api/v1/manage/company/detail'>;
 
 interface InfoValues {
   name?: string;
-  defaultLanguage?: Language;
 }
 
 const MASK = '•'.repeat(24);
 
-/** Name, id, key, logo and default language of the selected company. */
+/** Name, id, key, logo and user centre address of the selected company; its default language, set on the brand page. */
 export function CompanyInfoCard() {
   const { t } = useTranslation();
   const { callApi } = useConsole();
@@ -53,13 +54,13 @@ function CompanyInfoForm({
   const narrow = !(Grid.useBreakpoint().sm ?? true);
 
   useEffect(() => {
-    form.setFieldsValue({ name: detail.name, defaultLanguage: detail.defaultLanguage });
-  }, [form, detail.name, detail.defaultLanguage]);
+    form.setFieldsValue({ name: detail.name });
+  }, [form, detail.name]);
 
-  const onFinish = async ({ name = '', defaultLanguage }: InfoValues) => {
+  const onFinish = async ({ name = '' }: InfoValues) => {
     setSaving(true);
     try {
-      const updated = await callApi('/api/v1/manage/company/update', { name: name.trim(), defaultLanguage });
+      const updated = await callApi('/api/v1/manage/company/update', { name: name.trim() });
       onChange(updated);
       store.companyChanged(updated.companyId, { name: updated.name });
       void message.success(t('settings.saved'));
@@ -78,7 +79,7 @@ function CompanyInfoForm({
       labelWrap
       wrapperCol={narrow ? undefined : { flex: 'auto' }}
       style={{ maxWidth: 760 }}
-      initialValues={{ name: detail.name, defaultLanguage: detail.defaultLanguage }}
+      initialValues={{ name: detail.name }}
       onFinish={onFinish}
       disabled={saving}
     >
@@ -96,15 +97,15 @@ function CompanyInfoForm({
       <Form.Item label={t('settings.logo')} extra={t('settings.logoHint')}>
         <Logo detail={detail} onChange={onChange} />
       </Form.Item>
-      <Form.Item
-        name="defaultLanguage"
-        label={t('settings.defaultLanguage')}
-        extra={t('settings.defaultLanguageHint')}
-      >
-        <Radio.Group
-          optionType="button"
-          options={languages.map((lang) => ({ value: lang, label: t(`common.languageName.${lang}`) }))}
-        />
+      <Form.Item label={t('settings.portalAddress')} extra={t('settings.portalAddressHint')}>
+        <PortalAddress code={detail.code} />
+      </Form.Item>
+      {/* Set with the rest of the sign-in pages' look: the brand page is its one place. */}
+      <Form.Item label={t('settings.defaultLanguage')}>
+        <Flex wrap align="center" gap={8} data-testid="settings-default-language">
+          <Typography.Text>{t(`common.languageName.${detail.defaultLanguage}`)}</Typography.Text>
+          <Link to="/brand/index">{t('settings.defaultLanguageOnBrand')}</Link>
+        </Flex>
       </Form.Item>
       <Form.Item label={null} colon={false} style={{ marginBottom: 0 }}>
         <Button type="primary" htmlType="submit" loading={saving}>

@@ -6,6 +6,7 @@ import { BRAND_STYLESHEET_PATH, type BrandService } from './brand.service.ts';
 
 export function brandRoutes(bind: Bind, service: BrandService) {
   bind(calls.getBrand, async ({ tenant }) => service.detail(tenant.companyId));
+  bind(calls.previewBrand, async ({ tenant, body }) => service.preview(tenant.companyId, body));
   bind(calls.updateBrand, async ({ session, tenant, body, ip }) =>
     service.update({ accountId: session.accountId, ip }, tenant.companyId, body),
   );

@@ -1,9 +1,12 @@
 import type { Language } from '@tessera/contract';
+import { portalPhrases, renderSignInPage } from '@tessera/portal';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
+import { PORTAL_ASSETS_PATH } from '../oidc/provider-responses.ts';
+import { companyAddress, PORTAL_CLIENT_ID as PORTAL_CLIENT_NAME_KEY } from '../portal/portal.routes.ts';
 
 /**
  * The brand of a company's sign-in pages: logo, background image, primary colour, title, bottom
@@ -33,6 +36,8 @@ export interface PageBrand {
   stylesheetUrl: string;
   footer: { text: string; link: string | null } | null;
   defaultLanguage: Language;
+  /** The short code of the company's user centre address, /portal/c/<code>/. */
+  companyCode: string;
 }
 
 async function findBrand(db: Db, companyId: string) {
@@ -42,6 +47,7 @@ async function findBrand(db: Db, companyId: string) {
     .select([
       'c.id',
       'c.name',
+      'c.code',
       'c.icon_file_id',
       'c.default_language',
       'b.logo_file_id',
@@ -68,9 +74,13 @@ const toDetail = (row: BrandRow) => ({
   defaultLanguage: row.default_language,
   companyIcon: fileUrl(row.icon_file_id),
   companyName: row.name,
+  companyCode: row.code,
 });
 
 export const BRAND_STYLESHEET_PATH = '/portal/brand';
+
+/** The form of a company code (migration 25 gives ten hex characters; the column allows this). */
+export const COMPANY_CODE_PATTERN = /^[a-z0-9][a-z0-9-]{2,31}$/;
 
 /** A darker shade of a #rrggbb colour (hover and pressed states). */
 export function darken(hex: string, amount = 0.15): string {
@@ -79,7 +89,29 @@ export function darken(hex: string, amount = 0.15): string {
   return `#${[16, 8, 0].map((shift) => channel(shift).toString(16).padStart(2, '0')).join('')}`;
 }
 
-export function createBrandService(deps: { db: Db }) {
+/** The stylesheet of a brand's primary colour and background image (sign-in pages and preview alike). */
+function stylesheetOf(primaryColor: string | null, backgroundFileId: string | null): string {
+  const rules: string[] = [];
+  if (primaryColor && /^#[0-9a-f]{6}$/.test(primaryColor))
+    rules.push(`:root{--primary:${primaryColor};--primary-dark:${darken(primaryColor)}}`);
+  const background = fileUrl(backgroundFileId);
+  if (background) rules.push(`body{background:#f5f7fa url("${background}") center/cover no-repeat fixed}`);
+  return `${rules.join('\n')}\n`;
+}
+
+export interface PreviewDraft {
+  primaryColor?: string | null;
+  title?: string | null;
+  footerText?: string | null;
+  footerLink?: string | null;
+  lang: Language;
+}
+
+export function createBrandService(deps: {
+  db: Db;
+  /** Whether the sign-in page offers a passkey (modules/mfa), for the preview to show what it shows. */
+  passkeyOffered?: () => Promise<boolean>;
+}) {
   const { db } = deps;
 
   async function detail(companyId: string, from: Db = db) {
@@ -192,11 +224,14 @@ export function createBrandService(deps: { db: Db }) {
     });
   }
 
-  /** The brand the sign-in pages show for a company, or null when it has none set. */
-  async function pageBrand(companyId: string): Promise<PageBrand | null> {
+  /**
+   * The brand the sign-in pages show for a company, or null when it has none set. `always`: the
+   * company's own name and logo even then (its user centre address names the company itself).
+   */
+  async function pageBrand(companyId: string, options: { always?: boolean } = {}): Promise<PageBrand | null> {
     const row = await findBrand(db, companyId);
-    if (!row?.updated_at) return null;
-    const version = new Date(row.updated_at).getTime().toString(36);
+    if (!row || (!row.updated_at && !options.always)) return null;
+    const version = new Date(row.updated_at ?? 0).getTime().toString(36);
     return {
       companyId,
       title: row.title ?? row.name,
@@ -204,22 +239,58 @@ export function createBrandService(deps: { db: Db }) {
       stylesheetUrl: `${BRAND_STYLESHEET_PATH}/${companyId}/${version}.css`,
       footer: row.footer_text ? { text: row.footer_text, link: row.footer_link } : null,
       defaultLanguage: row.default_language,
+      companyCode: row.code,
     };
   }
 
   /** The brand's stylesheet: the primary colour and the background image, no script needed. */
   async function stylesheet(companyId: string): Promise<string | null> {
     const row = await findBrand(db, companyId);
-    if (!row) return null;
-    const rules: string[] = [];
-    if (row.primary_color && /^#[0-9a-f]{6}$/.test(row.primary_color))
-      rules.push(`:root{--primary:${row.primary_color};--primary-dark:${darken(row.primary_color)}}`);
-    const background = fileUrl(row.background_file_id);
-    if (background) rules.push(`body{background:#f5f7fa url("${background}") center/cover no-repeat fixed}`);
-    return `${rules.join('\n')}\n`;
+    return row ? stylesheetOf(row.primary_color, row.background_file_id) : null;
   }
 
-  return { detail, update, uploadImage, pageBrand, stylesheet };
+  /**
+   * The sign-in page of the company's user centre address with values not saved yet, drawn by
+   * the page's own code (the console's brand preview): what people will see, nothing more.
+   */
+  async function preview(companyId: string, draft: PreviewDraft): Promise<{ html: string }> {
+    const row = await findBrand(db, companyId);
+    if (!row) throw new AppError('company.not_found');
+    const color = draft.primaryColor?.toLowerCase() ?? '';
+    const link = draft.footerLink && /^https?:\/\/[^\s]+$/i.test(draft.footerLink) ? draft.footerLink : null;
+    const address = companyAddress(row.code);
+    const html = renderSignInPage(
+      {
+        lang: draft.lang,
+        currentUrl: address,
+        assetsBase: PORTAL_ASSETS_PATH,
+        brand: {
+          title: draft.title ?? row.name,
+          logoUrl: fileUrl(row.logo_file_id) ?? fileUrl(row.icon_file_id),
+          stylesheetUrl: '',
+          inlineStylesheet: stylesheetOf(/^#[0-9a-f]{6}$/.test(color) ? color : null, row.background_file_id),
+          footer: draft.footerText ? { text: draft.footerText, link } : null,
+        },
+      },
+      {
+        action: address,
+        abortAction: address,
+        csrfToken: '',
+        clientName: portalPhrases[draft.lang].clients[PORTAL_CLIENT_NAME_KEY] ?? '',
+        passkey: (await deps.passkeyOffered?.()) ? { action: address, options: '{}' } : undefined,
+      },
+    );
+    return { html };
+  }
+
+  /** The brand of the company whose user centre address carries this code, or null for no such company. */
+  async function pageBrandOfCode(code: string): Promise<PageBrand | null> {
+    if (!COMPANY_CODE_PATTERN.test(code)) return null;
+    const company = await db.selectFrom('companies').select('id').where('code', '=', code).executeTakeFirst();
+    return company ? pageBrand(company.id, { always: true }) : null;
+  }
+
+  return { detail, update, uploadImage, pageBrand, pageBrandOfCode, stylesheet, preview };
 }
 
 export type BrandService = ReturnType<typeof createBrandService>;

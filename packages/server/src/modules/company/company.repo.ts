@@ -77,6 +77,7 @@ export function createCompaniesRepo(db: Db) {
           'c.id',
           'c.name',
           'c.client_key',
+          'c.code',
           'c.icon_file_id',
           'c.default_language',
           'c.created_at',

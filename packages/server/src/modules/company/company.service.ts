@@ -61,6 +61,7 @@ export function createCompanyService(deps: {
       companyId: row.id,
       name: row.name,
       key: row.client_key,
+      code: row.code,
       icon: fileUrl(row.icon_file_id),
       defaultLanguage: row.default_language,
       ownerUsername: row.owner_username,
@@ -119,12 +120,11 @@ export function createCompanyService(deps: {
     companyId: string,
     patch: { name?: string; defaultLanguage?: 'en' | 'zh' },
   ) {
+    // The brand (modules/brand) is the one place that writes the default language.
+    if (patch.defaultLanguage !== undefined) throw new AppError('company.default_language_on_brand');
     return db.transaction().execute(async (trx) => {
       const before = await detail(companyId, trx);
-      const set = {
-        ...(patch.name !== undefined ? { name: patch.name } : {}),
-        ...(patch.defaultLanguage !== undefined ? { default_language: patch.defaultLanguage } : {}),
-      };
+      const set = patch.name !== undefined ? { name: patch.name } : {};
       if (Object.keys(set).length)
         await trx.updateTable('companies').set(set).where('id', '=', companyId).execute();
       const after = await detail(companyId, trx);
@@ -134,8 +134,8 @@ export function createCompanyService(deps: {
         action: 'company.update',
         targetType: 'company',
         targetId: companyId,
-        before: { name: before.name, defaultLanguage: before.defaultLanguage },
-        after: { name: after.name, defaultLanguage: after.defaultLanguage },
+        before: { name: before.name },
+        after: { name: after.name },
         ip: actor.ip,
       });
       return after;

@@ -100,10 +100,10 @@ describe('companies', () => {
     const updated = await call<Record<string, string>>(
       ctx,
       '/api/v1/manage/company/update',
-      { name: 'After', defaultLanguage: 'zh' },
+      { name: 'After' },
       { token, companyId },
     );
-    expect(updated.data).toMatchObject({ name: 'After', defaultLanguage: 'zh' });
+    expect(updated.data).toMatchObject({ name: 'After', defaultLanguage: 'en' });
     const detail = await call<Record<string, string>>(
       ctx,
       '/api/v1/manage/company/detail',
@@ -118,7 +118,7 @@ describe('companies', () => {
       .where('action', '=', 'company.update')
       .executeTakeFirstOrThrow();
     expect(audit.before).toMatchObject({ name: 'Before' });
-    expect(audit.after).toMatchObject({ name: 'After', defaultLanguage: 'zh' });
+    expect(audit.after).toMatchObject({ name: 'After' });
     const bad = await call(
       ctx,
       '/api/v1/manage/company/update',
@@ -126,10 +126,45 @@ describe('companies', () => {
       { token, companyId },
     );
     expect(bad).toMatchObject({ code: 400, msg: 'defaultLanguage is not one of the allowed values' });
-    expect(
-      (await call<Record<string, string>>(ctx, '/api/v1/manage/company/detail', {}, { token, companyId }))
-        .data.defaultLanguage,
-    ).toBe('zh');
+  });
+
+  it('leaves the default language to the brand: company/update refuses it and changes nothing (issue 35)', async () => {
+    const { token, companyId } = await ownerWithCompany(ctx, 'language-owner', 'Lang Co');
+    await call(ctx, '/api/v1/manage/brand/update', { defaultLanguage: 'zh' }, { token, companyId });
+    for (const [lang, msg] of [
+      [
+        'en',
+        'The default language is set on the Branding page (Sign-in page brand), not in the company settings',
+      ],
+      ['zh', '默认语言在“品牌定制”（登录页品牌）页面设置，不在企业设置中'],
+    ] as const) {
+      const refused = await call(
+        ctx,
+        '/api/v1/manage/company/update',
+        { name: 'Renamed', defaultLanguage: 'en' },
+        { token, companyId, lang },
+      );
+      expect(refused).toMatchObject({
+        code: 400,
+        msg,
+        data: { reason: 'company.default_language_on_brand' },
+      });
+    }
+    const detail = await call<Record<string, string>>(
+      ctx,
+      '/api/v1/manage/company/detail',
+      {},
+      { token, companyId },
+    );
+    // Both answers still carry the one stored value, written by the brand.
+    expect(detail.data).toMatchObject({ name: 'Lang Co', defaultLanguage: 'zh' });
+    const brand = await call<Record<string, string>>(
+      ctx,
+      '/api/v1/manage/brand/detail',
+      {},
+      { token, companyId },
+    );
+    expect(brand.data.defaultLanguage).toBe('zh');
   });
 
   it('regenerates the company key, with an audit record', async () => {

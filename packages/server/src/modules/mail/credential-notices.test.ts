@@ -59,7 +59,7 @@ describe('notices of credential changes', () => {
   });
 
   it('tells the person, in the company language, of second factors removed', async () => {
-    await admin('/api/v1/manage/company/update', { defaultLanguage: 'zh' });
+    await admin('/api/v1/manage/brand/update', { defaultLanguage: 'zh' });
     const person = await managed(`factor-${newId().slice(0, 6)}`);
     await ctx.database.db
       .insertInto('mfa_factors')

@@ -20,7 +20,7 @@ import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { ConsentStore } from './consent.ts';
-import { INTERACTION_PATH, interactionSubject, PORTAL_ASSETS_PATH } from './provider.ts';
+import { COMPANY_CODE_PARAM, INTERACTION_PATH, interactionSubject, PORTAL_ASSETS_PATH } from './provider.ts';
 import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
 import {
@@ -47,8 +47,14 @@ export interface InteractionDeps {
   passkey?: Fido2Service;
   /** The company a client belongs to (an application's), for the sign-in log; null for Tessera's own. */
   clientCompany(clientId: string): Promise<string | null>;
-  /** The brand of the company a client belongs to (an application's), if it has one. */
-  brandOfClient?(clientId: string): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
+  /**
+   * The brand of the company a client belongs to (an application's), if it has one; for the user
+   * centre, the company its address named (`companyCode`, the authorization's COMPANY_CODE_PARAM).
+   */
+  brandOfClient?(
+    clientId: string,
+    companyCode?: string,
+  ): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
   /**
    * Why a signed-in person may not use an application (modules/app/app-access.ts), recorded as
    * a login event; undefined when they may (or the client is no application).
@@ -100,6 +106,17 @@ function reloadableUrl(request: FastifyRequest): string {
   return `${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
 }
 
+/** A page wears a company's brand, in its default language unless the person chose one (the lang cookie or a ?lang= link). */
+export function wearPageBrand(
+  request: FastifyRequest,
+  brand: (PageBrand & { defaultLanguage: 'en' | 'zh' }) | null | undefined,
+) {
+  if (!brand) return;
+  request.brand = brand;
+  const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+  if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
+}
+
 export const pageContext = (request: FastifyRequest): PageContext => ({
   lang: request.lang,
   currentUrl: reloadableUrl(request),
@@ -123,13 +140,11 @@ export function createInteractionKit(deps: InteractionDeps) {
    * password change, refusals) wears the company's brand, in its default language unless the
    * person chose one (the lang cookie or a ?lang= link).
    */
-  async function wearBrand(request: FastifyRequest, clientId: unknown) {
+  async function wearBrand(request: FastifyRequest, params: Record<string, unknown> | undefined) {
+    const clientId = params?.client_id;
     if (!deps.brandOfClient || typeof clientId !== 'string') return;
-    const brand = await deps.brandOfClient(clientId);
-    if (!brand) return;
-    request.brand = brand;
-    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
-    if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
+    const code = params?.[COMPANY_CODE_PARAM];
+    wearPageBrand(request, await deps.brandOfClient(clientId, typeof code === 'string' ? code : undefined));
   }
 
   /** The interaction the address names (`/interaction/<uid>/...`), for the brand of a page that refuses it. */
@@ -150,12 +165,12 @@ export function createInteractionKit(deps: InteractionDeps) {
     try {
       interaction = await deps.provider().interactionDetails(request.raw, reply.raw);
     } catch {
-      await wearBrand(request, (await interactionOfAddress(request))?.params?.client_id);
+      await wearBrand(request, (await interactionOfAddress(request))?.params);
       const t = portalPhrases[request.lang].signIn;
       sendPage(reply, 400, renderErrorPage(pageContext(request), { message: t.sessionExpired }));
       return undefined;
     }
-    await wearBrand(request, interaction.params.client_id);
+    await wearBrand(request, interaction.params);
     // The application's ui_locales choose the language, unless the person chose one (the cookie).
     const query = request.query as { lang?: unknown } | undefined;
     const uiLang = languageOfUiLocales(interaction.params.ui_locales);

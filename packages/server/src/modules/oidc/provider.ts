@@ -109,6 +109,12 @@ function allowedClaims(client: { scope?: string } | undefined): Set<string> | un
   );
 }
 
+/**
+ * The authorization parameter by which the user centre's company address (/portal/c/<code>/)
+ * tells the sign-in page whose brand to wear. Only the brand: who may sign in is unchanged.
+ */
+export const COMPANY_CODE_PARAM = 'tessera_company';
+
 /** See `extraParams` below. */
 function keepOfflineAccess(
   ctx: KoaContextWithOIDC,
@@ -176,7 +182,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     // oidc-provider runs extra parameters' validators on every authorization request right after
     // its scope check: that is where this rule runs. `access_type=offline` (what applications
     // written for Google send) asks for offline access too.
-    extraParams: { access_type: keepOfflineAccess },
+    extraParams: { access_type: keepOfflineAccess, [COMPANY_CODE_PARAM]: null },
     // PKCE always, except for an application whose administrator turned it off (a third-party app
     // that cannot send it; such an app is always a confidential client with a secret).
     pkce: { required: (_ctx, client) => appOf(client as never)?.requirePkce ?? true },

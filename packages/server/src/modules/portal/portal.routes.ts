@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { MemberRole } from '@tessera/contract';
 import {
   type AccountBindingsSection,
   type AccountDevicesSection,
   type AccountMfaSection,
+  type PageBrand,
   portalPhrases,
   renderAccountPage,
+  renderErrorPage,
 } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
@@ -14,7 +17,8 @@ import type { Account } from '../../db/schema.ts';
 import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { wearPageBrand } from '../oidc/interaction-kit.ts';
+import { COMPANY_CODE_PARAM, PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import type { SessionsRepo } from '../session/session.repo.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';
 import {
@@ -27,6 +31,9 @@ import {
 export const PORTAL_CLIENT_ID = 'tessera-portal';
 /** The user centre's address for people: its front door (see `frontDoor`). */
 export const USER_CENTRE_PATH = '/portal/';
+/** Where a company's user centre address starts: /portal/c/<code>/. */
+export const COMPANY_ADDRESS_PATH = '/portal/c';
+export const companyAddress = (code: string) => `${COMPANY_ADDRESS_PATH}/${encodeURIComponent(code)}/`;
 const SESSION_COOKIE = 'tessera_portal';
 const FLOW_COOKIE = 'tessera_portal_flow';
 const FLOW_PURPOSE = 'portal-sign-in-flow';
@@ -63,6 +70,10 @@ export interface PortalDeps {
   devicesSection?: (account: Account, sessionId: string) => Promise<AccountDevicesSection>;
   /** The third-party accounts section (modules/identity-source), set once those routes exist. */
   bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
+  /** The brand of the company a user centre address names (modules/brand). */
+  brandOfCode?: (
+    code: string,
+  ) => Promise<(PageBrand & { companyId: string; companyCode: string; defaultLanguage: 'en' | 'zh' }) | null>;
 }
 
 /** Confirmations the account page shows after a change elsewhere (`?notice=`). */
@@ -103,7 +114,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   function startSignIn(
     request: FastifyRequest,
     reply: FastifyReply,
-    options: { returnTo?: string; state?: string; prompt?: 'login' } = {},
+    options: { returnTo?: string; state?: string; prompt?: 'login'; companyCode?: string } = {},
   ) {
     const verifier = randomToken();
     const state = options.state ?? randomToken(16);
@@ -127,6 +138,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
       ...(options.prompt ? { prompt: options.prompt } : {}),
+      ...(options.companyCode ? { [COMPANY_CODE_PARAM]: options.companyCode } : {}),
     }).toString();
     return reply.redirect(url.toString());
   }
@@ -181,6 +193,64 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   app.get('/portal', frontDoor);
   app.get('/portal/', frontDoor);
 
+  /** The account page of the signed-in person; under a company's address, in its brand. */
+  async function sendAccountPage(
+    request: FastifyRequest<{ Querystring: { company_id?: string; notice?: string } }>,
+    reply: FastifyReply,
+    signedIn: { session: { id: string }; account: Account },
+    companies: { id: string; name: string; role: MemberRole }[],
+    company?: { companyId: string; home: string },
+  ) {
+    const { session, account } = signedIn;
+    const signIns = await deps.db
+      .selectFrom('login_events as e')
+      // An application's sign-ins show its name; Tessera's own clients are named by the page.
+      .leftJoin('apps as p', 'p.client_id', 'e.client_id')
+      .select(['e.created_at', 'e.result', 'e.failure_cause', 'e.ip', 'e.client_id', 'p.name as app_name'])
+      .where('e.account_id', '=', account.id)
+      .orderBy('e.created_at', 'desc')
+      .limit(10)
+      .execute();
+    const html = renderAccountPage(
+      { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH, brand: request.brand },
+      {
+        account: {
+          username: account.username,
+          name: account.display_name,
+          email: account.email,
+          phone: account.phone,
+        },
+        companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
+        currentCompanyId: company?.companyId ?? request.query.company_id ?? null,
+        signIns: signIns.map((e) => ({
+          at: e.created_at,
+          result: e.result,
+          cause: e.failure_cause,
+          ip: e.ip,
+          application: e.app_name ?? e.client_id,
+        })),
+        logoutAction: '/portal/logout',
+        csrfToken: deps.sealer.hmac('portal-logout', session.id),
+        mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+        devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
+        bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
+        passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
+        nav: { accountHref: company?.home ?? '/portal/account', appsHref: '/portal/apps' },
+        notice: noticeOf(request.lang, request.query.notice),
+      },
+    );
+    return reply.type('text/html; charset=utf-8').send(html);
+  }
+
+  const companiesOf = (accountId: string) =>
+    deps.db
+      .selectFrom('company_members as m')
+      .innerJoin('companies as c', 'c.id', 'm.company_id')
+      .select(['c.id', 'c.name', 'c.code', 'm.role'])
+      .where('m.account_id', '=', accountId)
+      .orderBy('m.created_at')
+      .execute();
+
   app.get<{ Querystring: { company_id?: string; notice?: string } }>(
     '/portal/account',
     async (request, reply) => {
@@ -188,61 +258,50 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       if (!session) return startSignIn(request, reply);
       const account = await deps.accounts.findAccountById(session.account_id);
       if (!account) return startSignIn(request, reply);
-      const [companies, signIns] = await Promise.all([
-        deps.db
-          .selectFrom('company_members as m')
-          .innerJoin('companies as c', 'c.id', 'm.company_id')
-          .select(['c.id', 'c.name', 'm.role'])
-          .where('m.account_id', '=', account.id)
-          .orderBy('m.created_at')
-          .execute(),
-        deps.db
-          .selectFrom('login_events as e')
-          // An application's sign-ins show its name; Tessera's own clients are named by the page.
-          .leftJoin('apps as p', 'p.client_id', 'e.client_id')
-          .select([
-            'e.created_at',
-            'e.result',
-            'e.failure_cause',
-            'e.ip',
-            'e.client_id',
-            'p.name as app_name',
-          ])
-          .where('e.account_id', '=', account.id)
-          .orderBy('e.created_at', 'desc')
-          .limit(10)
-          .execute(),
-      ]);
-      const html = renderAccountPage(
-        { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
-        {
-          account: {
-            username: account.username,
-            name: account.display_name,
-            email: account.email,
-            phone: account.phone,
-          },
-          companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
-          currentCompanyId: request.query.company_id ?? null,
-          signIns: signIns.map((e) => ({
-            at: e.created_at,
-            result: e.result,
-            cause: e.failure_cause,
-            ip: e.ip,
-            application: e.app_name ?? e.client_id,
-          })),
-          logoutAction: '/portal/logout',
-          csrfToken: deps.sealer.hmac('portal-logout', session.id),
-          mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
-          devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
-          bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
-          passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
-          nav: { accountHref: '/portal/account', appsHref: '/portal/apps' },
-          notice: noticeOf(request.lang, request.query.notice),
-        },
-      );
-      return reply.type('text/html; charset=utf-8').send(html);
+      return sendAccountPage(request, reply, { session, account }, await companiesOf(account.id));
     },
+  );
+
+  /**
+   * A company's user centre address, /portal/c/<code>/: the bookmark that shows its brand on the
+   * sign-in page and the user centre. Anyone may sign in through it (it names a look, not who may
+   * enter); a person who is not a member of that company lands in their own user centre.
+   */
+  app.get<{ Params: { code: string }; Querystring: { company_id?: string; notice?: string } }>(
+    `${COMPANY_ADDRESS_PATH}/:code/`,
+    async (request, reply) => {
+      const brand = deps.brandOfCode ? await deps.brandOfCode(request.params.code) : null;
+      if (!brand) {
+        const message = portalPhrases[request.lang].account.noSuchCompany;
+        return reply
+          .status(404)
+          .type('text/html; charset=utf-8')
+          .send(
+            renderErrorPage(
+              { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
+              { message },
+            ),
+          );
+      }
+      const home = companyAddress(brand.companyCode);
+      wearPageBrand(request, brand);
+      const session = await currentSession(request);
+      const account = session && (await deps.accounts.findAccountById(session.account_id));
+      if (!session || !account)
+        return startSignIn(request, reply, { returnTo: home, companyCode: brand.companyCode });
+      const companies = await companiesOf(account.id);
+      if (!companies.some((c) => c.id === brand.companyId)) {
+        const own = companies[0];
+        return reply.redirect(own ? companyAddress(own.code) : '/portal/account');
+      }
+      return sendAccountPage(request, reply, { session, account }, companies, {
+        companyId: brand.companyId,
+        home,
+      });
+    },
+  );
+  app.get<{ Params: { code: string } }>(`${COMPANY_ADDRESS_PATH}/:code`, (request, reply) =>
+    reply.redirect(companyAddress(request.params.code)),
   );
 
   app.post<{ Body: { csrf?: string } }>('/portal/logout', async (request, reply) => {
