@@ -17,6 +17,8 @@ export const errorReasons = {
   'company.name_too_long': 400,
   'company.create_dev_only': 403,
   'company.create_platform_only': 403,
+  'platform.platform_admin_only': 403,
+  'platform.company_creation_invalid': 400,
   'outbound.address_refused': 400,
   'outbound.address_never': 400,
   'member.not_found': 404,

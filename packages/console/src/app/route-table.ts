@@ -374,6 +374,15 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.admin',
         access: 'companySettings',
       }),
+      // The installation's setup (issue 35): the platform console only, where every session is a
+      // platform administrator's; the server refuses its calls to anyone else.
+      screen({
+        name: 'setup',
+        path: '/setting/setup',
+        title: 'route.setup',
+        platformOnly: true,
+        screen: withPhrases('setup', () => import('../pages/setup/setup.page.tsx').then((m) => m.SetupPage)),
+      }),
     ],
   }),
   screen({

@@ -16,6 +16,10 @@ export const en = {
     'company.create_dev_only': 'Companies are created in the developer console',
     'company.create_platform_only':
       'On this installation only platform administrators create companies: ask your platform administrator to create one for you',
+    'platform.platform_admin_only':
+      "Only platform administrators can see and change the installation's setup",
+    'platform.company_creation_invalid':
+      'Choose who may create companies: everyone, or platform administrators only',
     'outbound.address_refused':
       '{address} is in a private or local network, which this server does not connect to for companies. Ask the platform administrator to add {network} to TESSERA_OUTBOUND_ALLOWED_NETWORKS',
     'outbound.address_never':

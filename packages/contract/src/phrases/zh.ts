@@ -16,6 +16,8 @@ export const zh = {
     'company.name_too_long': '企业名称最多 50 个字符',
     'company.create_dev_only': '请在开发者控制台创建企业',
     'company.create_platform_only': '本平台仅允许平台管理员创建企业：请联系平台管理员为您创建',
+    'platform.platform_admin_only': '只有平台管理员可以查看和更改平台设置',
+    'platform.company_creation_invalid': '请选择谁可以创建企业：所有人，或仅平台管理员',
     'outbound.address_refused':
       '{address} 位于私有或本地网络，本服务器不为企业连接此类地址。请联系平台管理员将 {network} 加入 TESSERA_OUTBOUND_ALLOWED_NETWORKS',
     'outbound.address_never':

@@ -23,6 +23,7 @@ import { m21 } from './migrations/21-sign-in-counts.ts';
 import { m22 } from './migrations/22-exchange-agent-notices.ts';
 import { m23 } from './migrations/23-radius-certificate-authorities-and-signature-factors.ts';
 import { m24 } from './migrations/24-application-consent-choice.ts';
+import { m25 } from './migrations/25-platform-settings.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -57,6 +58,7 @@ export const migrations: Migration[] = [
   m22,
   m23,
   m24,
+  m25,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */
