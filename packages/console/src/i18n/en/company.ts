@@ -11,9 +11,6 @@ export const company = {
   adminIntro:
     'The platform console works with existing companies. Create a company in the developer console; it then appears here too.',
   openDevConsole: 'Open the developer console',
-  platformOnlyTitle: 'Companies are created by the platform administrator',
-  platformOnlyIntro:
-    'On this installation only platform administrators create companies. Ask your platform administrator to create one for you and to add you to it.',
   switcherLabel: 'Current company',
   createAnother: 'Create another company',
 };

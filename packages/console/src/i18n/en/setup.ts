@@ -59,5 +59,10 @@ export const setup = {
     },
   },
   creation: { everyone: 'Everyone', platform_admins: 'Platform administrators only' },
+  platformOnlyTitle: 'Companies are created by the platform administrator',
+  platformOnlyIntro:
+    'On this installation only platform administrators create companies. Ask your platform administrator to create one for you and to add you to it.',
+  licenceStatus: { not_active: 'No licence', normal: 'Valid', expired: 'Expired' },
+  openSetup: 'Installation setup',
   creationSaved: 'Who may create companies: {{mode}}',
 };

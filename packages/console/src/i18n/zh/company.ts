@@ -12,8 +12,6 @@ export const company = {
   adminTitle: '请在开发者控制台创建企业',
   adminIntro: '平台控制台用于管理已有的企业。在开发者控制台创建企业后，它也会出现在这里。',
   openDevConsole: '打开开发者控制台',
-  platformOnlyTitle: '企业由平台管理员创建',
-  platformOnlyIntro: '本平台仅允许平台管理员创建企业。请联系平台管理员为您创建企业并将您加入。',
   switcherLabel: '当前企业',
   createAnother: '创建新企业',
 } satisfies typeof en;

@@ -56,5 +56,9 @@ export const setup = {
     },
   },
   creation: { everyone: '所有人', platform_admins: '仅平台管理员' },
+  platformOnlyTitle: '企业由平台管理员创建',
+  platformOnlyIntro: '本平台仅允许平台管理员创建企业。请联系平台管理员为您创建企业并将您加入。',
+  licenceStatus: { not_active: '未导入许可证', normal: '有效', expired: '已过期' },
+  openSetup: '平台设置',
   creationSaved: '谁可以创建企业：{{mode}}',
 } satisfies typeof en;

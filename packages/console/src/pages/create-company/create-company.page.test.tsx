@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsoleContext } from '../../app/console-context.ts';
-import { initI18n } from '../../i18n/i18n.ts';
+import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { testServices } from '../../test/console-services.ts';
 import { CreateCompanyPage } from './create-company.page.tsx';
 
@@ -44,8 +44,9 @@ const createCalls = (callApi: ReturnType<typeof renderPage>['callApi']) =>
 const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Create company' }));
 
 describe('<CreateCompanyPage>', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     initI18n('en');
+    await loadPhrases(['setup']);
   });
 
   it('requires a name, blank or not', async () => {

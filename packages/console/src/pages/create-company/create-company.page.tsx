@@ -8,7 +8,7 @@ import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { companyNameRules } from '../../lib/company-name-rules.ts';
 import { useLoad } from '../../lib/use-load.ts';
-import { HOME_PATH } from '../../session/navigation.guard.ts';
+import { HOME_PATH, SETUP_PATH } from '../../session/navigation.guard.ts';
 
 interface CreateCompanyValues {
   name?: string;
@@ -40,8 +40,8 @@ function CreatedByPlatformAdministrator() {
     <Card style={{ maxWidth: 640, margin: '48px auto 0' }} data-testid="company-creation-platform-only">
       <Result
         icon={<BankOutlined />}
-        title={t('company.platformOnlyTitle')}
-        subTitle={t('company.platformOnlyIntro')}
+        title={t('setup.platformOnlyTitle')}
+        subTitle={t('setup.platformOnlyIntro')}
       />
     </Card>
   );
@@ -105,17 +105,21 @@ function CreateCompanyForm() {
 
 function CreatedInDeveloperConsole() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   return (
     <Card style={{ maxWidth: 640, margin: '48px auto 0' }}>
       <Result
         icon={<BankOutlined />}
         title={t('company.adminTitle')}
         subTitle={t('company.adminIntro')}
-        extra={
-          <Button type="primary" href="/dev/">
+        extra={[
+          <Button key="dev" type="primary" href="/dev/">
             {t('company.openDevConsole')}
-          </Button>
-        }
+          </Button>,
+          <Button key="setup" onClick={() => navigate(SETUP_PATH)}>
+            {t('setup.openSetup')}
+          </Button>,
+        ]}
       />
     </Card>
   );

@@ -1,4 +1,4 @@
-import { Card, Flex, Segmented, Skeleton, Table, Tag, Typography } from 'antd';
+import { Card, Flex, Radio, Skeleton, Table, Tag, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -40,14 +40,23 @@ export function SetupPage() {
   const currentValue = (item: SetupItem) => {
     if (item.key === 'companyCreation')
       return (
-        <Segmented<CreationMode>
+        <Radio.Group
           data-testid="company-creation"
-          value={item.value as CreationMode}
+          value={item.value}
           disabled={saving}
+          style={{ display: 'flex', flexDirection: 'column', gap: 4 }}
           options={MODES.map((mode) => ({ value: mode, label: t(`setup.creation.${mode}`) }))}
-          onChange={(mode) => void changeCreation(mode)}
+          onChange={(event) => void changeCreation(event.target.value as CreationMode)}
         />
       );
+    if (item.key === 'licence' && item.value) {
+      // "normal (2027-01-01)": the status in words, then its expiry.
+      const [status = '', ...rest] = item.value.split(' ');
+      return (
+        t(`setup.licenceStatus.${status as 'normal'}`, { defaultValue: status }) +
+        (rest.length ? ` ${rest.join(' ')}` : '')
+      );
+    }
     return item.value === null ? (
       <Typography.Text type="secondary">{t('setup.none')}</Typography.Text>
     ) : (
@@ -83,7 +92,7 @@ export function SetupPage() {
               {
                 key: 'state',
                 title: t('setup.column.state'),
-                width: 110,
+                width: 96,
                 render: (_, item) => (
                   <Tag color={STATE_COLOURS[item.state]}>{t(`setup.state.${item.state}`)}</Tag>
                 ),
@@ -97,7 +106,7 @@ export function SetupPage() {
               {
                 key: 'variable',
                 title: t('setup.column.variable'),
-                width: '24%',
+                width: '30%',
                 render: (_, item) =>
                   item.variables.length ? (
                     <Flex vertical gap={2}>
