@@ -9,6 +9,8 @@ export {
   licenseStatuses,
   unlicensedAllowance,
 } from './calls/license.ts';
+export type { CompanyCreationMode, SetupItemKey } from './calls/platform.ts';
+export { companyCreationModes, setupItemKeys, setupStates } from './calls/platform.ts';
 export * from './constants.ts';
 export * from './errors.ts';
 export * from './ip-range.ts';

@@ -43,6 +43,8 @@ import type { SignatureFactors } from './modules/mfa/signature-factors.service.t
 import type { OidcInstall } from './modules/oidc/oidc.install.ts';
 import type { Metrics } from './modules/ops/metrics.ts';
 import type { Permissions } from './modules/permission/permission.install.ts';
+import { platformRoutes } from './modules/platform/platform.routes.ts';
+import { createPlatformService } from './modules/platform/platform.service.ts';
 import { createRadius } from './modules/radius/radius.install.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
@@ -143,7 +145,14 @@ export async function createServices(context: {
     signInVerified: async (account, attempt) =>
       metrics.signedIn(await signInCore.signInVerified(account, attempt)),
   };
-  const company = createCompanyService({ db, companies, quotas, signOut });
+  const platform = createPlatformService({
+    db,
+    config,
+    storage: database.kind,
+    licenses,
+    radiusPort: () => radius.port(),
+  });
+  const company = createCompanyService({ db, companies, quotas, signOut, creation: platform });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   const mail = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -203,6 +212,7 @@ export async function createServices(context: {
     identitySources,
     signIn,
     company,
+    platform,
     mailer,
     signInLinks,
     mail,
@@ -240,6 +250,7 @@ export function bindCalls(
   const { quotas, licenses, identitySources } = services;
   sessionRoutes(bind, services.session);
   companyRoutes(bind, services.company);
+  platformRoutes(bind, services.platform);
   mailRoutes(bind, services.mail);
   userRoutes(bind, services.user);
   departmentRoutes(bind, services.department);

@@ -44,7 +44,7 @@ export async function main() {
       'The first platform administrator was created:',
       `  username: ${bootstrap.username}`,
       bootstrap.generatedPassword
-        ? `  password: ${bootstrap.generatedPassword}   (shown this once; sign in and keep it safe)`
+        ? `  password: ${bootstrap.generatedPassword}   (one-time: the first sign-in asks for a new password)`
         : '  password: the value of TESSERA_BOOTSTRAP_ADMIN_PASSWORD',
     );
   } else {

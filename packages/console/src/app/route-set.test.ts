@@ -55,10 +55,11 @@ describe('route table (spec §2)', () => {
 
   it('declares every route name once, and every screen has a title phrase in English', () => {
     const groupNames = routeTable.flatMap((node) => (node.kind === 'group' && node.name ? [node.name] : []));
-    const names = [...namesOf('full'), ...groupNames];
+    // The platform console's setup page is in the reduced set only.
+    const names = [...new Set([...namesOf('full'), ...namesOf('reduced')]), ...groupNames];
     expect(new Set(names).size).toBe(names.length);
     expect([...names].sort()).toEqual([...routeNames].sort());
-    for (const { route } of declaredScreens('full')) {
+    for (const { route } of [...declaredScreens('full'), ...declaredScreens('reduced')]) {
       const [area = '', key = ''] = route.title.split('.');
       expect(typeof (en as Record<string, Record<string, unknown>>)[area]?.[key], route.title).toBe('string');
     }
@@ -98,7 +99,7 @@ describe('route table (spec §2)', () => {
       'ca',
     ]);
     expect(groupOrder('full', '/setting')).toEqual(['companySettings', 'license', 'about', 'admin']);
-    expect(groupOrder('reduced', '/setting')).toEqual(['companySettings', 'admin']);
+    expect(groupOrder('reduced', '/setting')).toEqual(['companySettings', 'admin', 'setup']);
   });
 
   it('leaves department, permission, radius, ca, exchange, devices, licence, about, WorkWeixin and select-app out of the reduced set', () => {
@@ -229,6 +230,7 @@ describe('route table (spec §2)', () => {
       'log',
       'brand',
       'companySettings',
+      'setup',
       'createCompany',
       'notFound',
       'ok',
@@ -355,7 +357,7 @@ describe('menu and breadcrumbs derived from the table', () => {
       menuOf('reduced')
         .at(-1)
         ?.children?.map((entry) => entry.key),
-    ).toEqual(['/setting/basic-set']);
+    ).toEqual(['/setting/basic-set', '/setting/setup']);
   });
 
   it("builds the permission groups from the server's answer: a help desk sees the user screens only", () => {
@@ -393,7 +395,7 @@ describe('menu and breadcrumbs derived from the table', () => {
       ['/safety-management', 'safety', 2],
       ['/log/index', 'log', 0],
       ['/brand/index', 'brand', 0],
-      ['/setting', 'setting', 2],
+      ['/setting', 'setting', 3],
     ]);
     expect(menuOf('full', undefined, table).map((entry) => entry.key)).toContain('/permission/index');
     // Once built, device and admin are menu entries of their groups, where §2's list puts them.
@@ -407,7 +409,11 @@ describe('menu and breadcrumbs derived from the table', () => {
       '/safety-management/ca',
     ]);
     expect(children('full', '/setting')?.at(-1)).toBe('/setting/admin');
-    expect(children('reduced', '/setting')).toEqual(['/setting/basic-set', '/setting/admin']);
+    expect(children('reduced', '/setting')).toEqual([
+      '/setting/basic-set',
+      '/setting/admin',
+      '/setting/setup',
+    ]);
     expect(breadcrumbOf('full', '/application/detail', table)).toEqual([
       { title: 'route.dashboard', path: '/dashboard' },
       { title: 'route.app', path: '/application/index' },

@@ -22,7 +22,8 @@ import {
 /** Spec §2: the full set under /dev, the reduced set under any other prefix. */
 export const routeSetOf = (basename: string): RouteSet => (basename === '/dev' ? 'full' : 'reduced');
 
-const inSet = (set: RouteSet, route: { fullOnly?: boolean }) => set === 'full' || !route.fullOnly;
+const inSet = (set: RouteSet, route: { fullOnly?: boolean; platformOnly?: boolean }) =>
+  set === 'full' ? !route.platformOnly : !route.fullOnly;
 
 /** A screen of a route set, with the group it sits in. */
 export interface SetScreen {

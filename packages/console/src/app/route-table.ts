@@ -1,5 +1,5 @@
 import { withPhrases } from '../i18n/i18n.ts';
-import { CREATE_COMPANY_PATH, HOME_PATH } from '../session/navigation.guard.ts';
+import { CREATE_COMPANY_PATH, HOME_PATH, SETUP_PATH } from '../session/navigation.guard.ts';
 import type { RouteGroup, RouteNode, ScreenRoute } from './route-types.ts';
 
 /**
@@ -374,6 +374,15 @@ export const routeTable: readonly RouteNode[] = [
         title: 'route.admin',
         access: 'companySettings',
       }),
+      // The installation's setup (issue 35): the platform console only, where every session is a
+      // platform administrator's; the server refuses its calls to anyone else.
+      screen({
+        name: 'setup',
+        path: SETUP_PATH,
+        title: 'route.setup',
+        platformOnly: true,
+        screen: withPhrases('setup', () => import('../pages/setup/setup.page.tsx').then((m) => m.SetupPage)),
+      }),
     ],
   }),
   screen({
@@ -382,7 +391,10 @@ export const routeTable: readonly RouteNode[] = [
     title: 'company.createTitle',
     hidden: true,
     standalone: true,
-    screen: () => import('../pages/create-company/create-company.page.tsx').then((m) => m.CreateCompanyPage),
+    // setup: the refusal shown where only platform administrators create companies.
+    screen: withPhrases('setup', () =>
+      import('../pages/create-company/create-company.page.tsx').then((m) => m.CreateCompanyPage),
+    ),
   }),
   screen({
     name: 'notFound',

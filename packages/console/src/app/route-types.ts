@@ -39,6 +39,7 @@ export const routeNames = [
   'license',
   'about',
   'admin',
+  'setup',
   'createCompany',
   'notFound',
   'ok',
@@ -84,6 +85,8 @@ export interface ScreenRoute {
   activeMenu?: string;
   /** Only in the full route set (/dev). */
   fullOnly?: boolean;
+  /** Only in the reduced set, the platform console (/admin/), whose every session is a platform administrator's. */
+  platformOnly?: boolean;
   /** A tab that cannot be closed. */
   pinned?: boolean;
   /** Outside the navigation: no tab, no sidebar highlight, no trail (status and company creation). */

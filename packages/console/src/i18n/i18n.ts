@@ -64,6 +64,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
     radius: async () => (await import('./en/radius.ts')).radius,
     safety: async () => (await import('./en/safety.ts')).safety,
     settings: async () => (await import('./en/settings.ts')).settings,
+    setup: async () => (await import('./en/setup.ts')).setup,
     sources: async () => (await import('./en/sources.ts')).sources,
   },
   zh: {
@@ -80,6 +81,7 @@ const namespaceLoaders: { [L in Language]: { [N in ScreenNamespace]: () => Promi
     radius: async () => (await import('./zh/radius.ts')).radius,
     safety: async () => (await import('./zh/safety.ts')).safety,
     settings: async () => (await import('./zh/settings.ts')).settings,
+    setup: async () => (await import('./zh/setup.ts')).setup,
     sources: async () => (await import('./zh/sources.ts')).sources,
   },
 };

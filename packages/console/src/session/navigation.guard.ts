@@ -3,8 +3,10 @@ import type { CompanyListItem } from './session-storage.ts';
 export const CREATE_COMPANY_PATH = '/create-company';
 export const HOME_PATH = '/dashboard';
 export const NOT_FOUND_PATH = '/404';
+/** The platform console's setup page (platform administrators set the installation up before any company exists). */
+export const SETUP_PATH = '/setting/setup';
 /** Screens a signed-in person without a company may open. */
-const COMPANYLESS_PATHS = new Set([CREATE_COMPANY_PATH, '/404', '/200']);
+const COMPANYLESS_PATHS = new Set([CREATE_COMPANY_PATH, SETUP_PATH, '/404', '/200']);
 /** Query parameters of the authorization response; they never belong in a return address. */
 const SSO_PARAMS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
 

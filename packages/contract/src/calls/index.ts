@@ -13,6 +13,7 @@ import * as identitySource from './identity-source.ts';
 import * as license from './license.ts';
 import * as log from './log.ts';
 import * as permission from './permission.ts';
+import * as platform from './platform.ts';
 import * as quota from './quota.ts';
 import * as radius from './radius.ts';
 import * as safety from './safety.ts';
@@ -36,6 +37,7 @@ export {
   license,
   log,
   permission,
+  platform,
   quota,
   radius,
   safety,
@@ -53,6 +55,9 @@ export const allCalls = [
   ...Object.values(session.logout),
   company.myCompanies,
   company.createCompany,
+  platform.platformSetup,
+  platform.companyCreation,
+  platform.setCompanyCreation,
   company.companyDetailCall,
   company.updateCompany,
   company.updateCompanyIcon,

@@ -16,6 +16,16 @@ export const en = {
     'company.create_dev_only': 'Companies are created in the developer console',
     'company.default_language_on_brand':
       'The default language is set on the Branding page (Sign-in page brand), not in the company settings',
+    'company.create_platform_only':
+      'On this installation only platform administrators create companies: ask your platform administrator to create one for you',
+    'platform.platform_admin_only':
+      "Only platform administrators can see and change the installation's setup",
+    'platform.company_creation_invalid':
+      'Choose who may create companies: everyone, or platform administrators only',
+    'outbound.address_refused':
+      '{address} is in a private or local network, which this server does not connect to for companies. Ask the platform administrator to add {network} to TESSERA_OUTBOUND_ALLOWED_NETWORKS',
+    'outbound.address_never':
+      '{address} is a cloud metadata, multicast or otherwise special address, which this server never connects to for companies. Use the address of the server itself',
     'member.not_found': 'Member not found',
     'member.already_member': 'This person is already a member of the company',
     'member.username_taken': 'This username is already taken',
@@ -212,8 +222,6 @@ export const en = {
       'Enter the Exchange address as https://mail.example.com (no user name, query or fragment)',
     'exchange.url_http':
       'The agent sends credentials to Exchange: use https (http is allowed for localhost only)',
-    'exchange.url_private':
-      'This address is in a private or local network, which this server does not reach for companies (TESSERA_OUTBOUND_ALLOWED_NETWORKS)',
     'exchange.service_username_required': 'Please enter the service account that signs in to Exchange',
     'exchange.service_password_required': "Please enter the service account's password",
     'exchange.service_password_too_long': 'The service password can be at most 256 characters',
@@ -268,8 +276,6 @@ export const en = {
     'ldap.test_user_required': 'Please enter the test user',
     'ldap.test_password_required': "Please enter the test user's password",
     'ldap.host_unreachable': 'The directory server cannot be reached ({detail})',
-    'ldap.address_refused':
-      'This address is in a private or local network that this server does not connect to for companies (TESSERA_OUTBOUND_ALLOWED_NETWORKS)',
     'ldap.timeout': 'The directory server did not answer within 10 seconds',
     'ldap.tls_failed': 'The secure connection failed: {detail}',
     'ldap.tls_untrusted':
@@ -325,8 +331,6 @@ export const en = {
     'saml.metadata_many_entities':
       'The metadata describes {count} service providers; use the document of this application only',
     'saml.metadata_no_acs': 'The metadata has no HTTP-POST Assertion Consumer Service with an https address',
-    'saml.fetch_refused_address':
-      'This address leads inside a network (loopback, private, link-local or cloud metadata), which Tessera does not fetch',
     'saml.fetch_failed': 'The metadata could not be fetched ({reason})',
     'saml.fetch_throttled': 'Too many metadata fetches, please try again later',
     'saml.key_next_exists': 'A next certificate is already published: activate or discard it first',

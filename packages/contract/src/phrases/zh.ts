@@ -16,6 +16,13 @@ export const zh = {
     'company.name_too_long': '企业名称最多 50 个字符',
     'company.create_dev_only': '请在开发者控制台创建企业',
     'company.default_language_on_brand': '默认语言在“品牌定制”（登录页品牌）页面设置，不在企业设置中',
+    'company.create_platform_only': '本平台仅允许平台管理员创建企业：请联系平台管理员为您创建',
+    'platform.platform_admin_only': '只有平台管理员可以查看和更改平台设置',
+    'platform.company_creation_invalid': '请选择谁可以创建企业：所有人，或仅平台管理员',
+    'outbound.address_refused':
+      '{address} 位于私有或本地网络，本服务器不为企业连接此类地址。请联系平台管理员将 {network} 加入 TESSERA_OUTBOUND_ALLOWED_NETWORKS',
+    'outbound.address_never':
+      '{address} 是云元数据、组播或其他特殊地址，本服务器从不为企业连接此类地址。请填写服务器本身的地址',
     'member.not_found': '成员不存在',
     'member.already_member': '此人已是该企业的成员',
     'member.username_taken': '该用户名已被占用',
@@ -193,8 +200,6 @@ export const zh = {
     'exchange.url_invalid':
       '请按 https://mail.example.com 的格式填写 Exchange 地址（不含用户名、查询参数或片段）',
     'exchange.url_http': '代理会向 Exchange 发送凭据：请使用 https（仅 localhost 可用 http）',
-    'exchange.url_private':
-      '该地址位于私有或本地网络，本服务器不为企业访问此类地址（TESSERA_OUTBOUND_ALLOWED_NETWORKS）',
     'exchange.service_username_required': '请填写登录 Exchange 的服务账号',
     'exchange.service_password_required': '请填写服务账号的密码',
     'exchange.service_password_too_long': '服务账号密码最多 256 个字符',
@@ -246,8 +251,6 @@ export const zh = {
     'ldap.test_user_required': '请输入测试用户',
     'ldap.test_password_required': '请输入测试用户的密码',
     'ldap.host_unreachable': '无法连接目录服务器（{detail}）',
-    'ldap.address_refused':
-      '该地址位于私有或本地网络，本服务器不为企业连接此类地址（TESSERA_OUTBOUND_ALLOWED_NETWORKS）',
     'ldap.timeout': '目录服务器在 10 秒内没有响应',
     'ldap.tls_failed': '安全连接失败：{detail}',
     'ldap.tls_untrusted': '服务器证书不受信任（自签名或由未知 CA 签发）：请粘贴 CA 证书，或关闭证书校验',
@@ -297,8 +300,6 @@ export const zh = {
     'saml.metadata_no_sp': '元数据中没有 SAML 2.0 服务提供方（SPSSODescriptor）',
     'saml.metadata_many_entities': '元数据描述了 {count} 个服务提供方，请只使用此应用的文档',
     'saml.metadata_no_acs': '元数据中没有使用 https 地址的 HTTP-POST 断言消费服务',
-    'saml.fetch_refused_address':
-      '此地址指向网络内部（回环、私有、链路本地或云元数据地址），Tessera 不会获取',
     'saml.fetch_failed': '无法获取元数据（{reason}）',
     'saml.fetch_throttled': '获取元数据过于频繁，请稍后再试',
     'saml.key_next_exists': '已发布下一个证书：请先启用或撤回它',

@@ -25,6 +25,7 @@ import { m23 } from './migrations/23-radius-certificate-authorities-and-signatur
 import { m24 } from './migrations/24-application-consent-choice.ts';
 import { m25 } from './migrations/25-application-department-and-role-assignments.ts';
 import { m26 } from './migrations/26-company-codes.ts';
+import { m27 } from './migrations/27-platform-settings.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -61,6 +62,7 @@ export const migrations: Migration[] = [
   m24,
   m25,
   m26,
+  m27,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -303,6 +303,13 @@ export interface SigningKeysTable {
   retired_at: NullableTimestamp;
 }
 
+/** The installation's own settings (one row, migration 25). */
+export interface PlatformSettingsTable {
+  id: Generated<boolean>;
+  company_creation: 'everyone' | 'platform_admins';
+  updated_at: Timestamp;
+}
+
 export interface AuditEventsTable {
   id: string;
   company_id: string | null;
@@ -396,6 +403,7 @@ export interface Database
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
   audit_events: AuditEventsTable;
+  platform_settings: PlatformSettingsTable;
   installation: InstallationTable;
   licenses: LicensesTable;
   company_quotas: CompanyQuotasTable;

@@ -188,6 +188,9 @@ describe('every spelling of a refused address, at every outbound connection (def
     );
   });
 
+  /** The two refusals: one names what to ask the platform administrator for, one is for addresses never reached. */
+  const OUTBOUND_REFUSAL = /^outbound\.address_(refused|never)$/;
+
   it('an LDAP identity source refuses to connect', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -205,7 +208,7 @@ describe('every spelling of a refused address, at every outbound connection (def
             async () => 'connected',
             { outbound, timeoutMs: 5_000 },
           ).catch(reasonOf);
-          expect({ url, refused }).toEqual({ url, refused: 'ldap.address_refused' });
+          expect({ url, refused }).toEqual({ url, refused: expect.stringMatching(OUTBOUND_REFUSAL) });
         },
       ),
       runs,
@@ -218,7 +221,7 @@ describe('every spelling of a refused address, at every outbound connection (def
         host.filter((entry) => entry.url !== undefined),
         async ({ url }) => {
           const refused = await fetchMetadata(`http://${url}:${port}/metadata`, outbound).catch(reasonOf);
-          expect({ url, refused }).toEqual({ url, refused: 'saml.fetch_refused_address' });
+          expect({ url, refused }).toEqual({ url, refused: expect.stringMatching(OUTBOUND_REFUSAL) });
         },
       ),
       runs,

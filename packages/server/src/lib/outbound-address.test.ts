@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboundPolicy, parseOutboundNetworks } from './outbound-address.ts';
+import { createOutboundPolicy, networkToRequest, parseOutboundNetworks } from './outbound-address.ts';
 
 let base = '';
 const receiver = createServer((_request, response) => response.end('ok'));
@@ -81,5 +81,42 @@ describe('connections to addresses administrators typed', () => {
     ]);
     for (const bad of ['10.0.0.0/33', 'intranet', '10.0.0.0/8/1', '::1/129'])
       expect(() => parseOutboundNetworks(bad), bad).toThrow(/not a network/);
+  });
+});
+
+describe('what a refusal tells the company administrator to ask for (issue 35)', () => {
+  it('names the private range or the loopback address, and adding it opens exactly that address', () => {
+    const cases: [string, string][] = [
+      ['10.1.2.3', '10.0.0.0/8'],
+      ['192.168.1.10', '192.168.0.0/16'],
+      ['172.20.0.1', '172.16.0.0/12'],
+      ['::ffff:192.168.0.1', '192.168.0.0/16'],
+      ['167772161', '10.0.0.0/8'],
+      ['fd00::1', 'fc00::/7'],
+      ['127.0.0.1', '127.0.0.1/32'],
+    ];
+    for (const [address, network] of cases) {
+      expect({ address, network: networkToRequest(address) }).toEqual({ address, network });
+      expect(createOutboundPolicy([]).allows(address)).toBe(false);
+      expect({
+        address,
+        allowed: createOutboundPolicy(parseOutboundNetworks(network)).allows(address),
+      }).toEqual({
+        address,
+        allowed: true,
+      });
+    }
+  });
+
+  it('names nothing for metadata, link-local and unusable addresses', () => {
+    for (const address of [
+      '169.254.169.254',
+      '100.100.100.200',
+      '169.254.1.1',
+      'fe80::1',
+      '0.0.0.0',
+      '224.0.0.1',
+    ])
+      expect({ address, network: networkToRequest(address) }).toEqual({ address, network: undefined });
   });
 });

@@ -192,6 +192,47 @@ export function addressKind(text: string): AddressKind | undefined {
   return parsed.tunnel && kind === 'public' ? 'private' : kind;
 }
 
+/** The private ranges, one by one: the one that holds a refused address is what to ask for. */
+const REQUESTABLE = PRIVATE.map((cidr) => [cidr, blockListOf([cidr])] as const);
+
+/**
+ * What the platform administrator would add to TESSERA_OUTBOUND_ALLOWED_NETWORKS so that a
+ * refused address is reached: its private range (10.0.0.0/8, 192.168.0.0/16...), or the address
+ * itself for loopback (a directory on the server's own machine); nothing for link-local, the
+ * cloud metadata services and unusable addresses, which no company should be sent to.
+ */
+export function networkToRequest(text: string): string | undefined {
+  const parsed = parseAddress(text);
+  const kind = addressKind(text);
+  if (!parsed || (kind !== 'private' && kind !== 'loopback')) return undefined;
+  const type = isIP(parsed.judged) === 4 ? 'ipv4' : 'ipv6';
+  if (kind === 'private') {
+    const range = REQUESTABLE.find(([, list]) => list.check(parsed.judged, type))?.[0];
+    if (range) return range;
+  }
+  return type === 'ipv4' ? `${parsed.judged}/32` : `${parsed.judged}/128`;
+}
+
+/** What a refusal of the outbound rule carries (the `code` is EADDRREFUSED). */
+export interface OutboundRefusal {
+  code: 'EADDRREFUSED';
+  /** The refused address. */
+  address: string;
+  /** What to ask the platform administrator to allow, when such a request makes sense. */
+  network: string | undefined;
+}
+
+/** The reason and parameters of the message that tells a company administrator what to ask for. */
+export function refusalMessage(error: unknown): {
+  reason: 'outbound.address_refused' | 'outbound.address_never';
+  params: Record<string, string>;
+} {
+  const { address = '', network } = error as Partial<OutboundRefusal>;
+  return network
+    ? { reason: 'outbound.address_refused', params: { address, network } }
+    : { reason: 'outbound.address_never', params: { address } };
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address?: string | LookupAddress[],
@@ -240,24 +281,32 @@ export function createAddressPolicy(rule: AddressRule) {
     return kinds.has(addressKind(address) as AddressKind);
   }
 
-  const refusal = (hostname: string) =>
-    Object.assign(new Error(`${hostname} resolves to an address the server does not connect to`), {
-      code: 'EADDRREFUSED',
-    });
+  const refusal = (hostname: string, refused: string) => {
+    // Named as judged: an IPv4 address carried in IPv6 is the IPv4 address a person recognises.
+    const address = parseAddress(refused)?.judged ?? refused;
+    const network = networkToRequest(address);
+    const advice = network
+      ? `; ask the platform administrator to add ${network} to TESSERA_OUTBOUND_ALLOWED_NETWORKS`
+      : '';
+    return Object.assign(
+      new Error(`${hostname} resolves to ${address}, an address the server does not connect to${advice}`),
+      { code: 'EADDRREFUSED', address, network },
+    );
+  };
 
   /** `lookup` for sockets and agents: resolves as usual and keeps only allowed addresses. */
   function lookup(hostname: string, options: { all?: boolean }, callback: LookupCallback) {
     // An address written as such is judged (and connected to) as the address it spells.
     const literal = parseAddress(hostname);
     if (literal) {
-      if (!allows(hostname)) return callback(refusal(hostname));
+      if (!allows(hostname)) return callback(refusal(hostname, literal.address));
       const { address, family } = literal;
       return options.all ? callback(null, [{ address, family }]) : callback(null, address, family);
     }
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const usable = addresses.filter((entry) => allows(entry.address));
-      if (!usable.length) return callback(refusal(hostname));
+      if (!usable.length) return callback(refusal(hostname, (addresses[0] as LookupAddress).address));
       if (options.all) return callback(null, usable);
       const [first] = usable as [LookupAddress];
       return callback(null, first.address, first.family);
@@ -273,15 +322,16 @@ export function createAddressPolicy(rule: AddressRule) {
     );
   }
 
-  /** Whether a URL's host is, or resolves only to, refused addresses (a name that does not resolve is not refused here). */
-  async function refusesUrl(url: string): Promise<boolean> {
+  /** The refusal when a URL's host is, or resolves only to, refused addresses (a name that does not resolve is not refused here). */
+  async function refusalOf(url: string): Promise<OutboundRefusal | undefined> {
     try {
       await resolve(new URL(url).hostname);
-      return false;
+      return undefined;
     } catch (error) {
-      return (error as { code?: string }).code === 'EADDRREFUSED';
+      return (error as { code?: string }).code === 'EADDRREFUSED' ? (error as OutboundRefusal) : undefined;
     }
   }
+  const refusesUrl = async (url: string) => (await refusalOf(url)) !== undefined;
 
   let dispatcher: Dispatcher | undefined;
   /** fetch(), connecting only to allowed addresses. */
@@ -292,11 +342,12 @@ export function createAddressPolicy(rule: AddressRule) {
     }
     const host = new URL(input instanceof Request ? input.url : input).hostname;
     // An address written as such is never looked up: judge it here.
-    if (parseAddress(host) && !allows(host)) return Promise.reject(refusal(host));
+    const literal = parseAddress(host);
+    if (literal && !allows(host)) return Promise.reject(refusal(host, literal.address));
     return fetch(input, { ...init, dispatcher } as RequestInit);
   }
 
-  return { allows, lookup, resolve, refusesUrl, fetch: outboundFetch };
+  return { allows, lookup, resolve, refusalOf, refusesUrl, fetch: outboundFetch };
 }
 
 export type OutboundPolicy = ReturnType<typeof createAddressPolicy>;

@@ -11,6 +11,7 @@ import { permission } from './permission.ts';
 import { radius } from './radius.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
+import { setup } from './setup.ts';
 import { enShell } from './shell.ts';
 import { sources } from './sources.ts';
 
@@ -33,6 +34,7 @@ export const en = {
   radius,
   safety,
   settings,
+  setup,
   sources,
 };
 export type Phrases = typeof en;

@@ -32,5 +32,6 @@ export const route = {
   companySettings: 'Company settings',
   license: 'Licence',
   about: 'About',
+  setup: 'Setup',
   admin: 'Administrators',
 };

@@ -12,6 +12,7 @@ import { permission } from './permission.ts';
 import { radius } from './radius.ts';
 import { safety } from './safety.ts';
 import { settings } from './settings.ts';
+import { setup } from './setup.ts';
 import { zhShell } from './shell.ts';
 import { sources } from './sources.ts';
 
@@ -31,5 +32,6 @@ export const zh = {
   radius,
   safety,
   settings,
+  setup,
   sources,
 } satisfies Phrases;

@@ -33,5 +33,6 @@ export const route = {
   companySettings: '企业设置',
   license: '许可证',
   about: '关于',
+  setup: '平台设置',
   admin: '管理员',
 } satisfies typeof en;

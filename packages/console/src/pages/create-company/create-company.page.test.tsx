@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsoleContext } from '../../app/console-context.ts';
-import { initI18n } from '../../i18n/i18n.ts';
+import { initI18n, loadPhrases } from '../../i18n/i18n.ts';
 import { testServices } from '../../test/console-services.ts';
 import { CreateCompanyPage } from './create-company.page.tsx';
 
@@ -16,8 +16,12 @@ const created = {
   createdAt: '2026-01-01T00:00:00.000Z',
 };
 
-function renderPage(variant: 'dev' | 'admin') {
-  const callApi = vi.fn(async (_path: string, _body?: unknown) => created);
+const CREATION = '/api/v1/manage/platform/company-creation';
+
+function renderPage(variant: 'dev' | 'admin', mayCreate = true) {
+  const callApi = vi.fn(async (path: string, _body?: unknown) =>
+    path === CREATION ? { mode: mayCreate ? 'everyone' : 'platform_admins', mayCreate } : created,
+  );
   const services = testServices(variant, callApi);
   const router = createMemoryRouter(
     [
@@ -35,25 +39,30 @@ function renderPage(variant: 'dev' | 'admin') {
 }
 
 const nameInput = () => screen.getByLabelText('Company name');
+const createCalls = (callApi: ReturnType<typeof renderPage>['callApi']) =>
+  callApi.mock.calls.filter(([path]) => path !== CREATION);
 const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Create company' }));
 
 describe('<CreateCompanyPage>', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     initI18n('en');
+    await loadPhrases(['setup']);
   });
 
   it('requires a name, blank or not', async () => {
     const { callApi } = renderPage('dev');
+    await screen.findByLabelText('Company name');
     submit();
     await screen.findByText('Please enter the company name');
     fireEvent.change(nameInput(), { target: { value: '   ' } });
     submit();
     await screen.findByText('Please enter the company name');
-    expect(callApi).not.toHaveBeenCalled();
+    expect(createCalls(callApi)).toEqual([]);
   });
 
   it('refuses more than 50 characters', async () => {
     renderPage('dev');
+    await screen.findByLabelText('Company name');
     fireEvent.change(nameInput(), { target: { value: 'x'.repeat(51) } });
     submit();
     await screen.findByText('The company name can be at most 50 characters');
@@ -61,6 +70,7 @@ describe('<CreateCompanyPage>', () => {
 
   it('creates the company with the trimmed name, selects it and opens the dashboard', async () => {
     const { callApi, services, router } = renderPage('dev');
+    await screen.findByLabelText('Company name');
     fireEvent.change(nameInput(), { target: { value: '  Acme  ' } });
     submit();
     await screen.findByText('dashboard screen');
@@ -77,5 +87,12 @@ describe('<CreateCompanyPage>', () => {
     await waitFor(() =>
       expect(screen.getByText('Companies are created in the developer console')).toBeTruthy(),
     );
+  });
+
+  it('says whom to ask, instead of a form, where only platform administrators create companies (issue 35)', async () => {
+    const { callApi } = renderPage('dev', false);
+    await screen.findByText('Companies are created by the platform administrator');
+    expect(screen.queryByLabelText('Company name')).toBeNull();
+    expect(createCalls(callApi)).toEqual([]);
   });
 });

@@ -1,22 +1,50 @@
 import { BankOutlined } from '@ant-design/icons';
 import { COMPANY_NAME_MAX_LENGTH } from '@tessera/contract/constants';
-import { Button, Card, Form, Input, Result, Typography } from 'antd';
-import { useState } from 'react';
+import { Button, Card, Form, Input, Result, Skeleton, Typography } from 'antd';
+import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useConsole, useSession } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { companyNameRules } from '../../lib/company-name-rules.ts';
-import { HOME_PATH } from '../../session/navigation.guard.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { HOME_PATH, SETUP_PATH } from '../../session/navigation.guard.ts';
 
 interface CreateCompanyValues {
   name?: string;
 }
 
-/** Spec §2 /create-company: for people without a company; creation only in the developer console. */
+/**
+ * Spec §2 /create-company: for people without a company; creation only in the developer console,
+ * and only by platform administrators where the installation says so (then the page says whom to
+ * ask instead of showing a form the person cannot use).
+ */
 export function CreateCompanyPage() {
-  const { variant } = useConsole();
-  return variant === 'dev' ? <CreateCompanyForm /> : <CreatedInDeveloperConsole />;
+  const { variant, callApi } = useConsole();
+  const creation = useLoad(
+    useCallback(
+      () =>
+        variant === 'dev' ? callApi('/api/v1/manage/platform/company-creation') : Promise.resolve(undefined),
+      [callApi, variant],
+    ),
+  );
+  if (variant !== 'dev') return <CreatedInDeveloperConsole />;
+  if (!creation.data)
+    return <Skeleton active loading={creation.loading} style={{ maxWidth: 520, margin: '48px auto 0' }} />;
+  return creation.data.mayCreate ? <CreateCompanyForm /> : <CreatedByPlatformAdministrator />;
+}
+
+function CreatedByPlatformAdministrator() {
+  const { t } = useTranslation();
+  return (
+    <Card style={{ maxWidth: 640, margin: '48px auto 0' }} data-testid="company-creation-platform-only">
+      <Result
+        icon={<BankOutlined />}
+        title={t('setup.platformOnlyTitle')}
+        subTitle={t('setup.platformOnlyIntro')}
+      />
+    </Card>
+  );
 }
 
 function CreateCompanyForm() {
@@ -77,17 +105,21 @@ function CreateCompanyForm() {
 
 function CreatedInDeveloperConsole() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   return (
     <Card style={{ maxWidth: 640, margin: '48px auto 0' }}>
       <Result
         icon={<BankOutlined />}
         title={t('company.adminTitle')}
         subTitle={t('company.adminIntro')}
-        extra={
-          <Button type="primary" href="/dev/">
+        extra={[
+          <Button key="dev" type="primary" href="/dev/">
             {t('company.openDevConsole')}
-          </Button>
-        }
+          </Button>,
+          <Button key="setup" onClick={() => navigate(SETUP_PATH)}>
+            {t('setup.openSetup')}
+          </Button>,
+        ]}
       />
     </Card>
   );

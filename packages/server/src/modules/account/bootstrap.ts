@@ -6,7 +6,10 @@ import { hashPassword } from './password.ts';
 
 /**
  * Creates the first platform administrator when there is none (first start only).
- * Returns the generated password when one was made up, so it can be printed once.
+ * Returns the generated password when one was made up, so it can be printed once. A printed
+ * password stays in the terminal's scroll-back and the service's log: it only opens the first
+ * sign-in, which asks for a new one (the forced password change of users). A password the
+ * operator set in TESSERA_BOOTSTRAP_ADMIN_PASSWORD is the operator's own choice and is kept.
  */
 export async function ensureBootstrapAdmin(
   db: Db,
@@ -33,6 +36,7 @@ export async function ensureBootstrapAdmin(
         password_hash: await hashPassword(wanted.password ?? (generatedPassword as string)),
         status: 'enabled',
         is_platform_admin: true,
+        must_change_password: generatedPassword !== undefined,
       })
       .execute();
     return { created: true, username: wanted.username, generatedPassword };

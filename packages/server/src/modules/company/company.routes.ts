@@ -6,7 +6,11 @@ import type { CompanyService } from './company.service.ts';
 export function companyRoutes(bind: Bind, service: CompanyService) {
   bind(calls.myCompanies, async ({ session }) => service.listMine(session.accountId));
   bind(calls.createCompany, async ({ session, body, ip }) =>
-    service.create({ accountId: session.accountId, ip }, session.variant, body.name),
+    service.create(
+      { accountId: session.accountId, isPlatformAdmin: session.isPlatformAdmin, ip },
+      session.variant,
+      body.name,
+    ),
   );
   bind(calls.companyDetailCall, async ({ tenant }) => service.detail(tenant.companyId));
   bind(calls.updateCompany, async ({ session, tenant, body, ip }) =>

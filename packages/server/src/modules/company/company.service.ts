@@ -11,6 +11,7 @@ import { ensureRoot } from '../department/department.repo.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
+import type { PlatformService } from '../platform/platform.service.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
 import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
@@ -51,6 +52,8 @@ export function createCompanyService(deps: {
   quotas: Pick<QuotaService, 'takePlaces' | 'assignDefaults'>;
   /** Tells a removed person's applications that their sessions ended. */
   signOut: Pick<AccountSignOut, 'prepare'>;
+  /** Who may create companies on this installation (the platform setting). */
+  creation: Pick<PlatformService, 'assertMayCreateCompany'>;
 }) {
   const { db, companies, quotas } = deps;
 
@@ -83,8 +86,9 @@ export function createCompanyService(deps: {
     };
   }
 
-  async function create(actor: Actor, variant: ConsoleVariant, name: string) {
+  async function create(actor: Actor & { isPlatformAdmin: boolean }, variant: ConsoleVariant, name: string) {
     if (variant !== 'dev') throw new AppError('company.create_dev_only');
+    await deps.creation.assertMayCreateCompany(actor);
     return db.transaction().execute(async (trx) => {
       const id = newId();
       const company = {

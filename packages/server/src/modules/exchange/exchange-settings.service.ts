@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { ExchangeSettingsRow } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { OutboundPolicy } from '../../lib/outbound-address.ts';
+import { type OutboundPolicy, refusalMessage } from '../../lib/outbound-address.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { openToken } from './device-secrets.ts';
 import { ensureSettings, findSettings, replaceToken, updateSettings } from './exchange-settings.repo.ts';
@@ -132,8 +132,11 @@ export function createExchangeSettingsService(deps: {
       if (!password && !row?.service_password_sealed)
         throw new AppError('exchange.service_password_required');
     }
-    if (input.exchangeUrl && (await deps.guard.refusesUrl(input.exchangeUrl)))
-      throw new AppError('exchange.url_private');
+    const refusal = input.exchangeUrl ? await deps.guard.refusalOf(input.exchangeUrl) : undefined;
+    if (refusal) {
+      const { reason, params } = refusalMessage(refusal);
+      throw new AppError(reason, params);
+    }
   }
 
   const updateExchange = async (actor: SettingsActor, companyId: string, input: ExchangeInput) => {

@@ -219,12 +219,19 @@ describe.skipIf(noDirectory)('Test connection and Test user', () => {
       [{ url: `ldap://127.0.0.1:${silentPort}` }, 'ldap.timeout'],
       // A company's administrator does not reach inside the platform's network (the tests allow
       // loopback only): nothing is sent to these.
-      [{ url: 'ldap://10.255.255.1:389' }, 'ldap.address_refused'],
-      [{ url: 'ldap://169.254.169.254' }, 'ldap.address_refused'],
-      [{ url: 'ldaps://[::ffff:192.168.0.1]' }, 'ldap.address_refused'],
+      [{ url: 'ldap://10.255.255.1:389' }, 'outbound.address_refused'],
+      [{ url: 'ldap://169.254.169.254' }, 'outbound.address_never'],
+      [{ url: 'ldaps://[::ffff:192.168.0.1]' }, 'outbound.address_refused'],
     ];
     for (const [settings, reason] of expectations)
       expect({ settings, ...(await test(settings)).data }).toMatchObject({ settings, ok: false, reason });
+    // Issue 35: the refusal names what to ask the platform administrator for, in both languages.
+    expect((await test({ url: 'ldap://10.255.255.1:389' })).data.message).toBe(
+      '10.255.255.1 is in a private or local network, which this server does not connect to for companies. Ask the platform administrator to add 10.0.0.0/8 to TESSERA_OUTBOUND_ALLOWED_NETWORKS',
+    );
+    expect((await test({ url: 'ldaps://[::ffff:192.168.0.1]' }, 'zh')).data.message).toBe(
+      '192.168.0.1 位于私有或本地网络，本服务器不为企业连接此类地址。请联系平台管理员将 192.168.0.0/16 加入 TESSERA_OUTBOUND_ALLOWED_NETWORKS',
+    );
     expect((await test({ userRootDn: 'ou=nowhere,dc=tessera,dc=test' }, 'zh')).data.message).toBe(
       '目录中不存在基准 DN ou=nowhere,dc=tessera,dc=test',
     );

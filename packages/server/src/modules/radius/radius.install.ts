@@ -79,5 +79,7 @@ export function createRadius(
       return running;
     },
     close: async () => server?.close(),
+    /** The UDP port RADIUS listens on, or null when it is off. */
+    port: () => running?.port ?? null,
   };
 }

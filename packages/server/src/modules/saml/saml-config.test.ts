@@ -103,7 +103,7 @@ describe('metadata', () => {
         const answer = await call(ctx, '/api/v1/manage/app/saml/metadata/import', { appId, url }, asOwner());
         expect({ url, answer }).toMatchObject({
           url,
-          answer: { code: 400, data: { reason: 'saml.fetch_refused_address' } },
+          answer: { code: 400, data: { reason: 'outbound.address_never' } },
         });
       }
     } finally {

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { samlLimits } from '@tessera/contract';
 import { AppError } from '../../lib/errors.ts';
-import type { OutboundPolicy } from '../../lib/outbound-address.ts';
+import { type OutboundPolicy, refusalMessage } from '../../lib/outbound-address.ts';
 
 /**
  * Fetches a service provider's metadata once, when an administrator asks (never on a schedule),
@@ -17,8 +17,10 @@ async function checkedAddress(url: URL, outbound: OutboundPolicy) {
     const [first] = await outbound.resolve(url.hostname);
     return first as { address: string; family: number };
   } catch (error) {
-    if ((error as { code?: string }).code === 'EADDRREFUSED')
-      throw new AppError('saml.fetch_refused_address');
+    if ((error as { code?: string }).code === 'EADDRREFUSED') {
+      const { reason, params } = refusalMessage(error);
+      throw new AppError(reason, params);
+    }
     throw new AppError('saml.fetch_failed', { reason: 'DNS' });
   }
 }

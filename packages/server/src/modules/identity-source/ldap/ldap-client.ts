@@ -10,7 +10,7 @@ import {
   type SearchOptions,
   SizeLimitExceededError,
 } from 'ldapts';
-import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
+import { type OutboundPolicy, refusalMessage } from '../../../lib/outbound-address.ts';
 import { SourceFailure } from '../source-failure.ts';
 
 /**
@@ -136,7 +136,10 @@ async function checkedUrl(url: URL, outbound: OutboundPolicy): Promise<string> {
     address = ((await outbound.resolve(url.hostname))[0] as { address: string }).address;
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'EADDRREFUSED') throw new SourceFailure('ldap.address_refused');
+    if (code === 'EADDRREFUSED') {
+      const { reason, params } = refusalMessage(error);
+      throw new SourceFailure(reason, params);
+    }
     throw new SourceFailure('ldap.host_unreachable', { detail: code ?? 'DNS' });
   }
   const checked = new URL(url);
