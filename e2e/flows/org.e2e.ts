@@ -75,7 +75,8 @@ export function orgFlows(s: Suite) {
         `imported.${n}@example.com`,
         `+86139000${n}00`,
         '',
-        '',
+        // Without mail on the platform, imported people need a password to sign in.
+        `Imported-Pass-${n}`,
       ]);
     }
     const file = join(s.vendorDir, 'people.xlsx');

@@ -162,7 +162,17 @@ export async function createServices(context: {
     publicUrl: config.publicUrl,
     log: app.log,
   });
-  const user = createUserService({ db, quotas, notifyCredentialChange, signOut });
+  const user = createUserService({
+    db,
+    quotas,
+    notifyCredentialChange,
+    signOut,
+    invitations: {
+      enabled: mailer.configured,
+      send: (actor, companyId, userId, lang) => mail.sendSignInLink(actor, companyId, userId, lang),
+    },
+    log: app.log,
+  });
   const department = createDepartmentService({ db });
   const mfa = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2 = createFido2Service({ db, mfa, publicUrl: config.publicUrl });
@@ -186,6 +196,7 @@ export async function createServices(context: {
     log: app.log,
     files: database.kind === 'postgres' ? databaseFileStore(db) : await folderFileStore(db),
     concurrency: config.importConcurrency,
+    mailEnabled: mailer.configured,
   });
   const brand = createBrandService({ db, passkeyOffered: () => fido2.passkeyLoginOffered() });
   const radius = createRadius({
@@ -260,7 +271,13 @@ export function bindCalls(
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   context.saml.routes(bind, outbound);
   services.exchange.routes(bind);
-  licenseRoutes(bind, licenses, quotas, { version, build, database: database.kind, startedAt: new Date() });
+  licenseRoutes(bind, licenses, quotas, {
+    version,
+    build,
+    database: database.kind,
+    startedAt: new Date(),
+    mailEnabled: services.mailer.configured,
+  });
   installLogs(bind, {
     db,
     jobs: services.jobs,

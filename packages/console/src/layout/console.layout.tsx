@@ -2,8 +2,9 @@ import { theme } from 'antd';
 import { type CSSProperties, lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
-import { useSession } from '../app/console-context.ts';
+import { useMailEnabled, useSession } from '../app/console-context.ts';
 import { findScreen } from '../app/route-set.ts';
+import { withPhrases } from '../i18n/i18n.ts';
 import { breakpoints, useMinWidth } from '../lib/use-min-width.ts';
 import { Breadcrumbs } from './breadcrumbs.tsx';
 import { SideMenu } from './side-menu.tsx';
@@ -16,6 +17,10 @@ import './layout.css';
 
 /** The drawer is only for the narrow device mode: its own chunk, loaded there. */
 const MenuDrawer = lazy(async () => ({ default: (await import('./menu-drawer.tsx')).MenuDrawer }));
+/** Shown only while mail is off: its own chunk, with the phrases of the people screens it is about. */
+const MailOffNotice = lazy(async () => ({
+  default: (await withPhrases('org', () => import('./mail-off-notice.tsx'))()).MailOffNotice,
+}));
 
 const SIDER_WIDTH = 220;
 /** antd's collapsed sidebar is 80 px wide; the sidebar keeps that width. */
@@ -32,7 +37,9 @@ export function ConsoleLayout() {
   const set = useRouteSet();
   useDocumentTitle(set);
   const { token } = theme.useToken();
-  const { company } = useSession();
+  const { company, grants } = useSession();
+  // For the administrators who manage people: they are the ones who would send the mails.
+  const mailOff = useMailEnabled() === false && grants?.groups.user === 'manage';
   const { pathname } = useLocation();
   const sidebar = useSidebar();
   const { close } = sidebar;
@@ -122,6 +129,11 @@ export function ConsoleLayout() {
           {navigation ? <TagsView set={set} /> : null}
           <main style={{ flex: 'auto', padding: narrow ? 12 : 24 }}>
             {navigation && !standalone ? <Breadcrumbs set={set} /> : null}
+            {navigation && mailOff ? (
+              <Suspense fallback={null}>
+                <MailOffNotice />
+              </Suspense>
+            ) : null}
             {/* Keyed by company: switching companies loads the open screen again for the new one. */}
             <Outlet key={company?.companyId ?? 'no-company'} />
           </main>

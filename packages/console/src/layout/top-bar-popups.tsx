@@ -1,6 +1,7 @@
 import { Descriptions, Dropdown, Popover, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../api/http-client.ts';
+import type { SystemInfo } from '../app/console-context.ts';
 import { formatDate } from '../lib/format/date.ts';
 
 /**
@@ -10,7 +11,6 @@ import { formatDate } from '../lib/format/date.ts';
  */
 export { Dropdown, Popover };
 
-export type SystemInfo = ApiResponse<'/api/v1/manage/system/info'>;
 export type LicenceSummary = ApiResponse<'/api/v1/manage/license/info'>['Info'][number];
 
 /** Spec §2: the version and either 'Not Active' or the licence's expiration time. */

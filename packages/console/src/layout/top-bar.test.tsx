@@ -1,11 +1,11 @@
 import { act, render, screen } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConsoleContext } from '../app/console-context.ts';
-import { initI18n } from '../i18n/i18n.ts';
 import { createSessionStore } from '../session/session.store.ts';
 import { createSessionStorage } from '../session/session-storage.ts';
 import { testServices } from '../test/console-services.ts';
+import { englishInAWideWindow } from '../test/wide-window.ts';
 import { TopBar } from './top-bar.tsx';
 
 const alpha = { companyId: 'c1', name: 'Alpha', icon: null, isOwner: true };
@@ -43,15 +43,8 @@ function renderTopBar(self: Self | Error) {
 }
 
 describe('<TopBar> user menu (spec §3 Session: avatar; issue 15)', () => {
-  const matchMedia = window.matchMedia;
-  beforeAll(() => {
-    initI18n('en');
-    // A wide window: the top bar shows names next to the icons.
-    window.matchMedia = (query: string) => ({ ...matchMedia(query), matches: true });
-  });
-  afterAll(() => {
-    window.matchMedia = matchMedia;
-  });
+  // A wide window: the top bar shows names next to the icons.
+  englishInAWideWindow();
 
   it("shows the person's nickname and photo from user/self-details", async () => {
     renderTopBar({

@@ -14,7 +14,7 @@ import { theme } from 'antd';
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { useConsole, useSession } from '../app/console-context.ts';
+import { useConsole, useSession, useSystemInfo } from '../app/console-context.ts';
 import { useFeedback } from '../app/feedback.ts';
 import { currentLanguage, switchLanguage } from '../i18n/i18n.ts';
 import { truncateName } from '../lib/truncate.ts';
@@ -22,7 +22,7 @@ import { breakpoints, useMinWidth } from '../lib/use-min-width.ts';
 import { CREATE_COMPANY_PATH } from '../session/navigation.guard.ts';
 import { BarButton } from './bar-button.tsx';
 import { TesseraLogo } from './tessera-logo.tsx';
-import type { LicenceSummary, SystemInfo } from './top-bar-popups.tsx';
+import type { LicenceSummary } from './top-bar-popups.tsx';
 
 type Popups = typeof import('./top-bar-popups.tsx');
 let popupsModule: Popups | undefined;
@@ -304,15 +304,12 @@ function VersionPopover({ compact }: { compact: boolean }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const companyId = useSession().company?.companyId;
-  const [system, setSystem] = useState<SystemInfo | null>(null);
+  const system = useSystemInfo();
   const [licence, setLicence] = useState<LicenceSummary | null>(null);
   const { popups, open, setOpen, trigger } = usePopup();
 
   useEffect(() => {
     let current = true;
-    callApi('/api/v1/manage/system/info', undefined, { silent: true })
-      .then((info) => current && setSystem(info))
-      .catch(() => current && setSystem(null));
     if (companyId) {
       callApi('/api/v1/manage/license/info', undefined, { silent: true })
         .then(({ Info }) => current && setLicence(Info[0] ?? null))

@@ -75,6 +75,7 @@ export const allCalls = [
   quota.setCompanyQuota,
   user.listUsers,
   user.createUser,
+  user.passwordRulesCall,
   user.createDevUser,
   user.updateUser,
   user.deleteUser,

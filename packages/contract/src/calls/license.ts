@@ -160,6 +160,11 @@ export const systemInfo = defineCall({
     nodeVersion: z.string(),
     database: z.enum(['postgres', 'pglite']),
     startedAt: z.string(),
+    /**
+     * Whether the platform can send mail (TESSERA_SMTP_URL): without it the console disables
+     * sign-in links, account emails and invitations, and says so to administrators.
+     */
+    mailEnabled: z.boolean(),
   }),
 });
 

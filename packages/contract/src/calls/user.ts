@@ -5,6 +5,7 @@ import {
   importTaskStatuses,
   languages,
   memberRoles,
+  passwordClasses,
   photoLimits,
   photoTypes,
   userLimits,
@@ -122,20 +123,59 @@ const profile = {
 
 export const createUser = defineCall({
   path: '/api/v1/manage/user/create',
-  summary: 'Create a user of the current company (a new account the company manages)',
+  summary:
+    'Create a user of the current company (a new account the company manages), with a password or invited by email',
   tag: 'User',
   auth: 'session',
   tenant: true,
   access: { groups: ['user'], level: 'manage' },
   apiAccess: true,
-  request: withConfirmation({
-    username,
-    ...profile,
-    departmentIds: z.array(id).max(50).optional(),
-    /** The sign-in page makes the person choose a new password first (default true). */
-    mustChangePassword: z.boolean().default(true),
+  request: z
+    .object({
+      username,
+      ...profile,
+      password: z.string().max(userLimits.passwordMax),
+      confirmPassword: z.string().max(userLimits.passwordMax),
+      /**
+       * Instead of a password: the person is mailed a sign-in link (send-login-url) and chooses
+       * their own password there. Needs mail on the platform and an email address.
+       */
+      invite: z.boolean().default(false),
+      departmentIds: z.array(id).max(50).optional(),
+      /** The sign-in page makes the person choose a new password first (default true). */
+      mustChangePassword: z.boolean().default(true),
+    })
+    .superRefine((value, context) => {
+      if (value.invite) {
+        if (value.password || value.confirmPassword)
+          context.addIssue({ code: 'custom', path: ['password'], message: 'user.invite_password' });
+      } else if (!value.password)
+        context.addIssue({ code: 'custom', path: ['password'], message: 'user.password_required' });
+      else if (value.password !== value.confirmPassword)
+        context.addIssue({ code: 'custom', path: ['confirmPassword'], message: 'user.password_mismatch' });
+    }),
+  response: user.extend({
+    /** Where the invitation went; null when one was asked for and could not be sent (send it again from the list). */
+    invitedTo: z.string().nullable().optional(),
   }),
-  response: user,
+});
+
+/** The company's password rules (its safety settings) as the forms that set a password show them. */
+export const passwordRulesCall = defineCall({
+  path: '/api/v1/manage/user/password-rules',
+  summary: "The company's password rules, shown by the forms that set a password before they are sent",
+  tag: 'User',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['user'], level: 'read' },
+  request: emptyRequest,
+  response: z.object({
+    minLength: z.number().int(),
+    maxLength: z.number().int(),
+    classes: z.array(z.enum(passwordClasses)),
+    forbidUsername: z.boolean(),
+    forbidCommon: z.boolean(),
+  }),
 });
 
 export const createDevUser = defineCall({

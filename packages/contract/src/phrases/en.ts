@@ -171,6 +171,10 @@ export const en = {
     'import.unreadable': 'The file could not be read as an Excel workbook (.xlsx); save it again as .xlsx',
     'import.duplicate_header': 'The column {column} appears twice in the header row',
     'import.duplicate_in_file': 'The same value is already in row {row} of the file',
+    'import.password_without_mail': 'No password, and mail is not set up to let the person choose one',
+    'import.passwords_or_mail':
+      '{count} rows have no password, and mail is not set up on this platform (TESSERA_SMTP_URL), so these people could never sign in: add their passwords to the file, or ask the platform administrator to set up mail',
+    'user.invite_password': 'An invited person chooses their own password: leave the password empty',
     'import.department_not_found': 'The company has no department "{department}"',
     'import.more_errors': '{count} more problems are not listed; fix the ones above and import again',
     'import.interrupted':

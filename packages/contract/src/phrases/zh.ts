@@ -157,6 +157,10 @@ export const zh = {
     'import.unreadable': '无法作为 Excel 工作簿（.xlsx）读取该文件，请重新另存为 .xlsx',
     'import.duplicate_header': '表头中 {column} 列出现了两次',
     'import.duplicate_in_file': '文件第 {row} 行已有相同的值',
+    'import.password_without_mail': '未填写密码，且平台未配置邮件，此人无法自行设置密码',
+    'import.passwords_or_mail':
+      '有 {count} 行未填写密码，且本平台未配置邮件（TESSERA_SMTP_URL），这些人将无法登录：请在文件中填写密码，或请平台管理员配置邮件',
+    'user.invite_password': '邀请的人员会自行设置密码：请不要填写密码',
     'import.department_not_found': '企业中没有部门“{department}”',
     'import.more_errors': '还有 {count} 个问题未列出，请先修正以上问题后重新导入',
     'import.interrupted': '服务器重启中断了导入，未保存任何数据，请重新导入该文件',

@@ -110,6 +110,7 @@ const userProbes: Record<string, () => unknown> = {
     ...newPassword,
     departmentIds: [bDepartmentId],
   }),
+  '/api/v1/manage/user/password-rules': () => ({ companyId: b.companyId }),
   '/api/v1/manage/user/admin/create-dev-user': () => ({ username: 'dev-by-a', ...newPassword }),
   '/api/v1/manage/user/update': () => ({ userId: bMemberId, name: 'Renamed by A', departmentIds: [] }),
   '/api/v1/manage/user/del': () => ({ userId: bMemberId }),

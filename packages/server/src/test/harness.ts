@@ -88,6 +88,15 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/**
+ * Mail set up on a server that nobody answers: for tests of what mail allows (people imported
+ * without a password) that send nothing.
+ */
+export const MAIL_NEVER_SENT: MailConfig = {
+  smtpUrl: 'smtp://127.0.0.1:9',
+  from: 'Tessera <noreply@localhost>',
+};
+
 /** The whole server on a test database; `listen` also serves it on 127.0.0.1 for real HTTP clients. */
 export async function startTestApp(
   options: {
@@ -183,13 +192,17 @@ export async function startTestApp(
  * Another server instance on the test's database and master key: a restart (after
  * `ctx.tessera.close()`), or a second instance behind the same load balancer.
  */
-export const anotherInstance = (ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>) =>
+export const anotherInstance = (
+  ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>,
+  options: { mail?: MailConfig } = {},
+) =>
   buildApp({
     config: {
       publicUrl: ctx.baseUrl,
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       logLevel: 'silent',
       companyQuotas: { user: null, app: null },
+      mail: options.mail,
     },
     database: ctx.database,
     masterKey: ctx.masterKey,

@@ -59,6 +59,10 @@ export const org = {
     moreFor: 'More actions for {{name}}',
     resetPassword: 'Reset password',
     sendLink: 'Send sign-in link',
+    mailOff: 'Mail is not set up on this platform: ask the platform administrator to set TESSERA_SMTP_URL',
+    mailOffTitle: 'Mail is not set up on this platform',
+    mailOffText:
+      'Sign-in links, account emails and invitations cannot be sent, so people need a password from you: set one when you create or import them. To send mail, ask the platform administrator to set TESSERA_SMTP_URL.',
     linkSent: 'A sign-in link was sent to {{email}}; it can be used once within 24 hours',
     delete: 'Delete',
     deleteTitle: 'Delete {{name}}?',
@@ -90,6 +94,32 @@ export const org = {
     tooLong: 'At most {{max}} characters',
     save: 'Save',
     created: '{{name}} was created',
+    passwordWay: 'How the person gets a password',
+    way: { type: 'Type one', generate: 'Generate', invite: 'Invite by email' },
+    generateAgain: 'Generate another',
+    generatedOnce: 'Copy this password now and hand it over safely: it is shown only once.',
+    inviteHint:
+      'The person is mailed a sign-in link (valid 24 hours, used once) and chooses their own password there.',
+    inviteNeedsEmail: 'Enter an email address to send the invitation to',
+    invited: '{{name}} was created; an invitation was sent to {{email}}',
+    inviteFailed:
+      '{{name}} was created, but the invitation could not be sent: send a sign-in link from the list',
+    rules: {
+      line: 'Password rules of the company: {{items}}',
+      separator: '; ',
+      classSeparator: ', ',
+      minLength: 'At least {{count}} characters',
+      classes: 'Contains {{classes}}',
+      forbidUsername: 'Does not contain the username',
+      forbidCommon: 'Is not a common password',
+      class: {
+        letter: 'a letter',
+        lower: 'a lowercase letter',
+        upper: 'an uppercase letter',
+        digit: 'a digit',
+        symbol: 'a symbol',
+      },
+    },
   },
   reset: {
     title: 'Reset the password of {{name}}',

@@ -1,7 +1,7 @@
-import { Avatar, Button, Card, Flex, Space, Tag, Typography } from 'antd';
+import { Avatar, Button, Card, Flex, Space, Tag, Tooltip, Typography } from 'antd';
 import { Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConsole, useSession } from '../../app/console-context.ts';
+import { useConsole, useMailEnabled, useSession } from '../../app/console-context.ts';
 import { ImageUpload } from '../../components/image-upload.tsx';
 import { ResetPasswordModal } from './lazy-parts.ts';
 import type { OrgUser } from './org-types.ts';
@@ -11,6 +11,41 @@ import { displayName, statusActions } from './user-status.ts';
 import { UserStatusTag } from './user-status-tag.tsx';
 
 /** Photo, names, status and the actions on the user. */
+/** Sign-in link and account email: disabled while mail is off, with the reason on hover. */
+function MailButtons({
+  mailOff,
+  busy,
+  onLink,
+  onEmail,
+}: {
+  mailOff: boolean;
+  busy: boolean;
+  onLink(): void;
+  onEmail(): void;
+}) {
+  const { t } = useTranslation();
+  const buttons = [
+    { key: 'link', label: t('org.users.sendLink'), onClick: onLink },
+    { key: 'email', label: t('org.detail.sendAccountEmail'), onClick: onEmail },
+  ];
+  return buttons.map(({ key, label, onClick }) =>
+    mailOff ? (
+      <Tooltip key={key} title={t('org.users.mailOff')}>
+        {/* A disabled button gets no pointer events: the wrapper shows the reason. */}
+        <span style={{ display: 'inline-block', cursor: 'not-allowed' }}>
+          <Button disabled style={{ pointerEvents: 'none' }}>
+            {label}
+          </Button>
+        </span>
+      </Tooltip>
+    ) : (
+      <Button key={key} disabled={busy} onClick={onClick}>
+        {label}
+      </Button>
+    ),
+  );
+}
+
 export function UserHeaderCard({
   user,
   onChange,
@@ -26,6 +61,7 @@ export function UserHeaderCard({
   const [resetting, setResetting] = useState(false);
   const [busy, setBusy] = useState(false);
   const isSelf = user.username === me;
+  const mailEnabled = useMailEnabled();
   const run = async (work: () => Promise<unknown>) => {
     setBusy(true);
     try {
@@ -77,14 +113,12 @@ export function UserHeaderCard({
             </Button>
           ) : null}
           {user.managed && user.email ? (
-            <>
-              <Button disabled={busy} onClick={() => run(() => actions.sendSignInLink(user))}>
-                {t('org.users.sendLink')}
-              </Button>
-              <Button disabled={busy} onClick={() => run(() => actions.sendAccountEmail(user))}>
-                {t('org.detail.sendAccountEmail')}
-              </Button>
-            </>
+            <MailButtons
+              mailOff={mailEnabled === false}
+              busy={busy}
+              onLink={() => run(() => actions.sendSignInLink(user))}
+              onEmail={() => run(() => actions.sendAccountEmail(user))}
+            />
           ) : null}
           {user.isOwner || isSelf ? null : (
             <Button

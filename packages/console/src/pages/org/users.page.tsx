@@ -12,12 +12,13 @@ import {
   Select,
   Space,
   Tag,
+  Tooltip,
   Typography,
 } from 'antd';
 import { Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { useConsole, useSession } from '../../app/console-context.ts';
+import { useConsole, useMailEnabled, useSession } from '../../app/console-context.ts';
 import { type DataColumn, DataTable, pagedList } from '../../components/data-table.tsx';
 import { KeywordSearch } from '../../components/keyword-search.tsx';
 import { currentLanguage } from '../../i18n/i18n.ts';
@@ -111,6 +112,7 @@ export function UsersPage() {
     setExporting(false);
   };
 
+  const mailEnabled = useMailEnabled();
   const menuOf = (user: OrgUser): MenuProps['items'] => {
     const isSelf = user.username === me;
     const items: NonNullable<MenuProps['items']> = statusActions(user, isSelf).map((action) => ({
@@ -119,7 +121,20 @@ export function UsersPage() {
     }));
     if (user.managed) {
       items.push({ key: 'reset', label: t('org.users.resetPassword') });
-      if (user.email) items.push({ key: 'link', label: t('org.users.sendLink') });
+      if (user.email)
+        items.push(
+          mailEnabled === false
+            ? {
+                key: 'link',
+                disabled: true,
+                label: (
+                  <Tooltip title={t('org.users.mailOff')} placement="left">
+                    <span>{t('org.users.sendLink')}</span>
+                  </Tooltip>
+                ),
+              }
+            : { key: 'link', label: t('org.users.sendLink') },
+        );
     }
     if (!user.isOwner && !isSelf) {
       if (items.length) items.push({ type: 'divider' });

@@ -8,7 +8,13 @@ export function licenseRoutes(
   bind: Bind,
   service: LicenseService,
   quotas: QuotaService,
-  system: { version: string; build: string; database: 'postgres' | 'pglite'; startedAt: Date },
+  system: {
+    version: string;
+    build: string;
+    database: 'postgres' | 'pglite';
+    startedAt: Date;
+    mailEnabled: boolean;
+  },
 ) {
   bind(calls.licenseDetail, async ({ session, tenant }) =>
     service.detail({ companyId: tenant.companyId, isPlatformAdmin: session.isPlatformAdmin }),
@@ -43,6 +49,7 @@ export function licenseRoutes(
     nodeVersion: process.version,
     database: system.database,
     startedAt: system.startedAt.toISOString(),
+    mailEnabled: system.mailEnabled,
   }));
   let thirdParty: ReturnType<typeof listThirdPartyPackages> | undefined;
   bind(calls.thirdParty, async () => {

@@ -6,6 +6,7 @@ import {
   call,
   createAccount,
   grantLicense,
+  MAIL_NEVER_SENT,
   ownerWithCompany,
   sessionFor,
   startTestApp,
@@ -29,7 +30,7 @@ const PASSWORD = 'Sunny-Day-42';
 beforeAll(async () => {
   // New companies get what the configuration says (3 users, 1 application).
   const { companyQuotas } = loadConfig({ TESSERA_COMPANY_USER_QUOTA: '3', TESSERA_COMPANY_APP_QUOTA: '1' });
-  ctx = await startTestApp({ companyQuotas });
+  ctx = await startTestApp({ companyQuotas, mail: MAIL_NEVER_SENT });
   await grantLicense(ctx, { user: 1000, app: 1000 });
   const operator = await createAccount(ctx, { username: 'operator', platformAdmin: true });
   operatorToken = await sessionFor(ctx, operator.id, 'admin');

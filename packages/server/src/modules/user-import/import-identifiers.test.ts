@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantLicense, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  grantLicense,
+  MAIL_NEVER_SENT,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import {
   countAllAccounts,
   type ImportTaskView,
@@ -32,7 +38,7 @@ async function importRows(as: Owner, rows: string[][], lang = 'en'): Promise<Imp
 const vip = (i: number) => [`vip-${i}`, `vip-${i}@victim.example`, `1390000${String(i).padStart(4, '0')}`];
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ mail: MAIL_NEVER_SENT });
   await grantLicense(ctx, { user: 1000 });
   victim = await ownerWithCompany(ctx, 'ids-victim-owner', 'Victim');
   prober = await ownerWithCompany(ctx, 'ids-prober-owner', 'Prober');

@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
-import { anotherInstance, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  anotherInstance,
+  MAIL_NEVER_SENT,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { holdImportTurn, startImport, waitForTask, workbookOf } from '../../test/import-kit.ts';
 import { IMPORT_JOB, importJobKey } from './import.service.ts';
 
@@ -18,7 +24,7 @@ let owner: Owner;
 let other: Owner;
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ mail: MAIL_NEVER_SENT });
   owner = await ownerWithCompany(ctx, 'instances-owner', 'Instances Ltd');
   other = await ownerWithCompany(ctx, 'instances-other', 'Other Instances Ltd');
 });
@@ -34,7 +40,7 @@ async function upload(usernames: string[], as: Owner, via: Pick<TestContext, 'te
 
 /** Starts the app again on the same database (after `ctx.tessera.close()`), as a server restart does. */
 async function startAgain() {
-  ctx.tessera = await anotherInstance(ctx);
+  ctx.tessera = await anotherInstance(ctx, { mail: MAIL_NEVER_SENT });
 }
 
 const stateOf = (id: string) =>
@@ -156,7 +162,7 @@ describe('several instances', () => {
   it('a second instance on the same database shares the queue (PostgreSQL)', async (test) => {
     // The embedded database is one process only: its files wait in that process's folder.
     if (ctx.database.kind !== 'postgres') test.skip('several instances need PostgreSQL');
-    const second = await anotherInstance(ctx);
+    const second = await anotherInstance(ctx, { mail: MAIL_NEVER_SENT });
     try {
       const ids = [];
       for (let i = 0; i < 3; i++)

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
 import { absolute, CookieJar, request } from '../../test/browser-flow.ts';
-import { openTestDatabase, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  MAIL_NEVER_SENT,
+  openTestDatabase,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import {
   countAllAccounts,
   holdImportTurn,
@@ -25,7 +31,7 @@ type Owner = Awaited<ReturnType<typeof ownerWithCompany>>;
 let owners: Owner[];
 
 beforeAll(async () => {
-  ctx = await startTestApp({ listen: true });
+  ctx = await startTestApp({ listen: true, mail: MAIL_NEVER_SENT });
   owners = [];
   for (const name of ['alpha', 'bravo', 'charlie']) owners.push(await ownerWithCompany(ctx, `queue-${name}`));
 });

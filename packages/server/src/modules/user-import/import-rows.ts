@@ -131,9 +131,33 @@ export class RowProblems extends Error {
   }
 }
 
-/** Every row checked on its own and against the others; throws RowProblems listing them all. */
-export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet) {
+/** The identifiers a row names that are well formed, looked up even when the row has other errors. */
+export interface RowIdentifiers {
+  row: number;
+  username?: string;
+  email?: string;
+  phone?: string;
+}
+
+const wellFormed = <T>(schema: z.ZodType<T>, value: string): T | undefined => {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+};
+
+/**
+ * Every row checked on its own and against the others: the accounts of the rows without
+ * problems, every problem of every row, and the well-formed identifiers of all rows (to be looked
+ * up against existing accounts, so that a taken username is told beside the row's other errors).
+ * Without mail, a row without a password is refused: nobody could send that person a link.
+ */
+export async function checkRows(
+  db: Db,
+  companyId: string,
+  sheet: ImportSheet,
+  options: { mailEnabled: boolean },
+) {
   const errors: StoredRowError[] = [];
+  const identifiers: RowIdentifiers[] = [];
   const departments = departmentIndex(await repo.findDepartments(db, companyId));
   const passwordPolicy = await passwordPolicyFor(db, companyId);
   const firstRowOf = {
@@ -142,7 +166,8 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
     phone: new Map<string, number>(),
   };
   const cellOf = (cells: string[], column: ImportColumn) => cells[importColumns.indexOf(column)] ?? '';
-  const accounts: (repo.ImportedAccount & { row: number; password: string })[] = [];
+  const accounts: PreparedAccount[] = [];
+  let withoutPassword = 0;
   for (const [index, { row, cells }] of sheet.rows.entries()) {
     // Tens of thousands of rows: let other requests in now and then.
     if (index % YIELD_EVERY_ROWS === YIELD_EVERY_ROWS - 1)
@@ -165,21 +190,24 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
       }
     }
     const values = parsed.success ? parsed.data : undefined;
+    const named: RowIdentifiers = {
+      row,
+      username: wellFormed(companyCalls.username, cellOf(cells, 'username'))?.toLowerCase(),
+      email: wellFormed(userCalls.email, cellOf(cells, 'email'))?.toLowerCase(),
+      phone: wellFormed(userCalls.phone, cellOf(cells, 'phone')) ?? undefined,
+    };
+    identifiers.push(named);
     // Duplicates inside the file, each against the first row that has the value.
-    const duplicates: [keyof typeof firstRowOf, string | null | undefined][] = [
-      ['username', values?.username.toLowerCase()],
-      ['email', values?.email?.toLowerCase()],
-      ['phone', values?.phone],
-    ];
-    for (const [column, value] of duplicates) {
+    for (const column of ['username', 'email', 'phone'] as const) {
+      const value = named[column];
       if (!value) continue;
       const first = firstRowOf[column].get(value);
       if (first === undefined) firstRowOf[column].set(value, row);
       else errors.push({ row, column, reason: 'import.duplicate_in_file', params: { row: first } });
     }
     const departmentIds: string[] = [];
-    for (const named of splitDepartments(cellOf(cells, 'departments'))) {
-      const id = departments.byId.has(named) ? named : departments.byPath.get(named.toLowerCase());
+    for (const name of splitDepartments(cellOf(cells, 'departments'))) {
+      const id = departments.byId.has(name) ? name : departments.byPath.get(name.toLowerCase());
       if (id) {
         if (!departmentIds.includes(id)) departmentIds.push(id);
       } else
@@ -187,7 +215,7 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
           row,
           column: 'departments',
           reason: 'import.department_not_found',
-          params: { department: named },
+          params: { department: name },
         });
     }
     const password = cellOf(cells, 'password');
@@ -202,6 +230,9 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
           ...('classes' in rest ? { classes: rest.classes } : { params: rest as Record<string, number> }),
         });
       }
+    } else if (!options.mailEnabled) {
+      withoutPassword++;
+      errors.push({ row, column: 'password', reason: 'import.password_without_mail' });
     }
     if (values && errors.length === before)
       accounts.push({
@@ -217,46 +248,68 @@ export async function prepareRows(db: Db, companyId: string, sheet: ImportSheet)
         departmentIds,
       });
   }
-  if (errors.length) throw new RowProblems(errors);
-  // argon2 is slow on purpose (~30 ms of a core each): hash on every core, not more at once.
+  if (withoutPassword)
+    errors.unshift({
+      row: 0,
+      column: null,
+      reason: 'import.passwords_or_mail',
+      params: { count: withoutPassword },
+    });
+  return { accounts, errors, identifiers };
+}
+
+export type PreparedAccount = repo.ImportedAccount & { row: number; password: string };
+
+/** Hashes the passwords of the accounts that have one (argon2 is slow on purpose: ~30 ms of a core each). */
+export async function hashPasswords(accounts: PreparedAccount[]) {
   const withPassword = accounts.filter((account) => account.password);
   await mapBounded(withPassword, Math.max(1, availableParallelism()), async (account) => {
     account.passwordHash = await hashPassword(account.password);
     account.password = '';
   });
-  return accounts;
+}
+
+/** The problems of both checks in the order of the rows (file-wide ones first), each row's by column. */
+export function byRow(errors: StoredRowError[]) {
+  const columnOrder = (error: StoredRowError) => importColumns.indexOf(error.column as ImportColumn) + 1;
+  return errors
+    .map((error, index) => ({ error, index }))
+    .sort(
+      (a, b) => a.error.row - b.error.row || columnOrder(a.error) - columnOrder(b.error) || a.index - b.index,
+    )
+    .map(({ error }) => error);
 }
 
 /**
- * Refuses identifiers other accounts have already. Those of the company's own people are listed
- * by row (the company sees them anyway); those of accounts outside the company are told only as
- * a count, never which rows, and that answer spends as many of the company's identifier checks
- * (audited; refused once they are spent: identifier-checks.ts).
+ * The problems of identifiers other accounts have already. Those of the company's own people are
+ * listed by row (the company sees them anyway); those of accounts outside the company are told
+ * only as a count, never which rows, and that answer spends as many of the company's identifier
+ * checks (audited; refused once they are spent: identifier-checks.ts).
  */
-export async function assertIdentifiersFree(
+export async function takenIdentifierProblems(
   db: Db,
   companyId: string,
   actor: { accountId: string | null; ip: string | null },
   task: { id: string; fileName: string | null },
-  accounts: (repo.ImportedAccount & { row: number })[],
-) {
+  rows: RowIdentifiers[],
+): Promise<StoredRowError[]> {
   const taken = await repo.findTakenIdentifiers(db, companyId, {
-    usernames: accounts.map((a) => a.username.toLowerCase()),
-    emails: accounts.flatMap((a) => (a.email ? [a.email.toLowerCase()] : [])),
-    phones: accounts.flatMap((a) => (a.phone ? [a.phone] : [])),
+    usernames: rows.flatMap((r) => (r.username ? [r.username] : [])),
+    emails: rows.flatMap((r) => (r.email ? [r.email] : [])),
+    phones: rows.flatMap((r) => (r.phone ? [r.phone] : [])),
   });
-  if (!taken.length) return;
+  if (!taken.length) return [];
   const own = new Set(taken.filter((t) => !t.elsewhere).map((t) => `${t.column}:${t.value}`));
   const elsewhere = new Set(taken.filter((t) => t.elsewhere).map((t) => `${t.column}:${t.value}`));
   const errors: StoredRowError[] = [];
-  for (const account of accounts) {
+  for (const named of rows) {
     const values = [
-      ['username', account.username.toLowerCase(), 'user.username_taken'],
-      ['email', account.email?.toLowerCase(), 'user.email_taken'],
-      ['phone', account.phone, 'user.phone_taken'],
+      ['username', named.username, 'user.username_taken'],
+      ['email', named.email, 'user.email_taken'],
+      ['phone', named.phone, 'user.phone_taken'],
     ] as const;
     for (const [column, value, reason] of values)
-      if (value && own.has(`${column}:${value}`)) errors.push({ row: account.row, column, reason });
+      if (value && own.has(`${column}:${value}`)) errors.push({ row: named.row, column, reason });
   }
   if (elsewhere.size) {
     await spendIdentifierChecks(
@@ -273,5 +326,5 @@ export async function assertIdentifiersFree(
       params: { count: elsewhere.size },
     });
   }
-  throw new RowProblems(errors);
+  return errors;
 }

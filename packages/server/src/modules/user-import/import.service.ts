@@ -19,7 +19,14 @@ import { columnLabel, type ImportColumn, importColumns } from './columns.ts';
 import type { StoredRowError } from './import.repo.ts';
 import * as repo from './import.repo.ts';
 import type { ImportFileStore } from './import-files.ts';
-import { assertIdentifiersFree, prepareRows, RowProblems, type ValidationKey } from './import-rows.ts';
+import {
+  byRow,
+  checkRows,
+  hashPasswords,
+  RowProblems,
+  takenIdentifierProblems,
+  type ValidationKey,
+} from './import-rows.ts';
 import { SheetProblem } from './sheet-problem.ts';
 import type { ImportSheet } from './sheet-reader.ts';
 import { readSheetInWorker, sheetWorkerLimits } from './sheet-worker.ts';
@@ -67,6 +74,8 @@ export function createUserImportService(deps: {
   files: ImportFileStore;
   /** Imports running at once on the platform (all instances together). */
   concurrency?: number;
+  /** Whether people imported without a password can be sent a sign-in link (TESSERA_SMTP_URL). */
+  mailEnabled: boolean;
 }) {
   const { db, quotas, jobs, log, files } = deps;
   let closing = false;
@@ -172,10 +181,22 @@ export function createUserImportService(deps: {
     const { companyId } = task;
     const actor = { accountId: task.createdBy, ip: task.createdIp };
     try {
-      const accounts = await prepareRows(db, companyId, sheet);
-      // While the company's identifier checks are spent, nothing is looked up (identifier-checks.ts).
-      await assertIdentifierChecksLeft(db, companyId);
-      await assertIdentifiersFree(db, companyId, actor, task, accounts);
+      const { accounts, errors, identifiers } = await checkRows(db, companyId, sheet, {
+        mailEnabled: deps.mailEnabled,
+      });
+      // While the company's identifier checks are spent, nothing is looked up (identifier-checks.ts):
+      // the rows' own problems are told, or else that the checks are spent.
+      const checksLeft = await assertIdentifierChecksLeft(db, companyId).then(
+        () => true,
+        (error: unknown) => {
+          if (errors.length) return false;
+          throw error;
+        },
+      );
+      if (checksLeft)
+        errors.push(...(await takenIdentifierProblems(db, companyId, actor, task, identifiers)));
+      if (errors.length) throw new RowProblems(byRow(errors));
+      await hashPasswords(accounts);
       await db.transaction().execute(async (trx) => {
         await quotas.takePlaces(trx, companyId, 'user', accounts.length);
         // A department deleted since the rows were checked.

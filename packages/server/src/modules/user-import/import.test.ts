@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { importLimits, unlicensedAllowance } from '@tessera/contract';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  call,
+  MAIL_NEVER_SENT,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { countAllAccounts, startImport, waitForTask, XLSX } from '../../test/import-kit.ts';
 import { buildZip } from '../../test/workbooks.ts';
 
@@ -11,7 +17,7 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let other: Awaited<ReturnType<typeof ownerWithCompany>>;
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp({ mail: MAIL_NEVER_SENT });
   owner = await ownerWithCompany(ctx, 'import-owner', 'Importers Ltd');
   other = await ownerWithCompany(ctx, 'other-owner', 'Other Ltd');
 });
@@ -367,14 +373,18 @@ describe('import', () => {
       { lang: 'zh-CN' },
     );
     expect(task.status).toBe('failed');
+    // Every problem of every row at once: what other accounts have beside the bad cells (issue 35).
     expect(task.errors).toEqual([
+      { row: 2, field: '用户名', message: expect.any(String) },
+      { row: 3, field: '邮箱', message: expect.any(String) },
+      { row: 3, field: '手机号', message: expect.any(String) },
       { row: 4, field: '用户名', message: '用户名只能包含字母、数字、点、下划线和连字符' },
       { row: 4, field: '邮箱', message: '请输入有效的邮箱地址' },
       { row: 4, field: '手机号', message: '请输入有效的手机号（数字，可以 + 开头）' },
       { row: 4, field: '部门', message: '企业中没有部门“Nowhere”' },
       { row: 4, field: '密码', message: expect.stringContaining('8') },
     ]);
-    // The file's own problems come first; once they are fixed, the platform's.
+    // Once the bad row is fixed, the platform's answers alone.
     const second = await importRows([
       ['IMPORT-OWNER', '', '', '', '', '', ''],
       ['henry', '', '', 'carol@EXAMPLE.com', '13800138001', '', ''],

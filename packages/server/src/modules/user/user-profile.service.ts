@@ -2,7 +2,7 @@ import { type ErrorReason, type Language, photoLimits } from '@tessera/contract'
 import type { Db } from '../../db/database.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
-import { hashPassword } from '../account/password.ts';
+import { hashPassword, UNUSABLE_PASSWORD_HASH } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { assertDepartmentsInCompany } from '../department/department.repo.ts';
@@ -52,8 +52,20 @@ interface NewAccountInput {
   phone?: string | null;
 }
 
+/** Mails a new person the sign-in link where they choose their own password (mail/mail.service.ts). */
+export interface Invitations {
+  /** False without TESSERA_SMTP_URL. */
+  enabled: boolean;
+  send(actor: UserActor, companyId: string, userId: string, lang: Language): Promise<{ sentTo: string }>;
+}
+
 /** Who a user is: creating users (of the company, or developer accounts), their profile and photo. */
-export function createUserProfileService(deps: { db: Db; quotas: Pick<QuotaService, 'takePlaces'> }) {
+export function createUserProfileService(deps: {
+  db: Db;
+  quotas: Pick<QuotaService, 'takePlaces'>;
+  invitations?: Invitations;
+  log?: { warn(details: object, message: string): void };
+}) {
   const { db, quotas } = deps;
 
   /**
@@ -68,15 +80,18 @@ export function createUserProfileService(deps: { db: Db; quotas: Pick<QuotaServi
     companyId: string | null,
     input: NewAccountInput,
     store: (trx: Db, passwordHash: string) => Promise<T>,
+    /** Without a password: the person chooses one through a sign-in link. */
+    options: { invited?: boolean } = {},
   ) {
     if (companyId) await assertIdentifierChecksLeft(db, companyId);
-    assertPasswordAllowed(
-      input.password,
-      { username: input.username, lang, field: 'password' },
-      await passwordPolicyFor(db, companyId),
-    );
+    if (!options.invited)
+      assertPasswordAllowed(
+        input.password,
+        { username: input.username, lang, field: 'password' },
+        await passwordPolicyFor(db, companyId),
+      );
     await assertIdentifiersFree(actor, lang, companyId, input);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = options.invited ? UNUSABLE_PASSWORD_HASH : await hashPassword(input.password);
     return uniqueViolationAs(takenByIndex, () => db.transaction().execute((trx) => store(trx, passwordHash)));
   }
 
@@ -105,26 +120,55 @@ export function createUserProfileService(deps: { db: Db; quotas: Pick<QuotaServi
     actor: UserActor,
     companyId: string,
     lang: Language,
-    input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean },
+    input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean; invite?: boolean },
   ) {
-    return createAccount(actor, lang, companyId, input, async (trx, passwordHash) => {
-      if (input.departmentIds?.length) await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
-      await quotas.takePlaces(trx, companyId, 'user');
-      const id = await insertManagedAccount(trx, companyId, { ...input, passwordHash });
-      if (input.departmentIds?.length) await replaceDepartments(trx, companyId, id, input.departmentIds);
-      const row = await findExisting(trx, companyId, id);
-      const departments = await users.findDepartmentRefs(trx, companyId, [id]);
-      await insertAuditEvent(trx, {
-        companyId,
-        actorAccountId: actor.accountId,
-        action: 'user.create',
-        targetType: 'user',
-        targetId: id,
-        after: auditView(row, departments),
-        ip: actor.ip,
-      });
-      return toUser(row, departments);
-    });
+    const invited = Boolean(input.invite);
+    // Refused before anything is stored: an invitation nobody can send, or to nowhere.
+    if (invited && !deps.invitations?.enabled) throw new AppError('mail.not_configured');
+    if (invited && !input.email)
+      throw new AppError('user.no_email', {}, [
+        { field: 'email', message: translateError(lang, 'user.no_email') },
+      ]);
+    const created = await createAccount(
+      actor,
+      lang,
+      companyId,
+      input,
+      async (trx, passwordHash) => {
+        if (input.departmentIds?.length)
+          await assertDepartmentsInCompany(trx, companyId, input.departmentIds);
+        await quotas.takePlaces(trx, companyId, 'user');
+        const id = await insertManagedAccount(trx, companyId, {
+          ...input,
+          passwordHash,
+          // The link's page makes the person choose their password.
+          mustChangePassword: invited || input.mustChangePassword,
+        });
+        if (input.departmentIds?.length) await replaceDepartments(trx, companyId, id, input.departmentIds);
+        const row = await findExisting(trx, companyId, id);
+        const departments = await users.findDepartmentRefs(trx, companyId, [id]);
+        await insertAuditEvent(trx, {
+          companyId,
+          actorAccountId: actor.accountId,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: id,
+          after: auditView(row, departments),
+          ip: actor.ip,
+        });
+        return toUser(row, departments);
+      },
+      { invited },
+    );
+    if (!invited || !deps.invitations) return created;
+    try {
+      const { sentTo } = await deps.invitations.send(actor, companyId, created.userId, lang);
+      return { ...created, invitedTo: sentTo };
+    } catch (error) {
+      // The person exists now: the console says the link was not sent, to be sent again from the list.
+      deps.log?.warn({ err: error, userId: created.userId }, 'the invitation of a new user was not sent');
+      return { ...created, invitedTo: null };
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ export function userRoutes(bind: Bind, service: UserService) {
   bind(calls.createUser, async ({ session, tenant, body, ip, lang }) =>
     service.create({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, lang, body),
   );
+  bind(calls.passwordRulesCall, async ({ tenant }) => service.passwordRules(tenant.companyId));
   bind(calls.createDevUser, async ({ session, body, ip, lang }) =>
     service.createDevUser(
       {

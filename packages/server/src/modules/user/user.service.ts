@@ -1,8 +1,10 @@
+import { userLimits } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
+import { passwordPolicyFor } from '../account/password-policy.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { NotifyCredentialChange } from '../mail/credential-notices.ts';
 import type { AccountSignOut } from '../oidc/sign-out.ts';
-import { createUserProfileService } from './user-profile.service.ts';
+import { createUserProfileService, type Invitations } from './user-profile.service.ts';
 import { createUserQueryService } from './user-query.service.ts';
 import { createUserStandingService } from './user-standing.service.ts';
 
@@ -18,6 +20,9 @@ export function createUserService(deps: {
   notifyCredentialChange?: NotifyCredentialChange;
   /** Tells the person's applications when a disable, lock, reset or removal ends their sessions. */
   signOut: Pick<AccountSignOut, 'prepare'>;
+  /** Invitations by email instead of a password (user/create with `invite`). */
+  invitations?: Invitations;
+  log?: { warn(details: object, message: string): void };
 }) {
   const { list, detail, log, selfDetails } = createUserQueryService(deps);
   const { create, createDevUser, update, uploadPhoto } = createUserProfileService(deps);
@@ -34,6 +39,14 @@ export function createUserService(deps: {
     remove,
     log,
     selfDetails,
+    /** The company's password rules, for the forms that set a password. */
+    async passwordRules(companyId: string) {
+      const { minLength, classes, forbidUsername, forbidCommon } = await passwordPolicyFor(
+        deps.db,
+        companyId,
+      );
+      return { minLength, maxLength: userLimits.passwordMax, classes, forbidUsername, forbidCommon };
+    },
   };
 }
 
