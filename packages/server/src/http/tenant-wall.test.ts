@@ -580,7 +580,10 @@ const probes: Record<string, () => unknown> = {
   // changes nothing, whatever B it names; whether A's administrator may create a company is theirs.
   '/api/v1/manage/platform/setup': () => ({ companyId: b.companyId }),
   '/api/v1/manage/platform/company-creation': () => ({ companyId: b.companyId }),
-  '/api/v1/manage/platform/company-creation/update': () => ({ companyId: b.companyId, mode: 'platform_admins' }),
+  '/api/v1/manage/platform/company-creation/update': () => ({
+    companyId: b.companyId,
+    mode: 'platform_admins',
+  }),
   '/api/v1/manage/system/info': () => ({ companyId: b.companyId }),
   '/api/v1/manage/system/third-party': () => ({ companyId: b.companyId }),
   '/api/v1/manage/company/key/reset': () => ({ companyId: b.companyId }),
