@@ -368,6 +368,7 @@ const logProbes: Record<string, () => unknown> = {
   '/api/v1/manage/company/syslog/status': () => ({ companyId: b.companyId }),
   '/api/v1/manage/brand/detail': () => ({ companyId: b.companyId }),
   '/api/v1/manage/brand/update': () => ({ companyId: b.companyId, title: 'Planted by A' }),
+  '/api/v1/manage/brand/preview': () => ({ companyId: b.companyId, title: 'Planted by A' }),
   '/api/v1/manage/brand/logo': () => ({}),
   '/api/v1/manage/brand/background': () => ({}),
 };
