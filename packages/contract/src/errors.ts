@@ -32,6 +32,7 @@ export const errorReasons = {
   'member.owner_protected': 409,
   'member.external_admin_forbidden': 403,
   'member.self_removal': 409,
+  'member.self_role': 409,
   'user.not_found': 404,
   'user.username_taken': 409,
   'user.email_taken': 409,

@@ -113,13 +113,19 @@ export const updateCompanyIcon = defineCall({
 
 export const companyMembers = defineCall({
   path: '/api/v1/manage/company/user',
-  summary: 'Members and administrators of the current company, paged and searchable',
+  summary:
+    'Members and administrators of the current company, paged and searchable; with adminsOnly, the administrators alone (owner, administrators, external administrators and holders of a console role)',
   tag: 'Company',
   auth: 'session',
   tenant: true,
   access: { groups: ['companySettings'], level: 'read' },
   request: z
-    .object({ ...paging, keyword: z.string().trim().max(100).optional() })
+    .object({
+      ...paging,
+      keyword: z.string().trim().max(100).optional(),
+      /** Leave out plain members (the company settings' Administrators card). Absent: everyone, as before. */
+      adminsOnly: z.boolean().optional(),
+    })
     .default({ page: 1, pageSize: 20 }),
   response: z.object({ list: z.array(companyMember), total: z.number().int() }),
 });
@@ -130,6 +136,13 @@ export const username = z
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: 'member.username_invalid' });
+
+/** The roles a person can be given (the owner is whoever created the company). */
+const givenRole = z.enum(['admin', 'external_admin', 'delegated_admin', 'member']);
+const roleWithConsoleRole = <T extends { role: z.infer<typeof givenRole>; consoleRoleId?: string }>(
+  input: T,
+) => input.role !== 'delegated_admin' || Boolean(input.consoleRoleId);
+const consoleRoleRequired = { error: 'console_role.required', path: ['consoleRoleId'] };
 
 export const createCompanyMember = defineCall({
   path: '/api/v1/manage/company/user/create',
@@ -142,17 +155,32 @@ export const createCompanyMember = defineCall({
   request: z
     .object({
       username,
-      role: z.enum(['admin', 'external_admin', 'delegated_admin', 'member']),
+      role: givenRole,
       /** The console role a delegated administrator gets (required for that role only). */
       consoleRoleId: z.string().trim().min(1).max(64).optional(),
       password: z.string().max(30).optional(),
       // Checked by the service so that the message names the password rule.
       email: z.email().max(254).optional(),
     })
-    .refine((input) => input.role !== 'delegated_admin' || input.consoleRoleId, {
-      error: 'console_role.required',
-      path: ['consoleRoleId'],
-    }),
+    .refine(roleWithConsoleRole, consoleRoleRequired),
+  response: companyMember,
+});
+
+export const setCompanyMemberRole = defineCall({
+  path: '/api/v1/manage/company/user/role',
+  summary:
+    "Change the role of a person of the current company: administrator, external administrator, a custom console role (delegated_admin with consoleRoleId) or back to member. The owner's role never changes",
+  tag: 'Company',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['companySettings'], level: 'manage' },
+  request: z
+    .object({
+      userId: z.string().min(1).max(64),
+      role: givenRole,
+      consoleRoleId: z.string().trim().min(1).max(64).optional(),
+    })
+    .refine(roleWithConsoleRole, consoleRoleRequired),
   response: companyMember,
 });
 

@@ -64,6 +64,7 @@ export const allCalls = [
   company.companyMembers,
   company.createCompanyMember,
   company.deleteCompanyMember,
+  company.setCompanyMemberRole,
   company.resetCompanyKey,
   license.licenseDetail,
   license.licenseImport,

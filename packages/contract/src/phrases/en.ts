@@ -36,6 +36,7 @@ export const en = {
     'member.owner_protected': 'The company owner cannot be removed',
     'member.external_admin_forbidden': 'External administrators cannot manage other external administrators',
     'member.self_removal': 'You cannot remove yourself',
+    'member.self_role': 'You cannot change your own role',
     'user.not_found': 'User not found',
     'user.username_taken': 'This username is already taken',
     'user.email_taken': 'This email address is already in use',

@@ -33,6 +33,7 @@ export const zh = {
     'member.owner_protected': '不能移除企业所有者',
     'member.external_admin_forbidden': '外部管理员不能管理其他外部管理员',
     'member.self_removal': '不能移除您自己',
+    'member.self_role': '不能更改您自己的角色',
     'user.not_found': '用户不存在',
     'user.username_taken': '该用户名已被使用',
     'user.email_taken': '该邮箱已被使用',

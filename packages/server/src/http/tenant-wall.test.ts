@@ -566,6 +566,7 @@ const probes: Record<string, () => unknown> = {
     role: 'member',
   }),
   '/api/v1/manage/company/user/del': () => ({ companyId: b.companyId, userId: bMemberId }),
+  '/api/v1/manage/company/user/role': () => ({ companyId: b.companyId, userId: bMemberId, role: 'member' }),
   '/api/v1/manage/license/detail': () => ({ companyId: b.companyId }),
   '/api/v1/manage/license/import': () => ({ companyId: b.companyId, license: 'x' }),
   '/api/v1/manage/license/code': () => ({ companyId: b.companyId }),

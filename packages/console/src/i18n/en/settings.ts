@@ -59,6 +59,18 @@ export const settings = {
   confirmRequired: 'Please enter the password again',
   passwordsDiffer: 'Entered Passwords Differ',
   added: '{{name}} was added',
+  sourceLabel: 'Who',
+  sourceExisting: 'A person of the company',
+  sourceNew: 'Create a new person',
+  personLabel: 'Person',
+  personPlaceholder: 'Search by name, username, email or phone',
+  personRequired: 'Please choose a person',
+  consoleRolesGroup: 'Custom console roles',
+  consoleRolesHint: 'A custom console role opens only the parts of the console it grants.',
+  consoleRolesNone: 'This company has no custom console roles yet.',
+  revoke: 'Revoke',
+  revokeTitle: 'Make {{name}} a plain member again?',
+  revoked: '{{name}} is no longer an administrator',
   syslog: {
     title: 'Syslog forwarding',
     intro:

@@ -58,6 +58,18 @@ export const settings = {
   confirmRequired: '请再次输入密码',
   passwordsDiffer: '两次输入的密码不一致',
   added: '已添加 {{name}}',
+  sourceLabel: '人员',
+  sourceExisting: '选择企业现有人员',
+  sourceNew: '新建人员',
+  personLabel: '人员',
+  personPlaceholder: '按姓名、用户名、邮箱或手机号搜索',
+  personRequired: '请选择人员',
+  consoleRolesGroup: '自定义控制台角色',
+  consoleRolesHint: '自定义控制台角色只开放其授予的控制台部分。',
+  consoleRolesNone: '本企业还没有自定义控制台角色。',
+  revoke: '撤销',
+  revokeTitle: '将 {{name}} 改回普通成员？',
+  revoked: '{{name}} 已不再是管理员',
   syslog: {
     title: 'Syslog 转发',
     intro:

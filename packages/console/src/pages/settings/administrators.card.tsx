@@ -1,4 +1,4 @@
-import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
+import { DeleteOutlined, PlusOutlined, UserDeleteOutlined } from '@ant-design/icons';
 import { Button, Card, Flex, Input, Popconfirm, Tag } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,7 +15,10 @@ type Member = ApiResponse<'/api/v1/manage/company/user'>['list'][number];
 
 const DEFAULT_PAGE_SIZE = 10;
 
-/** The company's administrators and members: search, paging, add and remove. */
+/**
+ * The company's administrators (issue 35): the owner, administrators, external administrators and
+ * holders of a custom console role, not plain members; search, paging, add, revoke and remove.
+ */
 export function AdministratorsCard() {
   const { t } = useTranslation();
   const { message } = useFeedback();
@@ -30,20 +33,24 @@ export function AdministratorsCard() {
         page: query.page,
         pageSize: query.pageSize,
         keyword: query.keyword || undefined,
+        adminsOnly: true,
       }),
     [callApi, query],
   );
   const { data, loading, reload } = useLoad(load);
 
-  const remove = async (member: Member) => {
+  // Either way the person leaves this list.
+  const takeOut = async (member: Member, revoke: boolean) => {
     try {
-      await callApi('/api/v1/manage/company/user/del', { userId: member.userId });
-      void message.success(t('settings.removed', { name: member.username }));
+      if (revoke)
+        await callApi('/api/v1/manage/company/user/role', { userId: member.userId, role: 'member' });
+      else await callApi('/api/v1/manage/company/user/del', { userId: member.userId });
+      void message.success(t(revoke ? 'settings.revoked' : 'settings.removed', { name: member.username }));
       const lastOnPage = data?.list.length === 1 && query.page > 1;
       if (lastOnPage) setQuery({ ...query, page: query.page - 1 });
       else reload();
     } catch {
-      // The HTTP client has shown why (the last administrator, for instance).
+      // The HTTP client has shown why (an external administrator's peer, for instance).
     }
   };
 
@@ -66,7 +73,7 @@ export function AdministratorsCard() {
       title: t('settings.column.role'),
       render: (member) => (
         <Tag color={memberRoleView[member.role].color} bordered={false}>
-          {t(memberRoleView[member.role].label)}
+          {member.consoleRole?.name ?? t(memberRoleView[member.role].label)}
         </Tag>
       ),
     },
@@ -79,20 +86,32 @@ export function AdministratorsCard() {
     {
       key: 'actions',
       title: t('settings.column.actions'),
-      width: 110,
+      width: 170,
       render: (member) =>
         member.isOwner || member.username === username ? null : (
-          <Popconfirm
-            title={t('settings.removeTitle', { name: member.username })}
-            okText={t('settings.remove')}
-            okButtonProps={{ danger: true }}
-            cancelText={t('common.cancel')}
-            onConfirm={() => remove(member)}
-          >
-            <Button type="link" danger size="small" icon={<DeleteOutlined />} style={{ paddingInline: 0 }}>
-              {t('settings.remove')}
-            </Button>
-          </Popconfirm>
+          <Flex gap={12}>
+            <Popconfirm
+              title={t('settings.revokeTitle', { name: member.username })}
+              okText={t('settings.revoke')}
+              cancelText={t('common.cancel')}
+              onConfirm={() => takeOut(member, true)}
+            >
+              <Button type="link" size="small" icon={<UserDeleteOutlined />} style={{ paddingInline: 0 }}>
+                {t('settings.revoke')}
+              </Button>
+            </Popconfirm>
+            <Popconfirm
+              title={t('settings.removeTitle', { name: member.username })}
+              okText={t('settings.remove')}
+              okButtonProps={{ danger: true }}
+              cancelText={t('common.cancel')}
+              onConfirm={() => takeOut(member, false)}
+            >
+              <Button type="link" danger size="small" icon={<DeleteOutlined />} style={{ paddingInline: 0 }}>
+                {t('settings.remove')}
+              </Button>
+            </Popconfirm>
+          </Flex>
         ),
     },
   ];

@@ -10,6 +10,14 @@ export const memberRoleView: Record<MemberRole, { label: ParseKeys; color: strin
   member: { label: 'settings.role.member', color: 'default' },
 };
 
-/** Roles an administrator can give to someone new (the owner is whoever created the company). */
-export const assignableRoles = ['admin', 'external_admin', 'member'] as const satisfies readonly MemberRole[];
-export type AssignableRole = (typeof assignableRoles)[number];
+/** The administrator roles the Administrators card gives, besides the company's custom console roles. */
+export const adminRoles = ['admin', 'external_admin'] as const satisfies readonly MemberRole[];
+
+/** The role the card's choice stands for: 'admin', 'external_admin' or 'console:<roleId>'. */
+export function roleOfChoice(choice: string): {
+  role: 'admin' | 'external_admin' | 'delegated_admin';
+  consoleRoleId?: string;
+} {
+  if (choice.startsWith('console:')) return { role: 'delegated_admin', consoleRoleId: choice.slice(8) };
+  return { role: choice === 'external_admin' ? 'external_admin' : 'admin' };
+}

@@ -96,12 +96,19 @@ export function createCompaniesRepo(db: Db) {
         .where('m.account_id', '=', accountId)
         .executeTakeFirst(),
 
-    findMembers: async (companyId: string, page: number, pageSize: number, keyword?: string) => {
+    findMembers: async (
+      companyId: string,
+      page: number,
+      pageSize: number,
+      keyword?: string,
+      adminsOnly = false,
+    ) => {
       let query = db
         .selectFrom('company_members as m')
         .innerJoin('accounts as a', 'a.id', 'm.account_id')
         .leftJoin('console_roles as r', 'r.id', 'm.console_role_id')
         .where('m.company_id', '=', companyId);
+      if (adminsOnly) query = query.where('m.role', '<>', 'member');
       if (keyword) {
         const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`).toLowerCase()}%`;
         query = query.where((eb) =>

@@ -32,6 +32,9 @@ export function companyRoutes(bind: Bind, service: CompanyService) {
   bind(calls.createCompanyMember, async ({ session, tenant, body, ip, lang }) =>
     service.addMember({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body, lang),
   );
+  bind(calls.setCompanyMemberRole, async ({ session, tenant, body, ip }) =>
+    service.setMemberRole({ accountId: session.accountId, ip, role: tenant.role }, tenant.companyId, body),
+  );
   bind(calls.deleteCompanyMember, async ({ session, tenant, body, ip }) =>
     service.removeMember(
       { accountId: session.accountId, ip, role: tenant.role },

@@ -1,4 +1,5 @@
 import type { ConsoleVariant, Language, MemberRole } from '@tessera/contract';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
@@ -17,6 +18,8 @@ import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
 import { removePerson } from '../user/user-removal.ts';
 import type { CompaniesRepo } from './company.repo.ts';
+
+type GivenRole = Exclude<MemberRole, 'owner'>;
 
 export interface Actor {
   accountId: string;
@@ -192,8 +195,17 @@ export function createCompanyService(deps: {
     });
   }
 
-  async function members(companyId: string, query: { page: number; pageSize: number; keyword?: string }) {
-    const { rows, total } = await companies.findMembers(companyId, query.page, query.pageSize, query.keyword);
+  async function members(
+    companyId: string,
+    query: { page: number; pageSize: number; keyword?: string; adminsOnly?: boolean },
+  ) {
+    const { rows, total } = await companies.findMembers(
+      companyId,
+      query.page,
+      query.pageSize,
+      query.keyword,
+      query.adminsOnly,
+    );
     return { list: rows.map(toMember), total };
   }
 
@@ -208,7 +220,7 @@ export function createCompanyService(deps: {
     companyId: string,
     input: {
       username: string;
-      role: 'admin' | 'external_admin' | 'delegated_admin' | 'member';
+      role: GivenRole;
       consoleRoleId?: string;
       password?: string;
       email?: string;
@@ -288,6 +300,48 @@ export function createCompanyService(deps: {
     );
   }
 
+  /**
+   * Gives a person of the company another role (spec §6): never the owner's, never to oneself,
+   * and only on a person the caller may act on, to a role the caller may give.
+   */
+  async function setMemberRole(
+    actor: Actor & { role: MemberRole },
+    companyId: string,
+    input: { userId: string; role: GivenRole; consoleRoleId?: string },
+  ) {
+    return db.transaction().execute(async (trx) => {
+      const person = await lockUser(trx, companyId, input.userId);
+      if (!person) throw new AppError('member.not_found');
+      if (person.role === 'owner') throw new AppError('member.owner_protected');
+      if (person.id === actor.accountId) throw new AppError('member.self_role');
+      assertMayActOn(actor.role, person.role);
+      assertMayGrant(actor.role, input.role);
+      const consoleRoleId = input.role === 'delegated_admin' ? input.consoleRoleId : undefined;
+      if (input.role === 'delegated_admin' && !consoleRoleId) throw new AppError('console_role.required');
+      if (consoleRoleId) await assertConsoleRoleExists(trx, companyId, consoleRoleId);
+      const before = await companies.findMember(trx, companyId, person.id);
+      await trx
+        .updateTable('company_members')
+        .set({ role: input.role, console_role_id: consoleRoleId ?? null, updated_at: sql`now()` })
+        .where('company_id', '=', companyId)
+        .where('account_id', '=', person.id)
+        .execute();
+      const after = await companies.findMember(trx, companyId, person.id);
+      if (!before || !after) throw new AppError('member.not_found');
+      await insertAuditEvent(trx, {
+        companyId,
+        actorAccountId: actor.accountId,
+        action: 'company.member.role',
+        targetType: 'account',
+        targetId: person.id,
+        before: { username: before.username, role: before.role, consoleRole: before.console_role_name },
+        after: { username: after.username, role: after.role, consoleRole: after.console_role_name },
+        ip: actor.ip,
+      });
+      return toMember(after);
+    });
+  }
+
   /** Takes a person out of the company: the same removal as the users screen's (see removePerson). */
   async function removeMember(actor: Actor & { role: MemberRole }, companyId: string, userId: string) {
     return withSignOut(db, deps.signOut, async (trx, signOutBefore) => {
@@ -305,7 +359,18 @@ export function createCompanyService(deps: {
     });
   }
 
-  return { detail, listMine, create, update, resetKey, updateIcon, members, addMember, removeMember };
+  return {
+    detail,
+    listMine,
+    create,
+    update,
+    resetKey,
+    updateIcon,
+    members,
+    addMember,
+    setMemberRole,
+    removeMember,
+  };
 }
 
 export type CompanyService = ReturnType<typeof createCompanyService>;
