@@ -4,7 +4,9 @@ import {
   call,
   companyMember,
   createAccount,
-  type ownerWithCompany,
+  grantLicense,
+  ownerWithCompany,
+  startTestApp,
   type TestContext,
 } from '../../test/harness.ts';
 import {
@@ -16,14 +18,14 @@ import {
   redeem,
   signInFresh,
   signInOnPage,
-  startWithCompany,
   submit,
   type TestApp,
 } from '../../test/oidc-flow.ts';
+import { radtest, skipWithoutRadclient } from '../../test/radclient.ts';
 
 /**
  * Issue 35, item 17: a known set of sign-ins over the real flows (the consoles' OIDC sign-in,
- * the user centre, a catalogue app and a self-built one, wrong passwords), and the users list,
+ * the user centre, a catalogue app and a self-built one, a RADIUS accept, a wrong password), and the users list,
  * the sign-in log, every dashboard panel and the user centre tell the same story: one event per
  * sign-in, each in the log of the company it counts for, each app in the panels.
  */
@@ -34,6 +36,7 @@ let grafana: TestApp;
 let wiki: TestApp;
 let ann: { id: string; username: string; password: string };
 let root: { id: string; username: string; password: string };
+let radiusAccepts = 0;
 const as = () => ({ token: owner.token, companyId: owner.companyId });
 
 type LogRow = {
@@ -45,7 +48,9 @@ type LogRow = {
 };
 
 beforeAll(async () => {
-  ({ ctx, owner } = await startWithCompany('figowner', 'Figures Ltd'));
+  ctx = await startTestApp({ listen: true, radius: true });
+  await grantLicense(ctx, { app: 50 });
+  owner = await ownerWithCompany(ctx, 'figowner', 'Figures Ltd');
   grafana = await openedApp(
     ctx,
     owner,
@@ -93,6 +98,21 @@ beforeAll(async () => {
   await redeem(ctx.baseUrl, wiki, toWiki.auth, toWiki.landing);
   const again = authorization(ctx.baseUrl, wiki.clientId);
   await redeem(ctx.baseUrl, wiki, again, await go(toWiki.jar, again.url));
+  if (!skipWithoutRadclient) {
+    // A RADIUS client of the company accepts her password (radtest, as an administrator would try it).
+    const vpn = await call<{ secret: string }>(
+      ctx,
+      '/api/v1/manage/radius/client/create',
+      { name: 'VPN', source: '127.0.0.1' },
+      as(),
+    );
+    expect(vpn.code, vpn.msg).toBe(200);
+    const port = ctx.tessera.radius?.port as number;
+    expect(await radtest(port, vpn.data.secret, ann.username, ann.password)).toMatch(
+      /Received Access-Accept/,
+    );
+    radiusAccepts = 1;
+  }
   const jar = new CookieJar();
   const wrong = await go(jar, authorization(ctx.baseUrl, grafana.clientId).url);
   await signInOnPage(jar, wrong.page!, { username: ann.username, password: 'Not-Her-Password-1' });
@@ -123,7 +143,7 @@ describe('the figures of a known set of sign-ins (issue 35)', () => {
     expect.soft(successes(ann.id, grafana.clientId)).toHaveLength(1);
     expect.soft(successes(ann.id, wiki.clientId)).toHaveLength(2);
     expect.soft(successes(ann.id, 'tessera-console-dev')).toHaveLength(1);
-    expect.soft(successes(ann.id)).toHaveLength(5);
+    expect.soft(successes(ann.id)).toHaveLength(5 + radiusAccepts);
     expect.soft(rows.filter((r) => r.result === 'failure' && r.userId === ann.id)).toHaveLength(1);
 
     const users = await call<{ list: { userId: string; loginCount: number }[] }>(
