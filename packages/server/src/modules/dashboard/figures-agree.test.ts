@@ -35,6 +35,7 @@ let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
 let grafana: TestApp;
 let wiki: TestApp;
 let ann: { id: string; username: string; password: string };
+let bob: { id: string; username: string; password: string };
 let root: { id: string; username: string; password: string };
 let radiusAccepts = 0;
 const as = () => ({ token: owner.token, companyId: owner.companyId });
@@ -59,12 +60,19 @@ beforeAll(async () => {
   );
   wiki = await openedApp(ctx, owner, { tokenAuthMethod: 'client_secret_basic' }, { name: 'Wiki' });
   ann = await companyMember(ctx, owner, 'ann');
+  bob = await companyMember(ctx, owner, 'bob');
   root = await createAccount(ctx, { username: 'root', platformAdmin: true });
   await alsoMemberOf(ctx, owner.companyId, root.id);
   for (const app of [grafana, wiki])
     expect(
-      (await call(ctx, '/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [ann.id] }, as()))
-        .code,
+      (
+        await call(
+          ctx,
+          '/api/v1/manage/app/assignment/add',
+          { appId: app.appId, userIds: [ann.id, bob.id] },
+          as(),
+        )
+      ).code,
     ).toBe(200);
 
   // The known set: the platform administrator (no home company) signs in to the platform
@@ -98,6 +106,10 @@ beforeAll(async () => {
   await redeem(ctx.baseUrl, wiki, toWiki.auth, toWiki.landing);
   const again = authorization(ctx.baseUrl, wiki.clientId);
   await redeem(ctx.baseUrl, wiki, again, await go(toWiki.jar, again.url));
+  // Bob signs in to Grafana at its sign-in page, then consents, in one authorization.
+  const bobs = await signInFresh(ctx.baseUrl, grafana.clientId, bob);
+  const allowed = await submit(bobs.jar, bobs.landing.page!, /\/consent$/, { decision: 'allow' });
+  await redeem(ctx.baseUrl, grafana, bobs.auth, allowed);
   if (!skipWithoutRadclient) {
     // A RADIUS client of the company accepts her password (radtest, as an administrator would try it).
     const vpn = await call<{ secret: string }>(
@@ -144,6 +156,8 @@ describe('the figures of a known set of sign-ins (issue 35)', () => {
     expect.soft(successes(ann.id, wiki.clientId)).toHaveLength(2);
     expect.soft(successes(ann.id, 'tessera-console-dev')).toHaveLength(1);
     expect.soft(successes(ann.id)).toHaveLength(5 + radiusAccepts);
+    expect.soft(successes(bob.id, grafana.clientId)).toHaveLength(1);
+    expect.soft(successes(bob.id)).toHaveLength(1);
     expect.soft(rows.filter((r) => r.result === 'failure' && r.userId === ann.id)).toHaveLength(1);
 
     const users = await call<{ list: { userId: string; loginCount: number }[] }>(
@@ -152,7 +166,7 @@ describe('the figures of a known set of sign-ins (issue 35)', () => {
       { page: 1, pageSize: 50 },
       as(),
     );
-    for (const person of [ann, root])
+    for (const person of [ann, bob, root])
       expect
         .soft(users.data.list.find((u) => u.userId === person.id)?.loginCount, person.username)
         .toBe(successes(person.id).length);
