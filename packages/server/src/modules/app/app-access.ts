@@ -135,6 +135,14 @@ export async function logAppSignIn(
     event.username ??
     (await db.selectFrom('accounts').select('username').where('id', '=', event.accountId).executeTakeFirst())
       ?.username;
+  // A sign-in to the application through a session is a success in the log like one at the
+  // sign-in page, and is counted with the person's sign-ins (the users list) the same way.
+  if (!event.cause)
+    await db
+      .updateTable('accounts')
+      .set((eb) => ({ login_count: eb('login_count', '+', 1), last_login_at: sql<Date>`now()` }))
+      .where('id', '=', event.accountId)
+      .execute();
   await insertLoginEvent(db, {
     companyId: event.companyId,
     accountId: event.accountId,

@@ -409,8 +409,10 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
     const app = appOf(ctx.oidc.client as never);
     const accountId = ctx.oidc.session?.accountId;
-    // An interaction result means the sign-in page ran in this authorization and logged it.
-    if (!app || !accountId || ctx.oidc.result) return;
+    // A login in the interaction result means the sign-in page ran in this authorization and
+    // logged it. An interaction without one (a consent page after an existing session) signed
+    // no one in: the use of the application is logged here.
+    if (!app || !accountId || ctx.oidc.result?.login) return;
     beforeAnswer(
       ctx,
       options

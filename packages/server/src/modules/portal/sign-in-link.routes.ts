@@ -130,7 +130,8 @@ export function signInLinkRoutes(app: FastifyInstance, deps: SignInLinkDeps) {
         .updateTable('accounts')
         .set((eb) => ({
           failed_count: 0,
-          login_count: eb('login_count', '+', 1),
+          // Counted as the sign-in log shows it: in the link's company only (signin-outcome.ts).
+          ...(link.company_id ? { login_count: eb('login_count', '+', 1) } : {}),
           last_login_at: sql<Date>`now()`,
         }))
         .where('id', '=', link.account_id)

@@ -13,14 +13,17 @@ import {
 
 /**
  * Counts a sign-in. Only a right password typed outside a known browser ends the account's
- * lock-out count: a known browser has its own, and a passkey is no password.
+ * lock-out count: a known browser has its own, and a passkey is no password. The count is the
+ * users list's "Sign-ins", which must match the company's sign-in log: a sign-in outside any
+ * company (the platform console by a person without a home company) is in no company's log, so
+ * it is not counted either (`counted` false); its time is still the last sign-in.
  */
-export const successUpdate = (db: Db, accountId: string, endsAccountLockout: boolean) =>
+export const successUpdate = (db: Db, accountId: string, endsAccountLockout: boolean, counted = true) =>
   db
     .updateTable('accounts')
     .set((eb) => ({
       ...(endsAccountLockout ? { failed_count: 0, locked_until: null } : {}),
-      login_count: eb('login_count', '+', 1),
+      ...(counted ? { login_count: eb('login_count', '+', 1) } : {}),
       last_login_at: sql<Date>`now()`,
     }))
     .where('id', '=', accountId)

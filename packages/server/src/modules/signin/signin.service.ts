@@ -238,6 +238,7 @@ export function createSignInService(deps: {
     const remembered = along?.rememberDevice;
     // Remembering the browser clears its failures too (one statement may not change a row twice).
     const clearsDevice = subject.kind === 'device' && subject.deviceId === remembered;
+    const success = event('success', null, signingIn);
     const signedIn = await recordOutcome(db, {
       release: budgets,
       writes: [
@@ -245,8 +246,8 @@ export function createSignInService(deps: {
         clearsDevice ? undefined : rightPasswordReset(db, subject),
         ...(along?.writes ?? []),
       ],
-      success: successUpdate(db, signingIn.id, subject.kind === 'account'),
-      event: event('success', null, signingIn),
+      success: successUpdate(db, signingIn.id, subject.kind === 'account', success.companyId !== null),
+      event: success,
       previousPlace: found ? begun.previousPlace : undefined,
     });
     if (!signedIn) throw new Error(`account ${signingIn.id} is gone`);
@@ -316,9 +317,10 @@ export function createSignInService(deps: {
       await insertLoginEvent(db, event('failure', refusal));
       return { ok: false, cause: refusal, account };
     }
+    const success = event('success', null);
     const signedIn = await recordOutcome(db, {
-      success: successUpdate(db, account.id, false),
-      event: event('success', null),
+      success: successUpdate(db, account.id, false, success.companyId !== null),
+      event: success,
     });
     if (!signedIn) throw new Error(`account ${account.id} is gone`);
     return { ok: true, account: signedIn };
