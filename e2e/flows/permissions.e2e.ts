@@ -176,7 +176,7 @@ export function permissionFlows(s: Suite) {
       await page.getByRole('button', { name: '新建角色' }).click();
       const dialog = page.getByRole('dialog', { name: '新建角色' });
       await dialog
-        .getByRole('button', { name: '创 建' })
+        .getByRole('button', { name: '创建' })
         .or(dialog.getByRole('button', { name: '创建' }))
         .click();
       await dialog.getByText('请输入角色名称').waitFor();

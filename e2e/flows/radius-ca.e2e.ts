@@ -167,7 +167,7 @@ export function radiusCaFlows(s: Suite) {
       await page.getByRole('button', { name: '添加客户端' }).click();
       await page.getByRole('dialog').getByText('添加 RADIUS 客户端').waitFor();
       await ui.screenshot('radius-client-form.zh', [1280, 900]);
-      await page.getByRole('dialog').getByRole('button', { name: '取 消' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: '取消' }).click();
 
       await page.goto(`${s.server.baseUrl}/dev/safety-management/ca`);
       await page.getByTestId('ca-list').getByRole('link', { name: CA_NAME }).waitFor();

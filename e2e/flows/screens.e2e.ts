@@ -34,13 +34,14 @@ export function screenFlows(s: Suite) {
           .first()
           .click();
         const dialog = page.getByRole('dialog');
+        await dialog.getByText(zh ? '新建人员' : 'Create a new person', { exact: true }).click();
         await dialog.getByLabel(zh ? '密码' : 'Password', { exact: true }).fill('Abcdef-1');
         await dialog.getByLabel(zh ? '确认密码' : 'Confirm password').fill('Abcdef-2');
         await dialog.getByRole('button', { name: zh ? '添加管理员' : 'Add administrator' }).click();
         await dialog.getByText(zh ? '两次输入的密码不一致' : 'Entered Passwords Differ').waitFor();
         await dialog.getByText(zh ? '请输入用户名' : 'Please enter the username').waitFor();
         await ui.screenshot(`settings-add-admin.${lang}`, [1280]);
-        await dialog.getByRole('button', { name: zh ? '取 消' : 'Cancel' }).click();
+        await dialog.getByRole('button', { name: zh ? '取消' : 'Cancel' }).click();
 
         await page.goto(`${s.server.baseUrl}/dev/application/select-app`);
         await page.getByTestId('template-huawei_iam').waitFor();

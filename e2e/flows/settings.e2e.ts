@@ -73,6 +73,8 @@ export function settingsFlows(s: Suite) {
     assert.equal(await table.getByRole('button', { name: 'Remove' }).count(), 0);
     await page.getByRole('button', { name: 'Add administrator' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add administrator' });
+    // A new person (the dialog starts with a person of the company, picked by search).
+    await dialog.getByText('Create a new person', { exact: true }).click();
     await dialog.getByLabel('Username').fill('e2e.helper');
     await dialog.getByLabel('Email').fill('helper@example.com');
     s.secrets.push('Helper-pass-1');
