@@ -216,6 +216,8 @@ export function shellFlows(s: Suite) {
         'Branding',
         'Settings',
         'Company settings',
+        // The platform console's own page: what the installation lets companies do.
+        'Setup',
       ]);
       // The reduced set has the users screens but not the departments.
       await page.getByTestId('sidebar').getByRole('menuitem', { name: 'Organization' }).click();
