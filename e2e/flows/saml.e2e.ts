@@ -6,7 +6,7 @@ import type { Suite } from '../support/suite.ts';
 const SAML_USER = 'sam.saml';
 const SAML_USER_PASSWORD = 'Sam-pass-2026';
 const INSIDE_REFUSED =
-  'This address leads inside a network (loopback, private, link-local or cloud metadata)';
+  '169.254.169.254 is a cloud metadata, multicast or otherwise special address, which this server never connects to for companies';
 
 /**
  * SAML applications: an administrator adds one from its service provider's metadata (a real

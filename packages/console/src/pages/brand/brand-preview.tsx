@@ -10,6 +10,13 @@ export interface PreviewValues {
   footerLink: string | null;
 }
 
+/**
+ * The page without its script and autofocus: the sandboxed frame would refuse both, and say so
+ * on the console at every redraw (the page works without them, as on a browser without scripts).
+ */
+const inert = (html: string) =>
+  html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '').replace(/\sautofocus\b/gi, '');
+
 /** Waits for typing to pause before asking the server to draw the page again. */
 const PREVIEW_DELAY_MS = 300;
 
@@ -46,7 +53,7 @@ export function BrandPreview({ values }: { values: PreviewValues }) {
     <iframe
       data-testid="brand-preview"
       title={t('brand.preview')}
-      srcDoc={page.html}
+      srcDoc={inert(page.html)}
       sandbox="allow-same-origin"
       style={{
         display: 'block',
