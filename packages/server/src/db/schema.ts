@@ -5,6 +5,7 @@ import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
 import type { ExchangeTables } from './schema-exchange.ts';
 import type { IdentitySourceTables } from './schema-identity-source.ts';
 import type { LogTables } from './schema-log.ts';
+import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
@@ -14,6 +15,7 @@ export type * from './schema-ca.ts';
 export type * from './schema-exchange.ts';
 export type * from './schema-identity-source.ts';
 export type * from './schema-log.ts';
+export type * from './schema-mfa.ts';
 export type * from './schema-permission.ts';
 export type * from './schema-radius.ts';
 
@@ -48,68 +50,6 @@ export interface AccountsTable {
   credentials_changed_at: ColumnType<Date | null, never, never>;
   mfa_locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
-}
-
-/** A company's safety settings; null parts follow the contract's defaults. */
-export interface CompanySafetyTable {
-  company_id: string;
-  general: ColumnType<unknown | null, string | null | undefined, string | null>;
-  mfa: ColumnType<unknown | null, string | null | undefined, string | null>;
-  updated_at: Generated<Date>;
-}
-
-export interface MfaFactorsTable {
-  id: string;
-  account_id: string;
-  type: string;
-  name: string;
-  status: 'bound' | 'unbound';
-  /** OTP seed, sealed with the master key. */
-  secret_sealed: string | null;
-  /** The last accepted OTP time step: a code of that step or an older one is refused. */
-  last_used_step: ColumnType<number | null, number | null | undefined, number | null>;
-  /** FIDO2: the credential id (base64url), its COSE public key, counter and transports. */
-  credential_id: string | null;
-  public_key: Buffer | null;
-  sign_count: ColumnType<number | null, number | null | undefined, number | null>;
-  transports: ColumnType<unknown | null, string | null | undefined, string | null>;
-  /** Signature factors: a UKEY's KeyId or a soft lock's container id. */
-  key_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Signature factors: the key's algorithm and strength (public_key holds its SubjectPublicKeyInfo). */
-  key_algorithm: ColumnType<string | null, string | null | undefined, string | null>;
-  key_strength: ColumnType<string | null, string | null | undefined, string | null>;
-  /** ukey_cert: the issued certificate, checked (valid, not revoked) at every use. */
-  certificate_id: ColumnType<string | null, string | null | undefined, string | null>;
-  created_at: Generated<Date>;
-  bound_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-}
-
-export interface MfaRecoveryCodesTable {
-  account_id: string;
-  code_hash: string;
-  created_at: Generated<Date>;
-  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-}
-
-/** (FIDO2 helper) A WebAuthn challenge, single use (deleted when used). */
-export interface WebauthnChallengesTable {
-  challenge: string;
-  purpose: 'register' | 'second_factor' | 'first_factor';
-  subject: string;
-  expires_at: Date;
-  created_at: Generated<Date>;
-}
-
-/** A single-use challenge that a UKEY or soft-lock key signs (hashed). */
-export interface SignatureChallengesTable {
-  challenge_hash: string;
-  account_id: string;
-  purpose: 'bind' | 'second_factor';
-  /** The portal session (bind) or the OIDC interaction (second factor) it belongs to. */
-  subject: string;
-  expires_at: Date;
-  created_at: Generated<Date>;
 }
 
 export interface CompaniesTable {
@@ -384,7 +324,8 @@ export interface Database
     IdentitySourceTables,
     ExchangeTables,
     RadiusTables,
-    CaTables {
+    CaTables,
+    MfaTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;
@@ -409,11 +350,6 @@ export interface Database
   company_quotas: CompanyQuotasTable;
   jobs: JobsTable;
   schema_migrations: SchemaMigrationsTable;
-  company_safety: CompanySafetyTable;
-  mfa_factors: MfaFactorsTable;
-  mfa_recovery_codes: MfaRecoveryCodesTable;
-  webauthn_challenges: WebauthnChallengesTable;
-  signature_challenges: SignatureChallengesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
