@@ -238,6 +238,16 @@ describe('application access through departments and roles', () => {
     expect(audit.map((event) => event.action)).toEqual(['app.assign_groups', 'app.unassign_groups']);
   });
 
+  it('keeps the tokens of a person taken off the app who still reaches it through a role', async () => {
+    const app = await strictApp('Wiki direct and role');
+    const lea = await companyMember(ctx, owner, 'lea');
+    await manage('/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [lea.id] });
+    await assignGroups(app, { roleIds: [await role('Writers', [lea.id])] });
+    const { config, tokens } = await tokensFor(app, lea);
+    await manage('/api/v1/manage/app/assignment/del', { appId: app.appId, userIds: [lea.id] });
+    await client.refreshTokenGrant(config, tokens.refresh_token!);
+  });
+
   it('honours the expiry of a department or role assignment at sign-in, refresh and in My apps', async () => {
     const app = await strictApp('Wiki expiring');
     const lab = await department('Lab');

@@ -1,6 +1,7 @@
 import type { app as contract } from '@tessera/contract';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './app.repo.ts';
+import { refusedAmong } from './app-access.ts';
 import {
   type Actor,
   type AppServiceContext,
@@ -64,8 +65,10 @@ export function createAppAssignmentsService({ db }: Pick<AppServiceContext, 'db'
         .returning('account_id')
         .execute();
       const ids = removed.map((row) => row.account_id);
-      // Under "allow all" an assignment changes nothing; otherwise the person's tokens end now.
-      if (app.default_access === 'prohibit_all') await repo.revokeAccountTokens(trx, app.client_id, ids);
+      // Under "allow all" an assignment changes nothing; otherwise the tokens of those it was the
+      // only way in for (no department or role of theirs is assigned) end now.
+      if (app.default_access === 'prohibit_all')
+        await repo.revokeAccountTokens(trx, app.client_id, await refusedAmong(trx, app, ids));
       await audit(trx, actor, companyId, 'app.unassign', app.id, { userIds: ids });
       return { removed: ids.length };
     });
