@@ -34,10 +34,10 @@ export type SystemInfo = ApiResponse<'/api/v1/manage/system/info'>;
 const answers = new WeakMap<CallApi, Promise<SystemInfo | null>>();
 
 /**
- * The platform's facts (kept here, in the first load's own module, so that the top bar, the
- * layout and the screens share it without a chunk of its own) (version, whether mail is on), asked once per console: the top bar, the
- * layout's notice and the screens whose actions need mail share the one answer. A failed
- * answer is asked again by the next screen that wants it.
+ * The platform's facts (version, whether mail is on), asked once per console: the top bar, the
+ * layout's notice and the screens whose actions need mail share the one answer (kept in this
+ * first-load module, so that it needs no chunk of its own). A failed answer is asked again by
+ * the next screen that wants it.
  */
 export function loadSystemInfo(callApi: CallApi): Promise<SystemInfo | null> {
   let answer = answers.get(callApi);

@@ -60,7 +60,7 @@ export async function openPostgres(
   };
   pool.on('connect', (client) => {
     sendHotStatementsByName(client);
-    followOwnNotices(client, () => handlers.keys(), deliver);
+    followOwnNotices(client, handlers, deliver);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
   let listener: pg.Client | undefined;
@@ -106,7 +106,8 @@ export async function openPostgres(
  */
 function followOwnNotices(
   client: pg.PoolClient,
-  channels: () => Iterable<string>,
+  /** The subscribed channels (only ever added to). */
+  channels: ReadonlyMap<string, unknown>,
   deliver: (message: pg.Notification) => void,
 ) {
   client.on('notification', (message) => {
@@ -115,8 +116,9 @@ function followOwnNotices(
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   const heard = new Set<string>();
   const listenFirst = (...args: unknown[]) => {
-    const missing = [...channels()].filter((channel) => !heard.has(channel));
-    if (missing.length === 0) return query(...args);
+    // Every statement passes here: the common case (nothing new subscribed) compares two sizes.
+    if (heard.size === channels.size) return query(...args);
+    const missing = [...channels.keys()].filter((channel) => !heard.has(channel));
     for (const channel of missing) heard.add(channel);
     const listen = missing.map((channel) => `listen ${client.escapeIdentifier(channel)}`).join('; ');
     return query(listen).then(
