@@ -33,6 +33,7 @@ export async function main() {
     `Tessera is running on ${storage}.`,
     `  Console:            ${config.publicUrl}/dev/`,
     `  Platform console:   ${config.publicUrl}/admin/`,
+    `  User centre:        ${config.publicUrl}/portal/   (employees: profile, security, their apps)`,
     `  API reference:      ${config.publicUrl}/api/docs`,
     tessera.radius
       ? `  RADIUS:             udp ${config.radius.host}:${tessera.radius.port}`
