@@ -132,6 +132,43 @@ export const defaultSafetySettings = {
 export type SafetySettings = typeof defaultSafetySettings;
 export const RECOVERY_CODE_COUNT = 10;
 
+/**
+ * One-time codes sent by email or SMS (sign-in, second factor, forgotten password, confirming an
+ * address, RADIUS challenges): 6 digits, single use, at most 5 tries each, a new one no sooner
+ * than a minute after the last, and a budget per address and per person each hour.
+ */
+export const codePurposes = [
+  'sign_in',
+  'second_factor',
+  'password_reset',
+  'verify_address',
+  'radius',
+] as const;
+export type CodePurpose = (typeof codePurposes)[number];
+export const codeChannels = ['email', 'sms'] as const;
+export type CodeChannel = (typeof codeChannels)[number];
+export const oneTimeCodeRules = {
+  digits: 6,
+  /** Seconds a code lives; a password reset's lives 10 minutes. */
+  lifetimeSeconds: {
+    sign_in: 300,
+    second_factor: 300,
+    password_reset: 600,
+    verify_address: 300,
+    radius: 300,
+  },
+  maxTries: 5,
+  resendAfterSeconds: 60,
+  /** Codes sent to one address, or to one person, in an hour. */
+  perHour: 10,
+} as const satisfies {
+  digits: number;
+  lifetimeSeconds: Record<CodePurpose, number>;
+  maxTries: number;
+  resendAfterSeconds: number;
+  perHour: number;
+};
+
 /** User import (spec §5): .xlsx only. */
 export const importLimits = {
   fileBytes: 10 * 1024 * 1024,

@@ -54,15 +54,19 @@ import type { SessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService } from './modules/session/session.service.ts';
 import { createSignInService } from './modules/signin/signin.service.ts';
+import { noSmsProvider, type SmsSender } from './modules/sms/sms.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
 import { userImportRoutes } from './modules/user-import/import.routes.ts';
 import { createUserImportService } from './modules/user-import/import.service.ts';
 import { databaseFileStore, folderFileStore } from './modules/user-import/import-files.ts';
+import { createOneTimeCodes } from './modules/verification/one-time-codes.ts';
 import { build, version } from './version.ts';
 
 /** The periodic checkpoint of the embedded database. */
 export const CHECKPOINT_JOB = 'database.checkpoint';
+/** The hourly removal of one-time codes that ended. */
+export const CODES_PURGE_JOB = 'codes.purge';
 
 /**
  * The services of the areas, in the order they need each other; jobs registered here run once
@@ -155,6 +159,10 @@ export async function createServices(context: {
   const company = createCompanyService({ db, companies, quotas, signOut, creation: platform });
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
+  // Codes by email and SMS: sign-in, second factor, forgotten passwords, confirming addresses.
+  const sms: SmsSender = noSmsProvider;
+  const codes = createOneTimeCodes({ db, mailer, sms });
+  jobs.every(CODES_PURGE_JOB, 3600, () => codes.purge());
   const mail = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
   const notifyCredentialChange = createCredentialNotices({
     db,
@@ -226,6 +234,8 @@ export async function createServices(context: {
     platform,
     mailer,
     signInLinks,
+    sms,
+    codes,
     mail,
     user,
     department,

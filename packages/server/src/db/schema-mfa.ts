@@ -1,3 +1,4 @@
+import type { CodeChannel, CodePurpose } from '@tessera/contract';
 import type { ColumnType, Generated } from 'kysely';
 
 // The company's safety settings and people's second factors with their challenges (modules/safety, modules/mfa).
@@ -64,7 +65,23 @@ export interface SignatureChallengesTable {
   created_at: Generated<Date>;
 }
 
+/** A code sent by email or SMS (hashed, bound to its row id); no account: a decoy. */
+export interface OneTimeCodesTable {
+  id: string;
+  company_id: string | null;
+  account_id: string | null;
+  purpose: CodePurpose;
+  channel: CodeChannel;
+  address: string;
+  code_hash: string;
+  tries: Generated<number>;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Generated<Date>;
+}
+
 export interface MfaTables {
+  one_time_codes: OneTimeCodesTable;
   company_safety: CompanySafetyTable;
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;

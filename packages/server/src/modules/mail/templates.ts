@@ -1,4 +1,4 @@
-import { interpolate, type Language } from '@tessera/contract';
+import { type CodePurpose, interpolate, type Language } from '@tessera/contract';
 import { html, type SafeHtml } from '@tessera/portal';
 import type { MailMessage } from './mailer.ts';
 
@@ -29,6 +29,20 @@ const en = {
     sessions: 'You have been signed out everywhere. Sign in again at {url}.',
     unexpected: 'If you did not expect this change, contact your administrator.',
   },
+  code: {
+    subject: {
+      sign_in: 'Your sign-in code',
+      second_factor: 'Your verification code',
+      password_reset: 'Your password reset code',
+      verify_address: 'Confirm your email address',
+      radius: 'Your verification code',
+    },
+    subjectAt: '{subject} for {company}',
+    intro: 'Your code is {code}.',
+    validity: 'It can be used once, within {minutes} minutes.',
+    ignore:
+      'If you did not ask for it, ignore this email and do not pass the code on: nobody from the help desk will ask you for it.',
+  },
   footer: 'This email was sent by Tessera. Please do not reply to it.',
 };
 
@@ -56,6 +70,19 @@ const zh: typeof en = {
     when: '时间：{time}',
     sessions: '您已在所有地方退出登录。请在 {url} 重新登录。',
     unexpected: '如果这不是您预期的修改，请联系管理员。',
+  },
+  code: {
+    subject: {
+      sign_in: '您的登录验证码',
+      second_factor: '您的验证码',
+      password_reset: '您的重置密码验证码',
+      verify_address: '请确认您的邮箱地址',
+      radius: '您的验证码',
+    },
+    subjectAt: '{company}：{subject}',
+    intro: '您的验证码是 {code}。',
+    validity: '验证码只能使用一次，{minutes} 分钟内有效。',
+    ignore: '如果这不是您本人的操作，请忽略此邮件，不要把验证码告诉任何人：管理员和客服不会向您索要验证码。',
   },
   footer: '此邮件由 Tessera 自动发送，请勿回复。',
 };
@@ -185,4 +212,26 @@ export function credentialsMail(lang: Language, to: string, input: CredentialsMa
     text: lines,
     html: html`${lines.map((line) => html`<p>${line}</p>`)}`,
   });
+}
+
+export interface CodeMail {
+  code: string;
+  minutes: number;
+  purpose: CodePurpose;
+  /** The company's name, when the code is for one company's sign-in. */
+  company?: string;
+}
+
+/** A one-time code. The code leads the subject-free body so a phone's notification shows it. */
+export function codeMail(lang: Language, to: string, input: CodeMail): MailMessage {
+  const t = mailPhrases[lang].code;
+  const subject = input.company
+    ? interpolate(t.subjectAt, { subject: t.subject[input.purpose], company: input.company })
+    : t.subject[input.purpose];
+  const values = { code: input.code, minutes: input.minutes };
+  const lines = [interpolate(t.intro, values), interpolate(t.validity, values), t.ignore];
+  const text = [...lines, '', mailPhrases[lang].footer, ''].join('\n');
+  const body = html`<p style="font-size:24px;letter-spacing:4px"><strong>${input.code}</strong></p>
+${lines.map((line) => html`<p>${line}</p>`)}`;
+  return { to, subject, text, html: page(lang, subject, body) };
 }
