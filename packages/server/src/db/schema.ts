@@ -49,6 +49,9 @@ export interface AccountsTable {
   /** Set by a trigger whenever credential_version rises: single sign-on sessions from before it end. */
   credentials_changed_at: ColumnType<Date | null, never, never>;
   mfa_locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the person proved the address theirs with a code; cleared when it changes. */
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  phone_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
 }
 
