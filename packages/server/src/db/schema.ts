@@ -386,6 +386,8 @@ export const ACCOUNT_COLUMNS = [
   'mfa_failed_count',
   'credentials_changed_at',
   'mfa_locked_until',
+  'email_verified_at',
+  'phone_verified_at',
   'created_at',
 ] as const satisfies readonly (keyof AccountsTable)[];
 /** Fails to compile when ACCOUNT_COLUMNS misses a column of AccountsTable. */
