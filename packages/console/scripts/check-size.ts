@@ -14,7 +14,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { findForbidden, formatReport, type Manifest, measureBundle } from '../src/build/bundle-budget.ts';
+import {
+  findForbidden,
+  firstLoadRoutes as firstLoad,
+  formatReport,
+  type Manifest,
+  measureBundle,
+  otherLanguageShells as otherLanguages,
+} from '../src/build/bundle-budget.ts';
 
 const distArg = process.argv.indexOf('--dist');
 const dist =
@@ -38,23 +45,12 @@ const sizeOf = (file: string) => {
   return size;
 };
 
-/**
- * The routes the router loads for the landing page (/ leads to the dashboard), outermost first:
- * the session root, the layout, the dashboard screen (see src/app/routes.tsx).
- */
-const firstLoad = [
-  'src/app/console-root.tsx',
-  'src/layout/console.layout.tsx',
-  'src/pages/dashboard/dashboard.page.tsx',
-];
 /** Fetched by the session root when the browser is idle after the first paint. */
 const prefetched = [
   'src/app/antd-prefetch.ts',
   'src/app/antd-prefetch-display.ts',
   'src/app/antd-prefetch-choices.ts',
 ];
-/** What a visitor in another language loads before the first render (src/main.tsx, i18n/i18n.ts). */
-const otherLanguages = { zh: ['src/i18n/zh/bundle.ts'] };
 const result = measureBundle({
   manifest,
   html,

@@ -12,6 +12,18 @@
  * charged for what it adds on top of the first load.
  */
 
+/**
+ * The routes the router loads for the landing page (/ leads to the dashboard), outermost first:
+ * the session root, the layout, the dashboard screen (see src/app/routes.tsx).
+ */
+export const firstLoadRoutes = [
+  'src/app/console-root.tsx',
+  'src/layout/console.layout.tsx',
+  'src/pages/dashboard/dashboard.page.tsx',
+] as const;
+/** What a visitor in another language loads before the first render (src/main.tsx, i18n/i18n.ts). */
+export const otherLanguageShells = { zh: ['src/i18n/zh/bundle.ts'] } as const;
+
 /** One entry of Vite's build manifest (dist/.vite/manifest.json). */
 export interface ManifestChunk {
   file: string;
@@ -41,9 +53,7 @@ export interface Budget {
 export const KIB = 1024;
 /** The requirement: at most 200 KiB gzip before the first screen, at most 100 KiB per lazy screen. */
 export const consoleBudget: Budget = {
-  // The goal is 200 KiB; 201 while the 0.4 KiB the shell gained with the system info, the mail notice
-  // loader and the setup route (Chinese first load 200.3 KiB) waits to be trimmed.
-  firstLoadBytes: 201 * KIB,
+  firstLoadBytes: 200 * KIB,
   lazyBytes: 100 * KIB,
   ownLazyBytes: {
     // The dashboard's charts, loaded after the dashboard has painted its figures: ECharts' core
