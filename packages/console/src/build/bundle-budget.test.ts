@@ -122,7 +122,7 @@ describe('bundle budget', () => {
     ).split('\n');
     expect(report).toHaveLength(2 + 2 + 1 + 1 + 3);
     expect(report[2]).toMatch(/^ {2}entry \+ index\.html\s+3\s+185\.0 KiB$/);
-    expect(report[4]).toMatch(/^first load \(total\)\s+5\s+245\.0 KiB\s+201\.0 KiB\s+OVER$/);
+    expect(report[4]).toMatch(/^first load \(total\)\s+5\s+245\.0 KiB\s+200\.0 KiB\s+OVER$/);
     expect(report[6]).toMatch(/^src\/a\.tsx\s+2\s+105\.0 KiB\s+100\.0 KiB\s+OVER$/);
   });
 
