@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { AppCaller } from '../../http/callers.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createExpiringSet } from '../../lib/expiring-set.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
 import { apiSecretVersion, CLIENT_SECRET_PURPOSE } from '../app/app-clients.ts';
 import { budgetsOf } from '../oidc/client-throttle.ts';
@@ -15,6 +16,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /** How long an address's wrong secrets are refused for a client after spending its failure budget (see client-throttle.ts). */
 const BLOCK_MS = 10 * 60_000;
+/** Blocked client-and-address pairs kept in memory at most (about 1 MB). */
+const MAX_BLOCKED = 10_000;
 
 /** The credentials of an application, by client id, for the cache. */
 export function credentialsLoader(db: Db, sealer: Sealer) {
@@ -82,8 +85,8 @@ export function createDecisionService(deps: {
   tokenIssuedTo?(token: string): Promise<{ clientId: string; secretVersion: string } | null>;
 }) {
   const { cache } = deps;
-  /** Addresses whose wrong secrets a client refuses, after too many: `${clientId} ${ip}` → until. */
-  const blocked = new Map<string, number>();
+  /** Addresses whose wrong secrets a client refuses, after too many: `${clientId} ${ip}`. */
+  const blocked = createExpiringSet(MAX_BLOCKED);
 
   /**
    * `Bearer <access token>` from the token endpoint (grant client_credentials, for the decision
@@ -119,11 +122,9 @@ export function createDecisionService(deps: {
 
   async function wrongSecret(clientId: string, ip: string): Promise<never> {
     const blockKey = `${clientId} ${ip}`;
-    const until = blocked.get(blockKey);
-    if (until !== undefined && until > Date.now()) throw new AppError('request.rate_limited');
-    blocked.delete(blockKey);
+    if (blocked.has(blockKey)) throw new AppError('request.rate_limited');
     if (!(await spendBudgets(deps.db, budgetsOf(clientId, ip, false), 'add')))
-      blocked.set(blockKey, Date.now() + BLOCK_MS);
+      blocked.add(blockKey, BLOCK_MS);
     throw new AppError('app_client.invalid');
   }
 
