@@ -17,7 +17,7 @@ import type { SignInPolicy } from '../signin/signin.service.ts';
 import { beginAttempt } from '../signin/signin-attempt.ts';
 import { budgetsOf, normaliseIdentifier, recordFailure } from '../signin/signin-throttle.ts';
 import type { SmsSender } from '../sms/sms.ts';
-import { backgroundCodes, sendDirectoryNotice } from './reset-delivery.ts';
+import { type AfterAnswer, deferredCodes, sendDirectoryNotice } from './reset-delivery.ts';
 
 type Log = { warn(details: object, message: string): void };
 
@@ -31,8 +31,6 @@ const IDENTIFIER_BUDGETS = (identifier: string) => [
   { key: `password-reset:minute:${identifier}`, limit: 1, minutes: 1 },
   { key: `password-reset:hour:${identifier}`, limit: 5, minutes: 60 },
 ];
-/** Requests from one address an hour (every identifier together). */
-const ADDRESS_LIMIT_PER_HOUR = 30;
 
 /** Control characters belong to no identifier (as at sign-in): such a request finds nobody. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
@@ -52,6 +50,8 @@ export interface ResetContext {
   ip: string;
   userAgent: string | null;
   lang: Language;
+  /** Runs the sends of a request once its answer has left (default: after this turn of the event loop). */
+  afterAnswer?: AfterAnswer;
 }
 
 /**
@@ -71,7 +71,8 @@ export function createPasswordReset(deps: {
   log: Log;
 }) {
   const { db } = deps;
-  const codes = backgroundCodes(deps);
+  /** Codes checked and revoked here send nothing. */
+  const codes = deferredCodes(deps, setImmediate);
 
   /** Whether mail or SMS can carry a code for people of this company (null: the shared pages). */
   const channelConfigured = async (companyId: string | null) =>
@@ -133,10 +134,14 @@ export function createPasswordReset(deps: {
    */
   async function request(typed: string, context: ResetContext): Promise<{ codeId: string }> {
     const identifier = cleanIdentifier(typed);
+    const afterAnswer = context.afterAnswer ?? setImmediate;
+    const codes = deferredCodes(deps, afterAnswer);
     const key = normaliseIdentifier(identifier);
     if (!(await spendBudgets(db, IDENTIFIER_BUDGETS(key), 'reserve')))
       throw new AppError('code.resend_wait', { seconds: 60 });
-    const address = [{ key: `password-reset:ip:${context.ip}`, limit: ADDRESS_LIMIT_PER_HOUR, minutes: 60 }];
+    // Requests from one address an hour, every identifier together: as many as its sign-in attempts.
+    const limit = deps.signInPolicy.maxAttemptsPerIpPerHour;
+    const address = [{ key: `password-reset:ip:${context.ip}`, limit, minutes: 60 }];
     if (!(await spendBudgets(db, address, 'reserve'))) throw new AppError('code.too_many');
 
     const account = await findByIdentifier(identifier);
@@ -160,7 +165,7 @@ export function createPasswordReset(deps: {
     if (account && allowed && account.directory && account.email && deps.mailer.configured) {
       // Not offered a reset: told where to reset instead, by mail, so the page still says nothing.
       const name = account.display_name ?? account.username;
-      sendDirectoryNotice(deps, context.lang, account.email, {
+      sendDirectoryNotice(deps, afterAnswer, context.lang, account.email, {
         name,
         username: account.username,
         company: companyName ?? 'Tessera',
