@@ -27,10 +27,10 @@ type Log = { warn(details: object, message: string): void };
  * these answer "wait", alike for every identifier; a real person's code refused by the codes'
  * budgets (asked for under another of their identifiers) becomes a decoy.
  */
-const IDENTIFIER_BUDGETS = (identifier: string) => [
-  { key: `password-reset:minute:${identifier}`, limit: 1, minutes: 1 },
-  { key: `password-reset:hour:${identifier}`, limit: 5, minutes: 60 },
-];
+const IDENTIFIER_BUDGETS = (identifier: string) => ({
+  minute: [{ key: `password-reset:minute:${identifier}`, limit: 1, minutes: 1 }],
+  hour: [{ key: `password-reset:hour:${identifier}`, limit: 5, minutes: 60 }],
+});
 
 /** Control characters belong to no identifier (as at sign-in): such a request finds nobody. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
@@ -137,8 +137,10 @@ export function createPasswordReset(deps: {
     const afterAnswer = context.afterAnswer ?? setImmediate;
     const codes = deferredCodes(deps, afterAnswer);
     const key = normaliseIdentifier(identifier);
-    if (!(await spendBudgets(db, IDENTIFIER_BUDGETS(key), 'reserve')))
+    const budgets = IDENTIFIER_BUDGETS(key);
+    if (!(await spendBudgets(db, budgets.minute, 'reserve')))
       throw new AppError('code.resend_wait', { seconds: 60 });
+    if (!(await spendBudgets(db, budgets.hour, 'reserve'))) throw new AppError('code.too_many');
     // Requests from one address an hour, every identifier together: as many as its sign-in attempts.
     const limit = deps.signInPolicy.maxAttemptsPerIpPerHour;
     const address = [{ key: `password-reset:ip:${context.ip}`, limit, minutes: 60 }];
