@@ -45,7 +45,8 @@ export const safety = {
     resetHint:
       '忘记密码的人员可通过发往其邮箱（或短信发往手机）的 6 位验证码自行设置新密码，无需联系管理员。目录（LDAP/AD）人员会被提示到目录中重置。',
     selfServiceReset: '自助重置密码',
-    selfServiceResetHint: '在登录页显示“忘记密码？”。平台能发送邮件或短信时生效；输错验证码与输错密码一同计入上方的锁定次数。',
+    selfServiceResetHint:
+      '在登录页显示“忘记密码？”。平台能发送邮件或短信时生效；输错验证码与输错密码一同计入上方的锁定次数。',
   },
   lockout: {
     maxFailures: '锁定前允许的失败次数',
