@@ -123,6 +123,8 @@ export const defaultSafetySettings = {
     changeCycleDays: 0,
   },
   lockout: { maxFailures: 5, lockMinutes: 15 },
+  /** The sign-in pages offer "Forgot password?" (where mail or SMS can carry the code). */
+  selfServiceReset: true,
   mfa: {
     mode: 'off' as MfaMode,
     types: ['otp', 'otp_sm3', 'fido2'] as MfaType[],

@@ -64,6 +64,14 @@ export {
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
 export {
+  type ForgotPasswordPageInput,
+  type ResetCodePageInput,
+  type ResetPasswordPageInput,
+  renderForgotPasswordPage,
+  renderResetCodePage,
+  renderResetPasswordPage,
+} from './reset-pages.ts';
+export {
   type AccountBinding,
   type AccountBindingsSection,
   renderAccountBindingsSection,

@@ -99,6 +99,10 @@ export interface SignInPageInput {
   scan?: ScanButton[];
   /** The user centre's address, shown where the sign-in is not already on the way there. */
   userCentreHref?: string;
+  /** "Forgot password?" (reset-pages.ts), where the company allows self-service reset. */
+  forgotPasswordHref?: string;
+  /** Already localised confirmation shown above the form (after a password reset). */
+  notice?: string;
 }
 
 export function renderSignInPage(ctx: PageContext, input: SignInPageInput): string {
@@ -108,6 +112,7 @@ export function renderSignInPage(ctx: PageContext, input: SignInPageInput): stri
     t.title,
     html`<h1>${t.title}</h1>
 <p class="muted">${interpolate(t.subtitle, { client: input.clientName })}</p>
+${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action}" autocomplete="on">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -117,6 +122,7 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" class="primary">${t.submit}</button>
 </form>
+${input.forgotPasswordHref ? html`<p class="muted small forgot-password"><a href="${input.forgotPasswordHref}">${portalPhrases[ctx.lang].forgotPassword.link}</a></p>` : ''}
 ${
   input.passkey
     ? html`<p class="muted small">${portalPhrases[ctx.lang].passkey.or}</p>

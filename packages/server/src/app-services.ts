@@ -42,6 +42,7 @@ import { createMfaService } from './modules/mfa/mfa.service.ts';
 import type { SignatureFactors } from './modules/mfa/signature-factors.service.ts';
 import type { OidcInstall } from './modules/oidc/oidc.install.ts';
 import type { Metrics } from './modules/ops/metrics.ts';
+import { createPasswordReset } from './modules/password-reset/password-reset.service.ts';
 import type { Permissions } from './modules/permission/permission.install.ts';
 import { platformRoutes } from './modules/platform/platform.routes.ts';
 import { createPlatformService } from './modules/platform/platform.service.ts';
@@ -181,6 +182,16 @@ export async function createServices(context: {
     },
     log: app.log,
   });
+  // Forgotten passwords: a code by mail or SMS, then a new password that ends every session.
+  const passwordReset = createPasswordReset({
+    db,
+    mailer,
+    sms,
+    signOut,
+    notifyCredentialChange,
+    signInPolicy: signIn.policy,
+    log: app.log,
+  });
   const department = createDepartmentService({ db });
   const mfa = createMfaService({ db, sealer, notifyCredentialChange, signOut });
   const fido2 = createFido2Service({ db, mfa, publicUrl: config.publicUrl });
@@ -206,7 +217,11 @@ export async function createServices(context: {
     concurrency: config.importConcurrency,
     mailEnabled: mailer.configured,
   });
-  const brand = createBrandService({ db, passkeyOffered: () => fido2.passkeyLoginOffered() });
+  const brand = createBrandService({
+    db,
+    passkeyOffered: () => fido2.passkeyLoginOffered(),
+    forgotPasswordOffered: (companyId) => passwordReset.offered(companyId),
+  });
   const radius = createRadius({
     database,
     sealer,
@@ -236,6 +251,7 @@ export async function createServices(context: {
     signInLinks,
     sms,
     codes,
+    passwordReset,
     mail,
     user,
     department,

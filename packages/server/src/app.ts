@@ -180,6 +180,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consents: oidc.consents,
     brand: services.brand,
     quotas,
+    passwordReset: services.passwordReset,
   });
 
   const bind = createBinder(app, {

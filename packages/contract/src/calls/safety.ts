@@ -59,6 +59,12 @@ export const generalSafety = z.object({
     .refine((methods) => methods.includes('password'), { error: 'safety.password_method_required' }),
   password: passwordRules,
   lockout: lockoutRules,
+  /**
+   * People may reset a forgotten password with a code sent to their email or phone ("Forgot
+   * password?" on the sign-in pages). On unless turned off; it works where the platform can send
+   * mail or SMS. Left out of an update: unchanged.
+   */
+  selfServiceReset: z.boolean().optional(),
 });
 
 export const mfaSafety = z.object({

@@ -44,6 +44,7 @@ export const en = {
     challenge_expired: 'Challenge expired or already used',
     signature_failed: 'Key signature not accepted',
     certificate_invalid: 'Certificate revoked, expired or untrusted',
+    reset_code_wrong: 'Wrong password reset code',
   },
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {

@@ -43,6 +43,7 @@ export const zh = {
     challenge_expired: '挑战已过期或已被使用',
     signature_failed: '密钥签名未通过',
     certificate_invalid: '证书已吊销、已过期或不受信任',
+    reset_code_wrong: '重置密码验证码错误',
   },
   radius: {
     challengePrompt: '请输入身份验证器应用中的验证码',

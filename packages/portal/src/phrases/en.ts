@@ -375,6 +375,43 @@ export const en = {
     notAllowed: 'Your administrator manages this device.',
     notFound: 'This device does not exist or is not yours.',
   },
+  /** A forgotten password: a code to the account's email or phone, then a new password. */
+  forgotPassword: {
+    link: 'Forgot password?',
+    title: 'Reset your password',
+    intro:
+      'Type your username, email or phone. If it names an account, a 6-digit code goes to its email (or its phone by text message).',
+    identifier: 'Username, email or phone',
+    submit: 'Send the code',
+    back: 'Back to sign in',
+    directoryHint:
+      "People whose password comes from their company's directory (LDAP or Active Directory) reset it there: they get an email saying so instead of a code.",
+    codeTitle: 'Enter the code',
+    codeSent:
+      'If {identifier} names an account, a 6-digit code is on its way to its email or phone. It is valid for 10 minutes, once, and only on this page.',
+    code: 'Code',
+    verify: 'Continue',
+    resend: 'Send a new code',
+    resendHint: 'No code? Check the spam folder, or ask for a new one after a minute.',
+    passwordTitle: 'Choose a new password',
+    passwordIntro:
+      'Choose the new password of {username}. Every session of the account ends; a second factor is still asked at the next sign-in.',
+    rules: 'The new password must:',
+    ruleLength: 'have at least {min} characters',
+    ruleClasses: 'contain {classes}',
+    ruleUsername: 'not contain the username',
+    ruleCommon: 'not be a commonly used password',
+    newPassword: 'New password',
+    confirm: 'Confirm the new password',
+    setPassword: 'Set the password',
+    done: 'Your password has been changed and every session of the account has ended. Sign in with the new password.',
+    notOffered: 'Resetting a password here is not available. Please contact your administrator.',
+    identifierMissing: 'Please enter your username, email or phone',
+    codeMissing: 'Please enter the 6-digit code',
+    expired: 'This reset has expired or was already used. Please start again.',
+    locked: 'Too many wrong codes or passwords: this account is locked until {until}.',
+    throttled: 'Too many attempts. Please try again later.',
+  },
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

@@ -26,6 +26,8 @@ import type { SignatureFactors } from '../modules/mfa/signature-factors.service.
 import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
+import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
+import type { PasswordReset } from '../modules/password-reset/password-reset.service.ts';
 import { PORTAL_CLIENT_ID, portalRoutes } from '../modules/portal/portal.routes.ts';
 import { signInLinkRoutes } from '../modules/portal/sign-in-link.routes.ts';
 import { consoleClientId } from '../modules/session/console-clients.ts';
@@ -61,10 +63,18 @@ export async function pageRoutes(
     consents: ReturnType<typeof createConsentStore>;
     brand: ReturnType<typeof createBrandService>;
     quotas: ReturnType<typeof createQuotaService>;
+    passwordReset: PasswordReset;
   },
 ) {
   const { db, sealer, companies } = deps;
   const companyOfClient = createClientCompanies(db);
+  /** The company a sign-in is for: its application's, or the one its user centre address names. */
+  const signInCompany = async (clientId: string, companyCode?: string) =>
+    clientId === PORTAL_CLIENT_ID
+      ? companyCode
+        ? ((await deps.brand.pageBrandOfCode(companyCode))?.companyId ?? null)
+        : null
+      : companyOfClient(clientId);
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
     // The third-party accounts section needs the user centre's session, which portalRoutes provides.
@@ -136,7 +146,10 @@ export async function pageRoutes(
         const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
         return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
       },
+      forgotPasswordOffered: async (clientId, companyCode) =>
+        deps.passwordReset.offered(await signInCompany(clientId, companyCode)),
     });
+    passwordResetRoutes(scope, { reset: deps.passwordReset, sealer, signInCompany }, interaction);
     const scanDeps = {
       db,
       sealer,

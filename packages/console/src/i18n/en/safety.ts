@@ -41,6 +41,12 @@ export const safety = {
     lockoutTitle: 'Lock-out',
     lockoutHint:
       'After this many failed sign-ins in a row the account is locked for a while. An administrator can unlock it sooner on the user list.',
+    resetTitle: 'Forgotten passwords',
+    resetHint:
+      'People who forgot their password can set a new one with a 6-digit code sent to their email (or phone by SMS), without calling the help desk. Directory (LDAP/AD) people are told to use their directory instead.',
+    selfServiceReset: 'Self-service password reset',
+    selfServiceResetHint:
+      'Shows "Forgot password?" on the sign-in pages. It works once the platform can send mail or SMS; wrong codes count toward the lock-out above.',
   },
   lockout: {
     maxFailures: 'Failed attempts before lock-out',

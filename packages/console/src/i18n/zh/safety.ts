@@ -41,6 +41,12 @@ export const safety = {
     days: '天',
     lockoutTitle: '账号锁定',
     lockoutHint: '连续登录失败达到该次数后，账号被锁定一段时间。管理员可在用户列表中提前解锁。',
+    resetTitle: '忘记密码',
+    resetHint:
+      '忘记密码的人员可通过发往其邮箱（或短信发往手机）的 6 位验证码自行设置新密码，无需联系管理员。目录（LDAP/AD）人员会被提示到目录中重置。',
+    selfServiceReset: '自助重置密码',
+    selfServiceResetHint:
+      '在登录页显示“忘记密码？”。平台能发送邮件或短信时生效；输错验证码与输错密码一同计入上方的锁定次数。',
   },
   lockout: {
     maxFailures: '锁定前允许的失败次数',

@@ -10,6 +10,7 @@ const stored = {
   loginMethods: [...defaultSafetySettings.loginMethods],
   password: { ...defaultSafetySettings.password },
   lockout: { ...defaultSafetySettings.lockout },
+  selfServiceReset: true,
 };
 
 async function renderPage(update: (body: unknown) => unknown = (body) => body) {
@@ -65,6 +66,16 @@ describe('<GeneralSafetyPage>', () => {
     save();
     await waitFor(() => expect(updates(callApi)).toHaveLength(2));
     expect(updates(callApi)[1]?.[1]).toMatchObject({ password: { changeCycleDays: 0 } });
+  });
+
+  it('turns self-service password reset off (issue 29)', async () => {
+    const { callApi } = await renderPage();
+    const toggle = screen.getByTestId('self-service-reset');
+    expect(toggle.getAttribute('aria-checked')).toBe('true');
+    fireEvent.click(toggle);
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.[1]).toMatchObject({ selfServiceReset: false });
   });
 
   it('keeps password sign-in on and shows the refused fields the server names', async () => {

@@ -21,6 +21,7 @@ const fields = [
   'password.changeCycleDays',
   'lockout.maxFailures',
   'lockout.lockMinutes',
+  'selfServiceReset',
 ] as const;
 
 /** /safety-management/general: login methods, password rules and lock-out of the company. */
@@ -57,6 +58,7 @@ function GeneralSafetyForm({
         changeCycleDays: values.password.changeCycleDays,
       },
       lockout: { maxFailures: values.lockout.maxFailures, lockMinutes: values.lockout.lockMinutes },
+      selfServiceReset: values.selfServiceReset,
     });
     onSaved(stored);
     return stored;
@@ -141,6 +143,18 @@ function GeneralSafetyForm({
 
       <SafetySection title={t('safety.general.lockoutTitle')} hint={t('safety.general.lockoutHint')}>
         <LockoutFields />
+      </SafetySection>
+
+      <SafetySection title={t('safety.general.resetTitle')} hint={t('safety.general.resetHint')}>
+        <Form.Item
+          name="selfServiceReset"
+          label={t('safety.general.selfServiceReset')}
+          extra={t('safety.general.selfServiceResetHint')}
+          valuePropName="checked"
+          style={{ marginBottom: 0 }}
+        >
+          <Switch data-testid="self-service-reset" />
+        </Form.Item>
       </SafetySection>
     </SafetyForm>
   );

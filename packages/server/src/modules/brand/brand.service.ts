@@ -111,6 +111,8 @@ export function createBrandService(deps: {
   db: Db;
   /** Whether the sign-in page offers a passkey (modules/mfa), for the preview to show what it shows. */
   passkeyOffered?: () => Promise<boolean>;
+  /** Whether the company's sign-in page offers "Forgot password?" (modules/password-reset), likewise. */
+  forgotPasswordOffered?: (companyId: string) => Promise<boolean>;
 }) {
   const { db } = deps;
 
@@ -278,6 +280,7 @@ export function createBrandService(deps: {
         csrfToken: '',
         clientName: portalPhrases[draft.lang].clients[PORTAL_CLIENT_NAME_KEY] ?? '',
         passkey: (await deps.passkeyOffered?.()) ? { action: address, options: '{}' } : undefined,
+        forgotPasswordHref: (await deps.forgotPasswordOffered?.(companyId)) ? address : undefined,
       },
     );
     return { html };

@@ -3,9 +3,9 @@ import type { Mailer } from './mailer.ts';
 import { type CredentialsMail, credentialsMail } from './templates.ts';
 
 /**
- * Tells a person by mail that an administrator changed their credentials (a password reset,
- * second factors removed), in the language of the company whose administrator did it. Sent after
- * the change is stored; without mail set up, or without an address, nobody is told. A failed
+ * Tells a person by mail that their credentials changed (an administrator's password reset or
+ * removal of second factors, their own reset of a forgotten password), in the language of the
+ * company concerned. Sent after the change is stored; without mail set up, or without an address, nobody is told. A failed
  * send is logged and changes nothing: the change stands.
  */
 export function createCredentialNotices(deps: {
@@ -17,23 +17,24 @@ export function createCredentialNotices(deps: {
   const { db, mailer } = deps;
   return async function notifyCredentialChange(
     accountId: string,
-    companyId: string,
+    /** Null for a person of no company (a self-service reset of a developer account): in English, as Tessera. */
+    companyId: string | null,
     change: CredentialsMail['change'],
   ): Promise<void> {
     if (!mailer.configured) return;
     const row = await db
       .selectFrom('accounts as a')
-      .innerJoin('companies as c', (join) => join.on('c.id', '=', companyId))
+      .leftJoin('companies as c', (join) => join.on('c.id', '=', companyId))
       .select(['a.username', 'a.display_name', 'a.email', 'c.name as company', 'c.default_language'])
       .where('a.id', '=', accountId)
       .executeTakeFirst();
     if (!row?.email) return;
     try {
       await mailer.send(
-        credentialsMail(row.default_language, row.email, {
+        credentialsMail(row.default_language ?? 'en', row.email, {
           name: row.display_name ?? row.username,
           username: row.username,
-          company: row.company,
+          company: row.company ?? 'Tessera',
           change,
           signInUrl: `${deps.publicUrl}/portal/account`,
           at: new Date(),

@@ -25,6 +25,8 @@ const en = {
     password_reset: 'An administrator of {company} set a new password for your account {username}.',
     factors_removed:
       'An administrator of {company} removed second factors (authenticator apps, passkeys or keys) of your account {username}.',
+    password_reset_self:
+      'The password of your account {username} at {company} was reset with a code sent to your email or phone.',
     when: 'When: {time}',
     sessions: 'You have been signed out everywhere. Sign in again at {url}.',
     unexpected: 'If you did not expect this change, contact your administrator.',
@@ -42,6 +44,13 @@ const en = {
     validity: 'It can be used once, within {minutes} minutes.',
     ignore:
       'If you did not ask for it, ignore this email and do not pass the code on: nobody from the help desk will ask you for it.',
+  },
+  directoryReset: {
+    subject: 'Resetting your password at {company}',
+    intro:
+      "Someone asked to reset the password of {username}. Your password is managed by your company's directory (LDAP or Active Directory), so it cannot be reset here.",
+    action: "Use your directory's own password reset, or ask your IT help desk.",
+    ignore: 'If you did not ask, you can ignore this email: nothing was changed.',
   },
   footer: 'This email was sent by Tessera. Please do not reply to it.',
 };
@@ -67,6 +76,7 @@ const zh: typeof en = {
     subject: '您在 {company} 的登录信息已被修改',
     password_reset: '{company} 的管理员为您的账号 {username} 设置了新密码。',
     factors_removed: '{company} 的管理员移除了您的账号 {username} 的第二因素（身份验证器、通行密钥或密钥）。',
+    password_reset_self: '您在 {company} 的账号 {username} 的密码已通过发往您邮箱或手机的验证码重置。',
     when: '时间：{time}',
     sessions: '您已在所有地方退出登录。请在 {url} 重新登录。',
     unexpected: '如果这不是您预期的修改，请联系管理员。',
@@ -83,6 +93,13 @@ const zh: typeof en = {
     intro: '您的验证码是 {code}。',
     validity: '验证码只能使用一次，{minutes} 分钟内有效。',
     ignore: '如果这不是您本人的操作，请忽略此邮件，不要把验证码告诉任何人：管理员和客服不会向您索要验证码。',
+  },
+  directoryReset: {
+    subject: '在 {company} 重置密码',
+    intro:
+      '有人请求重置 {username} 的密码。您的密码由公司目录（LDAP 或 Active Directory）管理，无法在此重置。',
+    action: '请使用目录自身的密码重置功能，或联系公司 IT 支持。',
+    ignore: '如果不是您本人的操作，请忽略此邮件：没有任何内容被修改。',
   },
   footer: '此邮件由 Tessera 自动发送，请勿回复。',
 };
@@ -185,7 +202,8 @@ export interface CredentialsMail {
   name: string;
   username: string;
   company: string;
-  change: 'password_reset' | 'factors_removed';
+  /** `password_reset_self`: the person reset a forgotten password with a code (modules/password-reset). */
+  change: 'password_reset' | 'factors_removed' | 'password_reset_self';
   signInUrl: string;
   at: Date;
 }
@@ -209,6 +227,23 @@ export function credentialsMail(lang: Language, to: string, input: CredentialsMa
     subject: interpolate(t.credentials.subject, values),
     greeting: interpolate(t.greeting, values),
     intro: interpolate(t.credentials[input.change], values),
+    text: lines,
+    html: html`${lines.map((line) => html`<p>${line}</p>`)}`,
+  });
+}
+
+/** Tells a directory person who asked to reset their password that their directory resets it. */
+export function directoryResetMail(
+  lang: Language,
+  to: string,
+  input: { name: string; username: string; company: string },
+): MailMessage {
+  const t = mailPhrases[lang];
+  const lines = [t.directoryReset.action, t.directoryReset.ignore];
+  return compose(lang, to, {
+    subject: interpolate(t.directoryReset.subject, input),
+    greeting: interpolate(t.greeting, input),
+    intro: interpolate(t.directoryReset.intro, input),
     text: lines,
     html: html`${lines.map((line) => html`<p>${line}</p>`)}`,
   });

@@ -71,6 +71,11 @@ export interface InteractionDeps {
   companyName(companyId: string): Promise<string | undefined>;
   /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
   scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
+  /**
+   * Whether the sign-in page offers "Forgot password?" (modules/password-reset): the company of the
+   * client, or of the user centre address (`companyCode`), allows self-service reset.
+   */
+  forgotPasswordOffered?(clientId: string, companyCode?: string): Promise<boolean>;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -134,6 +139,8 @@ export const sendPage = (reply: FastifyReply, status: number, body: string) =>
  */
 export function createInteractionKit(deps: InteractionDeps) {
   const csrfFor = (uid: string) => deps.sealer.hmac('interaction-csrf', uid);
+  /** The company code of the user centre address a request's interaction started from (read by details). */
+  const companyCodes = new WeakMap<FastifyRequest, string>();
 
   /**
    * Every page of a sign-in for one of a company's applications (the form, second factor,
@@ -171,6 +178,8 @@ export function createInteractionKit(deps: InteractionDeps) {
       return undefined;
     }
     await wearBrand(request, interaction.params);
+    const code = interaction.params[COMPANY_CODE_PARAM];
+    if (typeof code === 'string') companyCodes.set(request, code);
     // The application's ui_locales choose the language, unless the person chose one (the cookie).
     const query = request.query as { lang?: unknown } | undefined;
     const uiLang = languageOfUiLocales(interaction.params.ui_locales);
@@ -190,7 +199,7 @@ export function createInteractionKit(deps: InteractionDeps) {
     reply: FastifyReply,
     uid: string,
     clientId: string,
-    extra: { error?: string; identifier?: string; status?: number } = {},
+    extra: { error?: string; identifier?: string; status?: number; notice?: string } = {},
   ) {
     // The shared sign-in page offers a passkey as soon as any company allows passkey sign-in;
     // whether the person's company does is checked once the passkey says whose it is.
@@ -213,6 +222,7 @@ export function createInteractionKit(deps: InteractionDeps) {
         clientName: await clientName(clientId, request),
         identifier: extra.identifier,
         error: extra.error,
+        notice: extra.notice,
         passkey,
         scan: ((await deps.scanSources?.(clientId)) ?? []).map((source) => ({
           action: `${INTERACTION_PATH}/${uid}/scan/${source.sourceId}`,
@@ -221,6 +231,9 @@ export function createInteractionKit(deps: InteractionDeps) {
         })),
         // Not on the user centre's own sign-in, which already leads there.
         userCentreHref: clientId === PORTAL_CLIENT_ID ? undefined : USER_CENTRE_PATH,
+        forgotPasswordHref: (await deps.forgotPasswordOffered?.(clientId, companyCodes.get(request)))
+          ? `${INTERACTION_PATH}/${uid}/forgot`
+          : undefined,
       }),
     );
   }

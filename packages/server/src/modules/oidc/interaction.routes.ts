@@ -126,6 +126,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   );
 
   return {
+    csrfFor: kit.csrfFor,
     details,
     submitted,
     showSignIn,

@@ -28,6 +28,8 @@ export function failureMessageOf(
     // The second factor has its own step (sign-in-steps.ts); the password form never answers these.
     mfa_failed: portalPhrases[lang].mfa.wrongCode,
     mfa_locked: portalPhrases[lang].mfa.wrongCode,
+    // A forgotten password's code has its own page (modules/password-reset).
+    reset_code_wrong: portalPhrases[lang].forgotPassword.expired,
     // The password_expired step logs its own refusals; the password form never answers it.
     password_expired: t.invalidCredentials,
     passkey_failed: p.rejected,

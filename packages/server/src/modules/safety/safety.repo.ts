@@ -24,6 +24,7 @@ export function defaultSettings(): CompanySafetySettings {
       loginMethods: [...d.loginMethods],
       password: { ...d.password, classes: [...d.password.classes] },
       lockout: { ...d.lockout },
+      selfServiceReset: d.selfServiceReset,
     },
     mfa: { mode: d.mfa.mode, types: [...d.mfa.types], lockout: { ...d.mfa.lockout } },
   };
@@ -38,6 +39,7 @@ export function mergeSafety(general: unknown, mfa: unknown): CompanySafetySettin
       out.general.loginMethods = g.loginMethods as GeneralSafety['loginMethods'];
     out.general.password = { ...out.general.password, ...(asObject(g.password) ?? {}) };
     out.general.lockout = { ...out.general.lockout, ...(asObject(g.lockout) ?? {}) };
+    if (typeof g.selfServiceReset === 'boolean') out.general.selfServiceReset = g.selfServiceReset;
   }
   const m = asObject(mfa);
   if (m) {

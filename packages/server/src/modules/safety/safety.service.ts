@@ -58,12 +58,16 @@ export function createSafetyService(deps: { db: Db }) {
   }
 
   /** The request is already checked against the contract (ranges, password method). */
-  const updateGeneral = (actor: SafetyActor, companyId: string, input: GeneralSafety) =>
-    updatePart(actor, companyId, 'general', () => ({
+  const updateGeneral = async (actor: SafetyActor, companyId: string, input: GeneralSafety) => {
+    // A caller that does not know the self-service reset switch leaves it as it is.
+    const selfServiceReset = input.selfServiceReset ?? (await general(companyId)).selfServiceReset;
+    return updatePart(actor, companyId, 'general', () => ({
       loginMethods: unique(input.loginMethods),
       password: { ...input.password, classes: unique(input.password.classes) },
       lockout: { ...input.lockout },
+      selfServiceReset,
     }));
+  };
 
   const updateMfa = (actor: SafetyActor, companyId: string, input: MfaSafety) =>
     updatePart(actor, companyId, 'mfa', () => {

@@ -36,6 +36,7 @@ const defaultGeneral = (): GeneralSafety => ({
   loginMethods: [...defaultSafetySettings.loginMethods],
   password: { ...defaultSafetySettings.password, classes: [...defaultSafetySettings.password.classes] },
   lockout: { ...defaultSafetySettings.lockout },
+  selfServiceReset: defaultSafetySettings.selfServiceReset,
 });
 
 const setGeneral = async (as: As, change: (g: GeneralSafety) => void) => {
@@ -165,6 +166,7 @@ describe('general and MFA safety calls', () => {
         changeCycleDays: 30,
       },
       lockout: { maxFailures: 3, lockMinutes: 1440 },
+      selfServiceReset: false,
     };
     expect((await call(ctx, `${GENERAL}/update`, second, owner)).data).toEqual(second);
     expect((await call(ctx, GENERAL, {}, owner)).data).toEqual(second);

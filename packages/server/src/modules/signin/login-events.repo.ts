@@ -8,6 +8,8 @@ import { parseUserAgent } from '../log/user-agent.ts';
 export type LoginFailureCause =
   | 'unknown_account'
   | 'wrong_password'
+  // A wrong code of a forgotten-password reset (modules/password-reset): counted like a wrong password.
+  | 'reset_code_wrong'
   | 'account_disabled'
   | 'account_locked'
   | 'throttled'
