@@ -222,6 +222,7 @@ export async function createServices(context: {
     accounts,
     signIn,
     mfa,
+    codes,
   });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.

@@ -48,6 +48,8 @@ export const en = {
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {
     challengePrompt: 'Enter the verification code of your authenticator app',
+    smsPrompt: 'Enter the verification code sent by SMS to {phone}',
+    smsFailed: 'The verification code could not be sent by SMS, please try again later',
     factorNotBound:
       'A second factor is required: bind an authenticator app in the user centre, then sign in again',
     factorCodeNeeded:

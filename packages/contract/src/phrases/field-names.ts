@@ -186,6 +186,7 @@ export const zhFieldNames: Record<string, string> = {
   signName: '短信签名',
   signResponse: '签名响应',
   skipMfa: '跳过多因素认证',
+  smsCodes: '短信验证码',
   sloBinding: '单点登出绑定',
   sloResponseUrl: '单点登出响应地址',
   sloUrl: '单点登出地址',
