@@ -154,7 +154,12 @@ export async function startAliyunSms(account: ProviderAccountFixture): Promise<S
     const stringToSign = `${request.method}&${rpcEncode('/')}&${rpcEncode(canonical)}`;
     const expected = createHmac('sha1', `${account.accessKeySecret}&`).update(stringToSign).digest('base64');
     if (!sameText(expected, params.get('Signature') as string))
-      return error(400, 'SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
+      // As Alibaba Cloud answers it: with the string it signed, the request's parameters in it.
+      return error(
+        400,
+        'SignatureDoesNotMatch',
+        `Specified signature is not matched with our calculation. server string to sign is:${stringToSign}`,
+      );
     const nonce = params.get('SignatureNonce') as string;
     if (nonces.has(nonce))
       return error(400, 'SignatureNonceUsed', 'Specified signature nonce was used already.');

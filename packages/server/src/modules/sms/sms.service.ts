@@ -62,6 +62,17 @@ function assertComplete(input: ProviderInput) {
   if (required.some((value) => value === '')) throw new AppError('sms.field_required');
 }
 
+/**
+ * A provider's error message as it may be logged and shown: Alibaba Cloud's signature error
+ * quotes the string it signed, which holds the request's parameters (the code among them).
+ */
+export const loggable = (providerMessage: string, code: string) =>
+  providerMessage
+    .replace(/\s*server string to sign is:[\s\S]*$/i, '')
+    .split(code)
+    .join('******')
+    .slice(0, 200);
+
 /** The last digits of a number, for logs. */
 const maskedPhone = (phone: string) => `***${phone.slice(-4)}`;
 
@@ -110,30 +121,30 @@ export function createSmsService(deps: {
   ): Promise<ProviderResult> {
     const account = await accountFor(companyId);
     if (!account) throw new AppError('sms.not_configured');
-    const result = await senders[account.provider](account, message, transport);
-    if (!result.ok) {
-      const event = {
-        provider: account.provider,
-        providerCode: result.providerCode,
-        providerMessage: result.providerMessage,
-        requestId: result.requestId,
-        signName: account.signName,
-        templateId: account.templateId,
-      };
-      log.warn(
-        { event: 'sms.send_failed', companyId, phone: maskedPhone(message.phone), ...event },
-        'SMS provider did not send a message',
-      );
-      if (companyId)
-        await insertAuditEvent(db, {
-          companyId,
-          actorAccountId: null,
-          action: 'sms.send_failed',
-          targetType: 'sms',
-          targetId: null,
-          after: event,
-        });
-    }
+    const answer = await senders[account.provider](account, message, transport);
+    if (answer.ok) return answer;
+    const result = { ...answer, providerMessage: loggable(answer.providerMessage, message.code) };
+    const event = {
+      provider: account.provider,
+      providerCode: result.providerCode,
+      providerMessage: result.providerMessage,
+      requestId: result.requestId,
+      signName: account.signName,
+      templateId: account.templateId,
+    };
+    log.warn(
+      { event: 'sms.send_failed', companyId, phone: maskedPhone(message.phone), ...event },
+      'SMS provider did not send a message',
+    );
+    if (companyId)
+      await insertAuditEvent(db, {
+        companyId,
+        actorAccountId: null,
+        action: 'sms.send_failed',
+        targetType: 'sms',
+        targetId: null,
+        after: event,
+      });
     return result;
   }
 

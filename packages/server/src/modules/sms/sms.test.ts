@@ -328,6 +328,51 @@ describe('a provider that refuses', () => {
   });
 });
 
+describe('a signature the provider refuses', () => {
+  it('is logged without the string the provider signed, which holds the code', async () => {
+    const { codes, lines } = codesWithLog();
+    const person = await personOf(acme, 'acme-signature-person');
+    const sealer = createSealer(ctx.masterKey);
+    const stored = await ctx.database.db
+      .selectFrom('sms_provider')
+      .select('access_key_secret_sealed')
+      .executeTakeFirstOrThrow();
+    await ctx.database.db
+      .updateTable('sms_provider')
+      .set({ access_key_secret_sealed: sealer.seal('a-revoked-secret', 'sms.provider.access_key_secret') })
+      .execute();
+    try {
+      await expect(
+        codes.issue({
+          companyId: acme.companyId,
+          accountId: person,
+          purpose: 'sign_in',
+          channel: 'sms',
+          address: '13800000040',
+          lang: 'en',
+        }),
+      ).rejects.toMatchObject({ reason: 'sms.send_failed' });
+    } finally {
+      await ctx.database.db.updateTable('sms_provider').set(stored).execute();
+    }
+    expect(aliyun.refusals.at(-1)).toBe('SignatureDoesNotMatch');
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      providerCode: 'SignatureDoesNotMatch',
+      providerMessage: 'Specified signature is not matched with our calculation.',
+    });
+    const events = await ctx.database.db
+      .selectFrom('audit_events')
+      .select('after')
+      .where('company_id', '=', acme.companyId)
+      .where('action', '=', 'sms.send_failed')
+      .execute();
+    for (const text of [...lines, JSON.stringify(events)]) {
+      expect(text).not.toContain('TemplateParam');
+      expect(text).not.toContain('a-revoked-secret');
+    }
+  });
+});
+
 describe('Tencent Cloud', () => {
   it('needs its own secret and app id, then sends through TC3-HMAC-SHA256', async () => {
     const tencentSettings = {
