@@ -198,7 +198,11 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       await logFailure(request, account, 'mfa_unavailable');
-      return { ...reject, replyMessage: replies.smsFailed };
+      const wait = error.reason === 'code.resend_wait';
+      const replyMessage = wait
+        ? replies.smsWait.replace('{seconds}', String(error.params.seconds))
+        : replies.smsFailed;
+      return { ...reject, replyMessage };
     }
     const state = await newChallenge(request, account, codeId);
     return {

@@ -113,6 +113,12 @@ describe.skipIf(skipWithoutRadclient)('RADIUS codes by SMS', () => {
     expect((await radclient(port, vpn.secret, pap(ivy.username, code, { State: state }))).code).toBe(
       'Access-Reject',
     );
+    // A new code is paced: asked again at once, the device is told to wait.
+    const again = await radclient(port, vpn.secret, pap(ivy.username, ivy.password));
+    expect(again.code).toBe('Access-Reject');
+    expect(again.attributes['Reply-Message']).toMatch(
+      /^A verification code was sent by SMS moments ago: use it, or try again in \d+ s$/,
+    );
   });
 
   it('refuses a wrong code, and counts it towards the MFA lock', async () => {
