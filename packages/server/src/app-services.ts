@@ -55,7 +55,9 @@ import type { SessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService } from './modules/session/session.service.ts';
 import { createSignInService } from './modules/signin/signin.service.ts';
-import { noSmsProvider, type SmsSender } from './modules/sms/sms.ts';
+import { smsRoutes } from './modules/sms/sms.routes.ts';
+import { createSmsService } from './modules/sms/sms.service.ts';
+import type { SmsSender } from './modules/sms/sms.ts';
 import { userRoutes } from './modules/user/user.routes.ts';
 import { createUserService } from './modules/user/user.service.ts';
 import { userImportRoutes } from './modules/user-import/import.routes.ts';
@@ -161,7 +163,9 @@ export async function createServices(context: {
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   // Codes by email and SMS: sign-in, second factor, forgotten passwords, confirming addresses.
-  const sms: SmsSender = noSmsProvider;
+  // The platform's provider (Alibaba Cloud or Tencent Cloud); without one, nothing goes by SMS.
+  const smsProvider = createSmsService({ db, sealer, outbound, log: app.log });
+  const sms: SmsSender = smsProvider.sender;
   const codes = createOneTimeCodes({ db, mailer, sms });
   jobs.every(CODES_PURGE_JOB, 3600, () => codes.purge());
   const mail = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
@@ -233,6 +237,7 @@ export async function createServices(context: {
     accounts,
     signIn,
     mfa,
+    codes,
   });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.
@@ -250,6 +255,7 @@ export async function createServices(context: {
     mailer,
     signInLinks,
     sms,
+    smsProvider,
     codes,
     passwordReset,
     mail,
@@ -316,5 +322,6 @@ export function bindCalls(
   consoleRoleRoutes(bind, createConsoleRoleService({ db }));
   context.permissions.routes(bind);
   services.radius.routes(bind);
+  smsRoutes(bind, services.smsProvider);
   installCa(app, bind, { db, sealer, publicUrl: config.publicUrl });
 }

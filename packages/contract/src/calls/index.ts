@@ -19,6 +19,7 @@ import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as saml from './saml.ts';
 import * as session from './session.ts';
+import * as sms from './sms.ts';
 import * as syslog from './syslog.ts';
 import * as user from './user.ts';
 
@@ -43,6 +44,7 @@ export {
   safety,
   saml,
   session,
+  sms,
   syslog,
   user,
 };
@@ -230,6 +232,12 @@ export const allCalls = [
   ca.issueCertificate,
   ca.certificateDetail,
   ca.revokeCertificate,
+  // SMS providers: the platform's, and a company's own sign name and template (issue 29)
+  sms.platformSms,
+  sms.updatePlatformSms,
+  sms.testPlatformSms,
+  sms.companySms,
+  sms.updateCompanySms,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -47,6 +47,8 @@ export const radiusClient = z.object({
   /** With access `restricted`: the departments (and their sub departments) whose people may use it. */
   departments: z.array(z.object({ departmentId: z.string(), name: z.string() })),
   otpMode: z.enum(radiusOtpModes),
+  /** In challenge mode: people without an authenticator app get the code by SMS (issue 29). */
+  smsCodes: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
   stats: radiusClientStats,
@@ -84,6 +86,7 @@ export const createRadiusClient = defineCall({
     access: z.enum(radiusAccessModes).default('all'),
     departmentIds: departmentIds.default([]),
     otpMode: z.enum(radiusOtpModes).default('challenge'),
+    smsCodes: z.boolean().default(false),
   }),
   response: z.object({ client: radiusClient, secret: z.string() }),
 });
@@ -103,6 +106,7 @@ export const updateRadiusClient = defineCall({
     access: z.enum(radiusAccessModes).optional(),
     departmentIds: departmentIds.optional(),
     otpMode: z.enum(radiusOtpModes).optional(),
+    smsCodes: z.boolean().optional(),
   }),
   response: radiusClient,
 });

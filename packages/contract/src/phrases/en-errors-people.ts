@@ -137,6 +137,13 @@ export const enPeopleErrors = {
   'syslog.tag_invalid': 'The log tag is 1 to 48 characters without spaces (letters, digits and punctuation)',
   'syslog.ca_invalid': 'The CA certificate must be PEM text (-----BEGIN CERTIFICATE-----)',
   'syslog.not_configured': 'Set the syslog server first',
+  'sms.provider_invalid': 'Choose Alibaba Cloud SMS or Tencent Cloud SMS',
+  'sms.field_required': 'Please fill in this setting of the SMS provider',
+  'sms.field_too_long': 'This setting is too long',
+  'sms.secret_required': 'Please enter the access key secret',
+  'sms.base_url_invalid': 'The API address must be a complete https or http address without a path',
+  'sms.phone_invalid': 'Please enter a phone number (digits, with + and the country code if abroad)',
+  'sms.test_failed': 'The provider refused the message: {providerCode} {providerMessage}',
   'brand.color_invalid': 'The primary colour is a hex colour such as #1677ff',
   'brand.link_invalid': 'The link must be a complete https or http address',
   'user.directory_managed':

@@ -49,6 +49,9 @@ export const en = {
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {
     challengePrompt: 'Enter the verification code of your authenticator app',
+    smsPrompt: 'Enter the verification code sent by SMS to {phone}',
+    smsWait: 'A verification code was sent by SMS moments ago: use it, or try again in {seconds} s',
+    smsFailed: 'The verification code could not be sent by SMS, please try again later',
     factorNotBound:
       'A second factor is required: bind an authenticator app in the user centre, then sign in again',
     factorCodeNeeded:

@@ -47,6 +47,9 @@ export const zh = {
   },
   radius: {
     challengePrompt: '请输入身份验证器应用中的验证码',
+    smsPrompt: '请输入发送到 {phone} 的短信验证码',
+    smsWait: '验证码短信刚刚已发送：请使用该验证码，或 {seconds} 秒后重试',
+    smsFailed: '短信验证码发送失败，请稍后重试',
     factorNotBound: '需要二次验证：请先在用户中心绑定身份验证器应用，再重新登录',
     factorCodeNeeded: '通行密钥或密钥无法通过此设备验证：请在用户中心另外绑定身份验证器应用',
     factorKeysOnly: '此设备只能询问身份验证器应用的验证码，而企业要求使用通行密钥或密钥，请联系管理员',

@@ -12,6 +12,8 @@ export interface RadiusClientsTable {
   enabled: Generated<boolean>;
   access: Generated<'all' | 'restricted'>;
   otp_mode: Generated<'challenge' | 'appended'>;
+  /** Whether people without an authenticator app get the challenge's code by SMS. */
+  sms_codes: Generated<boolean>;
   accepts: ColumnType<string, never, string | number>;
   rejects: ColumnType<string, never, string | number>;
   challenges: ColumnType<string, never, string | number>;
@@ -33,6 +35,8 @@ export interface RadiusChallengesTable {
   client_id: string;
   account_id: string;
   username: string;
+  /** The one-time code sent by SMS for this challenge, if one was. */
+  code_id: string | null;
   expires_at: Date;
   created_at: Generated<Date>;
 }

@@ -9,6 +9,7 @@ import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
+import type { SmsTables } from './schema-sms.ts';
 
 export type * from './schema-app.ts';
 export type * from './schema-ca.ts';
@@ -328,7 +329,8 @@ export interface Database
     ExchangeTables,
     RadiusTables,
     CaTables,
-    MfaTables {
+    MfaTables,
+    SmsTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;

@@ -8,6 +8,7 @@ import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.con
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
+import { smsWall } from './tenant-wall.sms.ts';
 
 /**
  * Regression guard of the tenant wall (foundation issue): every `/api/v1/manage/*` call, made by
@@ -319,6 +320,17 @@ beforeAll(async () => {
   bPkiBefore = await pki.stateOfB();
 });
 
+// ---- SMS (modules/sms): B's own sign name and template.
+const sms = smsWall(
+  () => ctx,
+  () => b,
+);
+let bSmsBefore: string;
+beforeAll(async () => {
+  await sms.setUp();
+  bSmsBefore = await sms.stateOfB();
+});
+
 // ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
 // probes; B's syslog and brand settings must stay as they were (unset).
 beforeAll(async () => {
@@ -550,6 +562,7 @@ const secretsOfB = () => [
   bConsoleRoleId,
   'Beta Secret Wiki',
   'wiki.beta.example',
+  ...sms.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -607,6 +620,7 @@ const probes: Record<string, () => unknown> = {
   ...sources.probes,
   ...permissionProbes,
   ...samlProbes,
+  ...sms.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -734,6 +748,11 @@ describe('tenant wall', () => {
 
   it("leaves B's resources, roles, authorizations and console roles as they were", async () => {
     expect(await permissionsOfB()).toBe(bPermissionsBefore);
+  });
+
+  it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {
+    expect(await sms.stateOfB()).toBe(bSmsBefore);
+    expect(await ctx.database.db.selectFrom('sms_provider').selectAll().execute()).toEqual([]);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -55,6 +55,9 @@ export const radius = {
       'For devices without challenge support: people type their password followed by the 6-digit code.',
   },
   form: {
+    smsCodes: 'Codes by SMS',
+    smsCodesHint:
+      'People without an authenticator app get the code by SMS on their phone (the platform’s SMS provider must be set up).',
     createTitle: 'Add a RADIUS client',
     editTitle: 'Edit {{name}}',
     name: 'Name',

@@ -101,4 +101,16 @@ export const settings = {
     none: 'None',
     refresh: 'Refresh',
   },
+  sms: {
+    title: 'Text messages',
+    intro:
+      'The sign name and code template of the SMS codes your people receive. They must be approved under the platform’s SMS provider account; empty uses the platform’s.',
+    noProvider:
+      'The platform has no SMS provider yet: nothing is sent by SMS until its administrator sets one up.',
+    signName: 'Sign name',
+    templateId: 'Code template',
+    platformValue: 'Empty: the platform’s ({{value}})',
+    save: 'Save',
+    saved: 'SMS settings saved',
+  },
 };

@@ -65,4 +65,43 @@ export const setup = {
   licenceStatus: { not_active: 'No licence', normal: 'Valid', expired: 'Expired' },
   openSetup: 'Installation setup',
   creationSaved: 'Who may create companies: {{mode}}',
+  sms: {
+    title: 'SMS provider',
+    intro:
+      'One-time codes by SMS (sign-in, second factor, forgotten passwords, RADIUS) are sent through this provider’s API. Companies may use their own sign name and template, approved under this account.',
+    provider: 'Provider',
+    providers: { none: 'Off', aliyun: 'Alibaba Cloud SMS', tencent: 'Tencent Cloud SMS' },
+    accessKeyId: { aliyun: 'AccessKey ID', tencent: 'SecretId' },
+    accessKeySecret: { aliyun: 'AccessKey secret', tencent: 'SecretKey' },
+    secretKept: 'A secret is stored (never shown): leave empty to keep it.',
+    appId: 'SDK AppID',
+    region: 'Region',
+    regionHint: {
+      aliyun: 'RegionId, for example cn-hangzhou (the default).',
+      tencent: 'For example ap-guangzhou (the default), or ap-singapore for the international site.',
+    },
+    signName: 'Sign name',
+    templateId: 'Code template',
+    templateHint: {
+      aliyun:
+        'TemplateCode (SMS_…) of a verification code template whose variable is named code (and minutes, if it has one).',
+      tencent:
+        'TemplateId of a verification code template whose {1} is the code (and {2} the minutes, if it has one).',
+    },
+    templateMinutes: 'Template has minutes',
+    baseUrl: 'API address',
+    baseUrlHint: {
+      aliyun:
+        'Empty: https://dysmsapi.aliyuncs.com. Another endpoint (scheme and host only) for other regions.',
+      tencent: 'Empty: https://sms.tencentcloudapi.com. For example https://sms.intl.tencentcloudapi.com.',
+    },
+    required: 'Please fill in this setting',
+    save: 'Save',
+    saved: 'SMS provider saved',
+    testTitle: 'Send a test message',
+    testIntro: 'Sends the code 123456 with the platform’s sign name and template to this phone.',
+    testPhone: 'Phone number',
+    testSend: 'Send',
+    testSent: 'The provider accepted the message ({{id}}).',
+  },
 };

@@ -53,6 +53,8 @@ export const radius = {
     appended: '适用于不支持 challenge 的设备：用户在密码后紧接着输入 6 位验证码。',
   },
   form: {
+    smsCodes: '短信验证码',
+    smsCodesHint: '未绑定身份验证器应用的用户通过短信在手机上接收验证码（需平台已配置短信服务商）。',
     createTitle: '添加 RADIUS 客户端',
     editTitle: '编辑 {{name}}',
     name: '名称',

@@ -100,4 +100,15 @@ export const settings = {
     none: '无',
     refresh: '刷新',
   },
+  sms: {
+    title: '短信',
+    intro:
+      '员工收到的短信验证码所用的签名和模板，须在平台短信服务商账号下审核通过；留空则使用平台的签名和模板。',
+    noProvider: '平台尚未配置短信服务商：在平台管理员配置之前，不会发送任何短信。',
+    signName: '短信签名',
+    templateId: '验证码模板',
+    platformValue: '留空：使用平台的（{{value}}）',
+    save: '保存',
+    saved: '短信设置已保存',
+  },
 } satisfies typeof en;

@@ -21,6 +21,7 @@ const defaults: Values = {
   access: 'all',
   departmentIds: [],
   otpMode: 'challenge',
+  smsCodes: false,
 };
 
 /** Adds a RADIUS client (its shared secret comes back once) or edits one. */
@@ -41,6 +42,7 @@ export function RadiusClientModal({
   const [form] = Form.useForm<Values>();
   const { tree, loading: treeLoading } = useDepartmentTree();
   const access = Form.useWatch('access', form);
+  const otpMode = Form.useWatch('otpMode', form);
 
   useEffect(() => {
     if (target === undefined) return;
@@ -156,6 +158,17 @@ export function RadiusClientModal({
             </Flex>
           </Radio.Group>
         </Form.Item>
+        {otpMode === 'challenge' ? (
+          <Form.Item
+            name="smsCodes"
+            label={t('radius.form.smsCodes')}
+            extra={t('radius.form.smsCodesHint')}
+            valuePropName="checked"
+            style={{ marginTop: 16, marginBottom: 0 }}
+          >
+            <Switch />
+          </Form.Item>
+        ) : null}
         <button type="submit" hidden tabIndex={-1} />
       </Form>
     </Modal>

@@ -23,6 +23,7 @@ const client = (overrides: Record<string, unknown> = {}) => ({
   access: 'all',
   departments: [],
   otpMode: 'challenge',
+  smsCodes: false,
   createdAt: '2026-11-01T08:00:00.000Z',
   updatedAt: '2026-11-01T08:00:00.000Z',
   stats,
@@ -108,6 +109,7 @@ describe('<RadiusPage>', () => {
         access: 'all',
         departmentIds: [],
         otpMode: 'challenge',
+        smsCodes: false,
       },
     ]);
     await waitFor(() => expect(calls(callApi, '/api/v1/manage/radius/client/list')).toHaveLength(2));

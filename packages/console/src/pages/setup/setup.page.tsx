@@ -5,6 +5,7 @@ import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { SmsProviderCard } from './sms-provider.card.tsx';
 
 type SetupItem = ApiResponse<'/api/v1/manage/platform/setup'>['items'][number];
 type CreationMode = ApiResponse<'/api/v1/manage/platform/company-creation'>['mode'];
@@ -126,6 +127,7 @@ export function SetupPage() {
           <Skeleton active loading={setup.loading} paragraph={{ rows: 8 }} />
         )}
       </Card>
+      <SmsProviderCard />
     </Flex>
   );
 }

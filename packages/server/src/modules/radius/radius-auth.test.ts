@@ -91,6 +91,7 @@ beforeAll(async () => {
     name: 'Office VPN',
     access: 'all',
     otpMode: 'challenge',
+    smsCodes: false,
     language: 'en',
   };
 });

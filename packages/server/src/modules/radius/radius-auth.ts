@@ -8,12 +8,14 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import { sha256 } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { type MfaRequirement, type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
 import { requirementOfCompany } from '../mfa/mfa-requirement.ts';
 import { mergeSafety } from '../safety/safety.repo.ts';
 import { insertLoginEvent, type LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInService } from '../signin/signin.service.ts';
+import type { OneTimeCodes } from '../verification/one-time-codes.ts';
 import * as repo from './radius.repo.ts';
 import { type Answer, code } from './radius-packet.ts';
 
@@ -30,6 +32,8 @@ export interface KnownClient {
   name: string;
   access: 'all' | 'restricted';
   otpMode: 'challenge' | 'appended';
+  /** In challenge mode: people without an authenticator app but with a phone get the code by SMS. */
+  smsCodes: boolean;
   language: Language;
 }
 
@@ -53,6 +57,8 @@ export interface RadiusAuthenticatorDeps {
   accounts: AccountsRepo;
   signIn: SignInService;
   mfa: MfaService;
+  /** Codes sent by SMS for clients that send them (absent: no client does). */
+  codes?: Pick<OneTimeCodes, 'issue' | 'verify'>;
 }
 
 export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
@@ -141,7 +147,82 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
       return reject;
     }
     const { requirement } = await secondFactorOf(account, request.client.companyId);
+    if (claimed.code_id) return verifySentCode(request, account, requirement, claimed.code_id, given);
     return verifyCode(request, account, requirement, given);
+  }
+
+  /** The answer to a challenge whose code went by SMS: the code's own tries, and the MFA lock. */
+  async function verifySentCode(
+    request: PapRequest,
+    account: Account,
+    requirement: MfaRequirement,
+    codeId: string,
+    given: string,
+  ): Promise<Answer> {
+    const codes = deps.codes;
+    if (!codes) return reject;
+    const sentCode = async () => {
+      try {
+        const verified = await codes.verify({ codeId, purpose: 'radius', code: given });
+        return verified.accountId === account.id;
+      } catch (error) {
+        if (error instanceof AppError) return false;
+        throw error;
+      }
+    };
+    const result = await mfa.verifySecondFactor(account, { sentCode }, requirement, eventOf(request));
+    return result.ok ? accept : reject;
+  }
+
+  /**
+   * An Access-Challenge whose code goes by SMS (a client setting) to a person with no
+   * authenticator app but a phone. A send that fails is a reject that says so; nothing is retried.
+   */
+  async function challengeBySms(request: PapRequest, account: Account): Promise<Answer | null> {
+    const phone = account.phone?.trim();
+    if (!deps.codes || !request.client.smsCodes || request.client.otpMode !== 'challenge' || !phone)
+      return null;
+    const replies = serverPhrases[request.client.language].radius;
+    let codeId: string;
+    try {
+      codeId = (
+        await deps.codes.issue({
+          companyId: request.client.companyId,
+          accountId: account.id,
+          purpose: 'radius',
+          channel: 'sms',
+          address: phone,
+          lang: request.client.language,
+        })
+      ).codeId;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      await logFailure(request, account, 'mfa_unavailable');
+      const wait = error.reason === 'code.resend_wait';
+      const replyMessage = wait
+        ? replies.smsWait.replace('{seconds}', String(error.params.seconds))
+        : replies.smsFailed;
+      return { ...reject, replyMessage };
+    }
+    const state = await newChallenge(request, account, codeId);
+    return {
+      code: code.accessChallenge,
+      state,
+      replyMessage: replies.smsPrompt.replace('{phone}', `***${phone.slice(-4)}`),
+    };
+  }
+
+  async function newChallenge(request: PapRequest, account: Account, codeId: string | null) {
+    const state = randomBytes(32);
+    await repo.insertChallenge(db, {
+      state_hash: sha256(state.toString('base64')),
+      client_id: request.client.id,
+      account_id: account.id,
+      username: request.username?.trim() ?? account.username,
+      expires_at: new Date(Date.now() + RADIUS_CHALLENGE_SECONDS * 1000),
+      code_id: codeId,
+    });
+    return state;
   }
 
   async function authenticate(request: PapRequest): Promise<Answer> {
@@ -174,6 +255,8 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     if (!second.needed) return accept;
     const replies = serverPhrases[request.client.language].radius;
     if (!second.codes) {
+      const bySms = await challengeBySms(request, account);
+      if (bySms) return bySms;
       // Passkeys and keys cannot be given through a RADIUS password field.
       const cause = second.bound ? 'mfa_unavailable' : 'mfa_not_bound';
       await logFailure(request, account, cause);
@@ -186,17 +269,9 @@ export function createRadiusAuthenticator(deps: RadiusAuthenticatorDeps) {
     }
     if (request.client.otpMode === 'appended')
       return verifyCode(request, account, second.requirement, split.code ?? '');
-    const state = randomBytes(32);
-    await repo.insertChallenge(db, {
-      state_hash: sha256(state.toString('base64')),
-      client_id: request.client.id,
-      account_id: account.id,
-      username: request.username?.trim() ?? account.username,
-      expires_at: new Date(Date.now() + RADIUS_CHALLENGE_SECONDS * 1000),
-    });
     return {
       code: code.accessChallenge,
-      state,
+      state: await newChallenge(request, account, null),
       replyMessage: replies.challengePrompt,
     };
   }

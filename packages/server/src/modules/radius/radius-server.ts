@@ -129,6 +129,7 @@ export function createRadiusServer(options: RadiusServerOptions) {
             name: row.name,
             access: row.access,
             otpMode: row.otp_mode,
+            smsCodes: row.sms_codes,
             language: row.default_language as Language,
             secret,
             range,

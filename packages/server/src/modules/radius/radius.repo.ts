@@ -56,7 +56,8 @@ export const insertClient = (
   row: Pick<
     RadiusClientRow,
     'id' | 'company_id' | 'name' | 'source' | 'secret_sealed' | 'enabled' | 'access' | 'otp_mode'
-  >,
+  > &
+    Partial<Pick<RadiusClientRow, 'sms_codes'>>,
 ) => db.insertInto('radius_clients').values(row).execute();
 
 export const updateClient = (
@@ -64,7 +65,10 @@ export const updateClient = (
   companyId: string,
   clientId: string,
   changes: Partial<
-    Pick<RadiusClientRow, 'name' | 'source' | 'secret_sealed' | 'enabled' | 'access' | 'otp_mode'>
+    Pick<
+      RadiusClientRow,
+      'name' | 'source' | 'secret_sealed' | 'enabled' | 'access' | 'otp_mode' | 'sms_codes'
+    >
   >,
 ) =>
   db
@@ -129,6 +133,7 @@ export const enabledClients = (db: Db) =>
       'r.secret_sealed',
       'r.access',
       'r.otp_mode',
+      'r.sms_codes',
       'c.default_language',
     ])
     .where('r.enabled', '=', true)
@@ -204,7 +209,14 @@ export const addCounts = (db: Db, clientId: string, counts: ClientCounts) =>
 
 export const insertChallenge = (
   db: Db,
-  row: { state_hash: string; client_id: string; account_id: string; username: string; expires_at: Date },
+  row: {
+    state_hash: string;
+    client_id: string;
+    account_id: string;
+    username: string;
+    expires_at: Date;
+    code_id?: string | null;
+  },
 ) => db.insertInto('radius_challenges').values(row).execute();
 
 /** Uses a challenge State once: only a request that finds it unexpired gets it. */
@@ -213,7 +225,7 @@ export const claimChallenge = (db: Db, stateHash: string, clientId: string) =>
     .deleteFrom('radius_challenges')
     .where('state_hash', '=', stateHash)
     .where('client_id', '=', clientId)
-    .returning(['account_id', 'username', 'expires_at'])
+    .returning(['account_id', 'username', 'expires_at', 'code_id'])
     .executeTakeFirst();
 
 export const purgeExpiredChallenges = (db: Db) =>

@@ -72,6 +72,7 @@ export function createRadiusService(deps: {
       access: row.access,
       departments,
       otpMode: row.otp_mode,
+      smsCodes: row.sms_codes,
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
       stats: {
@@ -92,6 +93,7 @@ export function createRadiusService(deps: {
     access: row.access,
     departmentIds,
     otpMode: row.otp_mode,
+    smsCodes: row.sms_codes,
   });
 
   async function list(companyId: string) {
@@ -140,6 +142,7 @@ export function createRadiusService(deps: {
       access: RadiusAccessMode;
       departmentIds: string[];
       otpMode: RadiusOtpMode;
+      smsCodes?: boolean;
     },
   ) {
     if (!mayManage(actor.role)) throw new AppError('auth.forbidden');
@@ -159,6 +162,7 @@ export function createRadiusService(deps: {
         enabled: input.enabled,
         access: input.access,
         otp_mode: input.otpMode,
+        sms_codes: input.smsCodes ?? false,
       });
       await repo.replaceDepartments(trx, id, departmentIds);
       const row = await findOne(trx, companyId, id);
@@ -187,6 +191,7 @@ export function createRadiusService(deps: {
       access?: RadiusAccessMode;
       departmentIds?: string[];
       otpMode?: RadiusOtpMode;
+      smsCodes?: boolean;
     },
   ) {
     if (!mayManage(actor.role)) throw new AppError('auth.forbidden');
@@ -207,6 +212,7 @@ export function createRadiusService(deps: {
         enabled: input.enabled,
         access: input.access,
         otp_mode: input.otpMode,
+        sms_codes: input.smsCodes,
       });
       await repo.replaceDepartments(trx, before.id, departmentIds);
       const after = await findOne(trx, companyId, before.id);
