@@ -41,9 +41,10 @@ export interface ProfileRoutesDeps {
 
 /** A localised message for a refusal; anything else is not the person's to read. */
 function messageOf(lang: Language, error: unknown): string {
-  if (error instanceof AppError)
-    return error.localisedMessage ?? translateError(lang, error.reason, error.params);
-  throw error;
+  if (!(error instanceof AppError)) throw error;
+  // The console's wording speaks of "this person": here the person reads it about themselves.
+  if (error.reason === 'user.directory_managed') return profilePhrases[lang].directoryRefused;
+  return error.localisedMessage ?? translateError(lang, error.reason, error.params);
 }
 
 /**

@@ -315,7 +315,7 @@ describe('a directory person', () => {
     const csrf = csrfOf(page.html);
     const renamed = await post(hal.jar, '/portal/account/profile', { csrf, name: 'Not Hal', nickname: 'H' });
     expect(renamed.response.status).toBe(400);
-    expect(renamed.html).toContain('come from there');
+    expect(renamed.html).toContain('Your directory manages this: change it there.');
     const nickname = await post(hal.jar, '/portal/account/profile', { csrf, name: '', nickname: 'Hally' });
     expect(nickname.url).toBe(`${PROFILE()}?notice=names_saved`);
     const changed = await post(hal.jar, ADDRESS, {
@@ -325,6 +325,7 @@ describe('a directory person', () => {
       address: 'h@example.com',
     });
     expect(changed.response.status).toBe(400);
+    expect(changed.html).toContain('Your directory manages this: change it there.');
     expect(await stored(hal.id)).toMatchObject({
       email: 'prof-hal@example.com',
       nickname: 'Hally',
