@@ -144,7 +144,11 @@ export function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps) {
 
   // The photo comes as multipart/form-data, read in this scope only (the pages read form bodies).
   app.register(async (upload) => {
-    await upload.register(fastifyMultipart, { limits: { fileSize: photoLimits.bytes, files: 1, fields: 4 } });
+    await upload.register(fastifyMultipart, {
+      // A file over the limit is cut and marked, and refused below with the page's own message.
+      throwFileSizeLimit: false,
+      limits: { fileSize: photoLimits.bytes, files: 1, fields: 4 },
+    });
     upload.post(PHOTO_PATH, async (request, reply) => {
       if (!request.isMultipart()) return reply.redirect(PROFILE_PATH, 303);
       let csrf: string | undefined;

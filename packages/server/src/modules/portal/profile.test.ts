@@ -246,6 +246,14 @@ describe('name, nickname and photo', () => {
     const notImage = await uploadPhoto(fay.jar, csrfOf(page.html), Buffer.from('plain text'));
     expect(notImage.status).toBe(400);
     expect(await notImage.text()).toContain('This file type is not allowed');
+    const tooLarge = await uploadPhoto(
+      fay.jar,
+      csrfOf(page.html),
+      Buffer.concat([PNG, Buffer.alloc(2 * 1024 * 1024)]),
+    );
+    expect(tooLarge.status).toBe(400);
+    expect(await tooLarge.text()).toContain('The file is too large (at most 2 MiB)');
+    expect((await stored(fay.id)).photo_file_id).toBe(photo_file_id);
 
     expect((await auditOf(fay.id)).map((e) => e.action)).toEqual([
       'user.profile_change',
