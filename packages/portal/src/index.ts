@@ -63,6 +63,16 @@ export {
 } from './passkey-pages.ts';
 export { type OwnPasswordPageInput, renderOwnPasswordPage } from './password-pages.ts';
 export { type PortalPhrases, portalPhrases } from './phrases/index.ts';
+export { type ProfilePhrases, profilePhrases } from './phrases/profile.ts';
+export {
+  type AddressChannel,
+  type AddressCodePageInput,
+  type ProfileField,
+  type ProfilePageInput,
+  renderAddressCodePage,
+  renderProfilePage,
+  verifiedBadge,
+} from './profile-pages.ts';
 export {
   type ForgotPasswordPageInput,
   type ResetCodePageInput,

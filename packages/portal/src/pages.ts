@@ -5,6 +5,8 @@ import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts'
 import { type PortalNavInput, portalNav } from './nav.ts';
 import { passkeyForm } from './passkey-pages.ts';
 import { portalPhrases } from './phrases/index.ts';
+import { profilePhrases } from './phrases/profile.ts';
+import { verifiedBadge } from './profile-pages.ts';
 import {
   type AccountBindingsSection,
   renderAccountBindingsSection,
@@ -234,7 +236,17 @@ export function renderLoggedOutPage(ctx: PageContext, input: { clientName?: stri
 }
 
 export interface AccountPageInput {
-  account: { username: string; name: string | null; email: string | null; phone: string | null };
+  account: {
+    username: string;
+    name: string | null;
+    email: string | null;
+    phone: string | null;
+    /** Whether the person proved each address theirs (absent: not shown). */
+    emailVerified?: boolean;
+    phoneVerified?: boolean;
+  };
+  /** The page where the person edits their own details (profile-pages.ts). */
+  profileHref?: string;
   companies: { companyId: string; name: string; role: MemberRole }[];
   currentCompanyId: string | null;
   signIns: {
@@ -280,9 +292,10 @@ ${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 <dl class="fields">
 <dt>${t.username}</dt><dd>${input.account.username}</dd>
 <dt>${t.name}</dt><dd>${value(input.account.name)}</dd>
-<dt>${t.email}</dt><dd>${value(input.account.email)}</dd>
-<dt>${t.phone}</dt><dd>${value(input.account.phone)}</dd>
+<dt>${t.email}</dt><dd>${value(input.account.email)}${input.account.email && input.account.emailVerified !== undefined ? verifiedBadge(ctx, input.account.emailVerified) : ''}</dd>
+<dt>${t.phone}</dt><dd>${value(input.account.phone)}${input.account.phone && input.account.phoneVerified !== undefined ? verifiedBadge(ctx, input.account.phoneVerified) : ''}</dd>
 </dl>
+${input.profileHref ? html`<p><a href="${input.profileHref}">${profilePhrases[ctx.lang].link}</a></p>` : ''}
 ${input.passwordHref ? html`<p><a href="${input.passwordHref}">${portalPhrases[ctx.lang].ownPassword.link}</a></p>` : ''}
 </section>
 <section>

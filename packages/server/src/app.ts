@@ -23,6 +23,7 @@ import type { AccountSignOut } from './modules/oidc/sign-out.ts';
 import { createMetrics } from './modules/ops/metrics.ts';
 import { opsRoutes } from './modules/ops/ops.routes.ts';
 import { installPermissions } from './modules/permission/permission.install.ts';
+import { createOwnProfileService } from './modules/portal/profile.service.ts';
 import type { RunningRadius } from './modules/radius/radius.install.ts';
 import { createSaml } from './modules/saml/saml.install.ts';
 import { purgeSamlState } from './modules/saml/saml.repo.ts';
@@ -181,6 +182,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     brand: services.brand,
     quotas,
     passwordReset: services.passwordReset,
+    ownProfile: createOwnProfileService({
+      db,
+      codes: services.codes,
+      mailer: services.mailer,
+      sms: services.sms,
+      log: app.log,
+    }),
   });
 
   const bind = createBinder(app, {

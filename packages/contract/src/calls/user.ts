@@ -70,6 +70,10 @@ export const user = z.object({
   nickname: z.string().nullable(),
   email: z.string().nullable(),
   phone: z.string().nullable(),
+  /** When the person proved the email theirs with a code (null: not verified); a change clears it. */
+  emailVerifiedAt: z.string().nullable(),
+  /** The same for the phone. */
+  phoneVerifiedAt: z.string().nullable(),
   photo: z.string().nullable(),
   status: z.enum(userStatuses),
   role: z.enum(memberRoles),

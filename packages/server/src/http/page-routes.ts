@@ -29,6 +29,8 @@ import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
 import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
 import type { PasswordReset } from '../modules/password-reset/password-reset.service.ts';
 import { PORTAL_CLIENT_ID, portalRoutes } from '../modules/portal/portal.routes.ts';
+import { profileRoutes } from '../modules/portal/profile.routes.ts';
+import type { OwnProfileService } from '../modules/portal/profile.service.ts';
 import { signInLinkRoutes } from '../modules/portal/sign-in-link.routes.ts';
 import { consoleClientId } from '../modules/session/console-clients.ts';
 import type { createSessionsRepo } from '../modules/session/session.repo.ts';
@@ -64,6 +66,8 @@ export async function pageRoutes(
     brand: ReturnType<typeof createBrandService>;
     quotas: ReturnType<typeof createQuotaService>;
     passwordReset: PasswordReset;
+    /** The person's own details in the user centre. */
+    ownProfile: OwnProfileService;
   },
 ) {
   const { db, sealer, companies } = deps;
@@ -96,6 +100,12 @@ export async function pageRoutes(
     });
     exchangePortalRoutes(scope, { devices: deps.ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: deps.mfa, sealer, signedIn: portal.signedIn });
+    profileRoutes(scope, {
+      profile: deps.ownProfile,
+      sealer,
+      signedIn: portal.signedIn,
+      startSignIn: portal.startSignIn,
+    });
     myAppsPortalRoutes(scope, {
       db,
       sealer,

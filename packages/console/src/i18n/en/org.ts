@@ -168,6 +168,11 @@ export const org = {
     photoTooLarge: 'The image is larger than 2 MiB',
     photoUpdated: 'Photo updated',
     saved: 'Profile saved',
+    verified: 'Verified',
+    notVerified: 'Not verified',
+    verifiedAt: 'The person confirmed this address with a code on {{time}}',
+    notVerifiedHint:
+      'The person has not confirmed this address with a code (a change clears it: they verify again in their user centre)',
     account: 'Account',
     userId: 'User ID',
     role: 'Role',

@@ -13,6 +13,8 @@ const created: OrgUser = {
   nickname: null,
   email: null,
   phone: null,
+  emailVerifiedAt: null,
+  phoneVerifiedAt: null,
   photo: null,
   status: 'enabled',
   role: 'member',

@@ -7,6 +7,7 @@ import { useFeedback } from '../../app/feedback.ts';
 import type { OrgUser } from './org-types.ts';
 import { showFieldErrors } from './server-errors.ts';
 import { emailRules, normalisePhone, optional, phoneRules, textRules } from './user-form-rules.ts';
+import { VerifiedTag } from './verified-tag.tsx';
 
 interface ProfileValues {
   name?: string;
@@ -43,8 +44,28 @@ export function UserProfileCard({ user, onChange }: { user: OrgUser; onChange(us
             items={[
               { key: 'name', label: t('org.form.name'), children: user.name ?? '—' },
               { key: 'nickname', label: t('org.form.nickname'), children: user.nickname ?? '—' },
-              { key: 'email', label: t('org.form.email'), children: user.email ?? '—' },
-              { key: 'phone', label: t('org.form.phone'), children: user.phone ?? '—' },
+              {
+                key: 'email',
+                label: t('org.form.email'),
+                children: user.email ? (
+                  <>
+                    {user.email} <VerifiedTag verifiedAt={user.emailVerifiedAt} />
+                  </>
+                ) : (
+                  '—'
+                ),
+              },
+              {
+                key: 'phone',
+                label: t('org.form.phone'),
+                children: user.phone ? (
+                  <>
+                    {user.phone} <VerifiedTag verifiedAt={user.phoneVerifiedAt} />
+                  </>
+                ) : (
+                  '—'
+                ),
+              },
             ]}
           />
         </>
@@ -105,10 +126,20 @@ function ProfileForm({ user, onChange }: { user: OrgUser; onChange(user: OrgUser
       <Form.Item name="nickname" label={t('org.form.nickname')} rules={textRules(t, userLimits.nicknameMax)}>
         <Input maxLength={userLimits.nicknameMax} autoComplete="off" />
       </Form.Item>
-      <Form.Item name="email" label={t('org.form.email')} rules={emailRules(t)}>
+      <Form.Item
+        name="email"
+        label={t('org.form.email')}
+        rules={emailRules(t)}
+        extra={user.email ? <VerifiedTag verifiedAt={user.emailVerifiedAt} /> : null}
+      >
         <Input type="email" maxLength={userLimits.emailMax} autoComplete="off" />
       </Form.Item>
-      <Form.Item name="phone" label={t('org.form.phone')} rules={phoneRules(t)}>
+      <Form.Item
+        name="phone"
+        label={t('org.form.phone')}
+        rules={phoneRules(t)}
+        extra={user.phone ? <VerifiedTag verifiedAt={user.phoneVerifiedAt} /> : null}
+      >
         <Input type="tel" maxLength={userLimits.phoneMax + 10} autoComplete="off" />
       </Form.Item>
       <Form.Item name="mustChangePassword" valuePropName="checked" label={null} colon={false}>

@@ -52,6 +52,22 @@ const en = {
     action: "Use your directory's own password reset, or ask your IT help desk.",
     ignore: 'If you did not ask, you can ignore this email: nothing was changed.',
   },
+  addressChanged: {
+    subject: {
+      email: 'The email address of your account was changed',
+      phone: 'The phone number of your account was changed',
+    },
+    intro: {
+      email: 'The email address of your account {username} was changed to {address}.',
+      phone: 'The phone number of your account {username} was changed to {address}.',
+    },
+    proved:
+      'The new address was confirmed with a code sent to it. This address no longer receives codes or notices for the account.',
+    phoneProved: 'The new number was confirmed with a code sent to it.',
+    when: 'When: {time}',
+    unexpected:
+      'If you did not make this change, contact your administrator at once: someone may have access to your account.',
+  },
   footer: 'This email was sent by Tessera. Please do not reply to it.',
 };
 
@@ -100,6 +116,20 @@ const zh: typeof en = {
       '有人请求重置 {username} 的密码。您的密码由公司目录（LDAP 或 Active Directory）管理，无法在此重置。',
     action: '请使用目录自身的密码重置功能，或联系公司 IT 支持。',
     ignore: '如果不是您本人的操作，请忽略此邮件：没有任何内容被修改。',
+  },
+  addressChanged: {
+    subject: {
+      email: '您账号的邮箱地址已修改',
+      phone: '您账号的手机号已修改',
+    },
+    intro: {
+      email: '您的账号 {username} 的邮箱地址已改为 {address}。',
+      phone: '您的账号 {username} 的手机号已改为 {address}。',
+    },
+    proved: '新地址已通过发送到该地址的验证码确认。此地址将不再接收该账号的验证码和通知。',
+    phoneProved: '新手机号已通过发送到该号码的验证码确认。',
+    when: '时间：{time}',
+    unexpected: '如果这不是您本人的操作，请立即联系管理员：可能有人能够访问您的账号。',
   },
   footer: '此邮件由 Tessera 自动发送，请勿回复。',
 };
@@ -269,4 +299,40 @@ export function codeMail(lang: Language, to: string, input: CodeMail): MailMessa
   const body = html`<p style="font-size:24px;letter-spacing:4px"><strong>${input.code}</strong></p>
 ${lines.map((line) => html`<p>${line}</p>`)}`;
   return { to, subject, text, html: page(lang, subject, body) };
+}
+
+export interface AddressChangedMail {
+  name: string;
+  username: string;
+  /** Which of the person's addresses changed. */
+  field: 'email' | 'phone';
+  /** The new address, partly hidden (the mail may reach someone who no longer owns the old one). */
+  address: string;
+  at: Date;
+}
+
+/**
+ * Tells the old address that the person changed their email (or, to their email, their phone)
+ * in the user centre.
+ */
+export function addressChangedMail(lang: Language, to: string, input: AddressChangedMail): MailMessage {
+  const t = mailPhrases[lang];
+  const values = {
+    name: input.name,
+    username: input.username,
+    address: input.address,
+    time: formatDate(input.at, lang),
+  };
+  const lines = [
+    input.field === 'email' ? t.addressChanged.proved : t.addressChanged.phoneProved,
+    interpolate(t.addressChanged.when, values),
+    t.addressChanged.unexpected,
+  ];
+  return compose(lang, to, {
+    subject: t.addressChanged.subject[input.field],
+    greeting: interpolate(t.greeting, values),
+    intro: interpolate(t.addressChanged.intro[input.field], values),
+    text: lines,
+    html: html`${lines.map((line) => html`<p>${line}</p>`)}`,
+  });
 }

@@ -27,6 +27,7 @@ import {
   PASSWORD_PATH,
   passwordChangeRoutes,
 } from './password-change.routes.ts';
+import { PROFILE_PATH } from './profile.routes.ts';
 
 export const PORTAL_CLIENT_ID = 'tessera-portal';
 /** The user centre's address for people: its front door (see `frontDoor`). */
@@ -219,7 +220,10 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
           name: account.display_name,
           email: account.email,
           phone: account.phone,
+          emailVerified: Boolean(account.email_verified_at),
+          phoneVerified: Boolean(account.phone_verified_at),
         },
+        profileHref: PROFILE_PATH,
         companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
         currentCompanyId: company?.companyId ?? request.query.company_id ?? null,
         signIns: signIns.map((e) => ({

@@ -26,6 +26,8 @@ export function toUser(row: users.UserRow, departments: Departments) {
     nickname: row.nickname,
     email: row.email,
     phone: row.phone,
+    emailVerifiedAt: iso(row.email_verified_at),
+    phoneVerifiedAt: iso(row.phone_verified_at),
     photo: fileUrl(row.photo_file_id),
     status: row.status,
     role: row.role,

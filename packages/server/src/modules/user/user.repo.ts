@@ -23,6 +23,8 @@ export const userColumns = [
   'a.nickname',
   'a.email',
   'a.phone',
+  'a.email_verified_at',
+  'a.phone_verified_at',
   'a.photo_file_id',
   'a.must_change_password',
   'a.home_company_id',
@@ -43,6 +45,8 @@ export interface UserRow {
   nickname: string | null;
   email: string | null;
   phone: string | null;
+  email_verified_at: Date | null;
+  phone_verified_at: Date | null;
   photo_file_id: string | null;
   must_change_password: boolean;
   home_company_id: string | null;

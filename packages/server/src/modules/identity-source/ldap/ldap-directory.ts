@@ -27,6 +27,12 @@ const userAttributes = (settings: LdapSettings) => [
   ...PERSON_ATTRIBUTES,
 ];
 
+/**
+ * The profile fields a directory owns (mapped below and kept by every sync and sign-in, even to
+ * empty): the person edits only the others (their nickname and photo) in the user centre.
+ */
+export const DIRECTORY_PROFILE_FIELDS = ['name', 'email', 'phone'] as const;
+
 /** A person as mapped from an entry (departments are filled in by the caller). */
 export function personOf(entry: Entry, settings: LdapSettings): DirectoryPerson | undefined {
   const username = text(entry, settings.usernameAttribute)?.trim();
