@@ -160,7 +160,7 @@ export async function createServices(context: {
   const mailer = createMailer(config.mail, app.log);
   const signInLinks = createSignInLinksRepo(db);
   // Codes by email and SMS: sign-in, second factor, forgotten passwords, confirming addresses.
-  const sms: SmsSender = noSmsProvider;
+  const sms: SmsSender = options.sms ?? noSmsProvider;
   const codes = createOneTimeCodes({ db, mailer, sms });
   jobs.every(CODES_PURGE_JOB, 3600, () => codes.purge());
   const mail = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });

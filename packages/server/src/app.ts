@@ -30,6 +30,7 @@ import { consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import type { SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
+import type { SmsSender } from './modules/sms/sms.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { version } from './version.ts';
 
@@ -69,6 +70,8 @@ export interface AppOptions {
   directoryTimeoutMs?: number;
   /** How long RADIUS rejects wait (ms; default 1000, as FreeRADIUS's reject_delay). */
   radiusRejectDelayMs?: number;
+  /** Text messages through this sender instead of the configured provider (tests record them). */
+  sms?: SmsSender;
 }
 
 export interface TesseraApp {
@@ -180,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consents: oidc.consents,
     brand: services.brand,
     quotas,
+    oneTimeCodes: { codes: services.codes, sms: services.sms, mailer: services.mailer },
   });
 
   const bind = createBinder(app, {

@@ -44,6 +44,9 @@ export const en = {
     challenge_expired: 'Challenge expired or already used',
     signature_failed: 'Key signature not accepted',
     certificate_invalid: 'Certificate revoked, expired or untrusted',
+    code_failed: 'Wrong sign-in code',
+    code_expired: 'Sign-in code expired, used or out of tries',
+    code_not_allowed: 'Code sign-in not offered',
   },
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {

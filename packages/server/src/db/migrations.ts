@@ -27,6 +27,7 @@ import { m25 } from './migrations/25-application-department-and-role-assignments
 import { m26 } from './migrations/26-company-codes.ts';
 import { m27 } from './migrations/27-platform-settings.ts';
 import { m28 } from './migrations/28-one-time-codes.ts';
+import { m30 } from './migrations/30-code-sign-in.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -65,6 +66,7 @@ export const migrations: Migration[] = [
   m26,
   m27,
   m28,
+  m30,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -44,7 +44,7 @@ export interface OtpBinding {
   qrCode: string;
 }
 
-type SecondFactorVia = 'otp' | 'recovery_code' | 'passkey' | 'signature';
+type SecondFactorVia = 'otp' | 'recovery_code' | 'passkey' | 'signature' | 'sent_code';
 type SecondFactorFailure = 'mfa_failed' | 'mfa_locked' | 'signature_failed' | 'certificate_invalid';
 export type SecondFactorResult =
   | { ok: true; via: SecondFactorVia }
@@ -198,6 +198,8 @@ export function createMfaService(deps: {
       signature?: () => Promise<
         { ok: true } | { ok: false; cause: 'signature_failed' | 'certificate_invalid' }
       >;
+      /** A code sent by email or SMS, checked by the caller (oidc/sign-in-code-factor.ts): true when right. */
+      sentCode?: () => Promise<boolean>;
     },
     requirement: Pick<MfaRequirement, 'types' | 'lockout'>,
     event: {
@@ -238,6 +240,9 @@ export function createMfaService(deps: {
       const checked = await input.signature();
       passed = checked.ok;
       if (!checked.ok) failure = checked.cause;
+    } else if (input.sentCode) {
+      via = 'sent_code';
+      passed = await input.sentCode();
     } else if (input.recoveryCode?.trim()) {
       via = 'recovery_code';
       passed = await repo.useRecoveryCode(db, account.id, hashRecoveryCode(input.recoveryCode));
