@@ -166,6 +166,25 @@ describe('signing in with an email code', () => {
     expect(events.every((e) => e.method === 'email_code' && e.account_id === person.id)).toBe(true);
   });
 
+  it('signs in to the user centre with a code, in Chinese, through the same pages', async () => {
+    const person = await verifiedMember('kira');
+    const jar = new CookieJar();
+    // The user centre's sign-in is a shared page: it offers codes since a company allows them.
+    const signIn = await go(jar, `${ctx.baseUrl}/portal/account?lang=zh`);
+    expect(signIn.page?.html).toContain('使用邮箱验证码登录');
+    const page = await openCodeSignIn(jar, signIn, 'email');
+    const entry = await askForCode(jar, page, 'kira@example.com');
+    expect(entry.page?.html).toContain('6 位验证码');
+    const [mail] = mailsTo(person.email);
+    expect(mail?.subject).toBeTruthy();
+    const landing = await typeCode(jar, entry, codeIn(mail?.text));
+    expect(landing.page?.url).toContain('/portal/account');
+    expect(landing.page?.html).toContain('kira');
+    expect(await eventsOf('kira@example.com')).toEqual([
+      { result: 'success', failure_cause: null, method: 'email_code', account_id: person.id },
+    ]);
+  });
+
   it('is refused when the company does not offer it, and the sign-in page has no link', async () => {
     const other = await ownerWithCompany(ctx, 'nocodes', 'No Codes Ltd');
     const otherApp = await openedApp(ctx, other);

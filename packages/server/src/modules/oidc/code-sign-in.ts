@@ -1,4 +1,4 @@
-import type { CodeChannel, Language, LoginMethod } from '@tessera/contract';
+import { type CodeChannel, defaultSafetySettings, type Language, type LoginMethod } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
@@ -53,28 +53,46 @@ export interface CodeSignInDeps {
 export function createCodeSignIn(deps: CodeSignInDeps) {
   const { db } = deps;
 
-  async function anyCompanyAllows(method: LoginMethod) {
-    const row = await db
-      .selectFrom('company_safety')
-      .select('company_id')
-      .where(sql<boolean>`general -> 'loginMethods' @> ${JSON.stringify([method])}::jsonb`)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+  /**
+   * The sign-in methods of a page for a client of this company (null: a shared page) in one
+   * statement: the company's own, and those of any company (passkeys are offered on every page
+   * as soon as any company allows them, fido2.service.ts; codes so on the shared pages).
+   */
+  async function methodsOnPage(companyId: string | null) {
+    const { rows } = await sql<{ any_company: string[] | null; company: string[] | null }>`select
+      (select array_agg(distinct m.method) from company_safety s
+        cross join lateral jsonb_array_elements_text(coalesce(s.general -> 'loginMethods', '[]'::jsonb)) as m(method)
+      ) as any_company,
+      (select s.general -> 'loginMethods' from company_safety s where s.company_id = ${companyId}) as company`.execute(
+      db,
+    );
+    const anyCompany = rows[0]?.any_company ?? [];
+    const company = companyId ? (rows[0]?.company ?? [...defaultSafetySettings.loginMethods]) : null;
+    return { anyCompany, company };
   }
 
-  /** The channels the sign-in page of a client of this company (null: a shared page) offers. */
-  async function offered(companyId: string | null): Promise<CodeChannel[]> {
-    const methods = companyId ? (await getSafetySettings(db, companyId)).general.loginMethods : null;
+  /** The channels among these methods that can send: SMS where a provider can, email where mail is set up. */
+  async function sendable(methods: readonly string[], companyId: string | null): Promise<CodeChannel[]> {
     const channels: CodeChannel[] = [];
     for (const channel of CODE_CHANNELS) {
-      const method = CODE_METHOD[channel];
-      if (!(methods ? methods.includes(method) : await anyCompanyAllows(method))) continue;
+      if (!methods.includes(CODE_METHOD[channel])) continue;
       if (channel === 'email' ? deps.mailer.configured : await deps.sms.available(companyId))
         channels.push(channel);
     }
     return channels;
   }
+
+  /** What the sign-in page of a client of this company (null: a shared page) offers besides the password. */
+  async function onPage(companyId: string | null) {
+    const methods = await methodsOnPage(companyId);
+    return {
+      passkey: methods.anyCompany.includes('passkey'),
+      codes: await sendable(methods.company ?? methods.anyCompany, companyId),
+    };
+  }
+
+  /** The code channels the sign-in page of a client of this company (null: a shared page) offers. */
+  const offered = async (companyId: string | null) => (await onPage(companyId)).codes;
 
   /**
    * Whether the person may sign in with this method: their home company (which sets their
@@ -148,7 +166,7 @@ export function createCodeSignIn(deps: CodeSignInDeps) {
     };
   }
 
-  return { offered, allowedFor, send, credential };
+  return { onPage, offered, allowedFor, send, credential };
 }
 
 export type CodeSignIn = ReturnType<typeof createCodeSignIn>;

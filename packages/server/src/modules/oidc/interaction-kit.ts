@@ -200,9 +200,11 @@ export function createInteractionKit(deps: InteractionDeps) {
     extra: { error?: string; identifier?: string; status?: number } = {},
   ) {
     // The shared sign-in page offers a passkey as soon as any company allows passkey sign-in;
-    // whether the person's company does is checked once the passkey says whose it is.
+    // whether the person's company does is checked once the passkey says whose it is. Codes by
+    // email or SMS as the client's company allows them (code-sign-in.ts), read in the same statement.
+    const offered = deps.codeSignIn && (await deps.codeSignIn.onPage(await deps.clientCompany(clientId)));
     const passkey =
-      deps.passkey && (await deps.passkey.passkeyLoginOffered())
+      deps.passkey && (offered ? offered.passkey : await deps.passkey.passkeyLoginOffered())
         ? {
             action: `${INTERACTION_PATH}/${uid}/passkey`,
             options: JSON.stringify(
@@ -226,12 +228,10 @@ export function createInteractionKit(deps: InteractionDeps) {
           type: source.type,
           name: source.name,
         })),
-        codes: deps.codeSignIn
-          ? (await deps.codeSignIn.offered(await deps.clientCompany(clientId))).map((channel) => ({
-              channel,
-              href: `${INTERACTION_PATH}/${uid}/code/${channel}`,
-            }))
-          : [],
+        codes: (offered?.codes ?? []).map((channel) => ({
+          channel,
+          href: `${INTERACTION_PATH}/${uid}/code/${channel}`,
+        })),
         // Not on the user centre's own sign-in, which already leads there.
         userCentreHref: clientId === PORTAL_CLIENT_ID ? undefined : USER_CENTRE_PATH,
       }),
