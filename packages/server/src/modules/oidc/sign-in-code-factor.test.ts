@@ -140,6 +140,33 @@ describe('an SMS code as the second factor', () => {
   });
 });
 
+describe('an SMS code as the way to sign in', () => {
+  it('signs in to an application with a code sent to the verified phone the person typed', async () => {
+    const policy = await companyWith('smsfirst', { mode: 'off', types: ['otp'] });
+    await setLoginMethods(ctx, policy.owner, ['password', 'sms_code']);
+    const person = await companyMember(ctx, policy.owner, 'quinn');
+    await verifyAddresses(ctx, person.id, { phone: '+8613800001357' });
+    const jar = new CookieJar();
+    const auth = authorization(ctx.baseUrl, policy.app.clientId);
+    const signIn = await go(jar, auth.url);
+    expect(signIn.page?.html).not.toContain('data-code-sign-in="email"');
+    const page = await openCodeSignIn(jar, signIn, 'sms');
+    const entry = await askForCode(jar, page, '+8613800001357');
+    const [message] = smsTo('+8613800001357');
+    expect(message).toMatchObject({ purpose: 'sign_in', companyId: policy.owner.companyId });
+    const claims = (
+      await redeemWith(policy.rp, auth, await typeCode(jar, entry, message?.code ?? ''))
+    ).claims();
+    expect(claims?.amr).toEqual(['sms']);
+    const events = await ctx.database.db
+      .selectFrom('login_events')
+      .select(['result', 'method'])
+      .where('account_id', '=', person.id)
+      .execute();
+    expect(events).toEqual([{ result: 'success', method: 'sms_code' }]);
+  });
+});
+
 describe('a verified address as a factor', () => {
   it('with MFA optional, asks a person with a verified phone for a code and lets one without sign in', async () => {
     const policy = await companyWith('smsoptional', { mode: 'optional', types: ['sms'] });
