@@ -10,6 +10,7 @@ import {
   typeCode,
   verifyAddresses,
 } from '../../test/code-flow.ts';
+import { createLdapSource } from '../../test/directory.ts';
 import {
   companyMember,
   grantLicense,
@@ -17,7 +18,14 @@ import {
   startTestApp,
   type TestContext,
 } from '../../test/harness.ts';
-import { authorization, go, openedApp, relyingParty, type TestApp } from '../../test/oidc-flow.ts';
+import {
+  authorization,
+  go,
+  openedApp,
+  relyingParty,
+  signInOnPage,
+  type TestApp,
+} from '../../test/oidc-flow.ts';
 import { startTestSmtp } from '../../test/smtp.ts';
 
 /**
@@ -183,6 +191,31 @@ describe('signing in with an email code', () => {
     expect(await eventsOf('kira@example.com')).toEqual([
       { result: 'success', failure_cause: null, method: 'email_code', account_id: person.id },
     ]);
+  });
+
+  it('signs in a directory person without asking the directory, which owns the password, not the mailbox', async () => {
+    const person = await verifiedMember('lena');
+    // Linked to an LDAP source whose directory does not answer: the password cannot be checked.
+    const sourceId = await createLdapSource(ctx, owner, { url: 'ldap://127.0.0.1:1' });
+    await ctx.database.db
+      .insertInto('identity_links')
+      .values({
+        source_id: sourceId,
+        company_id: owner.companyId,
+        account_id: person.id,
+        external_id: 'lena-entry',
+        external_dn: 'uid=lena,ou=people,dc=example,dc=com',
+        external_name: 'lena',
+      })
+      .execute();
+    const jar = new CookieJar();
+    const auth = authorization(ctx.baseUrl, app.clientId);
+    const signIn = await go(jar, auth.url);
+    const byPassword = await signInOnPage(jar, signIn.page!, person);
+    expect(byPassword.page?.status).toBe(503);
+    const entry = await askForCode(jar, await openCodeSignIn(jar, signIn, 'email'), 'lena');
+    const landing = await typeCode(jar, entry, codeIn(mailsTo(person.email)[0]?.text));
+    expect((await redeemWith(rp, auth, landing)).claims()?.amr).toEqual(['email']);
   });
 
   it('is refused when the company does not offer it, and the sign-in page has no link', async () => {
