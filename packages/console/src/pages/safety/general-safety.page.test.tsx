@@ -91,7 +91,10 @@ describe('<GeneralSafetyPage>', () => {
     fireEvent.click(email);
     save();
     await waitFor(() => expect(updates(callApi)).toHaveLength(1));
-    expect(updates(callApi)[0]?.[1]).toEqual({ ...stored, loginMethods: ['password', 'email_code', 'sms_code'] });
+    expect(updates(callApi)[0]?.[1]).toEqual({
+      ...stored,
+      loginMethods: ['password', 'email_code', 'sms_code'],
+    });
   });
 
   it('names the code methods in Chinese', async () => {

@@ -27,7 +27,17 @@ describe('<MfaSafetyPage>', () => {
 
   it('lists every kind of spec §3, each with what it is, all of them choosable', async () => {
     await renderPage();
-    for (const type of ['fido2', 'otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock', 'email', 'sms'])
+    for (const type of [
+      'fido2',
+      'otp',
+      'otp_sm3',
+      'ukey_keyid',
+      'ukey_pubkey',
+      'ukey_cert',
+      'soft_lock',
+      'email',
+      'sms',
+    ])
       expect(box(type).disabled).toBe(false);
     expect(box('otp').checked).toBe(true);
     expect(screen.getByText(/certificate issued by one of this company’s CAs/)).toBeTruthy();
