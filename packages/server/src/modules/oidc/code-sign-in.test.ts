@@ -12,6 +12,8 @@ import {
 } from '../../test/code-flow.ts';
 import { createLdapSource } from '../../test/directory.ts';
 import {
+  accountRow,
+  call,
   companyMember,
   grantLicense,
   ownerWithCompany,
@@ -216,6 +218,33 @@ describe('signing in with an email code', () => {
     const entry = await askForCode(jar, await openCodeSignIn(jar, signIn, 'email'), 'lena');
     const landing = await typeCode(jar, entry, codeIn(mailsTo(person.email)[0]?.text));
     expect((await redeemWith(rp, auth, landing)).claims()?.amr).toEqual(['email']);
+  });
+
+  it("ends an address's verification when an administrator changes it: no code goes to the new one", async () => {
+    const person = await verifiedMember('mila');
+    const as = { token: owner.token, companyId: owner.companyId };
+    const phoneOnly = await call(
+      ctx,
+      '/api/v1/manage/user/update',
+      { userId: person.id, phone: '13900001111' },
+      as,
+    );
+    expect(phoneOnly.code, phoneOnly.msg).toBe(200);
+    // Another field changed: the email stays verified.
+    expect((await accountRow(ctx, person.id)).email_verified_at).not.toBeNull();
+    const updated = await call(
+      ctx,
+      '/api/v1/manage/user/update',
+      { userId: person.id, email: 'mila.new@example.com' },
+      as,
+    );
+    expect(updated.code, updated.msg).toBe(200);
+    expect((await accountRow(ctx, person.id)).email_verified_at).toBeNull();
+    const { jar, page } = await codePage();
+    const entry = await askForCode(jar, page, 'mila');
+    expect(entry.page?.status).toBe(200);
+    expect(mailsTo('mila.new@example.com')).toEqual([]);
+    expect(mailsTo(person.email)).toEqual([]);
   });
 
   it('is refused when the company does not offer it, and the sign-in page has no link', async () => {
