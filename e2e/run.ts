@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { codeFlows } from './flows/codes.e2e.ts';
 import { exchangeFlows } from './flows/exchange.e2e.ts';
 import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
@@ -82,6 +83,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   quotaFlows(s);
   orgFlows(s);
   safetyFlows(s);
+  codeFlows(s);
   radiusCaFlows(s);
   ukeyFlows(s);
   appFlows(s);

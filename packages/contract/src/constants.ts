@@ -71,7 +71,7 @@ export type PasswordClass = (typeof passwordClasses)[number];
 export const departmentLimits = { nameMax: 64, maxDepth: 15 } as const;
 
 /** Safety (spec §3 Security, §5, §9): how people sign in and what a password must be. */
-export const loginMethods = ['password', 'passkey'] as const;
+export const loginMethods = ['password', 'passkey', 'email_code', 'sms_code'] as const;
 export type LoginMethod = (typeof loginMethods)[number];
 export const safetyLimits = {
   /** Spec §5: the password length setting is between 6 and 30. */
@@ -85,7 +85,8 @@ export const safetyLimits = {
  * MFA (spec §3 MFA types). The UKEY and soft-lock kinds sign a single-use challenge with a key
  * bound to the person (a public key, a key's KeyId with its public key, a certificate of the
  * company's CA, or a soft-lock container's key). A policy offers only the kinds people can bind
- * and answer today: fido2, otp and otp_sm3.
+ * and answer today: fido2, otp and otp_sm3. `email` and `sms` are codes sent to the person's
+ * verified email address or phone (nothing to bind: the verified address is the factor).
  */
 export const mfaTypes = [
   'fido2',
@@ -95,6 +96,8 @@ export const mfaTypes = [
   'ukey_pubkey',
   'ukey_cert',
   'soft_lock',
+  'email',
+  'sms',
 ] as const;
 export type MfaType = (typeof mfaTypes)[number];
 /** The kinds whose factor signs a challenge (UKEY and soft lock). */

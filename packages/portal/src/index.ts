@@ -13,6 +13,14 @@ export {
   renderMyAppsPage,
 } from './app-pages.ts';
 export {
+  type CodeEntryPageInput,
+  type CodeLink,
+  type CodeRequestPageInput,
+  renderCodeEntryPage,
+  renderCodeRequestPage,
+  type SentCodeFactors,
+} from './code-pages.ts';
+export {
   type AccountDevice,
   type AccountDevicesSection,
   type ExchangeSignInPageInput,

@@ -1,4 +1,5 @@
 import { interpolate } from '@tessera/contract';
+import { type SentCodeFactors, sentCodeForms } from './code-pages.ts';
 import { html } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { passkeyForm } from './passkey-pages.ts';
@@ -131,6 +132,8 @@ export interface SecondFactorPageInput {
   passkey?: { options: string };
   /** The person has UKEY or soft-lock factors of allowed kinds: a fresh challenge for them to sign. */
   signature?: { challenge: string; factors: SignatureFactorView[] };
+  /** Codes sent to the person's verified email address or phone, when allowed (code-pages.ts). */
+  sentCodes?: SentCodeFactors;
 }
 
 export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPageInput): string {
@@ -165,7 +168,15 @@ export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPage
         buttonClass: input.passkey ? 'secondary' : 'primary',
       })
     : '';
-  if ((input.passkey || signature) && !codeFactors.length) {
+  const sent = input.sentCodes?.channels.length
+    ? sentCodeForms(ctx, {
+        ...input.sentCodes,
+        action: input.action,
+        csrfToken: input.csrfToken,
+        buttonClass: input.passkey || signature || codeFactors.length ? 'secondary' : 'primary',
+      })
+    : '';
+  if ((input.passkey || signature || sent) && !codeFactors.length) {
     return layout(
       ctx,
       t.challengeTitle,
@@ -173,6 +184,7 @@ export function renderSecondFactorPage(ctx: PageContext, input: SecondFactorPage
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 ${passkey}
 ${signature}
+${sent}
 ${recovery}
 ${abort}`,
     );
@@ -207,8 +219,9 @@ ${
 }
 <label for="code">${t.code}</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
-<button type="submit" class="${input.passkey || signature ? 'secondary' : 'primary'}">${t.verify}</button>
+<button type="submit" class="${input.passkey || signature || input.sentCodes?.sent ? 'secondary' : 'primary'}">${t.verify}</button>
 </form>
+${sent ? html`<p class="muted small">${portalPhrases[ctx.lang].codes.factorOr}</p>${sent}` : ''}
 ${recovery}
 ${abort}`,
   );

@@ -1,4 +1,5 @@
 import { interpolate, type Language, type MemberRole, serverPhrases } from '@tessera/contract';
+import { type CodeLink, codeLinks } from './code-pages.ts';
 import { type AccountDevicesSection, renderAccountDevicesSection } from './device-pages.ts';
 import { html, type SafeHtml, trusted } from './html.ts';
 import { type AccountMfaSection, renderAccountMfaSection } from './mfa-pages.ts';
@@ -99,6 +100,8 @@ export interface SignInPageInput {
   passkey?: { action: string; options: string };
   /** Scan sign-in of the company's enabled DingTalk, WeChat and WeCom sources (scan-pages.ts). */
   scan?: ScanButton[];
+  /** Sign in with a code by email or SMS instead (the company's login methods; code-pages.ts). */
+  codes?: CodeLink[];
   /** The user centre's address, shown where the sign-in is not already on the way there. */
   userCentreHref?: string;
   /** "Forgot password?" (reset-pages.ts), where the company allows self-service reset. */
@@ -137,6 +140,7 @@ ${passkeyForm(ctx, {
 })}`
     : ''
 }
+${codeLinks(ctx, input.codes ?? [])}
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
 ${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}
 ${input.userCentreHref ? html`<p class="muted small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,

@@ -31,6 +31,7 @@ import { consoleClients } from './modules/session/console-clients.ts';
 import { createSessionsRepo } from './modules/session/session.repo.ts';
 import type { SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
+import type { SmsSender } from './modules/sms/sms.ts';
 import { webRoutes } from './modules/system/web.routes.ts';
 import { version } from './version.ts';
 
@@ -70,6 +71,8 @@ export interface AppOptions {
   directoryTimeoutMs?: number;
   /** How long RADIUS rejects wait (ms; default 1000, as FreeRADIUS's reject_delay). */
   radiusRejectDelayMs?: number;
+  /** Text messages through this sender instead of the configured provider (tests record them). */
+  sms?: SmsSender;
 }
 
 export interface TesseraApp {
@@ -189,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       sms: services.sms,
       log: app.log,
     }),
+    oneTimeCodes: { codes: services.codes, sms: services.sms, mailer: services.mailer },
   });
 
   const bind = createBinder(app, {

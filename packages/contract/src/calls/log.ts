@@ -65,6 +65,8 @@ export const signInLogRow = z.object({
   marks: z.array(z.enum(signInMarks)),
   /** A RADIUS sign-in: the NAS-IP-Address and Calling-Station-Id its request carried. */
   nas: z.object({ ip: z.string().nullable(), callingStationId: z.string().nullable() }).nullable(),
+  /** How the person proved who they were (`password`, `passkey`, `email_code`, `sms_code`), when recorded. */
+  method: z.string().nullable(),
 });
 
 export const adminLogRow = z.object({

@@ -45,6 +45,9 @@ export const en = {
     signature_failed: 'Key signature not accepted',
     certificate_invalid: 'Certificate revoked, expired or untrusted',
     reset_code_wrong: 'Wrong password reset code',
+    code_failed: 'Wrong sign-in code',
+    code_expired: 'Sign-in code expired, used or out of tries',
+    code_not_allowed: 'Code sign-in not offered',
   },
   /** RADIUS Reply-Message texts, in the company's default language. */
   radius: {

@@ -44,6 +44,9 @@ export const zh = {
     signature_failed: '密钥签名未通过',
     certificate_invalid: '证书已吊销、已过期或不受信任',
     reset_code_wrong: '重置密码验证码错误',
+    code_failed: '登录验证码错误',
+    code_expired: '登录验证码已过期、已使用或尝试次数用尽',
+    code_not_allowed: '未提供验证码登录',
   },
   radius: {
     challengePrompt: '请输入身份验证器应用中的验证码',

@@ -144,6 +144,8 @@ export const en = {
       ukey_pubkey: 'UKEY (public key)',
       ukey_cert: 'UKEY certificate',
       soft_lock: 'Soft lock',
+      email: 'Email code',
+      sms: 'SMS code',
     } as Record<string, string>,
     bindIntroSelf: 'Scan this QR code with the app, then enter the 6-digit code it shows.',
     back: 'Back to my account',
@@ -194,6 +196,36 @@ export const en = {
     failed: 'The passkey could not be used. Try again, or choose another way.',
     rejected: 'The passkey was not accepted.',
     notAllowed: 'Signing in with a passkey is not allowed for this account. Use your password.',
+  },
+  /** One-time codes by email or SMS: signing in with one, and as a second factor (code-pages.ts). */
+  codes: {
+    signIn: { email: 'Sign in with an email code', sms: 'Sign in with an SMS code' } as Record<
+      string,
+      string
+    >,
+    requestIntro: {
+      email: 'Type your username, email or phone: a 6-digit code goes to your verified email address.',
+      sms: 'Type your username, email or phone: a 6-digit code goes to your verified phone by SMS.',
+    } as Record<string, string>,
+    send: 'Send the code',
+    enterTitle: 'Enter the code',
+    sent: {
+      email:
+        'If {identifier} has a verified email address that may sign in this way, a 6-digit code was sent there. It is valid for {minutes} minutes.',
+      sms: 'If {identifier} has a verified phone that may sign in this way, a 6-digit code was sent there by SMS. It is valid for {minutes} minutes.',
+    } as Record<string, string>,
+    code: '6-digit code',
+    submit: 'Sign in',
+    resend: 'Send a new code',
+    resendAfter: 'You can ask for a new code {seconds} s after this one was sent.',
+    notOffered: 'Signing in with this kind of code is not offered here.',
+    usePassword: 'Sign in with a password instead',
+    sendFactor: {
+      email: 'Send a code to {address}',
+      sms: 'Send a code by SMS to {address}',
+    } as Record<string, string>,
+    factorSent: 'A 6-digit code was sent to {address}. It is valid for {minutes} minutes.',
+    factorOr: 'or receive a code',
   },
   error: {
     title: 'Something went wrong',

@@ -139,6 +139,8 @@ export const zh = {
       ukey_pubkey: 'UKEY（公钥）',
       ukey_cert: 'UKEY 证书',
       soft_lock: '软锁',
+      email: '邮箱验证码',
+      sms: '短信验证码',
     } as Record<string, string>,
     bindIntroSelf: '请用应用扫描此二维码，然后输入显示的 6 位验证码。',
     back: '返回个人中心',
@@ -186,6 +188,32 @@ export const zh = {
     failed: '无法使用通行密钥。请重试，或选择其他方式。',
     rejected: '通行密钥未通过验证。',
     notAllowed: '此账号不允许使用通行密钥登录，请使用密码。',
+  },
+  codes: {
+    signIn: { email: '使用邮箱验证码登录', sms: '使用短信验证码登录' } as Record<string, string>,
+    requestIntro: {
+      email: '请输入用户名、邮箱或手机号：6 位验证码将发送到您已验证的邮箱。',
+      sms: '请输入用户名、邮箱或手机号：6 位验证码将通过短信发送到您已验证的手机。',
+    } as Record<string, string>,
+    send: '发送验证码',
+    enterTitle: '输入验证码',
+    sent: {
+      email:
+        '如果 {identifier} 有可用于此方式登录的已验证邮箱，6 位验证码已发送到该邮箱，{minutes} 分钟内有效。',
+      sms: '如果 {identifier} 有可用于此方式登录的已验证手机，6 位验证码已通过短信发送，{minutes} 分钟内有效。',
+    } as Record<string, string>,
+    code: '6 位验证码',
+    submit: '登录',
+    resend: '重新发送验证码',
+    resendAfter: '本验证码发送 {seconds} 秒后可重新获取。',
+    notOffered: '此处未提供这种验证码登录方式。',
+    usePassword: '改用密码登录',
+    sendFactor: {
+      email: '发送验证码到 {address}',
+      sms: '通过短信发送验证码到 {address}',
+    } as Record<string, string>,
+    factorSent: '6 位验证码已发送到 {address}，{minutes} 分钟内有效。',
+    factorOr: '或接收验证码',
   },
   error: {
     title: '出错了',

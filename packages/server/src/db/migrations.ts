@@ -28,6 +28,7 @@ import { m26 } from './migrations/26-company-codes.ts';
 import { m27 } from './migrations/27-platform-settings.ts';
 import { m28 } from './migrations/28-one-time-codes.ts';
 import { m29 } from './migrations/29-sms-providers.ts';
+import { m30 } from './migrations/30-code-sign-in.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -67,6 +68,7 @@ export const migrations: Migration[] = [
   m27,
   m28,
   m29,
+  m30,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -188,6 +188,8 @@ export interface LoginEventsTable {
   /** A RADIUS request's NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id (modules/radius). */
   nas_ip: ColumnType<string | null, string | null | undefined, string | null>;
   calling_station_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How the person proved who they were (`password`, `passkey`, `email_code`, `sms_code`...), if recorded. */
+  method: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

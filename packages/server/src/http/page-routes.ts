@@ -23,8 +23,10 @@ import { accountMfaSection, mfaPortalRoutes } from '../modules/mfa/mfa.portal.ro
 import type { createMfaService } from '../modules/mfa/mfa.service.ts';
 import { signaturePortalRoutes } from '../modules/mfa/signature.portal.routes.ts';
 import type { SignatureFactors } from '../modules/mfa/signature-factors.service.ts';
+import { createCodeSignIn } from '../modules/oidc/code-sign-in.ts';
 import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
+import { createSentCodeFactor, type SentCodeDeps } from '../modules/oidc/sign-in-code-factor.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
 import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
 import type { PasswordReset } from '../modules/password-reset/password-reset.service.ts';
@@ -68,6 +70,8 @@ export async function pageRoutes(
     passwordReset: PasswordReset;
     /** The person's own details in the user centre. */
     ownProfile: OwnProfileService;
+    /** Codes by email and SMS: the login methods email_code and sms_code, the MFA kinds email and sms. */
+    oneTimeCodes?: SentCodeDeps;
   },
 ) {
   const { db, sealer, companies } = deps;
@@ -79,6 +83,8 @@ export async function pageRoutes(
         ? ((await deps.brand.pageBrandOfCode(companyCode))?.companyId ?? null)
         : null
       : companyOfClient(clientId);
+  const codes = deps.oneTimeCodes;
+  const sentCodes = codes && createSentCodeFactor(codes);
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
     // The third-party accounts section needs the user centre's session, which portalRoutes provides.
@@ -134,7 +140,15 @@ export async function pageRoutes(
       sealer,
       accounts: deps.accounts,
       devices: createDeviceCookies({ db, sealer, secure: deps.secureCookies }),
-      steps: createSignInSteps({ db, mfa: deps.mfa, fido2: deps.fido2, signatures: deps.signatures }),
+      steps: createSignInSteps({
+        db,
+        mfa: deps.mfa,
+        fido2: deps.fido2,
+        signatures: deps.signatures,
+        sentCodes,
+      }),
+      codeSignIn: codes && createCodeSignIn({ db, ...codes, accounts: deps.accounts }),
+      sentCodes: sentCodes && { ...sentCodes, mfa: deps.mfa },
       secureCookies: deps.secureCookies,
       passkey: deps.fido2,
       appRefusal: (input) => appRefusalForClient(db, input),

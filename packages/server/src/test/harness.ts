@@ -20,6 +20,7 @@ import { newId } from '../lib/ids.ts';
 import type { OutboundNetworks } from '../lib/outbound-address.ts';
 import { hashPassword } from '../modules/account/password.ts';
 import type { SignInPolicy } from '../modules/signin/signin.service.ts';
+import type { SmsSender } from '../modules/sms/sms.ts';
 
 /**
  * A database for one test file: a fresh PostgreSQL database when the run provides a server
@@ -142,6 +143,8 @@ export async function startTestApp(
     radius?: boolean;
     /** Sees every statement the server runs (tests that count statements). */
     queryLog?: QueryObserver;
+    /** Text messages go to this sender (a test's recording stand-in) instead of the provider. */
+    sms?: SmsSender;
   } = {},
 ): Promise<TestContext> {
   const database = await openTestDatabase({ log: options.queryLog });
@@ -174,6 +177,7 @@ export async function startTestApp(
     consoleDir: options.consoleDir,
     validateResponses: true,
     signInPolicy: options.signInPolicy,
+    sms: options.sms,
   });
   if (options.listen) await tessera.app.listen({ port, host: '127.0.0.1' });
   return {

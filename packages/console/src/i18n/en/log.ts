@@ -62,6 +62,8 @@ export const log = {
     save: 'Save',
     cancel: 'Cancel',
   },
+  /** How a person signed in, when not with a password (login methods). */
+  methods: { passkey: 'Passkey', emailCode: 'Email code', smsCode: 'SMS code' },
   /** Why a sign-in failed: the server's words. */
   causes: server.loginCauses as Record<keyof typeof server.loginCauses, string>,
 };

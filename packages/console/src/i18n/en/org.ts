@@ -216,6 +216,8 @@ export const org = {
       ukeyPubkey: 'UKEY public key',
       ukeyCert: 'UKEY certificate',
       softLock: 'Soft lock ID',
+      email: 'Email code',
+      sms: 'SMS code',
     },
     status: {
       bound: 'Bound',

@@ -11,10 +11,12 @@ export const safety = {
     method: {
       password: 'Password',
       passkey: 'Passkey (FIDO2, without a password)',
+      emailCode: 'Email code (to a verified email address)',
+      smsCode: 'SMS code (to a verified phone)',
     },
     methods: 'Sign in with',
     methodsExtra:
-      'Password sign-in is always on. People who registered a passkey in the user centre can sign in with it alone.',
+      'Password sign-in is always on. People who registered a passkey in the user centre can sign in with it alone. With a code, people type their username, email or phone and then the 6-digit code sent to their verified email address or phone (valid 5 minutes); SMS codes need the platform’s SMS provider.',
     passwordTitle: 'Password rules',
     passwordHint: 'Checked whenever a password is set: creation, reset, import and self-service change.',
     classes: 'Required characters',
@@ -85,6 +87,8 @@ export const safety = {
       ukeyPubkey: 'UKEY public key',
       ukeyCert: 'UKEY certificate',
       softLock: 'Soft lock ID',
+      email: 'Email code',
+      sms: 'SMS code',
     },
     typeHelp: {
       fido2: 'Security keys and passkeys of the device (WebAuthn).',
@@ -94,6 +98,9 @@ export const safety = {
       ukeyPubkey: 'A UKEY or key of RSA, ECC or SM2 signs a one-time challenge with its public key on file.',
       ukeyCert: 'A certificate issued by one of this company’s CAs, valid and not revoked at each sign-in.',
       softLock: 'A software key container on a registered computer, known by its ID, signs the challenge.',
+      email:
+        'A 6-digit code sent to the person’s verified email address; a verified address counts as a factor, nothing to bind.',
+      sms: 'A 6-digit code sent by SMS to the person’s verified phone; needs the platform’s SMS provider.',
     },
     lockoutTitle: 'MFA lock-out',
     lockoutHint: 'Wrong second-factor codes in a row that lock the account, counted apart from passwords.',

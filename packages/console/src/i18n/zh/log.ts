@@ -63,5 +63,6 @@ export const log = {
     save: '保存',
     cancel: '取消',
   },
+  methods: { passkey: '通行密钥', emailCode: '邮箱验证码', smsCode: '短信验证码' },
   causes: server.loginCauses,
 } satisfies typeof en;

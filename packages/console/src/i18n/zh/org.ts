@@ -211,6 +211,8 @@ export const org = {
       ukeyPubkey: 'UKEY 公钥',
       ukeyCert: 'UKEY 证书',
       softLock: '软锁 ID',
+      email: '邮箱验证码',
+      sms: '短信验证码',
     },
     status: {
       bound: '已绑定',

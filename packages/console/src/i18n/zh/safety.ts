@@ -13,9 +13,12 @@ export const safety = {
     method: {
       password: '密码',
       passkey: '通行密钥（FIDO2，免密码）',
+      emailCode: '邮箱验证码（发送到已验证的邮箱）',
+      smsCode: '短信验证码（发送到已验证的手机）',
     },
     methods: '可用方式',
-    methodsExtra: '密码登录始终开启。在用户中心注册了通行密钥的人员可仅凭通行密钥登录。',
+    methodsExtra:
+      '密码登录始终开启。在用户中心注册了通行密钥的人员可仅凭通行密钥登录。使用验证码时，人员输入用户名、邮箱或手机号，再输入发送到其已验证邮箱或手机的 6 位验证码（5 分钟内有效）；短信验证码需平台已配置短信服务商。',
     passwordTitle: '密码规则',
     passwordHint: '每次设置密码时检查：新建、重置、导入和自助修改。',
     classes: '必须包含的字符',
@@ -84,6 +87,8 @@ export const safety = {
       ukeyPubkey: 'UKEY 公钥',
       ukeyCert: 'UKEY 证书',
       softLock: '软锁 ID',
+      email: '邮箱验证码',
+      sms: '短信验证码',
     },
     typeHelp: {
       fido2: '安全密钥及设备自带的通行密钥（WebAuthn）。',
@@ -93,6 +98,8 @@ export const safety = {
       ukeyPubkey: 'RSA、ECC 或 SM2 的 UKEY 或密钥，用登记的公钥验证其对一次性挑战的签名。',
       ukeyCert: '由本公司 CA 签发的证书，每次登录时须在有效期内且未被吊销。',
       softLock: '已登记电脑上的软件密钥容器（以其 ID 识别）对挑战签名。',
+      email: '发送到人员已验证邮箱的 6 位验证码；已验证的邮箱即为一种因子，无需绑定。',
+      sms: '通过短信发送到人员已验证手机的 6 位验证码；需平台已配置短信服务商。',
     },
     lockoutTitle: 'MFA 锁定',
     lockoutHint: '连续输错第二认证因子达到该次数后锁定账号，与密码失败分开计数。',

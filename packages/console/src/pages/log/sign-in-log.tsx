@@ -1,10 +1,16 @@
-import { RADIUS_LOG_CLIENT_PREFIX, type SignInMark, signInMarks } from '@tessera/contract/constants';
+import {
+  loginMethods,
+  RADIUS_LOG_CLIENT_PREFIX,
+  type SignInMark,
+  signInMarks,
+} from '@tessera/contract/constants';
 import { Flex, Tag, Tooltip, Typography } from 'antd';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import type { DataColumn } from '../../components/data-table.tsx';
 import { useLoad } from '../../lib/use-load.ts';
+import { loginMethodKey } from '../safety/safety-rules.ts';
 import { FilterSelect } from './log-filters.tsx';
 import { type LogRow, LogViewFrame, useLogView } from './log-view.tsx';
 
@@ -32,6 +38,18 @@ export function MarkTags({ marks }: { marks: readonly SignInMark[] }) {
       {t(`log.marks.${mark}`)}
     </Tag>
   ));
+}
+
+/** How the person proved who they were, when it was not a password (a passkey, a code by email or SMS). */
+export function MethodTag({ method }: { method: string | null }) {
+  const { t } = useTranslation();
+  const key = loginMethods.find((known) => known === method);
+  if (!key || key === 'password') return null;
+  return (
+    <Tag color="blue" bordered={false} data-testid="sign-in-method">
+      {t(`log.methods.${loginMethodKey[key]}` as 'log.methods.passkey')}
+    </Tag>
+  );
 }
 
 /** Every sign-in attempt of the company: who, to what, the result and cause, from where, with what. */
@@ -84,6 +102,7 @@ export function SignInLog() {
             </Tag>
           )}
           <MarkTags marks={row.marks} />
+          <MethodTag method={row.method} />
         </Flex>
       ),
     },

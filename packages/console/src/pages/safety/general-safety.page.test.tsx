@@ -90,4 +90,35 @@ describe('<GeneralSafetyPage>', () => {
     await screen.findByText('Too many for the server');
     expect(updates(callApi)[0]?.[1]).toMatchObject({ loginMethods: ['password', 'passkey'] });
   });
+
+  it('offers signing in with an email code and an SMS code, and saves them in the contract order', async () => {
+    const { callApi } = await renderPage();
+    const sms = screen.getByRole('checkbox', { name: 'SMS code (to a verified phone)' }) as HTMLInputElement;
+    const email = screen.getByRole('checkbox', {
+      name: 'Email code (to a verified email address)',
+    }) as HTMLInputElement;
+    expect([sms.checked, sms.disabled, email.checked, email.disabled]).toEqual([false, false, false, false]);
+    fireEvent.click(sms);
+    fireEvent.click(email);
+    save();
+    await waitFor(() => expect(updates(callApi)).toHaveLength(1));
+    expect(updates(callApi)[0]?.[1]).toEqual({
+      ...stored,
+      loginMethods: ['password', 'email_code', 'sms_code'],
+    });
+  });
+
+  it('names the code methods in Chinese', async () => {
+    initI18n('zh');
+    await loadPhrases(['safety']);
+    try {
+      const setup = renderWithConsole(<GeneralSafetyPage />, () => stored);
+      render(setup.ui);
+      expect(await screen.findByText('邮箱验证码（发送到已验证的邮箱）')).toBeTruthy();
+      expect(screen.getByText('短信验证码（发送到已验证的手机）')).toBeTruthy();
+    } finally {
+      initI18n('en');
+      await loadPhrases(['safety']);
+    }
+  });
 });

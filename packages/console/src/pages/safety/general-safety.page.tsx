@@ -7,7 +7,7 @@ import { useConsole } from '../../app/console-context.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { LockoutFields } from './lockout-fields.tsx';
 import { SafetyForm, SafetyLoading, SafetySection } from './safety-form.tsx';
-import { changeCycleProblem, minLengthProblem, ruleOf } from './safety-rules.ts';
+import { changeCycleProblem, loginMethodKey, minLengthProblem, ruleOf } from './safety-rules.ts';
 
 type GeneralSafety = ApiResponse<'/api/v1/manage/safety/general'>;
 
@@ -76,7 +76,7 @@ function GeneralSafetyForm({
           <Checkbox.Group
             options={loginMethods.map((method) => ({
               value: method,
-              label: t(`safety.general.method.${method}`),
+              label: t(`safety.general.method.${loginMethodKey[method]}` as 'safety.general.method.password'),
               disabled: method === 'password',
             }))}
           />

@@ -27,7 +27,17 @@ describe('<MfaSafetyPage>', () => {
 
   it('lists every kind of spec §3, each with what it is, all of them choosable', async () => {
     await renderPage();
-    for (const type of ['fido2', 'otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'])
+    for (const type of [
+      'fido2',
+      'otp',
+      'otp_sm3',
+      'ukey_keyid',
+      'ukey_pubkey',
+      'ukey_cert',
+      'soft_lock',
+      'email',
+      'sms',
+    ])
       expect(box(type).disabled).toBe(false);
     expect(box('otp').checked).toBe(true);
     expect(screen.getByText(/certificate issued by one of this company’s CAs/)).toBeTruthy();
@@ -45,6 +55,23 @@ describe('<MfaSafetyPage>', () => {
       expect(callApi).toHaveBeenCalledWith('/api/v1/manage/safety/mfa/update', {
         mode: 'required',
         types: ['fido2'],
+        lockout: { maxFailures: 5, lockMinutes: 15 },
+      }),
+    );
+  });
+
+  it('offers codes sent by email and SMS as kinds, with what they need, and saves them', async () => {
+    const { callApi } = await renderPage();
+    expect(screen.getByText('Email code')).toBeTruthy();
+    expect(screen.getByText(/code sent by SMS to the person’s verified phone/)).toBeTruthy();
+    fireEvent.click(screen.getByText('Optional'));
+    fireEvent.click(box('sms'));
+    fireEvent.click(box('email'));
+    save();
+    await waitFor(() =>
+      expect(callApi).toHaveBeenCalledWith('/api/v1/manage/safety/mfa/update', {
+        mode: 'optional',
+        types: ['otp', 'email', 'sms'],
         lockout: { maxFailures: 5, lockMinutes: 15 },
       }),
     );

@@ -1,4 +1,4 @@
-import type { MfaType } from '@tessera/contract/constants';
+import type { LoginMethod, MfaType } from '@tessera/contract/constants';
 import { safetyLimits } from '@tessera/contract/constants';
 import type { FormRule } from 'antd';
 import type { ParseKeys, TFunction } from 'i18next';
@@ -72,4 +72,14 @@ export const mfaTypeKey: Record<MfaType, string> = {
   ukey_pubkey: 'ukeyPubkey',
   ukey_cert: 'ukeyCert',
   soft_lock: 'softLock',
+  email: 'email',
+  sms: 'sms',
+};
+
+/** Login method names as phrase keys (`safety.general.method.<key>`), as for mfaTypeKey. */
+export const loginMethodKey: Record<LoginMethod, string> = {
+  password: 'password',
+  passkey: 'passkey',
+  email_code: 'emailCode',
+  sms_code: 'smsCode',
 };

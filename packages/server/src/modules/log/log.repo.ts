@@ -103,6 +103,7 @@ export const signInColumns = [
   'e.marks',
   'e.nas_ip',
   'e.calling_station_id',
+  'e.method',
 ] as const;
 
 export function findSignIns(

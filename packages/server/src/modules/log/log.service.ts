@@ -60,6 +60,7 @@ export const toSignInRow = (row: repo.SignInRow, lang: Language) => ({
     row.nas_ip || row.calling_station_id
       ? { ip: row.nas_ip, callingStationId: row.calling_station_id }
       : null,
+  method: row.method,
 });
 
 const toAdminRow = (row: repo.AdminRow) => ({

@@ -1,4 +1,5 @@
 import {
+  type CodeChannel,
   consoleMemberRoles,
   type MfaType,
   type SignatureMfaType,
@@ -13,6 +14,9 @@ import * as repo from './mfa.repo.ts';
 export const OTP_TYPES = ['otp', 'otp_sm3'] as const satisfies readonly MfaType[];
 export type OtpType = (typeof OTP_TYPES)[number];
 export const isOtpType = (type: string): type is OtpType => (OTP_TYPES as readonly string[]).includes(type);
+/** The kinds whose code is sent to the person's verified email address or phone (nothing bound). */
+export const SENT_CODE_TYPES = ['email', 'sms'] as const satisfies readonly (MfaType & CodeChannel)[];
+const sentCodeKinds = (types: readonly MfaType[]) => SENT_CODE_TYPES.filter((t) => types.includes(t));
 
 /** Roles that mode `admins` asks a second factor of: everyone who reaches the console. */
 const ADMIN_ROLES = new Set<string>(consoleMemberRoles);
@@ -38,6 +42,8 @@ export interface MfaRequirement {
   fido2: boolean;
   /** The UKEY and soft-lock kinds allowed (signature-factors.service.ts). */
   signature: SignatureMfaType[];
+  /** Codes sent to a verified email address or phone, when allowed (oidc/sign-in-code-factor.ts). */
+  sentCodes: CodeChannel[];
   /**
    * No requiring company allows a code kind: `types` are OTP standing in, so that a person
    * without a factor has something to bind (unless passkeys or keys are allowed: see
@@ -59,6 +65,7 @@ const OFF: MfaRequirement = {
   lockout: { maxFailures: 5, lockMinutes: 15 },
   fido2: false,
   signature: [],
+  sentCodes: [],
 };
 
 /**
@@ -74,6 +81,7 @@ export function requirementOfCompany(mfa: MfaSafety, role: string | undefined): 
     lockout: mfa.lockout,
     fido2: mfa.types.includes('fido2'),
     signature: signatureMfaTypes.filter((t) => mfa.types.includes(t)),
+    sentCodes: sentCodeKinds(mfa.types),
   };
 }
 
@@ -107,7 +115,7 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
     // by any when they agree on no kind.
     const allAgreed = requiring.reduce<MfaType[]>(
       (acc, p) => acc.filter((t) => p.types.includes(t)),
-      [...OTP_TYPES, 'fido2', ...signatureMfaTypes],
+      [...OTP_TYPES, 'fido2', ...signatureMfaTypes, ...SENT_CODE_TYPES],
     );
     const fido2 = allAgreed.length
       ? allAgreed.includes('fido2')
@@ -115,12 +123,14 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
     const signature = allAgreed.length
       ? signatureKinds(allAgreed)
       : signatureKinds(requiring.flatMap((p) => p.types));
+    const sentCodes = sentCodeKinds(allAgreed.length ? allAgreed : requiring.flatMap((p) => p.types));
     return {
       mode: 'required',
       types,
       lockout: strictest(requiring.map((p) => p.lockout)),
       fido2,
       signature,
+      sentCodes,
       ...(any.length ? {} : { otpStandsIn: true }),
     };
   }
@@ -131,6 +141,7 @@ export function requirementOfPolicies(policies: readonly CompanyMfaPolicy[]): Mf
       lockout: strictest(enabled.map((p) => p.lockout)),
       fido2: enabled.some((p) => p.types.includes('fido2')),
       signature: signatureKinds(enabled.flatMap((p) => p.types)),
+      sentCodes: sentCodeKinds(enabled.flatMap((p) => p.types)),
     };
   }
   return OFF;

@@ -198,7 +198,7 @@ export function createMfaService(deps: {
       signature?: () => Promise<
         { ok: true } | { ok: false; cause: 'signature_failed' | 'certificate_invalid' }
       >;
-      /** A one-time code sent by SMS or email, checked by the caller (modules/verification). */
+      /** A code sent by email or SMS, checked by the caller (oidc/sign-in-code-factor.ts): true when right. */
       sentCode?: () => Promise<boolean>;
     },
     requirement: Pick<MfaRequirement, 'types' | 'lockout'>,

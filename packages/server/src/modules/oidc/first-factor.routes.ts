@@ -1,10 +1,60 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../../db/schema.ts';
 import { parseCredential } from '../mfa/fido2.service.ts';
-import type { SignInResult } from '../signin/signin.service.ts';
-import type { InteractionDeps, InteractionKit } from './interaction-kit.ts';
+import type { SignInAttempt, SignInResult } from '../signin/signin.service.ts';
+import type { Interaction, InteractionDeps, InteractionKit } from './interaction-kit.ts';
 import { INTERACTION_PATH, interactionSubject } from './provider.ts';
 import { signInFactsOf, signInFactsQuery } from './sign-in-facts.ts';
 import type { StepName } from './sign-in-steps.ts';
+
+/** The status of the sign-in page that answers a refused first factor. */
+export const refusalStatus = (result: Extract<SignInResult, { ok: false }>) =>
+  result.cause === 'throttled' ? 429 : result.cause === 'directory_unavailable' ? 503 : 401;
+
+/**
+ * A first factor that the sign-in pipeline checks (a password, a code sent by email or SMS):
+ * the attempt's hooks, and what follows its success. The steps are decided before the success
+ * is written, from facts read with the account: without a step to follow, the sign-in completes
+ * with the success, whose statement also remembers the browser and stores the interaction's login.
+ */
+export async function pipelineAttempt(
+  deps: InteractionDeps,
+  kit: InteractionKit,
+  at: { request: FastifyRequest; reply: FastifyReply; interaction: Interaction },
+  amr: string[],
+) {
+  const { request, reply, interaction } = at;
+  const clientId = String(interaction.params.client_id);
+  // A source with the skip-MFA flag vouches for the person on its own.
+  const skipOf = (skipMfa?: boolean): StepName[] => (skipMfa ? ['bind_factor', 'second_factor'] : []);
+  let steps: Awaited<ReturnType<InteractionKit['pendingSteps']>> | undefined;
+  const hooks = {
+    ip: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+    clientId,
+    companyId: await deps.clientCompany(clientId),
+    deviceId: deps.devices.read(request),
+    authorize: (account: Account) =>
+      deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null,
+    prefetch: signInFactsQuery,
+    onSuccess: async (account: Account, prefetched: unknown, { skipMfa }: { skipMfa: boolean }) => {
+      steps = await kit.pendingSteps(interaction, account, skipOf(skipMfa), signInFactsOf(prefetched), amr);
+      if (steps.pending.length) return undefined;
+      return {
+        rememberDevice: deps.devices.assign(request, reply),
+        writes: await kit.loginStatements(interaction, { accountId: account.id, amr }),
+      };
+    },
+  } satisfies Partial<SignInAttempt>;
+  /** The first factor passed: on to the steps, or back to the provider when none is due. */
+  const passed = (result: Extract<SignInResult, { ok: true }>) => {
+    const login = { accountId: result.account.id, amr };
+    if (!steps) return kit.firstFactorPassed(request, reply, interaction, login, skipOf(result.skipMfa));
+    if (!steps.pending.length) return kit.handBack(reply, interaction);
+    return kit.afterFirstFactor(request, reply, interaction, login, result.account, steps);
+  };
+  return { hooks, passed };
+}
 
 /**
  * The submissions of the sign-in form's first factor: a password, or a passkey. Either passes to
@@ -16,47 +66,22 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
     async (request, reply) => {
       const interaction = await kit.submitted(request, reply);
       if (!interaction) return reply;
-      const clientId = String(interaction.params.client_id);
       const form = request.body ?? {};
       const identifier = String(form.identifier ?? '').slice(0, 254);
-      // A source with the skip-MFA flag vouches for the person on its own.
-      const skipOf = (skipMfa?: boolean): StepName[] => (skipMfa ? ['bind_factor', 'second_factor'] : []);
-      let steps: Awaited<ReturnType<InteractionKit['pendingSteps']>> | undefined;
+      const attempt = await pipelineAttempt(deps, kit, { request, reply, interaction }, ['pwd']);
       const result = await deps.signIn.signInWithPassword({
+        ...attempt.hooks,
         identifier,
         password: String(form.password ?? '').slice(0, 1024),
-        ip: request.ip,
-        userAgent: request.headers['user-agent'] ?? null,
-        clientId,
-        companyId: await deps.clientCompany(clientId),
-        deviceId: deps.devices.read(request),
-        authorize: (account) => (deps.clientAccessDenied(clientId, account) ? 'not_platform_admin' : null),
-        // The steps are decided before the success is written, from facts read with the account:
-        // without a step to follow, the sign-in completes with the success, whose statement also
-        // remembers the browser and stores the interaction's login.
-        prefetch: signInFactsQuery,
-        onSuccess: async (account, prefetched, { skipMfa }) => {
-          steps = await kit.pendingSteps(interaction, account, skipOf(skipMfa), signInFactsOf(prefetched));
-          if (steps.pending.length) return undefined;
-          return {
-            rememberDevice: deps.devices.assign(request, reply),
-            writes: await kit.loginStatements(interaction, { accountId: account.id, amr: ['pwd'] }),
-          };
-        },
       });
       if (!result.ok) {
-        const status =
-          result.cause === 'throttled' ? 429 : result.cause === 'directory_unavailable' ? 503 : 401;
-        return kit.showSignIn(request, reply, interaction.uid, clientId, {
-          error: await kit.failureMessage(request, clientId, result),
+        return kit.showSignIn(request, reply, interaction.uid, attempt.hooks.clientId, {
+          error: await kit.failureMessage(request, attempt.hooks.clientId, result),
           identifier,
-          status,
+          status: refusalStatus(result),
         });
       }
-      const login = { accountId: result.account.id, amr: ['pwd'] };
-      if (!steps) return kit.firstFactorPassed(request, reply, interaction, login, skipOf(result.skipMfa));
-      if (!steps.pending.length) return kit.handBack(reply, interaction);
-      return kit.afterFirstFactor(request, reply, interaction, login, result.account, steps);
+      return attempt.passed(result);
     },
   );
 
@@ -105,6 +130,7 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
         ...event,
         companyId: await deps.clientCompany(clientId),
         authorize: (a) => (deps.clientAccessDenied(clientId, a) ? 'not_platform_admin' : null),
+        method: 'passkey',
       });
       if (!result.ok) return refuse(result);
       const amr = assertion.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'];

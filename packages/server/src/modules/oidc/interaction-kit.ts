@@ -14,13 +14,16 @@ import { languageOfUiLocales } from '../../lib/i18n.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
 import type { Fido2Service } from '../mfa/fido2.service.ts';
+import type { MfaService } from '../mfa/mfa.service.ts';
 import { PORTAL_CLIENT_ID, USER_CENTRE_PATH } from '../portal/portal.routes.ts';
 import type { DeviceCookies } from '../signin/device-cookie.ts';
 import type { SignInResult, SignInService } from '../signin/signin.service.ts';
 import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
+import type { CodeSignIn } from './code-sign-in.ts';
 import type { ConsentStore } from './consent.ts';
 import { COMPANY_CODE_PARAM, INTERACTION_PATH, interactionSubject, PORTAL_ASSETS_PATH } from './provider.ts';
+import type { SentCodeFactor } from './sign-in-code-factor.ts';
 import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
 import {
@@ -69,6 +72,10 @@ export interface InteractionDeps {
   consents: ConsentStore;
   /** The name of a company (the consent page names the application's company). */
   companyName(companyId: string): Promise<string | undefined>;
+  /** Signing in with a code by email or SMS (code-sign-in.ts), when the company offers it. */
+  codeSignIn?: CodeSignIn;
+  /** The second factor by a code sent to a verified address (sign-in-code-factor.ts), with the MFA rules. */
+  sentCodes?: SentCodeFactor & { mfa: MfaService };
   /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
   scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
   /**
@@ -202,9 +209,11 @@ export function createInteractionKit(deps: InteractionDeps) {
     extra: { error?: string; identifier?: string; status?: number; notice?: string } = {},
   ) {
     // The shared sign-in page offers a passkey as soon as any company allows passkey sign-in;
-    // whether the person's company does is checked once the passkey says whose it is.
+    // whether the person's company does is checked once the passkey says whose it is. Codes by
+    // email or SMS as the client's company allows them (code-sign-in.ts), read in the same statement.
+    const offered = deps.codeSignIn && (await deps.codeSignIn.onPage(await deps.clientCompany(clientId)));
     const passkey =
-      deps.passkey && (await deps.passkey.passkeyLoginOffered())
+      deps.passkey && (offered ? offered.passkey : await deps.passkey.passkeyLoginOffered())
         ? {
             action: `${INTERACTION_PATH}/${uid}/passkey`,
             options: JSON.stringify(
@@ -228,6 +237,10 @@ export function createInteractionKit(deps: InteractionDeps) {
           action: `${INTERACTION_PATH}/${uid}/scan/${source.sourceId}`,
           type: source.type,
           name: source.name,
+        })),
+        codes: (offered?.codes ?? []).map((channel) => ({
+          channel,
+          href: `${INTERACTION_PATH}/${uid}/code/${channel}`,
         })),
         // Not on the user centre's own sign-in, which already leads there.
         userCentreHref: clientId === PORTAL_CLIENT_ID ? undefined : USER_CENTRE_PATH,
@@ -324,13 +337,15 @@ export function createInteractionKit(deps: InteractionDeps) {
     /** Steps the first factor already satisfied (a user-verified passkey is both factors). */
     skip: StepName[],
     facts?: SignInFacts,
+    /** The first factor's methods (a code's channel is then not offered as the second factor). */
+    amr?: string[],
   ) {
     // An application that names multi-factor authentication (acr_values) gets a second factor.
     const mfaRequested = multiFactorRequested(requestedAcr(interaction.params));
     const pending: StepName[] = [];
     for (const step of account ? deps.steps : []) {
       if (skip.includes(step.name)) continue;
-      if (account && (await step.applies(account, { mfaRequested }, facts))) pending.push(step.name);
+      if (account && (await step.applies(account, { mfaRequested, amr }, facts))) pending.push(step.name);
     }
     return { pending, mfaRequested };
   }
@@ -370,7 +385,7 @@ export function createInteractionKit(deps: InteractionDeps) {
     skip: StepName[] = [],
   ) {
     const account = await deps.accounts.findAccountById(login.accountId);
-    const steps = await pendingSteps(interaction, account, skip);
+    const steps = await pendingSteps(interaction, account, skip, undefined, login.amr);
     return afterFirstFactor(request, reply, interaction, login, account, steps);
   }
 

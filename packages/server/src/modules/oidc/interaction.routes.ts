@@ -1,5 +1,6 @@
 import { portalPhrases, renderAppProblemPage } from '@tessera/portal';
 import type { FastifyInstance } from 'fastify';
+import { codeSignInRoutes } from './code-sign-in.routes.ts';
 import { firstFactorRoutes } from './first-factor.routes.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
 import {
@@ -12,6 +13,7 @@ import {
 } from './interaction-kit.ts';
 import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH } from './provider.ts';
+import { sentCodeFactorRoutes } from './sign-in-code-factor.routes.ts';
 import { SELECT_ACCOUNT_PROMPT, STEP_UP_REASONS } from './sign-in-policy.ts';
 import { signInStepsRoutes } from './sign-in-steps.routes.ts';
 
@@ -24,7 +26,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const kit = createInteractionKit(deps);
   const { details, submitted, showSignIn, finish, finishLogin, firstFactorPassed } = kit;
 
-  const { currentStep, showStep } = signInStepsRoutes(app, {
+  const stepRoutes = signInStepsRoutes(app, {
     steps: deps.steps,
     accounts: deps.accounts,
     csrfFor: kit.csrfFor,
@@ -32,6 +34,9 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
     sendPage,
     submitted,
   });
+  const { currentStep, showStep } = stepRoutes;
+  if (deps.sentCodes)
+    sentCodeFactorRoutes(app, { kit, steps: stepRoutes, sentCodes: deps.sentCodes, mfa: deps.sentCodes.mfa });
   const prompts = promptRoutes(app, {
     provider: deps.provider,
     accounts: deps.accounts,
@@ -109,6 +114,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   });
 
   firstFactorRoutes(app, deps, kit);
+  if (deps.codeSignIn) codeSignInRoutes(app, { ...deps, codeSignIn: deps.codeSignIn }, kit);
 
   app.post<{ Params: { uid: string }; Body: Record<string, string | undefined> }>(
     `${INTERACTION_PATH}/:uid/abort`,

@@ -1,5 +1,6 @@
 import { interpolate, type Language } from '@tessera/contract';
 import { portalPhrases } from '@tessera/portal';
+import { translateError } from '../../lib/i18n.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInResult } from '../signin/signin.service.ts';
 
@@ -53,6 +54,10 @@ export function failureMessageOf(
     challenge_expired: t.invalidCredentials,
     signature_failed: portalPhrases[lang].mfa.wrongCode,
     certificate_invalid: portalPhrases[lang].mfa.wrongCode,
+    // Codes by email or SMS: the code pages answer these themselves (code-sign-in.routes.ts).
+    code_failed: translateError(lang, 'code.wrong', { remaining: 0 }),
+    code_expired: translateError(lang, 'code.expired'),
+    code_not_allowed: portalPhrases[lang].codes.notOffered,
   };
   return messages[result.cause];
 }

@@ -3,20 +3,24 @@ import { portalPhrases, renderSecondFactorPage } from '@tessera/portal';
 import { type Fido2Service, parseCredential } from '../mfa/fido2.service.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.service.ts';
+import { CODE_AMR } from './code-sign-in.ts';
 import { interactionSubject } from './provider.ts';
+import type { SentCodeFactor } from './sign-in-code-factor.ts';
 import { hasBoundFactor, requirementOfSignIn } from './sign-in-facts.ts';
 import type { SignInStep } from './sign-in-steps.ts';
 
 /**
  * The second factor: asked when the policy requires it, or when it is optional and the person
- * has bound a factor of an allowed kind. A code of one of those factors or a recovery code.
+ * has bound a factor of an allowed kind (or has a verified address of an allowed code kind:
+ * sign-in-code-factor.ts). A code of one of those factors or a recovery code.
  */
 export function secondFactorStep(deps: {
   mfa: MfaService;
   fido2?: Fido2Service;
   signatures?: SignatureFactors;
+  sentCodes?: SentCodeFactor;
 }): SignInStep {
-  const { mfa, fido2, signatures } = deps;
+  const { mfa, fido2, signatures, sentCodes } = deps;
   /** The kinds the person may answer with: the allowed OTP kinds, passkeys and keys when allowed. */
   const kindsOf = (requirement: Awaited<ReturnType<MfaService['requirementFor']>>) => [
     ...requirement.types,
@@ -29,8 +33,11 @@ export function secondFactorStep(deps: {
       const requirement = await requirementOfSignIn(mfa, account, context, facts);
       if (requirement.mode === 'required') return true;
       if (requirement.mode === 'off') return false;
-      return hasBoundFactor(mfa, account.id, kindsOf(requirement), facts);
+      if (await hasBoundFactor(mfa, account.id, kindsOf(requirement), facts)) return true;
+      return Boolean(sentCodes && (await sentCodes.channels(account, requirement, context?.amr)).length);
     },
+    keptOnRefusal: (form) =>
+      form.sentCodeId ? { sentCodeId: form.sentCodeId.slice(0, 64), sentChannel: form.sentChannel } : {},
     async render(page, view) {
       const requirement = await requirementOfSignIn(mfa, view.account, view);
       const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
@@ -69,9 +76,10 @@ export function secondFactorStep(deps: {
         error: view.error,
         passkey,
         signature,
+        sentCodes: await sentCodes?.view(view.account, requirement, view),
       });
     },
-    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested }, form) {
+    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested, amr }, form) {
       const requirement = await requirementOfSignIn(mfa, account, { mfaRequested });
       const credential = form.credential !== undefined ? parseCredential(form.credential) : undefined;
       const passkey =
@@ -108,6 +116,21 @@ export function secondFactorStep(deps: {
         return signedWith;
       };
       const signature = form.signature !== undefined ? checkSignature : undefined;
+      /** The channel of a right code sent by email or SMS, for the amr of the sign-in. */
+      let sentBy: string | undefined;
+      const sentCode =
+        form.sentCodeId !== undefined
+          ? async () => {
+              if (!sentCodes) return false;
+              const checked = await sentCodes.check(account, requirement, {
+                codeId: form.sentCodeId?.slice(0, 64) ?? '',
+                code: form.code?.slice(0, 16) ?? '',
+                amr,
+              });
+              if (checked.ok && checked.channel) sentBy = CODE_AMR[checked.channel];
+              return checked.ok;
+            }
+          : undefined;
       const result = await mfa.verifySecondFactor(
         account,
         {
@@ -116,6 +139,7 @@ export function secondFactorStep(deps: {
           recoveryCode: form.recoveryCode?.slice(0, 64),
           passkey,
           signature,
+          sentCode,
         },
         requirement,
         { ip, userAgent, clientId },
@@ -123,6 +147,7 @@ export function secondFactorStep(deps: {
       // RFC 8176: a passkey or UKEY is a hardware-bound key, a soft lock a software-secured key;
       // codes (authenticator or recovery) are one-time passwords.
       if (result.ok) {
+        if (result.via === 'sent_code' && sentBy) return { amr: [sentBy] };
         if (result.via === 'signature' && signedWith?.ok)
           return { amr: [signedWith.type === 'soft_lock' ? 'swk' : 'hwk'] };
         return { amr: [result.via === 'passkey' ? 'hwk' : 'otp'] };

@@ -73,6 +73,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
         error: extra.error,
         interactionId: interaction.uid,
         mfaRequested: current.state.mfaRequested,
+        amr: current.state.amr,
         chosenKind: chosenKindOf(request),
         refused: extra.refused,
       }),
@@ -98,6 +99,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
           clientId: String(interaction.params.client_id),
           interactionId: interaction.uid,
           mfaRequested: current.state.mfaRequested,
+          amr: current.state.amr,
         },
         request.body ?? {},
       );

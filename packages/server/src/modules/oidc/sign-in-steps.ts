@@ -17,6 +17,7 @@ import type { MfaService } from '../mfa/mfa.service.ts';
 import type { SignatureFactors } from '../mfa/signature-factors.service.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
 import { codesPage, withFactorBinding } from './sign-in-binding.ts';
+import type { SentCodeFactor } from './sign-in-code-factor.ts';
 import { hasBoundFactor, passwordExpired, requirementOfSignIn, type SignInFacts } from './sign-in-facts.ts';
 import { secondFactorStep } from './sign-in-second-factor.ts';
 
@@ -34,6 +35,11 @@ export type StepName = 'change_password' | 'password_expired' | 'bind_factor' | 
 export interface StepContext {
   /** The application asked for multi-factor authentication (acr_values): a second factor is due. */
   mfaRequested?: boolean;
+  /**
+   * The methods of the sign-in so far (RFC 8176): a code sent by email or SMS as the first
+   * factor is not offered again as the second.
+   */
+  amr?: readonly string[];
 }
 
 export interface StepRequest extends StepContext {
@@ -201,15 +207,17 @@ function changePasswordStep(
  * kind: QR code and key, a confirming code, the recovery codes once. The confirming code
  * proves the factor, so the second_factor step is done with it.
  */
-function bindFactorStep(deps: { mfa: MfaService }): SignInStep {
-  const { mfa } = deps;
+function bindFactorStep(deps: { mfa: MfaService; sentCodes?: SentCodeFactor }): SignInStep {
+  const { mfa, sentCodes } = deps;
   const needsBinding = async (account: Account, context?: StepContext, facts?: SignInFacts) => {
     const requirement = await requirementOfSignIn(mfa, account, context, facts);
     if (requirement.mode !== 'required') return false;
     // A bound passkey or key of an allowed kind counts (they are bound in the user centre, or
     // keys by an administrator).
     const kinds = [...requirement.types, ...(requirement.fido2 ? ['fido2'] : []), ...requirement.signature];
-    return !(await hasBoundFactor(mfa, account.id, kinds, facts));
+    if (await hasBoundFactor(mfa, account.id, kinds, facts)) return false;
+    // A verified address of an allowed code kind is a factor already (sign-in-code-factor.ts).
+    return !(sentCodes && (await sentCodes.channels(account, requirement, context?.amr)).length);
   };
   return {
     name: 'bind_factor',
@@ -251,6 +259,7 @@ export function createSignInSteps(deps: {
   mfa: MfaService;
   fido2?: Fido2Service;
   signatures?: SignatureFactors;
+  sentCodes?: SentCodeFactor;
 }): SignInStep[] {
   return [
     changePasswordStep(deps),

@@ -184,7 +184,7 @@ describe('general and MFA safety calls', () => {
     const refused = await call(
       ctx,
       `${MFA}/update`,
-      { mode: 'required', types: ['otp', 'sms'], lockout: { maxFailures: 5, lockMinutes: 15 } },
+      { mode: 'required', types: ['otp', 'voice'], lockout: { maxFailures: 5, lockMinutes: 15 } },
       { ...owner, lang: 'zh' },
     );
     expect(refused).toMatchObject({ code: 400 });
@@ -199,7 +199,7 @@ describe('general and MFA safety calls', () => {
 
     const mfa = {
       mode: 'admins',
-      types: ['otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock'],
+      types: ['otp', 'otp_sm3', 'ukey_keyid', 'ukey_pubkey', 'ukey_cert', 'soft_lock', 'email', 'sms'],
       lockout: { maxFailures: 4, lockMinutes: 10 },
     };
     expect((await call(ctx, `${MFA}/update`, mfa, owner)).data).toEqual(mfa);

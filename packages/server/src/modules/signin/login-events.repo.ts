@@ -48,7 +48,12 @@ export type LoginFailureCause =
   // UKEY and soft-lock factors (modules/mfa/signature-factors): a signature that does not verify,
   // or a certificate revoked, expired or not of the company's CAs at the moment of use.
   | 'signature_failed'
-  | 'certificate_invalid';
+  | 'certificate_invalid'
+  // Codes by email or SMS (oidc/code-sign-in.routes.ts, sign-in-code-factor.ts): a wrong code,
+  // or one that expired, was used or ran out of tries; a code method the company does not offer.
+  | 'code_failed'
+  | 'code_expired'
+  | 'code_not_allowed';
 
 /**
  * The Exchange agent's causes (modules/exchange/agent.service.ts): a device registered or
@@ -82,6 +87,8 @@ export interface LoginEvent {
   deviceId?: string | null;
   /** A RADIUS request: the NAS-IP-Address (or NAS-IPv6-Address) and Calling-Station-Id it carried. */
   nas?: { ip: string | null; callingStationId: string | null } | null;
+  /** How the person proved who they were (a login method, or a second factor's kind), when known. */
+  method?: string | null;
 }
 
 /** What is added to an event when it is written: its place, browser and, for a success, its marks. */
@@ -146,6 +153,7 @@ export const loginEventInsert = (db: Db, event: LoginEvent, details?: LoginEvent
     marks: details?.marks ?? null,
     nas_ip: event.nas?.ip?.slice(0, 64) ?? null,
     calling_station_id: event.nas?.callingStationId?.slice(0, 253) ?? null,
+    method: event.method ?? null,
   });
 
 export async function insertLoginEvent(db: Db, event: LoginEvent): Promise<void> {

@@ -52,6 +52,16 @@ export interface SignInAttempt {
   ) => Promise<SuccessWrites | undefined>;
 }
 
+/**
+ * A one-time code sent by email or SMS, typed in place of the password (login methods
+ * `email_code` and `sms_code`, oidc/code-sign-in.routes.ts). `verify` checks it (codes.verify)
+ * and names whose it is; the attempt passes only when that is the account the identifier names.
+ */
+export interface CodeCredential {
+  method: 'email_code' | 'sms_code';
+  verify(): Promise<{ ok: true; accountId: string } | { ok: false; cause: 'code_failed' | 'code_expired' }>;
+}
+
 /** What a success writes on the caller's behalf (SignInAttempt.onSuccess). */
 export interface SuccessWrites {
   /** The browser (device id) to remember for the account: see rememberDevice. */
@@ -93,6 +103,8 @@ const NOT_A_GUESS: readonly LoginFailureCause[] = [
   'directory_unavailable',
   'source_disabled',
   'directory_conflict',
+  // A code that had ended (signInWithCode).
+  'code_expired',
 ];
 
 export type SignInPolicy = ThrottlePolicy;
@@ -148,7 +160,19 @@ export function createSignInService(deps: {
     return (await attempt.authorize?.(account)) ?? null;
   }
 
-  async function signInWithPassword(attempt: SignInAttempt): Promise<SignInResult> {
+  const signInWithPassword = (attempt: SignInAttempt) => signInWithFirstFactor(attempt);
+
+  /**
+   * A sign-in with a one-time code instead of the password: the same pipeline (budgets, the
+   * lock-out, which wrong codes count towards, the refusals after the first factor, the login
+   * events). A code that expired, was used or ran out of tries judged nothing: like a directory
+   * that did not answer, its attempt goes back and nothing counts. The directory is not asked:
+   * it owns a directory person's password, not their mailbox or phone.
+   */
+  const signInWithCode = (attempt: Omit<SignInAttempt, 'password'>, code: CodeCredential) =>
+    signInWithFirstFactor({ ...attempt, password: '' }, code);
+
+  async function signInWithFirstFactor(attempt: SignInAttempt, code?: CodeCredential): Promise<SignInResult> {
     // Control characters (a NUL, which PostgreSQL text refuses) belong to no identifier: they
     // become U+FFFD, so that such an attempt finds nobody, in the database or in a directory.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
@@ -168,10 +192,11 @@ export function createSignInService(deps: {
       result,
       failureCause: cause,
       nas: attempt.nas,
+      method: code?.method ?? 'password',
     });
     const log = (...args: Parameters<typeof event>) => insertLoginEvent(db, event(...args));
 
-    if (!identifier || !attempt.password) {
+    if (!identifier || (!code && !attempt.password)) {
       await log('failure', 'missing_credentials');
       return { ok: false, cause: 'missing_credentials' };
     }
@@ -198,7 +223,9 @@ export function createSignInService(deps: {
       return { ok: false, cause: 'throttled', account };
     }
 
-    const { directory, passwordOk } = await checkPassword(subject, identifier, attempt);
+    const { directory, passwordOk } = code
+      ? await checkCode(subject, code)
+      : await checkPassword(subject, identifier, attempt);
     // A right password gives its attempt back and clears a known browser's failures.
     const rightPassword = { release: budgets, writes: [rightPasswordReset(db, subject)] };
     if (directory && !directory.ok && NOT_A_GUESS.includes(directory.cause)) {
@@ -212,7 +239,8 @@ export function createSignInService(deps: {
       return { ok: false, cause: directory.cause, account };
     }
     if (!passwordOk) {
-      const cause = account || directory ? 'wrong_password' : 'unknown_account';
+      const wrong = code ? 'code_failed' : 'wrong_password';
+      const cause = account || directory ? wrong : 'unknown_account';
       await recordFailure(db, subject, event('failure', cause, account));
       return { ok: false, cause, account };
     }
@@ -252,6 +280,19 @@ export function createSignInService(deps: {
     });
     if (!signedIn) throw new Error(`account ${signingIn.id} is gone`);
     return { ok: true, account: signedIn, skipMfa };
+  }
+
+  /** Checks a code in place of the password: it must be the code of the account the identifier names. */
+  async function checkCode(
+    subject: AttemptSubject,
+    code: CodeCredential,
+  ): Promise<{ directory?: DirectoryCheck; passwordOk: boolean }> {
+    const verified = await code.verify();
+    if (!verified.ok && verified.cause === 'code_expired')
+      return { directory: { ok: false, cause: 'code_expired' }, passwordOk: false };
+    return {
+      passwordOk: verified.ok && subject.kind !== 'unknown' && verified.accountId === subject.account.id,
+    };
   }
 
   /**
@@ -296,7 +337,7 @@ export function createSignInService(deps: {
    */
   async function signInVerified(
     account: Account,
-    attempt: Omit<SignInAttempt, 'identifier' | 'password'>,
+    attempt: Omit<SignInAttempt, 'identifier' | 'password'> & { method?: string },
   ): Promise<SignInResult> {
     const event = (result: 'success' | 'failure', cause: LoginFailureCause | null): LoginEvent => ({
       companyId: attempt.companyId ?? account.home_company_id,
@@ -307,6 +348,7 @@ export function createSignInService(deps: {
       userAgent: attempt.userAgent,
       result,
       failureCause: cause,
+      method: attempt.method,
     });
     const refusal = await refusalAfterFirstFactor(
       account,
@@ -328,6 +370,7 @@ export function createSignInService(deps: {
 
   return {
     signInWithPassword,
+    signInWithCode,
     signInVerified,
     recordLoginEvent: (event: Parameters<typeof insertLoginEvent>[1]) => insertLoginEvent(db, event),
     policy,
