@@ -55,6 +55,7 @@ import type { SessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
 import { createSessionService } from './modules/session/session.service.ts';
 import { createSignInService } from './modules/signin/signin.service.ts';
+import { SMS_CHANNEL } from './modules/sms/sms.repo.ts';
 import { smsRoutes } from './modules/sms/sms.routes.ts';
 import { createSmsService } from './modules/sms/sms.service.ts';
 import type { SmsSender } from './modules/sms/sms.ts';
@@ -165,6 +166,7 @@ export async function createServices(context: {
   // Codes by email and SMS: sign-in, second factor, forgotten passwords, confirming addresses.
   // The platform's provider (Alibaba Cloud or Tencent Cloud); without one, nothing goes by SMS.
   const smsProvider = createSmsService({ db, sealer, outbound, log: app.log });
+  app.addHook('onClose', await database.listen(SMS_CHANNEL, smsProvider.onNotice));
   const sms: SmsSender = options.sms ?? smsProvider.sender;
   const codes = createOneTimeCodes({ db, mailer, sms });
   jobs.every(CODES_PURGE_JOB, 3600, () => codes.purge());

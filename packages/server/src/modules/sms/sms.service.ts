@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type OutboundPolicy, refusalMessage } from '../../lib/outbound-address.ts';
+import { createTaggedCache } from '../../lib/tagged-cache.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { sendAliyun } from './aliyun.ts';
 import type { ProviderAccount, ProviderResult, Transport } from './provider.ts';
@@ -148,8 +149,12 @@ export function createSmsService(deps: {
     return result;
   }
 
+  // Every sign-in page asks whether SMS is offered: the answer is kept until a change of the
+  // provider is announced (SMS_CHANNEL), or a minute passes.
+  const configured = createTaggedCache<boolean>({ maxAgeMs: 60_000, max: 1, tagsOf: () => ['provider'] });
   const sender: SmsSender = {
-    available: async () => (await repo.providerRow(db)) !== undefined,
+    available: async () =>
+      configured.read('provider', async () => (await repo.providerRow(db)) !== undefined),
     async sendCode(message) {
       const result = await send(message.companyId, message);
       if (!result.ok) throw new AppError('sms.send_failed');
@@ -170,6 +175,8 @@ export function createSmsService(deps: {
 
   return {
     sender,
+    /** A notice of SMS_CHANNEL: the provider changed on some instance. */
+    onNotice: (payload: string) => configured.forget(payload),
 
     async platformSettings(actor: PlatformActor) {
       assertPlatformAdmin(actor);
