@@ -26,6 +26,7 @@ import { m24 } from './migrations/24-application-consent-choice.ts';
 import { m25 } from './migrations/25-application-department-and-role-assignments.ts';
 import { m26 } from './migrations/26-company-codes.ts';
 import { m27 } from './migrations/27-platform-settings.ts';
+import { m32 } from './migrations/32-cas-applications.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -63,6 +64,7 @@ export const migrations: Migration[] = [
   m25,
   m26,
   m27,
+  m32,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -16,6 +16,7 @@ export const apps = {
     oidc: 'OIDC',
     form: 'Form-fill',
     saml: 'SAML 2.0',
+    cas: 'CAS',
   },
   list: {
     title: 'Applications',

@@ -17,6 +17,7 @@ export const apps = {
     oidc: 'OIDC',
     form: '表单代填',
     saml: 'SAML 2.0',
+    cas: 'CAS',
   },
   list: {
     title: '应用',
