@@ -58,7 +58,8 @@ describe('§2.1 /login', () => {
   it('signs in on the sign-in page and lands on the exact service with an ST- ticket', async () => {
     const { ticket, landed } = await ticketFor();
     expect(landed.url.startsWith(`${svc}?ticket=ST-`)).toBe(true);
-    expect(ticket).toMatch(/^ST-[A-Za-z0-9_-]{43}$/);
+    // Letters, digits and hyphens only (§3.1.1), 256 random bits.
+    expect(ticket).toMatch(/^ST-[0-9a-f]{64}$/);
     const events = await ctx.database.db
       .selectFrom('login_events')
       .selectAll()

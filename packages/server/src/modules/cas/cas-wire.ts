@@ -31,9 +31,13 @@ export class CasFailure extends Error {
   }
 }
 
-/** A ticket: its kind's prefix and 256 random bits (a CSPRNG), URL-safe. */
+/**
+ * A ticket: its kind's prefix and 256 random bits (a CSPRNG) in hex: tickets may hold only
+ * letters, digits and hyphens (§3.1.1, §3.3.1), and clients check it (mod_auth_cas refuses an
+ * underscore, which base64url would give).
+ */
 export const newTicketId = (prefix: 'ST' | 'PT' | 'PGT' | 'PGTIOU') =>
-  `${prefix}-${randomBytes(32).toString('base64url')}`;
+  `${prefix}-${randomBytes(32).toString('hex')}`;
 
 const escapeXml = (value: string) =>
   value.replace(
