@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolute, decodeEntities, request } from '../../test/browser-flow.ts';
+import { absolute, decodeEntities, request, signInToPortal } from '../../test/browser-flow.ts';
 import { browseCas, CookieJar, casAppFor, startCasService, ticketOf } from '../../test/cas-flow.ts';
 import { companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { manage, post, travel } from '../../test/saml-flow.ts';
@@ -65,8 +65,21 @@ describe('§2.1 /login', () => {
       .selectAll()
       .where('account_id', '=', alice.id)
       .execute();
-    // The sign-in log names the application, as for OIDC and SAML apps.
+    // The sign-in log names the application, as for OIDC and SAML apps, and the dashboard counts it.
     expect(events.some((e) => e.result === 'success' && e.client_id === cas.clientId)).toBe(true);
+    const figures = await manage<{ top: { appId: string; count: number }[] }>(
+      ctx,
+      owner,
+      '/api/v1/manage/index/app-login-count',
+      {},
+    );
+    expect(figures.top.find((app) => app.appId === cas.appId)?.count).toBeGreaterThan(0);
+  });
+
+  it('"My apps" opens the application at its own address', async () => {
+    const { jar } = await signInToPortal(ctx.baseUrl, alice.username, alice.password);
+    const launch = await request(jar, `${ctx.baseUrl}/portal/apps/${cas.appId}/launch`);
+    expect(launch.headers.get('location')).toBe(`${service.base}/oa`);
   });
 
   it.each([

@@ -171,3 +171,14 @@ export async function purgeCasState(db: Db): Promise<void> {
     )
     .execute();
 }
+
+/**
+ * Where "My apps" opens a CAS application: its home page, else the address of its first exact or
+ * prefix pattern (the application then sends the person to its CAS server).
+ */
+export async function casLaunchUrl(db: Db, app: Pick<App, 'id' | 'home_url'>): Promise<string | null> {
+  const config = await findCasConfig(db, app.id);
+  if (!config?.service_patterns.length) return null;
+  if (app.home_url) return app.home_url;
+  return config.service_patterns.find((pattern) => pattern.kind !== 'regex')?.value ?? null;
+}
