@@ -51,6 +51,15 @@ export type LoginEnd =
 /** `true`, or a parameter given without a value (`?renew`): the specification's "set". */
 const isSet = (value: string | undefined) => value !== undefined && value !== 'false' && value !== '0';
 
+const isWebAddress = (value: string) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+};
+
 /** The service URL with its ticket (§2.2.4), keeping the service's own query. */
 const withTicket = (service: string, ticket: string) => {
   const url = new URL(service);
@@ -72,6 +81,8 @@ export function createCasLogin(deps: CasLoginDeps) {
   async function start(companyId: string, query: LoginQuery): Promise<LoginStart> {
     const service = query.service?.trim();
     if (!service) return { kind: 'no_service' };
+    // A loose regular expression could allow what is no web address: the browser goes only to one.
+    if (!isWebAddress(service)) return { kind: 'unknown_service' };
     const found = await findCasAppForService(db, companyId, service);
     if (!found) return { kind: 'unknown_service' };
     const renew = isSet(query.renew);
