@@ -150,7 +150,10 @@ CASDebug On
 </Directory>
 <Location /protected>
   AuthType CAS
+  # Attributes reach the page as request headers only with CASAuthNHeader; headers of those
+  # names sent by the browser are removed first.
   CASAuthNHeader CAS-User
+  CASScrubRequestHeaders On
   Require valid-user
 </Location>
 CONF
