@@ -131,4 +131,21 @@ export const appTemplates: readonly AppTemplate[] = [
     docsUrl: '',
   },
   ...samlAppTemplates,
+  {
+    // Any system that speaks CAS (OA suites, campus and hospital systems): its address becomes a
+    // prefix service URL pattern; attributes, proxying and logout are set on the CAS card.
+    key: 'cas_self_built',
+    name: 'CAS self-built',
+    protocol: 'cas',
+    redirectPath: '',
+    logoutPath: null,
+    backchannelLogoutPath: null,
+    frontchannelLogoutPath: null,
+    initiateLoginPath: null,
+    tokenAuthMethod: 'client_secret_basic',
+    signingAlg: 'ES256',
+    pkce: true,
+    scopes: [],
+    docsUrl: 'https://apereo.github.io/cas/7.2.x/protocol/CAS-Protocol-Specification.html',
+  },
 ];

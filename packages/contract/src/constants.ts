@@ -1,5 +1,6 @@
 import type { SamlTemplateSettings } from './saml.ts';
 
+export * from './cas.ts';
 export * from './saml.ts';
 
 /** Business constants of the console specification (§9) and platform defaults. */
@@ -212,8 +213,8 @@ export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'im
 /** Applications (spec §3 Application, §4 states). */
 export const appTypes = ['self_built', 'third_party'] as const;
 export type AppType = (typeof appTypes)[number];
-/** How an application is signed in to: as an OIDC client, a SAML 2.0 service provider, or by filling its login form. */
-export const appProtocols = ['oidc', 'form', 'saml'] as const;
+/** How an application is signed in to: as an OIDC client, a SAML 2.0 service provider, a CAS service, or by filling its login form. */
+export const appProtocols = ['oidc', 'form', 'saml', 'cas'] as const;
 export type AppProtocol = (typeof appProtocols)[number];
 /** to_be_configured → opened ↔ disabled (spec §4). */
 export const appStatuses = ['to_be_configured', 'opened', 'disabled'] as const;

@@ -14,6 +14,7 @@ import { createAppService } from './modules/app/app.service.ts';
 import { brandRoutes, brandStylesheetRoute } from './modules/brand/brand.routes.ts';
 import { createBrandService } from './modules/brand/brand.service.ts';
 import { installCa } from './modules/ca/ca.install.ts';
+import type { Cas } from './modules/cas/cas.install.ts';
 import type { CompaniesRepo } from './modules/company/company.repo.ts';
 import { companyRoutes } from './modules/company/company.routes.ts';
 import { createCompanyService } from './modules/company/company.service.ts';
@@ -288,6 +289,7 @@ export function bindCalls(
     outbound: OutboundPolicy;
     permissions: Pick<Permissions, 'routes'>;
     saml: Pick<Saml, 'routes'>;
+    cas: Pick<Cas, 'routes'>;
   },
 ) {
   const { app, sealer, issuer, database, config, outbound } = context;
@@ -304,6 +306,7 @@ export function bindCalls(
   safetyRoutes(bind, createSafetyService({ db }));
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
   context.saml.routes(bind, outbound);
+  context.cas.routes(bind);
   services.exchange.routes(bind);
   licenseRoutes(bind, licenses, quotas, {
     version,

@@ -12,6 +12,8 @@ import { createOutboundPolicy } from './lib/outbound-address.ts';
 import { purgeIdleBudgets } from './lib/rate-windows.ts';
 import { createAccountsRepo } from './modules/account/account.repo.ts';
 import { createApiCallerAuthenticator } from './modules/app/api-caller.ts';
+import { createCas } from './modules/cas/cas.install.ts';
+import { purgeCasState } from './modules/cas/cas.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
@@ -128,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const outbound = createOutboundPolicy(config.outboundNetworks ?? []);
   const secureCookies = config.publicUrl.startsWith('https://');
   const saml = createSaml({ db, sealer, publicUrl: config.publicUrl, issuer });
+  const cas = createCas({ db, sealer, publicUrl: config.publicUrl, issuer, outbound, log: app.log });
   const oidc = await installOidcProvider({
     db,
     sealer,
@@ -139,6 +142,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleClients: clients,
     samlClientUrls: saml.clientUrls,
     samlSlo: saml.slo,
+    casClientUrls: cas.clientUrls,
+    casLogoutHook: cas.slo.hook,
     decisions,
     decisionApi: permissions.decisionApi,
     outbound,
@@ -162,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   // ---- routes
   await oidcMountRoutes(app, { publicUrl: config.publicUrl, securityHeaders, callback: oidc.callback });
   await saml.webRoutes(app, { tokenEndpoint, accounts, secureCookies });
+  await cas.webRoutes(app, { tokenEndpoint, accounts, permissions: decisions.claim, secureCookies });
   await exchange.agentRoutes(app);
 
   await pageRoutes(app, {
@@ -208,7 +214,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     validateResponses: options.validateResponses ?? false,
   });
   await installApiBodies(app);
-  bindCalls(bind, services, { app, sealer, issuer, database, config, outbound, permissions, saml });
+  bindCalls(bind, services, { app, sealer, issuer, database, config, outbound, permissions, saml, cas });
   await webRoutes(app, {
     db,
     calls: () => bind.bound,
@@ -224,6 +230,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeUnknownFailures(db),
       purgeScanStates(db),
       purgeSamlState(db),
+      purgeCasState(db),
     ]);
   });
 

@@ -2,6 +2,7 @@ import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
 import * as brand from './brand.ts';
 import * as ca from './ca.ts';
+import * as cas from './cas.ts';
 import * as company from './company.ts';
 import * as consoleRole from './console-role.ts';
 import * as dashboard from './dashboard.ts';
@@ -27,6 +28,7 @@ export {
   app,
   brand,
   ca,
+  cas,
   company,
   consoleRole,
   dashboard,
@@ -217,6 +219,8 @@ export const allCalls = [
   saml.prepareSamlKey,
   saml.activateSamlKey,
   saml.discardSamlKey,
+  cas.casDetail,
+  cas.updateCas,
   // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
   radius.listRadiusClients,
   radius.createRadiusClient,

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AppTables } from './schema-app.ts';
 import type { CaTables } from './schema-ca.ts';
+import type { CasTables } from './schema-cas.ts';
 import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
 import type { ExchangeTables } from './schema-exchange.ts';
 import type { IdentitySourceTables } from './schema-identity-source.ts';
@@ -324,6 +325,7 @@ export interface JobsTable {
 
 export interface Database
   extends SamlTables,
+    CasTables,
     AppTables,
     LogTables,
     PermissionTables,

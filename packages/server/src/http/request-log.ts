@@ -27,6 +27,11 @@ const secretParams = new Set([
   'code_verifier',
   'login_hint',
   'password',
+  // CAS tickets (modules/cas): service, proxy and proxy-granting tickets and their IOUs.
+  'ticket',
+  'pgt',
+  'pgtid',
+  'pgtiou',
 ]);
 
 /** The protocol paths: their whole query string is left out, whatever its parameters are called. */

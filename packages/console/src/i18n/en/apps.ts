@@ -1,3 +1,4 @@
+import { appsCas } from './apps-cas.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** Applications: the list (/application/index), the catalogue (/application/select-app) and the detail. */
@@ -16,6 +17,7 @@ export const apps = {
     oidc: 'OIDC',
     form: 'Form-fill',
     saml: 'SAML 2.0',
+    cas: 'CAS',
   },
   list: {
     title: 'Applications',
@@ -63,6 +65,9 @@ export const apps = {
     protocolSaml: 'SAML 2.0 single sign-on',
     protocolSamlHint:
       'For applications such as Jira, Salesforce, AWS or Zoom that sign their users in with SAML.',
+    protocolCas: 'CAS single sign-on',
+    protocolCasHint:
+      'For OA suites, campus and hospital systems and other applications that sign their users in with CAS.',
     selfBuilt: 'Self-built application',
     fromCatalogue: 'From the catalogue',
     fromCatalogueHint: 'GitLab, Grafana, Feishu, Alibaba Cloud, AWS and more, with their settings filled in',
@@ -76,13 +81,14 @@ export const apps = {
     aliyunRam: 'Alibaba Cloud (RAM role SSO)',
     tencentCam: 'Tencent Cloud (CAM role SSO)',
     huaweiIam: 'Huawei Cloud (IAM user SSO)',
+    casSelfBuilt: 'CAS (self-built)',
   },
   catalogue: {
     title: 'Choose an application',
     intro: 'Pick the application to connect; its callback addresses and sign-in settings are filled in.',
     back: 'Back to the applications',
     selfBuilt: 'Self-built application',
-    selfBuiltHint: 'Any other application: configure OIDC, SAML or form-fill yourself',
+    selfBuiltHint: 'Any other application: configure OIDC, SAML, CAS or form-fill yourself',
     docs: 'Setup guide',
     addTitle: 'Add {{name}}',
     name: 'Name',
@@ -91,6 +97,8 @@ export const apps = {
     baseUrlFormHint: 'Where people open it; set the login page under Form fill afterwards.',
     baseUrlSamlHint:
       'Where people open it, for example {{example}}; its SAML addresses are put under it. Check them under SAML afterwards.',
+    baseUrlCasHint:
+      'Where people open it, for example {{example}}; tickets are issued for addresses under it. Check them under CAS afterwards.',
     baseUrlRequired: 'Please enter the address of the application',
     baseUrlInvalid: 'Enter a complete http or https address',
     submit: 'Add',
@@ -123,6 +131,7 @@ export const apps = {
       api: 'Programmatic access',
       form: 'Form fill',
       saml: 'SAML',
+      cas: 'CAS',
     },
     save: 'Save',
     saved: 'Saved',
@@ -345,4 +354,5 @@ export const apps = {
     passwordWriteOnly: 'Stored encrypted and never shown; leave it empty to keep the stored one.',
   },
   saml: appsSaml,
+  cas: appsCas,
 };

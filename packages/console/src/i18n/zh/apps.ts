@@ -1,4 +1,5 @@
 import type { Phrases } from '../en/index.ts';
+import { appsCas } from './apps-cas.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** 应用：应用列表（/application/index）、应用目录（/application/select-app）与应用详情。 */
@@ -17,6 +18,7 @@ export const apps = {
     oidc: 'OIDC',
     form: '表单代填',
     saml: 'SAML 2.0',
+    cas: 'CAS',
   },
   list: {
     title: '应用',
@@ -62,6 +64,8 @@ export const apps = {
     protocolFormHint: '适用于只有传统登录表单、不支持单点登录的应用。',
     protocolSaml: 'SAML 2.0 单点登录',
     protocolSamlHint: '适用于通过 SAML 登录的应用，如 Jira、Salesforce、AWS 或 Zoom。',
+    protocolCas: 'CAS 单点登录',
+    protocolCasHint: '适用于通过 CAS 登录的 OA、校园和医院系统等应用。',
     selfBuilt: '自建应用',
     fromCatalogue: '从应用目录添加',
     fromCatalogueHint: 'GitLab、Grafana、飞书、阿里云、AWS 等，已预填配置',
@@ -75,13 +79,14 @@ export const apps = {
     aliyunRam: '阿里云（RAM 角色 SSO）',
     tencentCam: '腾讯云（CAM 角色 SSO）',
     huaweiIam: '华为云（IAM 用户 SSO）',
+    casSelfBuilt: 'CAS（自建应用）',
   },
   catalogue: {
     title: '选择应用',
     intro: '选择要接入的应用，其回调地址和登录设置会自动填好。',
     back: '返回应用列表',
     selfBuilt: '自建应用',
-    selfBuiltHint: '其他任何应用：自行配置 OIDC、SAML 或表单代填',
+    selfBuiltHint: '其他任何应用：自行配置 OIDC、SAML、CAS 或表单代填',
     docs: '配置指南',
     addTitle: '添加 {{name}}',
     name: '名称',
@@ -90,6 +95,7 @@ export const apps = {
     baseUrlFormHint: '用户访问它的地址；之后在“表单代填”中设置登录页。',
     baseUrlSamlHint:
       '用户访问它的地址，例如 {{example}}；其 SAML 地址将基于它生成，之后请在“SAML”页签中核对。',
+    baseUrlCasHint: '用户打开应用的地址，如 {{example}}；为其下的地址签发票据。添加后请在 CAS 标签页检查。',
     baseUrlRequired: '请输入应用地址',
     baseUrlInvalid: '请输入完整的 http 或 https 地址',
     submit: '添加',
@@ -122,6 +128,7 @@ export const apps = {
       api: '编程访问',
       form: '表单代填',
       saml: 'SAML',
+      cas: 'CAS',
     },
     save: '保存',
     saved: '已保存',
@@ -337,4 +344,5 @@ export const apps = {
     passwordWriteOnly: '加密保存且不会显示；留空则保留已保存的密码。',
   },
   saml: appsSaml,
+  cas: appsCas,
 } satisfies Phrases['apps'];

@@ -9,6 +9,7 @@ import { useLoad } from '../../lib/use-load.ts';
 import { AppAccessCard } from './app-access.card.tsx';
 import { AppApiAccountsCard } from './app-api-accounts.card.tsx';
 import { AppBasicsCard } from './app-basics.card.tsx';
+import { AppCasCard } from './app-cas.card.tsx';
 import { AppFormFillCard } from './app-form-fill.card.tsx';
 import { AppLogo } from './app-logo.tsx';
 import { AppProtocolCard } from './app-protocol.card.tsx';
@@ -18,7 +19,7 @@ import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
 
-const tabKeys = ['basics', 'protocol', 'saml', 'form', 'access', 'api'] as const;
+const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'form', 'access', 'api'] as const;
 type TabKey = (typeof tabKeys)[number];
 
 /** /application/detail?appId=… (hidden; highlights the list): one application's settings. */
@@ -55,6 +56,7 @@ function AppDetailView({ appId }: { appId: string }) {
   const onlyFor: Partial<Record<TabKey, AppDetail['protocol']>> = {
     protocol: 'oidc',
     saml: 'saml',
+    cas: 'cas',
     form: 'form',
   };
   const shown: TabKey[] = tabKeys.filter((key) => (onlyFor[key] ?? app.protocol) === app.protocol);
@@ -64,6 +66,7 @@ function AppDetailView({ appId }: { appId: string }) {
     basics: () => <AppBasicsCard app={app} onChange={setApp} />,
     protocol: () => <AppProtocolCard app={app} onChange={setApp} />,
     saml: () => <AppSamlCard app={app} />,
+    cas: () => <AppCasCard app={app} />,
     form: () => <AppFormFillCard app={app} />,
     access: () => <AppAccessCard app={app} onChange={setApp} />,
     api: () => <AppApiAccountsCard app={app} />,

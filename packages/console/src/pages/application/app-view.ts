@@ -36,6 +36,7 @@ const localisedNames = {
   aliyun_ram: 'aliyunRam',
   tencent_cam: 'tencentCam',
   huawei_iam: 'huaweiIam',
+  cas_self_built: 'casSelfBuilt',
 } as const;
 
 /** A catalogue application's name in the shown language (other product names stay as they are). */

@@ -119,6 +119,11 @@ export function CreateAppModal({
                 <br />
                 <Typography.Text type="secondary">{t('apps.create.protocolSamlHint')}</Typography.Text>
               </Radio>
+              <Radio value="cas">
+                <Typography.Text>{t('apps.create.protocolCas')}</Typography.Text>
+                <br />
+                <Typography.Text type="secondary">{t('apps.create.protocolCasHint')}</Typography.Text>
+              </Radio>
             </Flex>
           </Radio.Group>
         </Form.Item>

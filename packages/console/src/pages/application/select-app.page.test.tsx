@@ -107,14 +107,17 @@ describe('<SelectAppPage>', () => {
     expect(within(screen.getByTestId('template-aliyun_ram')).getByText('SAML 2.0')).toBeTruthy();
     expect(within(screen.getByTestId('template-jumpserver')).getByText('OIDC')).toBeTruthy();
     const selfBuilt = screen.getByTestId('template-self-built');
-    expect(selfBuilt.textContent).toContain('OIDC, SAML or form-fill');
+    expect(selfBuilt.textContent).toContain('OIDC, SAML, CAS or form-fill');
     fireEvent.click(selfBuilt);
     const dialog = await lastDialog();
     const protocols = within(dialog)
       .getAllByRole('radio')
       .map((radio) => (radio as HTMLInputElement).value);
-    expect(protocols).toEqual(['oidc', 'form', 'saml']);
+    expect(protocols).toEqual(['oidc', 'form', 'saml', 'cas']);
     expect(within(dialog).getByText('SAML 2.0 single sign-on')).toBeTruthy();
+    // And CAS (issue 30), with its catalogue entry.
+    expect(within(dialog).getByText('CAS single sign-on')).toBeTruthy();
+    expect(screen.getByTestId('template-cas_self_built').getAttribute('aria-label')).toBe('CAS (self-built)');
   });
 
   it('opens a card from the keyboard', async () => {

@@ -190,7 +190,9 @@ function TemplateModal({
               ? t('apps.catalogue.baseUrlFormHint')
               : template.protocol === 'saml'
                 ? t('apps.catalogue.baseUrlSamlHint', { example })
-                : t('apps.catalogue.baseUrlHint', { example })
+                : template.protocol === 'cas'
+                  ? t('apps.catalogue.baseUrlCasHint', { example })
+                  : t('apps.catalogue.baseUrlHint', { example })
           }
           validateFirst
           rules={[

@@ -131,7 +131,13 @@ export function samlClientMetadata(app: App, clientSecret: string, urls: SamlCli
  * disabled one still is, so that its users see why they cannot sign in. An expired access
  * account is no client at all: its next token request is refused.
  */
-export async function findClientMetadata(db: Db, sealer: Sealer, clientId: string, saml: SamlClientUrls) {
+export async function findClientMetadata(
+  db: Db,
+  sealer: Sealer,
+  clientId: string,
+  saml: SamlClientUrls,
+  cas: SamlClientUrls,
+) {
   if (clientId.startsWith('api_')) {
     const account = await db
       .selectFrom('app_api_accounts')
@@ -160,8 +166,11 @@ export async function findClientMetadata(db: Db, sealer: Sealer, clientId: strin
     .selectFrom('apps')
     .selectAll()
     .where('client_id', '=', clientId)
-    .where('protocol', 'in', ['oidc', 'saml'])
+    .where('protocol', 'in', ['oidc', 'saml', 'cas'])
     .executeTakeFirst();
+  // A CAS application's internal client is built as a SAML one's, with the CAS addresses (modules/cas).
+  if (app?.protocol === 'cas')
+    return samlClientMetadata(app, sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE), cas);
   if (app?.protocol === 'saml')
     return samlClientMetadata(app, sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE), saml);
   if (!app || app.redirect_uris.length === 0) return undefined;

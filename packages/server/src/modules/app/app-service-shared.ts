@@ -5,6 +5,7 @@ import type { App } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { casConfigured } from '../cas/cas.repo.ts';
 import { fileUrl } from '../files/files.ts';
 import * as repo from './app.repo.ts';
 
@@ -64,6 +65,7 @@ export const summary = (app: App) => ({
 export async function readyToEnable(db: Db, app: App): Promise<boolean> {
   if (app.protocol === 'oidc') return app.redirect_uris.length > 0;
   if (app.protocol === 'saml') return repo.samlConfigured(db, app.id);
+  if (app.protocol === 'cas') return casConfigured(db, app.id);
   return Boolean(await repo.findFormConfig(db, app.id));
 }
 

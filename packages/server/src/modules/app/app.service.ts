@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { casTemplateSettings } from '../cas/cas-config.service.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import { templateSettings as samlTemplateSettings } from '../saml/saml-config.service.ts';
 import * as repo from './app.repo.ts';
@@ -110,6 +111,12 @@ export function createAppService(deps: {
             .values({ app_id: app.id, company_id: companyId, ...samlTemplateSettings(saml, baseUrl) })
             .execute(),
         );
+      // A catalogue CAS app allows its own address as a prefix service URL pattern (modules/cas).
+      if (template?.protocol === 'cas' && baseUrl)
+        await trx
+          .insertInto('app_cas_configs')
+          .values({ app_id: app.id, company_id: companyId, ...casTemplateSettings(baseUrl) })
+          .execute();
       await audit(trx, actor, companyId, 'app.create', app.id, undefined, audited(app));
       return { app: detailOf(app, metadata, await readyToEnable(trx, app)), clientSecret };
     });

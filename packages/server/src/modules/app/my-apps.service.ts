@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { App, AppFormConfig } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
+import { casLaunchUrl } from '../cas/cas.repo.ts';
 import { findFormConfig, samlConfigured } from './app.repo.ts';
 import { FORM_PASSWORD_PURPOSE } from './app.service.ts';
 import { type AppAccessRefusal, appAccessRefusal, appsOpenTo, logAppSignIn } from './app-access.ts';
@@ -118,6 +119,11 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
       return (await samlConfigured(db, found.app.id))
         ? { kind: 'redirect', url: `/saml/apps/${encodeURIComponent(found.app.id)}/start`, ...found }
         : { kind: 'not_configured', ...found };
+    }
+    if (found.app.protocol === 'cas') {
+      // The application's own address: it sends the person to its CAS server (modules/cas).
+      const url = await casLaunchUrl(db, found.app);
+      return url ? { kind: 'redirect', url, ...found } : { kind: 'not_configured', ...found };
     }
     const config = await findFormConfig(db, found.app.id);
     const url = webUrl(config?.login_url);

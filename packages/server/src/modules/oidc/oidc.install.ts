@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { inject } from 'light-my-request';
-import Provider from 'oidc-provider';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { DatabaseHandle, Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
@@ -44,6 +44,10 @@ export async function installOidcProvider(deps: {
   /** Where SAML applications, which sign in as internal clients, come back to (modules/saml). */
   samlClientUrls: { callback: string; logoutReturn: string };
   samlSlo: Pick<SamlSlo, 'afterSsoLogout'>;
+  /** Where CAS applications, which sign in as internal clients, come back to (modules/cas). */
+  casClientUrls: { callback: string; logoutReturn: string };
+  /** Single logout of the CAS services of a single sign-on session that ends (modules/cas). */
+  casLogoutHook: (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => Promise<void>;
   decisions: Pick<DecisionService, 'claim'>;
   decisionApi: { audience: string; tokenTtl: number };
   outbound: Pick<OutboundPolicy, 'fetch'>;
@@ -66,7 +70,8 @@ export async function installOidcProvider(deps: {
   const Adapter = createOidcAdapter(
     db,
     async (clientId) =>
-      ownClients.get(clientId) ?? findClientMetadata(db, sealer, clientId, deps.samlClientUrls),
+      ownClients.get(clientId) ??
+      findClientMetadata(db, sealer, clientId, deps.samlClientUrls, deps.casClientUrls),
     () => {
       const ctx = Provider.ctx as { req?: object } | undefined;
       return Boolean(ctx?.req && inProcessRequests.has(ctx.req));
@@ -106,6 +111,7 @@ export async function installOidcProvider(deps: {
     );
     // Single logout reaches the SAML applications of a single sign-on session that ends.
     provider.use(samlLogoutHook(deps.samlSlo));
+    provider.use(deps.casLogoutHook);
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();
