@@ -131,7 +131,7 @@ ${passkeyForm(ctx, {
 }
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
 ${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}
-${input.userCentreHref ? html`<p class="muted small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
+${input.userCentreHref ? html`<p class="user-centre-link small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
   );
 }
 
