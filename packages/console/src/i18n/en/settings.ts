@@ -1,3 +1,5 @@
+import { en as server } from '@tessera/contract/phrases/en';
+
 /** Company settings (/setting/basic-set). */
 export const settings = {
   basicTitle: 'Company information',
@@ -92,19 +94,7 @@ export const settings = {
     members: 'Holders',
     abilities: 'Finer abilities',
     level: { none: 'None', read: 'Read', manage: 'Manage' },
-    group: {
-      app: 'Applications',
-      identitySource: 'Identity sources',
-      user: 'Users',
-      department: 'Departments',
-      authority: 'Permissions',
-      security: 'Security',
-      log: 'Logs',
-      branding: 'Branding',
-      licence: 'Licence',
-      companySettings: 'Company settings',
-      about: 'About',
-    },
+    group: server.consoleGroups as Record<keyof typeof server.consoleGroups, string>,
     ability: {
       resetCredentials:
         'Get people back in: reset passwords, send sign-in links, remove second factors (with Users: Read)',

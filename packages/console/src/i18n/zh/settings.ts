@@ -1,3 +1,5 @@
+import { zh as server } from '@tessera/contract/phrases/zh';
+
 import type { settings as en } from '../en/settings.ts';
 
 export const settings = {
@@ -90,19 +92,7 @@ export const settings = {
     members: '持有人数',
     abilities: '细分能力',
     level: { none: '无', read: '查看', manage: '管理' },
-    group: {
-      app: '应用',
-      identitySource: '身份源',
-      user: '用户',
-      department: '部门',
-      authority: '权限',
-      security: '安全',
-      log: '日志',
-      branding: '品牌',
-      licence: '许可证',
-      companySettings: '企业设置',
-      about: '关于',
-    },
+    group: server.consoleGroups,
     ability: {
       resetCredentials: '帮助人员恢复登录：重置密码、发送登录链接、移除双因素（需用户：查看）',
     },

@@ -105,6 +105,8 @@ export function ConsoleRoleModal({
       destroyOnHidden
     >
       <Form<RoleValues>
+        // Its own field ids: the company settings page has a "name" field of its own.
+        name="console-role"
         form={form}
         layout="vertical"
         requiredMark={false}
