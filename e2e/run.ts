@@ -10,6 +10,8 @@
  *   bash scripts/with-chromium.sh bash scripts/with-slapd.sh bash scripts/with-radclient.sh \
  *     node --conditions=source --import tsx \
  *     --test-name-pattern='create a company|SAML|uncaught errors' e2e/run.ts
+ * The first-week flows start their own server from an empty database, so they need no other:
+ *   --test-name-pattern='first week|uncaught errors'
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import { startProviderFixture } from '../packages/server/src/test/scan-providers
 import { appFlows } from './flows/apps.e2e.ts';
 import { codeFlows } from './flows/codes.e2e.ts';
 import { exchangeFlows } from './flows/exchange.e2e.ts';
+import { firstWeekFlows } from './flows/first-week.e2e.ts';
 import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { logFlows } from './flows/logs.e2e.ts';
@@ -100,6 +103,8 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   samlRedirectFlows(s);
   screenFlows(s);
   logSecretFlows(s);
+  // An installation of its own, from an empty database (its own server).
+  firstWeekFlows(s);
 
   test('no uncaught errors or console errors in the pages', () => {
     assert.deepEqual(s.pageErrors, []);

@@ -143,7 +143,7 @@ ${passkeyForm(ctx, {
 ${codeLinks(ctx, input.codes ?? [])}
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
 ${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}
-${input.userCentreHref ? html`<p class="muted small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
+${input.userCentreHref ? html`<p class="user-centre-link small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
   );
 }
 

@@ -1,4 +1,6 @@
 /** The shared antd display components, fetched after app/antd-prefetch.ts (see there). */
+import './descriptions.css';
+
 export {
   Alert,
   App,

@@ -110,7 +110,16 @@ export function DataTable<Row>({
               {rows.map((row) => (
                 <tr key={rowKey(row)}>
                   {shown.map((column) => (
-                    <td key={column.key} style={{ ...cell, textAlign: column.align ?? 'left' }}>
+                    <td
+                      key={column.key}
+                      // Long addresses may break anywhere, but a column is never narrower than a few
+                      // characters: short Chinese values ("前端组") stay on one line at 1280 px.
+                      style={{
+                        ...cell,
+                        minWidth: column.width ? undefined : '4.5em',
+                        textAlign: column.align ?? 'left',
+                      }}
+                    >
                       {column.render(row)}
                     </td>
                   ))}

@@ -94,7 +94,7 @@ export const zh = {
     log: '日志',
     branding: '品牌',
     licence: '许可证',
-    companySettings: '公司设置',
+    companySettings: '企业设置',
     about: '关于',
   },
   consoleLevels: { read: '查看', manage: '管理', resetCredentials: '重置凭据' },

@@ -103,6 +103,7 @@ export async function pageRoutes(
       bindingsSection: (account, sessionId) =>
         bindingsSection ? bindingsSection(account, sessionId) : Promise.reject(new Error('not ready')),
       brandOfCode: (code) => deps.brand.pageBrandOfCode(code),
+      savedBrandOf: (companyId) => deps.brand.pageBrand(companyId),
     });
     exchangePortalRoutes(scope, { devices: deps.ownDevices, sealer, signedIn: portal.signedIn });
     mfaPortalRoutes(scope, { mfa: deps.mfa, sealer, signedIn: portal.signedIn });

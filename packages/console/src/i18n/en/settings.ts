@@ -1,3 +1,5 @@
+import { en as server } from '@tessera/contract/phrases/en';
+
 /** Company settings (/setting/basic-set). */
 export const settings = {
   basicTitle: 'Company information',
@@ -71,6 +73,34 @@ export const settings = {
   revoke: 'Revoke',
   revokeTitle: 'Make {{name}} a plain member again?',
   revoked: '{{name}} is no longer an administrator',
+  consoleRoles: {
+    title: 'Console roles',
+    intro:
+      'A custom console role opens only the parts of the console it grants: give it to a person with "Add administrator" above.',
+    add: 'New console role',
+    editTitle: 'Edit console role {{name}}',
+    edit: 'Edit',
+    delete: 'Delete',
+    deleteTitle: 'Delete the console role {{name}}?',
+    deleteHolders: 'People who hold it ({{count}}) become plain members again.',
+    deleted: '{{name}} was deleted; people who held it: {{count}}, now plain members',
+    created: 'Console role {{name}} created',
+    updated: 'Console role {{name}} saved',
+    name: 'Name',
+    nameRequired: 'Please enter the role name',
+    description: 'Description',
+    grants: 'Grants',
+    grantsHint: 'Read shows a part of the console; manage also changes it.',
+    members: 'Holders',
+    abilities: 'Finer abilities',
+    level: { none: 'None', read: 'Read', manage: 'Manage' },
+    group: server.consoleGroups as Record<keyof typeof server.consoleGroups, string>,
+    ability: {
+      resetCredentials:
+        'Get people back in: reset passwords, send sign-in links, remove second factors (with Users: Read)',
+    },
+    abilityShort: { resetCredentials: 'Credential resets' },
+  },
   syslog: {
     title: 'Syslog forwarding',
     intro:

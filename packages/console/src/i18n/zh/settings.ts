@@ -1,3 +1,5 @@
+import { zh as server } from '@tessera/contract/phrases/zh';
+
 import type { settings as en } from '../en/settings.ts';
 
 export const settings = {
@@ -70,6 +72,32 @@ export const settings = {
   revoke: '撤销',
   revokeTitle: '将 {{name}} 改回普通成员？',
   revoked: '{{name}} 已不再是管理员',
+  consoleRoles: {
+    title: '控制台角色',
+    intro: '自定义控制台角色只开放其授予的控制台部分：在上方“添加管理员”中把角色授予人员。',
+    add: '新建控制台角色',
+    editTitle: '编辑控制台角色 {{name}}',
+    edit: '编辑',
+    delete: '删除',
+    deleteTitle: '删除控制台角色 {{name}}？',
+    deleteHolders: '持有该角色的 {{count}} 人将恢复为普通成员。',
+    deleted: '已删除 {{name}}；{{count}} 人恢复为普通成员',
+    created: '已创建控制台角色 {{name}}',
+    updated: '已保存控制台角色 {{name}}',
+    name: '名称',
+    nameRequired: '请输入角色名称',
+    description: '描述',
+    grants: '权限',
+    grantsHint: '查看：显示控制台的该部分；管理：还可以修改。',
+    members: '持有人数',
+    abilities: '细分能力',
+    level: { none: '无', read: '查看', manage: '管理' },
+    group: server.consoleGroups,
+    ability: {
+      resetCredentials: '帮助人员恢复登录：重置密码、发送登录链接、移除双因素（需用户：查看）',
+    },
+    abilityShort: { resetCredentials: '凭据重置' },
+  },
   syslog: {
     title: 'Syslog 转发',
     intro:

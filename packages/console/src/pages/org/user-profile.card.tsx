@@ -114,7 +114,8 @@ function ProfileForm({ user, onChange }: { user: OrgUser; onChange(user: OrgUser
       layout={narrow ? 'vertical' : 'horizontal'}
       labelCol={narrow ? undefined : { flex: '120px' }}
       labelWrap
-      wrapperCol={narrow ? undefined : { flex: 'auto' }}
+      // Grows from nothing: a long hint under a field wraps instead of pushing the field under its label.
+      wrapperCol={narrow ? undefined : { flex: '1 1 0' }}
       initialValues={valuesOf(user)}
       onFinish={onFinish}
       disabled={saving}

@@ -1,15 +1,20 @@
 import { Flex } from 'antd';
 import { AdministratorsCard } from './administrators.card.tsx';
 import { CompanyInfoCard } from './company-info.card.tsx';
+import { ConsoleRolesCard } from './console-roles.card.tsx';
 import { SmsCard } from './sms.card.tsx';
 import { SyslogCard } from './syslog.card.tsx';
 
-/** /setting/basic-set (both route sets): the company's information, its administrators, syslog forwarding and its SMS sign name. */
+/**
+ * /setting/basic-set (both route sets): the company's information, its administrators and custom
+ * console roles, syslog forwarding and its SMS sign name.
+ */
 export function CompanySettingsPage() {
   return (
     <Flex vertical gap={24} style={{ maxWidth: 1200 }}>
       <CompanyInfoCard />
       <AdministratorsCard />
+      <ConsoleRolesCard />
       <SyslogCard />
       <SmsCard />
     </Flex>

@@ -89,7 +89,8 @@ function SyslogForm({ settings, onSaved }: { settings: Settings; onSaved(setting
       layout={narrow ? 'vertical' : 'horizontal'}
       labelCol={narrow ? undefined : { flex: '160px' }}
       labelWrap
-      wrapperCol={narrow ? undefined : { flex: 'auto' }}
+      // Grows from nothing: a long hint under a field wraps instead of pushing the field under its label.
+      wrapperCol={narrow ? undefined : { flex: '1 1 0' }}
       style={{ maxWidth: 760 }}
       initialValues={initial}
       onFinish={submit}

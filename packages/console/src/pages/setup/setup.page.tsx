@@ -14,6 +14,12 @@ const STATE_COLOURS = { ok: 'success', attention: 'warning', off: 'default' } as
 const MODES: CreationMode[] = ['everyone', 'platform_admins'];
 
 /**
+ * A variable's name that may wrap after its underscores only (TESSERA_OUTBOUND_ALLOWED_NETWORKS
+ * at 900 px), never inside a word; the copy button copies the name itself.
+ */
+const breakableName = (name: string) => name.replaceAll('_', '_\u200b');
+
+/**
  * /setting/setup (platform console only): each installation setting that shapes what companies
  * can do, with its state, what it means and the variable that sets it; who may create companies
  * is changed here.
@@ -112,8 +118,8 @@ export function SetupPage() {
                   item.variables.length ? (
                     <Flex vertical gap={2}>
                       {item.variables.map((variable) => (
-                        <Typography.Text key={variable} code copyable style={{ wordBreak: 'break-all' }}>
-                          {variable}
+                        <Typography.Text key={variable} code copyable={{ text: variable }}>
+                          {breakableName(variable)}
                         </Typography.Text>
                       ))}
                     </Flex>

@@ -1,6 +1,5 @@
 import { appLimits, interpolate } from '@tessera/contract';
 import {
-  type PageContext,
   portalPhrases,
   renderAppCredentialsPage,
   renderAppOpenPage,
@@ -14,7 +13,7 @@ import type { Account, App } from '../../db/schema.ts';
 import { pageCsp } from '../../http/security-headers.ts';
 import { type Sealer, safeEqual } from '../../lib/crypto.ts';
 import { fileUrl } from '../files/files.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from '../portal/portal-brand.ts';
 import type { AppAccessRefusal } from './app-access.ts';
 import { type CredentialProblems, createMyAppsService } from './my-apps.service.ts';
 
@@ -54,11 +53,8 @@ type FormBody = { Body: Record<string, string | undefined> };
  */
 export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps) {
   const service = createMyAppsService(deps);
-  const context = (request: FastifyRequest, currentUrl = request.url): PageContext => ({
-    lang: request.lang,
-    currentUrl,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const context = (request: FastifyRequest, currentUrl = request.url) =>
+    userCentreContext(request, currentUrl);
   const send = (reply: FastifyReply, status: number, body: string) =>
     reply.status(status).type('text/html; charset=utf-8').send(body);
 

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolute, browse, CookieJar, submitSignIn } from '../../test/browser-flow.ts';
+import {
+  absolute,
+  browse,
+  CookieJar,
+  csrfOf,
+  postForm,
+  signInToPortal,
+  submitSignIn,
+} from '../../test/browser-flow.ts';
 import {
   call,
   companyMember,
@@ -46,7 +54,7 @@ async function signInThrough(
   const posted = await submitSignIn(jar, signInPage.url, person.username, person.password);
   expect(posted.status).toBe(303);
   const landed = await browse(jar, absolute(signInPage.url, posted.headers.get('location')));
-  return { signInPage, landed };
+  return { jar, signInPage, landed };
 }
 
 const brandedWith = (html: string, lang: 'en' | 'zh') => {
@@ -124,6 +132,65 @@ describe('the user centre at a company address', () => {
     const alone = await signInThrough(acmeCode, loner);
     expect(alone.landed.url).toBe(`${ctx.baseUrl}/portal/account`);
     expect(alone.landed.html).not.toContain('class="branded"');
+  });
+});
+
+/** The user-centre pages a person reaches from the account page (issue 35, item 6). */
+const userCentrePages = [
+  '/portal/apps',
+  '/portal/account/password',
+  '/portal/account/mfa/passkey',
+  '/portal/account',
+];
+
+describe("the user centre's other pages (issue 35)", () => {
+  it('wear the brand of the company address the person came through, and so does a sign-in they start', async () => {
+    const person = await companyMember(ctx, asAcme(), 'address-pages');
+    const { jar, landed } = await signInThrough(acmeCode, person, 'en');
+    brandedWith(landed.html, 'en');
+    for (const path of userCentrePages) {
+      const page = await browse(jar, `${ctx.baseUrl}${path}`);
+      expect(page.response.status, path).toBe(200);
+      expect(page.url, path).toBe(`${ctx.baseUrl}${path}`);
+      brandedWith(page.html, 'en');
+    }
+    // The second-factor pages are forms posted from the account page.
+    const account = await browse(jar, `${ctx.baseUrl}/portal/account`);
+    const mfaSection = /<section id="mfa">[\s\S]*?<\/section>/.exec(account.html)?.[0] ?? '';
+    const bind = await postForm(jar, `${ctx.baseUrl}/portal/account/mfa/bind`, {
+      csrf: csrfOf(mfaSection),
+      type: 'otp',
+    });
+    expect(bind.html).toContain('src="data:image/svg+xml;base64,');
+    brandedWith(bind.html, 'en');
+    // With every session gone, the next sign-in started from My apps keeps the look.
+    for (const name of [...jar.cookies.keys()]) {
+      if (name !== 'lang' && name !== 'tessera_portal_company') jar.cookies.delete(name);
+    }
+    const again = await browse(jar, `${ctx.baseUrl}/portal/apps`);
+    expect(again.url).toMatch(/\/interaction\//);
+    brandedWith(again.html, 'en');
+  });
+
+  it("wear the saved brand of a signed-in person's only company, and not another company's through its address", async () => {
+    const person = await companyMember(ctx, asAcme(), 'plain-door');
+    const { jar, page } = await signInToPortal(ctx.baseUrl, person.username, person.password, 'zh');
+    expect(page.url).toBe(`${ctx.baseUrl}/portal/account?lang=zh`);
+    brandedWith(page.html, 'zh');
+    for (const path of userCentrePages) brandedWith((await browse(jar, `${ctx.baseUrl}${path}`)).html, 'zh');
+
+    // Someone of another company who came through Acme's address is sent to their own company's
+    // address, whose look (its name, as it saved no brand) the other pages keep.
+    const gamma = await ownerWithCompany(ctx, 'gamma-owner', 'Gamma Plain');
+    const stranger = await companyMember(ctx, gamma, 'gamma-member');
+    const through = await signInThrough(acmeCode, stranger, 'en');
+    expect(through.landed.html).toMatch(/Gamma Plain <span class="tag">/);
+    for (const path of userCentrePages) {
+      const other = await browse(through.jar, `${ctx.baseUrl}${path}`);
+      expect(other.response.status, path).toBe(200);
+      expect(other.html, path).toContain('<strong>Gamma Plain</strong>');
+      expect(other.html, path).not.toContain('Acme');
+    }
   });
 });
 

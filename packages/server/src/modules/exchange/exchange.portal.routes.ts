@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { csrfOf, mfaFormSender, sendMfaPage } from '../mfa/mfa.portal.routes.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from '../portal/portal-brand.ts';
 import type { OwnDeviceRefusal, OwnDevicesService } from './own-devices.service.ts';
 
 const ACCOUNT_PATH = '/portal/account';
@@ -53,11 +53,8 @@ export function exchangePortalRoutes(
   app: FastifyInstance,
   deps: { devices: OwnDevicesService; sealer: Sealer; signedIn: SignedIn },
 ) {
-  const pageContext = (request: FastifyRequest, currentUrl = ACCOUNT_PATH): PageContext => ({
-    lang: request.lang,
-    currentUrl,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest, currentUrl = ACCOUNT_PATH) =>
+    userCentreContext(request, currentUrl);
   const submitted = (request: FormRequest, reply: FastifyReply) =>
     mfaFormSender(request, reply, {
       sealer: deps.sealer,

@@ -1,8 +1,8 @@
-import { type PageContext, portalPhrases, renderPasskeyRegisterPage } from '@tessera/portal';
+import { portalPhrases, renderPasskeyRegisterPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from '../portal/portal-brand.ts';
 import { type Fido2Service, parseCredential } from './fido2.service.ts';
 import {
   afterBinding,
@@ -29,11 +29,7 @@ export function fido2PortalRoutes(
     signedIn(request: FastifyRequest): Promise<{ sessionId: string; account: Account } | undefined>;
   },
 ) {
-  const pageContext = (request: FastifyRequest): PageContext => ({
-    lang: request.lang,
-    currentUrl: PASSKEY_PATH,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest) => userCentreContext(request, PASSKEY_PATH);
   const send = sendMfaPage;
   const subjectOf = (sessionId: string) => `portal:${sessionId}`;
 

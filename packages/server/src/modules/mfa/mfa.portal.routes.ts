@@ -10,7 +10,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
 import { type Sealer, safeEqual } from '../../lib/crypto.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from '../portal/portal-brand.ts';
 import { type MfaService, OTP_TYPES, type OtpBinding, type OtpType } from './mfa.service.ts';
 import { isOtpType } from './mfa-requirement.ts';
 
@@ -134,11 +134,7 @@ export function mfaPortalRoutes(
   },
 ) {
   const csrfFor = (sessionId: string) => csrfOf(deps.sealer, sessionId);
-  const pageContext = (request: FastifyRequest): PageContext => ({
-    lang: request.lang,
-    currentUrl: ACCOUNT_PATH,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest) => userCentreContext(request, ACCOUNT_PATH);
   const send = sendMfaPage;
 
   /** The signed-in person of a form whose CSRF token checks out; otherwise answers and returns undefined. */

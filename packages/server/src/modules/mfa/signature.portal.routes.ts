@@ -1,10 +1,10 @@
 import { interpolate, type SignatureMfaType, serverPhrases, signatureMfaTypes } from '@tessera/contract';
-import { type PageContext, portalPhrases, renderSignatureBindPage } from '@tessera/portal';
+import { portalPhrases, renderSignatureBindPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from '../portal/portal-brand.ts';
 import {
   afterBinding,
   bindTypesOf,
@@ -46,11 +46,7 @@ export function signaturePortalRoutes(
     signedIn(request: FastifyRequest): Promise<{ sessionId: string; account: Account } | undefined>;
   },
 ) {
-  const pageContext = (request: FastifyRequest): PageContext => ({
-    lang: request.lang,
-    currentUrl: KEY_PATH,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest) => userCentreContext(request, KEY_PATH);
   const subjectOf = (sessionId: string) => `portal:${sessionId}`;
 
   async function showPage(

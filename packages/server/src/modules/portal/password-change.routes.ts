@@ -1,4 +1,4 @@
-import { type PageContext, portalPhrases, renderErrorPage, renderOwnPasswordPage } from '@tessera/portal';
+import { portalPhrases, renderErrorPage, renderOwnPasswordPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
@@ -9,8 +9,8 @@ import { translateError } from '../../lib/i18n.ts';
 import { changeOwnPassword } from '../account/own-password.ts';
 import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../account/password.ts';
 import { assertPasswordAllowed, passwordPolicyFor } from '../account/password-policy.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import { insertLoginEvent } from '../signin/login-events.repo.ts';
+import { userCentreContext } from './portal-brand.ts';
 
 const ACCOUNT_PATH = '/portal/account';
 export const PASSWORD_PATH = '/portal/account/password';
@@ -47,11 +47,7 @@ export interface PasswordChangeDeps {
  */
 export function passwordChangeRoutes(app: FastifyInstance, deps: PasswordChangeDeps) {
   const csrfFor = (sessionId: string) => deps.sealer.hmac('portal-password', sessionId);
-  const pageContext = (request: FastifyRequest): PageContext => ({
-    lang: request.lang,
-    currentUrl: PASSWORD_PATH,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest) => userCentreContext(request, PASSWORD_PATH);
   const send = (reply: FastifyReply, status: number, body: string) =>
     reply.status(status).type('text/html; charset=utf-8').send(body);
   const showForm = (

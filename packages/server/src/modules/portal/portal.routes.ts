@@ -18,7 +18,7 @@ import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
 import { wearPageBrand } from '../oidc/interaction-kit.ts';
-import { COMPANY_CODE_PARAM, PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { COMPANY_CODE_PARAM } from '../oidc/provider.ts';
 import type { SessionsRepo } from '../session/session.repo.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';
 import {
@@ -27,6 +27,7 @@ import {
   PASSWORD_PATH,
   passwordChangeRoutes,
 } from './password-change.routes.ts';
+import { portalBrand, userCentreContext } from './portal-brand.ts';
 import { PROFILE_PATH } from './profile.routes.ts';
 
 export const PORTAL_CLIENT_ID = 'tessera-portal';
@@ -72,10 +73,12 @@ export interface PortalDeps {
   /** The third-party accounts section (modules/identity-source), set once those routes exist. */
   bindingsSection?: (account: Account, sessionId: string) => Promise<AccountBindingsSection>;
   /** The brand of the company a user centre address names (modules/brand). */
-  brandOfCode?: (
-    code: string,
-  ) => Promise<(PageBrand & { companyId: string; companyCode: string; defaultLanguage: 'en' | 'zh' }) | null>;
+  brandOfCode?: (code: string) => Promise<CompanyPageBrand | null>;
+  /** The brand a company saved, null while it has none (modules/brand). */
+  savedBrandOf?: (companyId: string) => Promise<CompanyPageBrand | null>;
 }
+
+type CompanyPageBrand = PageBrand & { companyId: string; companyCode: string; defaultLanguage: 'en' | 'zh' };
 
 /** Confirmations the account page shows after a change elsewhere (`?notice=`). */
 const notices = (lang: 'en' | 'zh') =>
@@ -119,6 +122,8 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
   ) {
     const verifier = randomToken();
     const state = options.state ?? randomToken(16);
+    // A sign-in started from another user-centre page keeps the look of the address it came through.
+    const companyCode = options.companyCode ?? remembered.addressCode(request);
     const returnTo =
       options.returnTo ?? (request.url.startsWith('/portal/') ? request.url : '/portal/account');
     reply.setCookie(
@@ -139,10 +144,27 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
       ...(options.prompt ? { prompt: options.prompt } : {}),
-      ...(options.companyCode ? { [COMPANY_CODE_PARAM]: options.companyCode } : {}),
+      ...(companyCode ? { [COMPANY_CODE_PARAM]: companyCode } : {}),
     }).toString();
     return reply.redirect(url.toString());
   }
+
+  const companiesOf = (accountId: string) =>
+    deps.db
+      .selectFrom('company_members as m')
+      .innerJoin('companies as c', 'c.id', 'm.company_id')
+      .select(['c.id', 'c.name', 'c.code', 'm.role'])
+      .where('m.account_id', '=', accountId)
+      .orderBy('m.created_at')
+      .execute();
+
+  const remembered = portalBrand(app, {
+    brandOfCode: deps.brandOfCode,
+    savedBrandOf: deps.savedBrandOf,
+    signedInAccountId: async (request) => (await currentSession(request))?.account_id,
+    companiesOf,
+    cookieOptions,
+  });
 
   app.get<{ Querystring: { code?: string; state?: string; error?: string } }>(
     '/portal/callback',
@@ -212,48 +234,36 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
       .orderBy('e.created_at', 'desc')
       .limit(10)
       .execute();
-    const html = renderAccountPage(
-      { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH, brand: request.brand },
-      {
-        account: {
-          username: account.username,
-          name: account.display_name,
-          email: account.email,
-          phone: account.phone,
-          emailVerified: Boolean(account.email_verified_at),
-          phoneVerified: Boolean(account.phone_verified_at),
-        },
-        profileHref: PROFILE_PATH,
-        companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
-        currentCompanyId: company?.companyId ?? request.query.company_id ?? null,
-        signIns: signIns.map((e) => ({
-          at: e.created_at,
-          result: e.result,
-          cause: e.failure_cause,
-          ip: e.ip,
-          application: e.app_name ?? e.client_id,
-        })),
-        logoutAction: '/portal/logout',
-        csrfToken: deps.sealer.hmac('portal-logout', session.id),
-        mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
-        devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
-        bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
-        passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
-        nav: { accountHref: company?.home ?? '/portal/account', appsHref: '/portal/apps' },
-        notice: noticeOf(request.lang, request.query.notice),
+    const html = renderAccountPage(userCentreContext(request), {
+      account: {
+        username: account.username,
+        name: account.display_name,
+        email: account.email,
+        phone: account.phone,
+        emailVerified: Boolean(account.email_verified_at),
+        phoneVerified: Boolean(account.phone_verified_at),
       },
-    );
+      profileHref: PROFILE_PATH,
+      companies: companies.map((c) => ({ companyId: c.id, name: c.name, role: c.role })),
+      currentCompanyId: company?.companyId ?? request.query.company_id ?? null,
+      signIns: signIns.map((e) => ({
+        at: e.created_at,
+        result: e.result,
+        cause: e.failure_cause,
+        ip: e.ip,
+        application: e.app_name ?? e.client_id,
+      })),
+      logoutAction: '/portal/logout',
+      csrfToken: deps.sealer.hmac('portal-logout', session.id),
+      mfa: deps.mfaSection ? await deps.mfaSection(account, session.id) : undefined,
+      devices: deps.devicesSection ? await deps.devicesSection(account, session.id) : undefined,
+      bindings: deps.bindingsSection ? await deps.bindingsSection(account, session.id) : undefined,
+      passwordHref: hasOwnPassword(account) ? PASSWORD_PATH : undefined,
+      nav: { accountHref: company?.home ?? '/portal/account', appsHref: '/portal/apps' },
+      notice: noticeOf(request.lang, request.query.notice),
+    });
     return reply.type('text/html; charset=utf-8').send(html);
   }
-
-  const companiesOf = (accountId: string) =>
-    deps.db
-      .selectFrom('company_members as m')
-      .innerJoin('companies as c', 'c.id', 'm.company_id')
-      .select(['c.id', 'c.name', 'c.code', 'm.role'])
-      .where('m.account_id', '=', accountId)
-      .orderBy('m.created_at')
-      .execute();
 
   app.get<{ Querystring: { company_id?: string; notice?: string } }>(
     '/portal/account',
@@ -280,15 +290,11 @@ export function portalRoutes(app: FastifyInstance, deps: PortalDeps) {
         return reply
           .status(404)
           .type('text/html; charset=utf-8')
-          .send(
-            renderErrorPage(
-              { lang: request.lang, currentUrl: request.url, assetsBase: PORTAL_ASSETS_PATH },
-              { message },
-            ),
-          );
+          .send(renderErrorPage(userCentreContext(request), { message }));
       }
       const home = companyAddress(brand.companyCode);
       wearPageBrand(request, brand);
+      remembered.remember(reply, brand.companyCode);
       const session = await currentSession(request);
       const account = session && (await deps.accounts.findAccountById(session.account_id));
       if (!session || !account)

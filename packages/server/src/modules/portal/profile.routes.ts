@@ -14,7 +14,7 @@ import { type Sealer, safeEqual } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { translateError, translateValidation } from '../../lib/i18n.ts';
 import { fileUrl } from '../files/files.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
+import { userCentreContext } from './portal-brand.ts';
 import {
   type AddressIntent,
   type AddressRequest,
@@ -55,11 +55,8 @@ function messageOf(lang: Language, error: unknown): string {
  */
 export function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps) {
   const csrfFor = (sessionId: string) => deps.sealer.hmac('portal-profile', sessionId);
-  const pageContext = (request: FastifyRequest, path: string): PageContext => ({
-    lang: request.lang,
-    currentUrl: path,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest, path: string): PageContext =>
+    userCentreContext(request, path);
   const send = (reply: FastifyReply, status: number, body: string) =>
     reply.status(status).type('text/html; charset=utf-8').send(body);
   const backWith = (reply: FastifyReply, notice: string) =>

@@ -1,13 +1,13 @@
-import { type PageContext, portalPhrases, renderErrorPage, renderSignInLinkPage } from '@tessera/portal';
+import { portalPhrases, renderErrorPage, renderSignInLinkPage } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
 import type { SignInLinksRepo } from '../mail/sign-in-links.repo.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, sealHandoff } from '../oidc/first-factor-handoff.ts';
-import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 import type { SignInService } from '../signin/signin.service.ts';
 import { PORTAL_CLIENT_ID, type PortalSignIn } from './portal.routes.ts';
+import { userCentreContext } from './portal-brand.ts';
 
 export interface SignInLinkDeps {
   db: Db;
@@ -22,11 +22,7 @@ export const SIGN_IN_LINK_PATH = '/portal/link';
 /** Binds the confirmation form to the browser that loaded it (against login CSRF). */
 const CSRF_COOKIE = 'tessera_link_csrf';
 
-const pageContext = (request: FastifyRequest): PageContext => ({
-  lang: request.lang,
-  currentUrl: request.url,
-  assetsBase: PORTAL_ASSETS_PATH,
-});
+const pageContext = (request: FastifyRequest) => userCentreContext(request);
 
 const wellFormed = (token: string) => token.length <= 128 && /^[A-Za-z0-9_-]+$/.test(token);
 

@@ -5,7 +5,7 @@ import type { Account } from '../../../db/schema.ts';
 import { translateError } from '../../../lib/i18n.ts';
 import { insertAuditEvent } from '../../audit/audit.repo.ts';
 import { csrfOf, mfaFormSender, sendMfaPage } from '../../mfa/mfa.portal.routes.ts';
-import { PORTAL_ASSETS_PATH } from '../../oidc/provider.ts';
+import { userCentreContext } from '../../portal/portal-brand.ts';
 import * as repo from '../identity-source.repo.ts';
 import { callbackUrlOf, secretPurpose } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
@@ -39,11 +39,7 @@ export function scanBindingRoutes(
   deps: Pick<ScanDeps, 'db' | 'sealer' | 'publicUrl' | 'urls'> & { signedIn: SignedIn },
 ) {
   const { db } = deps;
-  const pageContext = (request: FastifyRequest) => ({
-    lang: request.lang,
-    currentUrl: request.url,
-    assetsBase: PORTAL_ASSETS_PATH,
-  });
+  const pageContext = (request: FastifyRequest) => userCentreContext(request);
 
   /** The enabled scan sources of the person's companies, with their company's name. */
   async function sourcesOf(accountId: string) {
