@@ -88,6 +88,8 @@ export function codeFlows(s: Suite) {
     await portal.locator('#identifier').fill(user.username);
     await portal.getByRole('button', { name: zh ? '发送验证码' : 'Send the code' }).click();
     await portal.getByRole('heading', { name: zh ? '输入验证码' : 'Enter the code' }).waitFor();
+    // The code leaves once the page has answered: wait for the mail (bounded).
+    for (let i = 0; i < 400 && mailsOf().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     const code = /\b(\d{6})\b/.exec(mailsOf()[0]?.text ?? '')?.[1];
     assert.ok(code, `a code was mailed to ${user.email}`);
     // Not among the run's secrets: six digits are too short for a search of the log to mean anything.

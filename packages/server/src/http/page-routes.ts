@@ -148,7 +148,7 @@ export async function pageRoutes(
         signatures: deps.signatures,
         sentCodes,
       }),
-      codeSignIn: codes && createCodeSignIn({ db, ...codes, accounts: deps.accounts }),
+      codeSignIn: codes && createCodeSignIn({ db, ...codes, log: app.log, accounts: deps.accounts }),
       sentCodes: sentCodes && { ...sentCodes, mfa: deps.mfa },
       secureCookies: deps.secureCookies,
       passkey: deps.fido2,

@@ -105,6 +105,7 @@ export function codeSignInRoutes(
           companyId,
           companyName: companyId ? await deps.companyName(companyId) : undefined,
           lang: request.lang,
+          afterAnswer: (work) => reply.raw.once('close', work),
         });
         return sendPage(
           reply,
@@ -113,7 +114,8 @@ export function codeSignInRoutes(
         );
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        // Too soon, past the hour's budget, or the provider refused: said on the first page.
+        // Too soon or past the hour's budget: said on the first page. (A provider's refusal comes
+        // after the answer, for the person's existence not to show: it is logged and audited.)
         return sendPage(
           reply,
           error.status,

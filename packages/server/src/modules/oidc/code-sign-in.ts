@@ -9,6 +9,7 @@ import * as mfaRepo from '../mfa/mfa.repo.ts';
 import { getSafetySettings } from '../safety/safety.repo.ts';
 import type { CodeCredential } from '../signin/signin.service.ts';
 import type { SmsSender } from '../sms/sms.ts';
+import { type AfterAnswer, deferredCodes, type Log } from '../verification/deferred-codes.ts';
 import type { IssuedCode, OneTimeCodes } from '../verification/one-time-codes.ts';
 
 /** The login method of each code channel. */
@@ -36,7 +37,8 @@ export interface CodeSignInDeps {
   db: Db;
   codes: OneTimeCodes;
   sms: SmsSender;
-  mailer: Pick<Mailer, 'configured'>;
+  mailer: Mailer;
+  log: Log;
   accounts: Pick<AccountsRepo, 'findAccountByIdentifier'>;
 }
 
@@ -117,6 +119,8 @@ export function createCodeSignIn(deps: CodeSignInDeps) {
     companyId: string | null;
     companyName?: string;
     lang: Language;
+    /** The code leaves once the answer has (deferred-codes.ts): the timing tells nobody's existence. */
+    afterAnswer: AfterAnswer;
   }): Promise<IssuedCode> {
     const identifier = input.identifier.trim();
     const account = identifier ? await deps.accounts.findAccountByIdentifier(identifier) : undefined;
@@ -124,7 +128,7 @@ export function createCodeSignIn(deps: CodeSignInDeps) {
       account?.status === 'enabled' && (await allowedFor(account, input.channel))
         ? verifiedAddress(account, input.channel)
         : null;
-    return deps.codes.issue({
+    return deferredCodes(deps, input.afterAnswer).issue({
       companyId: input.companyId ?? account?.home_company_id ?? null,
       accountId: address && account ? account.id : null,
       purpose: 'sign_in',

@@ -12,7 +12,7 @@ import { CODE_AMR, codeChannelOf, verifiedAddress } from './code-sign-in.ts';
 export interface SentCodeDeps {
   codes: OneTimeCodes;
   sms: SmsSender;
-  mailer: Pick<Mailer, 'configured'>;
+  mailer: Mailer;
 }
 
 /** An address as the page shows it: enough for the person to know it, not to learn it. */

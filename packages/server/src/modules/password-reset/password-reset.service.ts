@@ -17,7 +17,8 @@ import type { SignInPolicy } from '../signin/signin.service.ts';
 import { beginAttempt } from '../signin/signin-attempt.ts';
 import { budgetsOf, normaliseIdentifier, recordFailure } from '../signin/signin-throttle.ts';
 import type { SmsSender } from '../sms/sms.ts';
-import { type AfterAnswer, deferredCodes, sendDirectoryNotice } from './reset-delivery.ts';
+import { type AfterAnswer, deferredCodes } from '../verification/deferred-codes.ts';
+import { sendDirectoryNotice } from './reset-delivery.ts';
 
 type Log = { warn(details: object, message: string): void };
 
