@@ -25,7 +25,7 @@ const CODE_USERS = [
 export function codeFlows(s: Suite) {
   const { openPage } = s;
 
-  test('signing in to the user centre with an email code, in English and Chinese', async () => {
+  test('signing in to the user centre with an email code, and resetting a forgotten password by email, in English and Chinese', async () => {
     const smtp = await startTestSmtp();
     const dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-codes-'));
     const env = { TESSERA_SMTP_URL: smtp.url };
@@ -57,13 +57,18 @@ export function codeFlows(s: Suite) {
       server = await startServer(s.adminPassword, env, { dataDir, logFile: s.serverLog });
 
       for (const user of CODE_USERS) {
+        const mailsOf = () => smtp.received.filter((mail) => JSON.stringify(mail.to).includes(user.email));
         const { context: portalContext, page: portal } = await openPage();
         try {
-          await signInWithEmailCode(portal, server.baseUrl, user, () =>
-            smtp.received.filter((mail) => JSON.stringify(mail.to).includes(user.email)),
-          );
+          await signInWithEmailCode(portal, server.baseUrl, user, mailsOf);
         } finally {
           await portalContext.close();
+        }
+        const { context: resetContext, page: resetPage } = await openPage();
+        try {
+          await resetForgottenPassword(resetPage, server.baseUrl, user, mailsOf);
+        } finally {
+          await resetContext.close();
         }
       }
     } finally {
@@ -100,6 +105,47 @@ export function codeFlows(s: Suite) {
       .filter({ hasText: zh ? '还可尝试 4 次' : '4 tries left' })
       .waitFor();
     await portal.locator('#code').fill(code);
+    await portal.locator('button.primary[type=submit]').click();
+    await portal.waitForURL(`${baseUrl}/portal/account${zh ? '?lang=zh' : ''}`);
+    await portal.getByText(user.username).first().waitFor();
+  }
+
+  /**
+   * "Forgot password?" on the user centre's sign-in page: the code mailed to the person, a new
+   * password under the company's rules, then a sign-in with it (the old one no longer works).
+   */
+  async function resetForgottenPassword(
+    portal: Page,
+    baseUrl: string,
+    user: (typeof CODE_USERS)[number],
+    mailsOf: () => { text?: string }[],
+  ) {
+    const zh = user.lang === 'zh';
+    const before = mailsOf().length;
+    await portal.goto(`${baseUrl}/portal/account${zh ? '?lang=zh' : ''}`);
+    await portal.getByRole('link', { name: zh ? '忘记密码？' : 'Forgot password?' }).click();
+    await portal.locator('#identifier').fill(user.username);
+    await portal.getByRole('button', { name: zh ? '发送验证码' : 'Send the code' }).click();
+    await portal.getByRole('heading', { name: zh ? '输入验证码' : 'Enter the code' }).waitFor();
+    for (let i = 0; i < 400 && mailsOf().length === before; i++) await new Promise((r) => setTimeout(r, 25));
+    const code = /\b(\d{6})\b/.exec(mailsOf()[before]?.text ?? '')?.[1];
+    assert.ok(code, `a reset code was mailed to ${user.email}`);
+    await portal.locator('#code').fill(code);
+    await portal.getByRole('button', { name: zh ? '继续' : 'Continue' }).click();
+    await portal.getByRole('heading', { name: zh ? '设置新密码' : 'Choose a new password' }).waitFor();
+    const renewed = `${user.password}-new`;
+    await portal.locator('#new-password').fill(renewed);
+    await portal.locator('#confirm-password').fill(renewed);
+    await portal.getByRole('button', { name: zh ? '设置密码' : 'Set the password' }).click();
+    await portal
+      .getByText(
+        zh
+          ? '密码已修改，该账号的所有会话均已结束。请使用新密码登录。'
+          : 'Your password has been changed and every session of the account has ended. Sign in with the new password.',
+      )
+      .waitFor();
+    await portal.locator('#identifier').fill(user.username);
+    await portal.locator('#password').fill(renewed);
     await portal.locator('button.primary[type=submit]').click();
     await portal.waitForURL(`${baseUrl}/portal/account${zh ? '?lang=zh' : ''}`);
     await portal.getByText(user.username).first().waitFor();
