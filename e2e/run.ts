@@ -38,6 +38,7 @@ import { samlFlows } from './flows/saml.e2e.ts';
 import { samlRedirectFlows } from './flows/saml-redirects.e2e.ts';
 import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
+import { smsFlows } from './flows/sms.e2e.ts';
 import { ukeyFlows } from './flows/ukey.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
@@ -87,6 +88,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   orgFlows(s);
   safetyFlows(s);
   codeFlows(s);
+  smsFlows(s);
   radiusCaFlows(s);
   ukeyFlows(s);
   appFlows(s);
