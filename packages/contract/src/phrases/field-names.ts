@@ -117,6 +117,7 @@ export const zhFieldNames: Record<string, string> = {
   lockMinutes: '锁定时长（分钟）',
   lockout: '锁定',
   loginMethods: '登录方式',
+  selfServiceReset: '自助重置密码',
   loginUrl: '登录地址',
   managerId: '负责人',
   mark: '标记',

@@ -29,7 +29,7 @@ import { m27 } from './migrations/27-platform-settings.ts';
 import { m28 } from './migrations/28-one-time-codes.ts';
 import { m29 } from './migrations/29-sms-providers.ts';
 import { m30 } from './migrations/30-code-sign-in.ts';
-import { m32 } from './migrations/32-cas-applications.ts';
+import { m31 } from './migrations/31-cas-applications.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -70,7 +70,7 @@ export const migrations: Migration[] = [
   m28,
   m29,
   m30,
-  m32,
+  m31,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

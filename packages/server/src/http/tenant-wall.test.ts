@@ -4,6 +4,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../lib/ids.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext, TINY_PNG, upload } from '../test/harness.ts';
+import { casWall } from './tenant-wall.cas.ts';
 import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.consoles.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
@@ -320,6 +321,17 @@ beforeAll(async () => {
   bPkiBefore = await pki.stateOfB();
 });
 
+// ---- CAS (modules/cas): B's CAS application and its service URL.
+const cas = casWall(
+  () => ctx,
+  () => b,
+);
+let bCasBefore: string;
+beforeAll(async () => {
+  await cas.setUp();
+  bCasBefore = await cas.stateOfB();
+});
+
 // ---- SMS (modules/sms): B's own sign name and template.
 const sms = smsWall(
   () => ctx,
@@ -563,6 +575,7 @@ const secretsOfB = () => [
   'Beta Secret Wiki',
   'wiki.beta.example',
   ...sms.secrets(),
+  ...cas.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -621,6 +634,7 @@ const probes: Record<string, () => unknown> = {
   ...permissionProbes,
   ...samlProbes,
   ...sms.probes,
+  ...cas.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -748,6 +762,10 @@ describe('tenant wall', () => {
 
   it("leaves B's resources, roles, authorizations and console roles as they were", async () => {
     expect(await permissionsOfB()).toBe(bPermissionsBefore);
+  });
+
+  it("leaves B's CAS application as it was", async () => {
+    expect(await cas.stateOfB()).toBe(bCasBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

@@ -10,12 +10,13 @@ export const m30: Migration = {
   //
   // Codes go only to a verified address: a change of the email or phone by anyone else (an
   // administrator, an import, a directory) ends its verification, whatever the path, unless the
-  // same statement records a new one (the person confirming the new address with a code).
+  // same statement records a new one (the person confirming the new address with a code). An
+  // email that differs only in letter case is the same mailbox and keeps its mark.
   sql: `
 alter table login_events add column method text;
 create function accounts_address_changed() returns trigger language plpgsql as $$
 begin
-  if new.email is distinct from old.email and new.email_verified_at is not distinct from old.email_verified_at then
+  if lower(new.email) is distinct from lower(old.email) and new.email_verified_at is not distinct from old.email_verified_at then
     new.email_verified_at := null;
   end if;
   if new.phone is distinct from old.phone and new.phone_verified_at is not distinct from old.phone_verified_at then

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrations.ts';
 
-export const m32: Migration = {
-  id: 32,
+export const m31: Migration = {
+  id: 31,
   name: 'cas applications',
   // CAS (Apereo CAS Protocol 3.0): an application can be a CAS service of its company's CAS
   // server. Sign-ins run through the OIDC provider's session (modules/cas); these tables hold each
