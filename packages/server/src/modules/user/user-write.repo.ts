@@ -2,7 +2,6 @@ import type { UserStatus } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
-import { clearingVerification } from '../account/verified-addresses.ts';
 
 /**
  * Writes to accounts and their user records in a company. None of them checks anything: the
@@ -93,7 +92,7 @@ export async function updateAccountProfile(
   },
 ) {
   if (!Object.keys(set).length) return;
-  await trx.updateTable('accounts').set(clearingVerification(set)).where('id', '=', accountId).execute();
+  await trx.updateTable('accounts').set(set).where('id', '=', accountId).execute();
 }
 
 /** A new password; raising the credential version ends every session of the account. */

@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { Account } from '../../../db/schema.ts';
 import type { Sealer } from '../../../lib/crypto.ts';
-import { clearingVerification } from '../../account/verified-addresses.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
 import type { DirectoryCheck, DirectoryVerifier } from '../../signin/signin.service.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';
@@ -166,12 +165,7 @@ export function createDirectorySignIn(deps: {
     const managed = Object.keys(set).length > 0 && (await isFullyManaged(db, companyId, account.id));
     if (!managed && !add.length && !remove.length && !relink) return;
     await db.transaction().execute(async (trx) => {
-      if (managed)
-        await trx
-          .updateTable('accounts')
-          .set(clearingVerification(set))
-          .where('id', '=', account.id)
-          .execute();
+      if (managed) await trx.updateTable('accounts').set(set).where('id', '=', account.id).execute();
       if (remove.length)
         await trx
           .deleteFrom('department_members')

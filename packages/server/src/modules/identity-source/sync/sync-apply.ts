@@ -4,7 +4,6 @@ import type { Db } from '../../../db/database.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { newId } from '../../../lib/ids.ts';
 import { UNUSABLE_PASSWORD_HASH } from '../../account/password.ts';
-import { clearingVerification } from '../../account/verified-addresses.ts';
 import { insertAuditEvent } from '../../audit/audit.repo.ts';
 import * as departments from '../../department/department.repo.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
@@ -183,7 +182,7 @@ export async function createLinkedPeople(
 async function updatePeople(ctx: ApplyContext, batch: SyncPlan['people']['update']) {
   await ctx.db.transaction().execute(async (trx) => {
     for (const { accountId, set } of batch) {
-      await trx.updateTable('accounts').set(clearingVerification(set)).where('id', '=', accountId).execute();
+      await trx.updateTable('accounts').set(set).where('id', '=', accountId).execute();
       await insertAuditEvent(trx, {
         companyId: ctx.companyId,
         actorAccountId: null,
