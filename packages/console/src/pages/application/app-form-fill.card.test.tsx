@@ -81,6 +81,10 @@ describe('<AppFormFillCard>', () => {
     expect(updates(callApi)[0]?.credentialMode).toBe('shared');
     expect(updates(callApi)[0]?.sharedUsername).toBe('robot');
     expect(updates(callApi)[0]?.sharedPassword).toBeUndefined();
+    // The saved settings come back into the form (clearing the password field): type only after.
+    await waitFor(() =>
+      expect(form().getByText('Save').closest('button')?.className).not.toContain('ant-btn-loading'),
+    );
 
     typeInto('Shared password', 'N3w-Secret');
     save();
