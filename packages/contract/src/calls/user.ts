@@ -299,6 +299,8 @@ export const loginRecord = z.object({
   /** Localised text of the cause. */
   causeText: z.string().nullable(),
   clientId: z.string().nullable(),
+  /** The name of the company's application signed in to, where the client id is one of its applications. */
+  appName: z.string().nullable(),
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),
 });

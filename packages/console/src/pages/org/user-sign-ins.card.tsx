@@ -48,7 +48,7 @@ export function UserSignInsCard({ userId }: { userId: string }) {
       key: 'client',
       title: t('org.detail.column.client'),
       minScreen: 'lg',
-      render: (record) => record.clientId ?? '—',
+      render: (record) => record.appName ?? record.clientId ?? '—',
     },
     {
       key: 'device',

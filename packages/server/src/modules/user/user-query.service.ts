@@ -58,6 +58,7 @@ export function createUserQueryService(deps: { db: Db }) {
         cause: event.failure_cause,
         causeText: event.failure_cause ? (causes[event.failure_cause] ?? event.failure_cause) : null,
         clientId: event.client_id,
+        appName: event.app_name,
         ip: event.ip,
         userAgent: event.user_agent,
       })),

@@ -158,14 +158,26 @@ export async function findLoginEvents(
   pageSize: number,
 ) {
   const base = db
-    .selectFrom('login_events')
-    .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('company_id', '=', companyId), eb('company_id', 'is', null)]));
+    .selectFrom('login_events as e')
+    .where('e.account_id', '=', accountId)
+    .where((eb) => eb.or([eb('e.company_id', '=', companyId), eb('e.company_id', 'is', null)]));
   const [rows, count] = await Promise.all([
     base
-      .select(['created_at', 'result', 'failure_cause', 'client_id', 'ip', 'user_agent'])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      // The application's name, as the log screen shows it: only an application of this company.
+      .leftJoin('apps as p', (join) =>
+        join.onRef('p.client_id', '=', 'e.client_id').on('p.company_id', '=', companyId),
+      )
+      .select([
+        'e.created_at',
+        'e.result',
+        'e.failure_cause',
+        'e.client_id',
+        'p.name as app_name',
+        'e.ip',
+        'e.user_agent',
+      ])
+      .orderBy('e.created_at', 'desc')
+      .orderBy('e.id', 'desc')
       .limit(pageSize)
       .offset((page - 1) * pageSize)
       .execute(),

@@ -1005,6 +1005,40 @@ describe('user log and self details', () => {
     });
   });
 
+  it("names the company's application a sign-in was for, never another company's", async () => {
+    const created = await createUser({ username: 'logged-app' });
+    const acmeApp = await call<{ app: { clientId: string } }>(
+      ctx,
+      '/api/v1/manage/app/create',
+      { name: 'Grafana' },
+      { token: acme.token, companyId: acme.companyId },
+    );
+    const otherApp = await call<{ app: { clientId: string } }>(
+      ctx,
+      '/api/v1/manage/app/create',
+      { name: 'Secret Other App' },
+      { token: other.token, companyId: other.companyId },
+    );
+    const event = (clientId: string, minutesAgo: number) => ({
+      id: newId(),
+      company_id: acme.companyId,
+      account_id: created.data.userId,
+      identifier: 'logged-app',
+      client_id: clientId,
+      result: 'success' as const,
+      created_at: new Date(Date.now() - minutesAgo * 60_000),
+    });
+    await ctx.database.db
+      .insertInto('login_events')
+      .values([event(acmeApp.data.app.clientId, 2), event(otherApp.data.app.clientId, 1)])
+      .execute();
+    const log = await asAcme<{ list: Record<string, unknown>[] }>('log', { userId: created.data.userId });
+    expect(log.data.list).toMatchObject([
+      { clientId: otherApp.data.app.clientId, appName: null },
+      { clientId: acmeApp.data.app.clientId, appName: 'Grafana' },
+    ]);
+  });
+
   it('gives the signed-in person their nickname and photo, in any console', async () => {
     const response = await call(ctx, '/api/v1/manage/user/self-details', {}, { token: acme.token });
     expect(response.data).toEqual({
