@@ -304,7 +304,7 @@ export function bindCalls(
   mfaRoutes(bind, services.mfa, services.signatures);
   userImportRoutes(bind, services.userImport);
   safetyRoutes(bind, createSafetyService({ db }));
-  appRoutes(bind, createAppService({ db, sealer, issuer, quotas }));
+  appRoutes(bind, createAppService({ db, sealer, issuer, quotas, outbound }));
   context.saml.routes(bind, outbound);
   context.cas.routes(bind);
   services.exchange.routes(bind);

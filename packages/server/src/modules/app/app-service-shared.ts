@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { casConfigured } from '../cas/cas.repo.ts';
 import { fileUrl } from '../files/files.ts';
@@ -27,6 +28,7 @@ export interface AppServiceContext {
   db: Db;
   sealer: Sealer;
   metadata: ProviderMetadata;
+  outbound?: Pick<OutboundPolicy, 'refusalOf'>;
 }
 
 export const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);

@@ -3,6 +3,7 @@ import type { Updateable } from 'kysely';
 import type { AppsTable } from '../../db/schema.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
+import { refusalMessage } from '../../lib/outbound-address.ts';
 import { acceptImage, fileUrl, insertFile } from '../files/files.ts';
 import { CLIENT_SECRET_PURPOSE } from './app-clients.ts';
 import {
@@ -20,8 +21,17 @@ import {
  * The settings of an application (spec §3): its name, OIDC settings, token lifetimes and default
  * access, its client secret and its logo.
  */
-export function createAppSettingsService({ db, sealer, metadata }: AppServiceContext) {
+export function createAppSettingsService({ db, sealer, metadata, outbound }: AppServiceContext) {
+  /** A back-channel logout address the server would never reach is refused when saved, not found out at the first logout. */
+  async function checkLogoutAddress(uri: string | null | undefined) {
+    const refusal = uri && outbound ? await outbound.refusalOf(uri) : undefined;
+    if (!refusal) return;
+    const { reason, params } = refusalMessage(refusal);
+    throw new AppError(reason, params);
+  }
+
   async function update(actor: Actor, companyId: string, body: Body<typeof contract.updateApp>) {
+    await checkLogoutAddress(body.backchannelLogoutUri);
     return db.transaction().execute(async (trx) => {
       const before = await appOf(trx, companyId, body.appId, true);
       const set: Updateable<AppsTable> = {};

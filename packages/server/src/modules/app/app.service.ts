@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { casTemplateSettings } from '../cas/cas-config.service.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import { templateSettings as samlTemplateSettings } from '../saml/saml-config.service.ts';
@@ -45,9 +46,16 @@ export function createAppService(deps: {
   sealer: Sealer;
   issuer: string;
   quotas: Pick<QuotaService, 'takePlaces'>;
+  /** Where back-channel logout may be delivered (TESSERA_OUTBOUND_ALLOWED_NETWORKS); checked when saved. */
+  outbound?: Pick<OutboundPolicy, 'refusalOf'>;
 }) {
   const { db, sealer, issuer, quotas } = deps;
-  const context: AppServiceContext = { db, sealer, metadata: providerMetadata(issuer) };
+  const context: AppServiceContext = {
+    db,
+    sealer,
+    metadata: providerMetadata(issuer),
+    outbound: deps.outbound,
+  };
   const { metadata } = context;
 
   async function list(companyId: string, query: Body<typeof contract.listApps>) {

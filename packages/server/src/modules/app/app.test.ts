@@ -133,6 +133,17 @@ describe('application settings', () => {
       expect(refused.code).toBe(400);
       expect(refused.msg).toContain(message);
     }
+    // An address the server never connects to (TESSERA_OUTBOUND_ALLOWED_NETWORKS) is refused when saved.
+    for (const [uri, reason] of [
+      ['https://10.1.2.3/bc', 'outbound.address_refused'],
+      ['https://169.254.169.254/bc', 'outbound.address_never'],
+    ]) {
+      const refused = await admin<{ reason: string }>('/api/v1/manage/app/update', {
+        appId: app.appId,
+        backchannelLogoutUri: uri,
+      });
+      expect(refused.data.reason).toBe(reason);
+    }
     expect(await appRow(app.appId)).toEqual(before);
     const cleared = await admin<{ oidc: { backchannelLogoutUri: string | null } }>(
       '/api/v1/manage/app/update',
