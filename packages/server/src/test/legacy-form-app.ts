@@ -41,10 +41,16 @@ export async function startLegacyFormApp(options: {
   users: Record<string, string>;
   /** The hidden tenant field the form posts; a post without it is refused. */
   tenant?: string;
+  /**
+   * Answer a good login with a redirect to another origin of the app (http://localhost:<port>),
+   * which sets its session there, as apps whose login host is not their home host do.
+   */
+  crossOriginHome?: boolean;
 }): Promise<LegacyFormApp> {
   const sessions = new Map<string, string>();
   const posts: Record<string, string>[] = [];
   const tenant = options.tenant ?? 'main';
+  let homeOrigin = '';
   const page = (status: number, body: string, headers: Record<string, string> = {}) => ({
     status,
     headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
@@ -70,9 +76,22 @@ export async function startLegacyFormApp(options: {
         }
         const session = randomBytes(16).toString('hex');
         sessions.set(session, user);
+        if (options.crossOriginHome) {
+          return { status: 303, headers: { location: `${homeOrigin}/enter?session=${session}` }, body: '' };
+        }
         return {
           status: 303,
           headers: { location: '/home', 'set-cookie': `legacy_session=${session}; Path=/; HttpOnly` },
+          body: '',
+        };
+      }
+      if (url.pathname === '/enter' && sessions.has(url.searchParams.get('session') ?? '')) {
+        return {
+          status: 302,
+          headers: {
+            location: '/home',
+            'set-cookie': `legacy_session=${url.searchParams.get('session')}; Path=/; HttpOnly`,
+          },
           body: '',
         };
       }
@@ -91,6 +110,7 @@ export async function startLegacyFormApp(options: {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
+  homeOrigin = `http://localhost:${port}`;
   return {
     url,
     loginUrl: `${url}/login`,

@@ -24,10 +24,12 @@ const credentialsPath = (appId: string) => `${MY_APPS_PATH}/${encodeURIComponent
 
 /**
  * The page that posts an app's login form carries a password: the pages' policy (never stored,
- * never framed, no referrer, script from the portal's assets only), and the form may post to the
- * app's sign-in origin only.
+ * never framed, no referrer, script from the portal's assets only, nothing inline). No
+ * `form-action`: browsers check it along the redirects that answer the post too, and many apps
+ * answer a good login with a redirect to another of their hosts. The form's one action is the
+ * address the administrator saved, written by the server; no script of the page can change it.
  */
-const launchHeaders = (origin: string) => ({ 'content-security-policy': pageCsp(origin) });
+const launchHeaders = { 'content-security-policy': pageCsp() };
 
 const csrfOf = (sealer: Sealer, sessionId: string) => sealer.hmac('portal-apps', sessionId);
 
@@ -201,7 +203,7 @@ export function myAppsPortalRoutes(app: FastifyInstance, deps: MyAppsPortalDeps)
     });
     return reply
       .status(200)
-      .headers(launchHeaders(form.origin))
+      .headers(launchHeaders)
       .type('text/html; charset=utf-8')
       .send(
         renderFormLaunchPage(context(request, launchPath(target.app.id)), {

@@ -64,7 +64,7 @@ export type FormLaunch =
   | { kind: 'needs_credentials' }
   | { kind: 'not_configured' }
   | { kind: 'insecure' }
-  | { kind: 'post'; action: string; origin: string; fields: { name: string; value: string }[] };
+  | { kind: 'post'; action: string; fields: { name: string; value: string }[] };
 
 /** The credentials page of an app, or why there is none. */
 export type CredentialsTarget =
@@ -162,7 +162,6 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
     return {
       kind: 'post',
       action: url.toString(),
-      origin: url.origin,
       fields: [
         { name: config.username_field, value: username },
         { name: config.password_field, value: password },
