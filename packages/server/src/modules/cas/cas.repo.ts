@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppCasConfig, CasFlow, CasTicket } from '../../db/schema-cas.ts';
+import { findAppWithSettings } from '../app/internal-client.repo.ts';
 
 /** SQL of the CAS module. */
 
@@ -10,19 +11,8 @@ export const findCasConfig = (db: Db, appId: string): Promise<AppCasConfig | und
   db.selectFrom('app_cas_configs').selectAll().where('app_id', '=', appId).executeTakeFirst();
 
 /** A CAS application with its settings, by id. */
-export async function findCasApp(
-  db: Db,
-  appId: string,
-): Promise<{ app: App; config: AppCasConfig } | undefined> {
-  const app = await db
-    .selectFrom('apps')
-    .selectAll()
-    .where('id', '=', appId)
-    .where('protocol', '=', 'cas')
-    .executeTakeFirst();
-  const config = app && (await findCasConfig(db, app.id));
-  return app && config ? { app, config } : undefined;
-}
+export const findCasApp = (db: Db, appId: string): Promise<{ app: App; config: AppCasConfig } | undefined> =>
+  findAppWithSettings(db, appId, 'cas', findCasConfig);
 
 /**
  * The company's CAS application whose service URL patterns allow a service; of several, the one
