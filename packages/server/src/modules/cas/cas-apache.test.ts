@@ -22,6 +22,7 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
   let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
   let alice: { id: string; username: string; password: string };
   let bob: { id: string; username: string; password: string };
+  let carol: { id: string; username: string; password: string };
   let serverUrl: string;
   const page = `http://127.0.0.1:${PORT}/protected/index.shtml`;
 
@@ -31,6 +32,7 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     owner = await ownerWithCompany(ctx, 'apache-owner', 'Apache Co');
     alice = await companyMember(ctx, owner, 'apache-alice');
     bob = await companyMember(ctx, owner, 'apache-bob');
+    carol = await companyMember(ctx, owner, 'apache-carol');
     await ctx.database.db
       .updateTable('accounts')
       .set({ email: 'alice@apache.example', display_name: 'Alice Apache' })
@@ -41,12 +43,15 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
       attributes: ['name', 'email'],
     });
     serverUrl = app.serverUrl;
-    // Only Alice may use it.
+    // Only Alice and Carol may use it.
     await manage(ctx, owner, '/api/v1/manage/app/update', {
       appId: app.appId,
       defaultAccess: 'prohibit_all',
     });
-    await manage(ctx, owner, '/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [alice.id] });
+    await manage(ctx, owner, '/api/v1/manage/app/assignment/add', {
+      appId: app.appId,
+      userIds: [alice.id, carol.id],
+    });
     await promisify(execFile)(START as string, [serverUrl]);
   });
   afterAll(async () => ctx?.close());
@@ -89,5 +94,37 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     const returned = await request(jar, absolute(back, (await request(jar, back)).headers.get('location')));
     expect(returned.status).toBe(302);
     expect(returned.headers.get('location')).toContain(`${serverUrl}/login?service=`);
+  });
+
+  /** Where the protected page sends a browser with this jar: Tessera's /login when Apache has no session. */
+  async function pageAnswer(jar: CookieJar) {
+    const answer = await request(jar, page);
+    return { status: answer.status, location: answer.headers.get('location'), html: await answer.text() };
+  }
+
+  it("ends the Apache session when an administrator resets the person's password (back-channel logout)", async () => {
+    const { jar, landed } = await signedIn(alice);
+    expect(landed.html).toContain('apache-alice');
+    expect((await pageAnswer(jar)).status).toBe(200);
+    const password = 'Reset-by-admin-77';
+    await manage(ctx, owner, '/api/v1/manage/user/password/reset', {
+      userId: alice.id,
+      password,
+      confirmPassword: password,
+      mustChangePassword: false,
+    });
+    alice.password = password;
+    const after = await pageAnswer(jar);
+    expect(after.status).toBe(302);
+    expect(after.location).toContain(`${serverUrl}/login?service=`);
+  });
+
+  it('ends the Apache session when an administrator disables the person (back-channel logout)', async () => {
+    const { jar, landed } = await signedIn(carol);
+    expect(landed.html).toContain('<strong id="user">apache-carol</strong>');
+    await manage(ctx, owner, '/api/v1/manage/user/status', { userId: carol.id, status: 'disabled' });
+    const after = await pageAnswer(jar);
+    expect(after.status).toBe(302);
+    expect(after.location).toContain(`${serverUrl}/login?service=`);
   });
 });

@@ -122,26 +122,33 @@ export async function markValidated(db: Db, id: string): Promise<void> {
 /**
  * The validated service tickets of an ended single sign-on session that single logout has not
  * reached yet, claimed: of parallel sign-outs, each ticket goes to one. The proxy-granting tickets
- * of the session end with it.
+ * of the session end with it. With a company, only the tickets of that company's applications
+ * (the person leaves that company's applications; the session goes on for the others).
  */
-export async function claimTicketsForLogout(db: Db, ssoSessionUid: string, accountId: string) {
-  await db
+export async function claimTicketsForLogout(
+  db: Db,
+  ssoSessionUid: string,
+  accountId: string,
+  companyId?: string,
+) {
+  let pgts = db
     .updateTable('cas_tickets')
     .set({ expires_at: sql<Date>`now()` })
     .where('sso_session_uid', '=', ssoSessionUid)
     .where('account_id', '=', accountId)
-    .where('kind', '=', 'PGT')
-    .execute();
-  return db
+    .where('kind', '=', 'PGT');
+  if (companyId) pgts = pgts.where('company_id', '=', companyId);
+  await pgts.execute();
+  let sts = db
     .updateTable('cas_tickets')
     .set({ logout_sent_at: sql<Date>`now()` })
     .where('sso_session_uid', '=', ssoSessionUid)
     .where('account_id', '=', accountId)
     .where('kind', '=', 'ST')
     .where('validated_at', 'is not', null)
-    .where('logout_sent_at', 'is', null)
-    .returning(['id', 'app_id', 'service'])
-    .execute();
+    .where('logout_sent_at', 'is', null);
+  if (companyId) sts = sts.where('company_id', '=', companyId);
+  return sts.returning(['id', 'app_id', 'service']).execute();
 }
 
 /** Removes what no sign-in, validation or logout can need any more. */
