@@ -23,6 +23,7 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
   let alice: { id: string; username: string; password: string };
   let bob: { id: string; username: string; password: string };
   let carol: { id: string; username: string; password: string };
+  let dave: { id: string; username: string; password: string };
   let serverUrl: string;
   const page = `http://127.0.0.1:${PORT}/protected/index.shtml`;
 
@@ -33,6 +34,7 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     alice = await companyMember(ctx, owner, 'apache-alice');
     bob = await companyMember(ctx, owner, 'apache-bob');
     carol = await companyMember(ctx, owner, 'apache-carol');
+    dave = await companyMember(ctx, owner, 'apache-dave');
     await ctx.database.db
       .updateTable('accounts')
       .set({ email: 'alice@apache.example', display_name: 'Alice Apache' })
@@ -43,14 +45,14 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
       attributes: ['name', 'email'],
     });
     serverUrl = app.serverUrl;
-    // Only Alice and Carol may use it.
+    // Only Alice, Carol and Dave may use it.
     await manage(ctx, owner, '/api/v1/manage/app/update', {
       appId: app.appId,
       defaultAccess: 'prohibit_all',
     });
     await manage(ctx, owner, '/api/v1/manage/app/assignment/add', {
       appId: app.appId,
-      userIds: [alice.id, carol.id],
+      userIds: [alice.id, carol.id, dave.id],
     });
     await promisify(execFile)(START as string, [serverUrl]);
   });
@@ -123,6 +125,22 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     const { jar, landed } = await signedIn(carol);
     expect(landed.html).toContain('<strong id="user">apache-carol</strong>');
     await manage(ctx, owner, '/api/v1/manage/user/status', { userId: carol.id, status: 'disabled' });
+    const after = await pageAnswer(jar);
+    expect(after.status).toBe(302);
+    expect(after.location).toContain(`${serverUrl}/login?service=`);
+  });
+
+  it('ends the Apache session when an administrator removes the person, their tickets going with them', async () => {
+    const { jar, landed } = await signedIn(dave);
+    expect(landed.html).toContain('<strong id="user">apache-dave</strong>');
+    await manage(ctx, owner, '/api/v1/manage/user/del', { userId: dave.id });
+    // The account the company managed is gone, and its tickets with it: they were read before.
+    const tickets = await ctx.database.db
+      .selectFrom('cas_tickets')
+      .select('id')
+      .where('account_id', '=', dave.id)
+      .execute();
+    expect(tickets).toEqual([]);
     const after = await pageAnswer(jar);
     expect(after.status).toBe(302);
     expect(after.location).toContain(`${serverUrl}/login?service=`);
