@@ -104,45 +104,52 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     return { status: answer.status, location: answer.headers.get('location'), html: await answer.text() };
   }
 
-  it("ends the Apache session when an administrator resets the person's password (back-channel logout)", async () => {
-    const { jar, landed } = await signedIn(alice);
-    expect(landed.html).toContain('apache-alice');
-    expect((await pageAnswer(jar)).status).toBe(200);
-    const password = 'Reset-by-admin-77';
-    await manage(ctx, owner, '/api/v1/manage/user/password/reset', {
-      userId: alice.id,
-      password,
-      confirmPassword: password,
-      mustChangePassword: false,
-    });
-    alice.password = password;
-    const after = await pageAnswer(jar);
-    expect(after.status).toBe(302);
-    expect(after.location).toContain(`${serverUrl}/login?service=`);
-  });
+  type Person = { id: string; username: string; password: string };
+  /** What an administrator does that ends a person's sessions (modules/oidc/sign-out.ts). */
+  const endings: [string, () => Person, (person: Person) => Promise<unknown>][] = [
+    [
+      "resets the person's password",
+      () => alice,
+      (person) =>
+        manage(ctx, owner, '/api/v1/manage/user/password/reset', {
+          userId: person.id,
+          password: 'Reset-by-admin-77',
+          confirmPassword: 'Reset-by-admin-77',
+          mustChangePassword: false,
+        }),
+    ],
+    [
+      'disables the person',
+      () => carol,
+      (person) => manage(ctx, owner, '/api/v1/manage/user/status', { userId: person.id, status: 'disabled' }),
+    ],
+    [
+      'removes the person, their tickets going with the account they were read from',
+      () => dave,
+      async (person) => {
+        await manage(ctx, owner, '/api/v1/manage/user/del', { userId: person.id });
+        const tickets = await ctx.database.db
+          .selectFrom('cas_tickets')
+          .select('id')
+          .where('account_id', '=', person.id)
+          .execute();
+        expect(tickets).toEqual([]);
+      },
+    ],
+  ];
 
-  it('ends the Apache session when an administrator disables the person (back-channel logout)', async () => {
-    const { jar, landed } = await signedIn(carol);
-    expect(landed.html).toContain('<strong id="user">apache-carol</strong>');
-    await manage(ctx, owner, '/api/v1/manage/user/status', { userId: carol.id, status: 'disabled' });
-    const after = await pageAnswer(jar);
-    expect(after.status).toBe(302);
-    expect(after.location).toContain(`${serverUrl}/login?service=`);
-  });
-
-  it('ends the Apache session when an administrator removes the person, their tickets going with them', async () => {
-    const { jar, landed } = await signedIn(dave);
-    expect(landed.html).toContain('<strong id="user">apache-dave</strong>');
-    await manage(ctx, owner, '/api/v1/manage/user/del', { userId: dave.id });
-    // The account the company managed is gone, and its tickets with it: they were read before.
-    const tickets = await ctx.database.db
-      .selectFrom('cas_tickets')
-      .select('id')
-      .where('account_id', '=', dave.id)
-      .execute();
-    expect(tickets).toEqual([]);
-    const after = await pageAnswer(jar);
-    expect(after.status).toBe(302);
-    expect(after.location).toContain(`${serverUrl}/login?service=`);
-  });
+  it.each(endings)(
+    'ends the Apache session when an administrator %s (back-channel logout)',
+    async (_n, who, end) => {
+      const person = who();
+      const { jar, landed } = await signedIn(person);
+      expect(landed.html).toContain(`<strong id="user">${person.username}</strong>`);
+      expect((await pageAnswer(jar)).status).toBe(200);
+      await end(person);
+      // Apache no longer knows the person: its page sends them to sign in again.
+      const after = await pageAnswer(jar);
+      expect(after.status).toBe(302);
+      expect(after.location).toContain(`${serverUrl}/login?service=`);
+    },
+  );
 });
