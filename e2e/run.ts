@@ -12,6 +12,10 @@
  *     --test-name-pattern='create a company|SAML|uncaught errors' e2e/run.ts
  * The first-week flows start their own server from an empty database, so they need no other:
  *   --test-name-pattern='first week|uncaught errors'
+ * The CAS flow needs Apache httpd with mod_auth_cas too (without it, it is skipped):
+ *   bash scripts/with-chromium.sh bash scripts/with-slapd.sh bash scripts/with-radclient.sh \
+ *     bash scripts/with-apache-cas.sh node --conditions=source --import tsx \
+ *     --test-name-pattern='create a company|CAS|uncaught errors' e2e/run.ts
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,6 +24,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startProviderFixture } from '../packages/server/src/test/scan-providers.ts';
 import { appFlows } from './flows/apps.e2e.ts';
+import { casFlows } from './flows/cas.e2e.ts';
 import { codeFlows } from './flows/codes.e2e.ts';
 import { exchangeFlows } from './flows/exchange.e2e.ts';
 import { firstWeekFlows } from './flows/first-week.e2e.ts';
@@ -103,6 +108,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   permissionFlows(s);
   samlFlows(s);
   samlRedirectFlows(s);
+  casFlows(s);
   screenFlows(s);
   logSecretFlows(s);
   // An installation of its own, from an empty database (its own server).

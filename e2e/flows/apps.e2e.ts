@@ -50,14 +50,7 @@ export function appFlows(s: Suite) {
 
         // Only assigned users, and the user is assigned.
         await chooseTab(page, 'Access');
-        await page.getByRole('radio', { name: /Only assigned users/ }).click();
-        await ui.expectMessage('Saved');
-        await page.getByRole('button', { name: 'Assign users' }).click();
-        const assign = page.getByRole('dialog');
-        await assign.getByRole('combobox').fill(APP_USER);
-        await page.locator('.ant-select-item-option', { hasText: APP_USER }).first().click();
-        await assign.getByRole('button', { name: 'Assign', exact: true }).click();
-        await page.getByTestId('assignments').getByText(APP_USER).first().waitFor();
+        await ui.assignOnlyUser(APP_USER);
         await ui.expectNoRawPhraseKeys();
         await assignDepartmentAndRole(page, ui, base);
         rp.configure(clientId, secret);

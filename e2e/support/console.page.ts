@@ -203,6 +203,17 @@ export function consolePage(page: Page, baseUrl: string) {
       assert.equal(created.code, 200, created.msg);
       return created.data.userId;
     },
+    /** On an application's Access tab: only assigned users may use it, and `username` is assigned. */
+    async assignOnlyUser(username: string) {
+      await page.getByRole('radio', { name: /Only assigned users/ }).click();
+      await this.expectMessage('Saved');
+      await page.getByRole('button', { name: 'Assign users' }).click();
+      const assign = page.getByRole('dialog');
+      await assign.getByRole('combobox').fill(username);
+      await page.locator('.ant-select-item-option', { hasText: username }).first().click();
+      await assign.getByRole('button', { name: 'Assign', exact: true }).click();
+      await page.getByTestId('assignments').getByText(username).first().waitFor();
+    },
     /** Waits for an antd message (toast) with this text. */
     async expectMessage(text: string | RegExp) {
       await page.locator('.ant-message-notice').filter({ hasText: text }).first().waitFor();

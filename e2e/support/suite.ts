@@ -29,8 +29,11 @@ export const PASSKEY_USER = 'paula.passkey';
 export const PASSKEY_USER_PASSWORD = 'Paula-pass-2026';
 export const APP_USER = 'wendy.wiki';
 export const APP_USER_PASSWORD = 'Wendy-pass-2026';
-/** Query parameters of browser requests whose values are secrets (e2e/flows/log-secrets.e2e.ts). */
-const SECRET_PARAMS = ['code', 'id_token_hint', 'token', 'access_token', 'refresh_token'];
+/**
+ * Query parameters of browser requests whose values are secrets (e2e/flows/log-secrets.e2e.ts);
+ * `ticket` is a CAS service ticket on its way to the service.
+ */
+const SECRET_PARAMS = ['code', 'id_token_hint', 'token', 'access_token', 'refresh_token', 'ticket'];
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',

@@ -144,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     samlSlo: saml.slo,
     casClientUrls: cas.clientUrls,
     casLogoutHook: cas.slo.hook,
+    serviceSignOuts: [cas.slo.serviceSignOut],
     decisions,
     decisionApi: permissions.decisionApi,
     outbound,

@@ -46,7 +46,8 @@ export const appsCas = {
   allowProxyHint:
     'The application may get proxy-granting tickets at an https callback its patterns allow, to reach other CAS services for the person.',
   sloEnabled: 'Single logout',
-  sloEnabledHint: 'When a person signs out of Tessera, a logoutRequest is posted to the application.',
+  sloEnabledHint:
+    'When a person signs out of Tessera, or an administrator ends their sessions, a logoutRequest is posted to the application.',
   sloUrl: 'Single-logout URL',
   sloUrlHint:
     'Where the logoutRequest goes; empty: to the service URL of each ticket. It must be allowed by a pattern.',

@@ -44,7 +44,7 @@ export const appsCas = {
   allowProxy: '允许代理',
   allowProxyHint: '应用可在规则允许的 https 回调地址获取代理授权票据，以该用户身份访问其他 CAS 服务。',
   sloEnabled: '单点登出',
-  sloEnabledHint: '用户退出 Tessera 时，向应用发送 logoutRequest。',
+  sloEnabledHint: '用户退出 Tessera、或管理员结束其会话时，向应用发送 logoutRequest。',
   sloUrl: '单点登出地址',
   sloUrlHint: 'logoutRequest 的发送地址；留空则发往每张票据的服务地址。须为规则允许的地址。',
   sloUrlInvalid: '单点登出地址必须是服务地址规则允许的地址',

@@ -22,6 +22,8 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
   let owner: Awaited<ReturnType<typeof ownerWithCompany>>;
   let alice: { id: string; username: string; password: string };
   let bob: { id: string; username: string; password: string };
+  let carol: { id: string; username: string; password: string };
+  let dave: { id: string; username: string; password: string };
   let serverUrl: string;
   const page = `http://127.0.0.1:${PORT}/protected/index.shtml`;
 
@@ -31,6 +33,8 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     owner = await ownerWithCompany(ctx, 'apache-owner', 'Apache Co');
     alice = await companyMember(ctx, owner, 'apache-alice');
     bob = await companyMember(ctx, owner, 'apache-bob');
+    carol = await companyMember(ctx, owner, 'apache-carol');
+    dave = await companyMember(ctx, owner, 'apache-dave');
     await ctx.database.db
       .updateTable('accounts')
       .set({ email: 'alice@apache.example', display_name: 'Alice Apache' })
@@ -41,12 +45,15 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
       attributes: ['name', 'email'],
     });
     serverUrl = app.serverUrl;
-    // Only Alice may use it.
+    // Only Alice, Carol and Dave may use it.
     await manage(ctx, owner, '/api/v1/manage/app/update', {
       appId: app.appId,
       defaultAccess: 'prohibit_all',
     });
-    await manage(ctx, owner, '/api/v1/manage/app/assignment/add', { appId: app.appId, userIds: [alice.id] });
+    await manage(ctx, owner, '/api/v1/manage/app/assignment/add', {
+      appId: app.appId,
+      userIds: [alice.id, carol.id, dave.id],
+    });
     await promisify(execFile)(START as string, [serverUrl]);
   });
   afterAll(async () => ctx?.close());
@@ -90,4 +97,59 @@ describe.skipIf(!START && !isCi)('Apache httpd with mod_auth_cas signs people in
     expect(returned.status).toBe(302);
     expect(returned.headers.get('location')).toContain(`${serverUrl}/login?service=`);
   });
+
+  /** Where the protected page sends a browser with this jar: Tessera's /login when Apache has no session. */
+  async function pageAnswer(jar: CookieJar) {
+    const answer = await request(jar, page);
+    return { status: answer.status, location: answer.headers.get('location'), html: await answer.text() };
+  }
+
+  type Person = { id: string; username: string; password: string };
+  /** What an administrator does that ends a person's sessions (modules/oidc/sign-out.ts). */
+  const endings: [string, () => Person, (person: Person) => Promise<unknown>][] = [
+    [
+      "resets the person's password",
+      () => alice,
+      (person) =>
+        manage(ctx, owner, '/api/v1/manage/user/password/reset', {
+          userId: person.id,
+          password: 'Reset-by-admin-77',
+          confirmPassword: 'Reset-by-admin-77',
+          mustChangePassword: false,
+        }),
+    ],
+    [
+      'disables the person',
+      () => carol,
+      (person) => manage(ctx, owner, '/api/v1/manage/user/status', { userId: person.id, status: 'disabled' }),
+    ],
+    [
+      'removes the person, their tickets going with the account they were read from',
+      () => dave,
+      async (person) => {
+        await manage(ctx, owner, '/api/v1/manage/user/del', { userId: person.id });
+        const tickets = await ctx.database.db
+          .selectFrom('cas_tickets')
+          .select('id')
+          .where('account_id', '=', person.id)
+          .execute();
+        expect(tickets).toEqual([]);
+      },
+    ],
+  ];
+
+  it.each(endings)(
+    'ends the Apache session when an administrator %s (back-channel logout)',
+    async (_n, who, end) => {
+      const person = who();
+      const { jar, landed } = await signedIn(person);
+      expect(landed.html).toContain(`<strong id="user">${person.username}</strong>`);
+      expect((await pageAnswer(jar)).status).toBe(200);
+      await end(person);
+      // Apache no longer knows the person: its page sends them to sign in again.
+      const after = await pageAnswer(jar);
+      expect(after.status).toBe(302);
+      expect(after.location).toContain(`${serverUrl}/login?service=`);
+    },
+  );
 });

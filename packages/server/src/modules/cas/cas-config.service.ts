@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { AppCasConfig, AppCasConfigsTable } from '../../db/schema-cas.ts';
 import { AppError } from '../../lib/errors.ts';
+import { protocolSettingsOf } from '../app/protocol-app.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { findCasConfig } from './cas.repo.ts';
 
@@ -51,18 +52,14 @@ export function createCasConfigService(deps: { db: Db; publicUrl: string }) {
     sloEnabled: row.slo_enabled,
   });
 
-  async function casApp(trx: Db, companyId: string, appId: string, lock = false) {
-    let query = trx
-      .selectFrom('apps')
-      .selectAll()
-      .where('company_id', '=', companyId)
-      .where('id', '=', appId);
-    if (lock) query = query.forUpdate();
-    const app = await query.executeTakeFirst();
-    if (!app) throw new AppError('app.not_found');
-    if (app.protocol !== 'cas') throw new AppError('cas.not_cas_app');
-    return { app, config: (await findCasConfig(trx, app.id)) ?? blank(app.id, companyId) };
-  }
+  const casApp = (trx: Db, companyId: string, appId: string, lock = false) =>
+    protocolSettingsOf(
+      trx,
+      companyId,
+      appId,
+      { name: 'cas', otherProtocol: 'cas.not_cas_app', findSettings: findCasConfig, blank },
+      lock,
+    );
 
   async function detail(companyId: string, appId: string) {
     return settingsOf((await casApp(db, companyId, appId)).config);

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt } from 'jose';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
-import { type AppAccessRefusal, appAccessRefusal } from '../app/app-access.ts';
-import { CLIENT_SECRET_PURPOSE } from '../app/app-clients.ts';
-import { findAuthorizationCode, findSsoSession } from '../saml/saml.repo.ts';
+import type { AppAccessRefusal } from '../app/app-access.ts';
+import { finishInternalSignIn } from '../app/protocol-app.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';
 import { consumeCasFlow, findCasApp, findCasAppForService, insertCasFlow, insertTicket } from './cas.repo.ts';
 import { CAS_MOUNT } from './cas-config.service.ts';
@@ -169,35 +167,23 @@ export function createCasLogin(deps: CasLoginDeps) {
       if (flow.gateway) return { kind: 'redirect', url: flow.service };
       return { kind: 'failed' };
     }
-    const code = await findAuthorizationCode(db, query.code);
-    const exchanged = await deps.tokenEndpoint(
-      {
-        grant_type: 'authorization_code',
-        code: query.code,
-        code_verifier: bound.verifier,
-        redirect_uri: callbackUrl,
-      },
-      { clientId: app.client_id, clientSecret: sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE) },
-    );
-    const sub =
-      exchanged.status === 200 && typeof exchanged.body.id_token === 'string'
-        ? decodeJwt(exchanged.body.id_token).sub
-        : undefined;
-    if (!sub || sub !== code?.accountId) {
-      // The provider refused the code: access taken away in the meantime (it logged why).
-      const cause = code?.accountId && (await appAccessRefusal(db, app, code.accountId));
+    const signIn = await finishInternalSignIn(deps, app, {
+      code: query.code,
+      verifier: bound.verifier,
+      redirectUri: callbackUrl,
+    });
+    if (signIn.kind === 'refused') {
       if (flow.gateway) return { kind: 'redirect', url: flow.service };
-      return cause ? { kind: 'refused', app, cause } : { kind: 'failed' };
+      return signIn.cause ? { kind: 'refused', app, cause: signIn.cause } : { kind: 'failed' };
     }
-    const sso = code.sessionUid ? await findSsoSession(db, code.sessionUid) : undefined;
-    if (!code.sessionUid || sso?.accountId !== sub) return { kind: 'failed' };
+    if (signIn.kind === 'no_session') return { kind: 'failed' };
     return issue(
       app,
       flow,
       {
-        accountId: sub,
-        sessionUid: code.sessionUid,
-        authTime: code.authTime ?? Math.floor(Date.now() / 1000),
+        accountId: signIn.accountId,
+        sessionUid: signIn.sessionUid,
+        authTime: signIn.authTime ?? Math.floor(Date.now() / 1000),
       },
       config.ticket_ttl,
     );

@@ -121,6 +121,39 @@ describe('§2.1 /login', () => {
     expect(landed.url).toBe(svc);
   });
 
+  it('gateway=true inside the single sign-on session gives a ticket without any page', async () => {
+    const { jar } = await ticketFor();
+    const landed = await browseCas(ctx, jar, loginUrl({ service: svc, gateway: 'true' }));
+    expect(ticketOf(landed.url)).toMatch(/^ST-/);
+    expect(
+      (await validate('serviceValidate', { service: svc, ticket: ticketOf(landed.url) })).body,
+    ).toContain('<cas:user>cas-alice</cas:user>');
+  });
+
+  it('without a service, sends the person to the user centre (no ticket for anyone)', async () => {
+    const response = await request(new CookieJar(), `${cas.serverUrl}/login`);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/portal/');
+  });
+
+  it("issues tickets that live as long as the application's ticket lifetime says", async () => {
+    const lifetimeOf = async (ticket: string) => {
+      const row = await ctx.database.db
+        .selectFrom('cas_tickets')
+        .select(['created_at', 'expires_at'])
+        .where('id', '=', ticket)
+        .executeTakeFirstOrThrow();
+      return Math.round((row.expires_at.getTime() - row.created_at.getTime()) / 1000);
+    };
+    expect(await lifetimeOf((await ticketFor()).ticket)).toBe(10);
+    await manage(ctx, owner, '/api/v1/manage/app/cas/update', { appId: cas.appId, ticketTtl: 45 });
+    try {
+      expect(await lifetimeOf((await ticketFor()).ticket)).toBe(45);
+    } finally {
+      await manage(ctx, owner, '/api/v1/manage/app/cas/update', { appId: cas.appId, ticketTtl: 10 });
+    }
+  });
+
   it('method=POST posts the ticket to the service', async () => {
     const { jar } = await ticketFor();
     const page = await browseCas(ctx, jar, loginUrl({ service: svc, method: 'POST' }));
@@ -239,6 +272,17 @@ describe('§2.5 /serviceValidate and §3.1 service tickets', () => {
       expect(
         failureCode((await validate('serviceValidate', { service: svc, ticket: second.ticket })).body),
       ).toBe('INVALID_TICKET');
+      // The refused validation is in the sign-in log with the application and its cause.
+      const refusals = await ctx.database.db
+        .selectFrom('login_events')
+        .selectAll()
+        .where('account_id', '=', carol.id)
+        .where('result', '=', 'failure')
+        .execute();
+      expect(refusals.map((e) => [e.client_id, e.failure_cause])).toContainEqual([
+        cas.clientId,
+        'app_not_assigned',
+      ]);
       // And /login refuses the unassigned person: no ticket.
       const refused = await browseCas(ctx, second.jar, loginUrl({ service: svc }));
       expect(refused.url.startsWith(svc)).toBe(false);
@@ -326,8 +370,51 @@ describe('§2.5.4 proxy callback, §2.7 /proxy, §2.6 /proxyValidate', () => {
       const valid = await validate('p3/proxyValidate', { service: target, ticket: pt });
       expect(valid.body).toContain('<cas:user>cas-alice</cas:user>');
       expect(valid.body).toContain(`<cas:proxy>${pgtUrl}</cas:proxy>`);
+      expect(valid.body).toContain('<cas:attributes>');
+      // CAS 2.0's /proxyValidate: the proxy chain, no attributes; it takes service tickets too.
+      const pt2 = /<cas:proxyTicket>(PT-[^<]+)</.exec(
+        (await validate('proxy', { pgt, targetService: target })).body,
+      )?.[1];
+      const valid2 = await validate('proxyValidate', { service: target, ticket: pt2 ?? '' });
+      expect(valid2.body).toContain(`<cas:proxy>${pgtUrl}</cas:proxy>`);
+      expect(valid2.body).not.toContain('<cas:attributes>');
+      const st = await validate('proxyValidate', { service: svc, ticket: (await ticketFor()).ticket });
+      expect(st.body).toContain('<cas:user>cas-alice</cas:user>');
+      expect(st.body).not.toContain('<cas:proxies>');
     } finally {
       await manage(ctx, owner, '/api/v1/manage/app/cas/update', { appId: cas.appId, allowProxy: false });
+    }
+  });
+});
+
+describe('§2.5.4 proxy callback addresses', () => {
+  it.each([
+    ['plain http away from the loopback address', 'http://cas.example/oa/pgt'],
+    ['an address the outbound rule refuses (cloud metadata)', 'https://169.254.169.254/oa/pgt'],
+  ])('refuses %s with INVALID_PROXY_CALLBACK, though a pattern allows it', async (_name, pgtUrl) => {
+    const patterns = [
+      { kind: 'prefix', value: `${service.base}/oa` },
+      { kind: 'prefix', value: 'http://cas.example/oa' },
+      { kind: 'prefix', value: 'https://169.254.169.254/oa' },
+    ];
+    await manage(ctx, owner, '/api/v1/manage/app/cas/update', {
+      appId: cas.appId,
+      allowProxy: true,
+      servicePatterns: patterns,
+    });
+    try {
+      const answer = await validate('serviceValidate', {
+        service: svc,
+        ticket: (await ticketFor()).ticket,
+        pgtUrl,
+      });
+      expect(failureCode(answer.body)).toBe('INVALID_PROXY_CALLBACK');
+    } finally {
+      await manage(ctx, owner, '/api/v1/manage/app/cas/update', {
+        appId: cas.appId,
+        allowProxy: false,
+        servicePatterns: patterns.slice(0, 1),
+      });
     }
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
+import type { ServiceSignOut } from '../oidc/sign-out.ts';
 import { claimTicketsForLogout, findCasConfig } from './cas.repo.ts';
 import { logoutRequestXml } from './cas-wire.ts';
 
@@ -31,9 +32,10 @@ export function createCasSlo(deps: { db: Db; outbound: OutboundPolicy; log?: Fas
     await response.body?.cancel();
   }
 
-  /** Tells every CAS service of an ended single sign-on session; answers when each answered or timed out. */
-  async function afterSsoLogout(ssoSessionUid: string, accountId: string): Promise<void> {
-    const tickets = await claimTicketsForLogout(db, ssoSessionUid, accountId);
+  type Claimed = Awaited<ReturnType<typeof claimTicketsForLogout>>;
+
+  /** Posts the logout requests of claimed tickets; answers when each service answered or timed out. */
+  async function deliver(tickets: Claimed): Promise<void> {
     const configs = new Map<string, Awaited<ReturnType<typeof findCasConfig>>>();
     for (const ticket of tickets)
       if (!configs.has(ticket.app_id)) configs.set(ticket.app_id, await findCasConfig(db, ticket.app_id));
@@ -49,6 +51,26 @@ export function createCasSlo(deps: { db: Db; outbound: OutboundPolicy; log?: Fas
         deps.log?.warn({ err: result.reason }, 'a CAS service did not take its single logout request');
   }
 
+  /** Tells every CAS service of an ended single sign-on session; answers when each answered or timed out. */
+  async function afterSsoLogout(ssoSessionUid: string, accountId: string): Promise<void> {
+    await deliver(await claimTicketsForLogout(db, ssoSessionUid, accountId));
+  }
+
+  /**
+   * For an administrator's change that ends a person's sessions (modules/oidc/sign-out.ts): inside
+   * its transaction, before the change, claims the tickets of those sessions (of one company's
+   * applications with a company), so that a change that rolls back tells nobody and a removal that
+   * takes the tickets with the account still tells; `send()` after the commit.
+   */
+  const serviceSignOut: ServiceSignOut = {
+    async prepare(executor, accountId, ssoSessionUids, scope) {
+      const tickets: Claimed = [];
+      for (const uid of ssoSessionUids)
+        tickets.push(...(await claimTicketsForLogout(executor, uid, accountId, scope.companyId)));
+      return { send: () => deliver(tickets) };
+    },
+  };
+
   /** A post-middleware of the OIDC provider (its `provider.use`), like the SAML one. */
   const hook = async (ctx: KoaContextWithOIDC, next: Next) => {
     await next();
@@ -60,7 +82,7 @@ export function createCasSlo(deps: { db: Db; outbound: OutboundPolicy; log?: Fas
     await afterSsoLogout(session.uid, session.accountId);
   };
 
-  return { afterSsoLogout, hook };
+  return { afterSsoLogout, hook, serviceSignOut };
 }
 
 export type CasSlo = ReturnType<typeof createCasSlo>;

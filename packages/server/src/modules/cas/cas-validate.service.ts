@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { appAccessRefusal, logAppSignIn } from '../app/app-access.ts';
-import { findSsoSession } from '../saml/saml.repo.ts';
+import { findSsoSession } from '../app/internal-client.repo.ts';
 import {
   consumeTicket,
   findCasApp,

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppCasConfig, CasFlow, CasTicket } from '../../db/schema-cas.ts';
+import { findAppWithSettings } from '../app/internal-client.repo.ts';
 
 /** SQL of the CAS module. */
 
@@ -10,19 +11,8 @@ export const findCasConfig = (db: Db, appId: string): Promise<AppCasConfig | und
   db.selectFrom('app_cas_configs').selectAll().where('app_id', '=', appId).executeTakeFirst();
 
 /** A CAS application with its settings, by id. */
-export async function findCasApp(
-  db: Db,
-  appId: string,
-): Promise<{ app: App; config: AppCasConfig } | undefined> {
-  const app = await db
-    .selectFrom('apps')
-    .selectAll()
-    .where('id', '=', appId)
-    .where('protocol', '=', 'cas')
-    .executeTakeFirst();
-  const config = app && (await findCasConfig(db, app.id));
-  return app && config ? { app, config } : undefined;
-}
+export const findCasApp = (db: Db, appId: string): Promise<{ app: App; config: AppCasConfig } | undefined> =>
+  findAppWithSettings(db, appId, 'cas', findCasConfig);
 
 /**
  * The company's CAS application whose service URL patterns allow a service; of several, the one
@@ -132,26 +122,33 @@ export async function markValidated(db: Db, id: string): Promise<void> {
 /**
  * The validated service tickets of an ended single sign-on session that single logout has not
  * reached yet, claimed: of parallel sign-outs, each ticket goes to one. The proxy-granting tickets
- * of the session end with it.
+ * of the session end with it. With a company, only the tickets of that company's applications
+ * (the person leaves that company's applications; the session goes on for the others).
  */
-export async function claimTicketsForLogout(db: Db, ssoSessionUid: string, accountId: string) {
-  await db
+export async function claimTicketsForLogout(
+  db: Db,
+  ssoSessionUid: string,
+  accountId: string,
+  companyId?: string,
+) {
+  let pgts = db
     .updateTable('cas_tickets')
     .set({ expires_at: sql<Date>`now()` })
     .where('sso_session_uid', '=', ssoSessionUid)
     .where('account_id', '=', accountId)
-    .where('kind', '=', 'PGT')
-    .execute();
-  return db
+    .where('kind', '=', 'PGT');
+  if (companyId) pgts = pgts.where('company_id', '=', companyId);
+  await pgts.execute();
+  let sts = db
     .updateTable('cas_tickets')
     .set({ logout_sent_at: sql<Date>`now()` })
     .where('sso_session_uid', '=', ssoSessionUid)
     .where('account_id', '=', accountId)
     .where('kind', '=', 'ST')
     .where('validated_at', 'is not', null)
-    .where('logout_sent_at', 'is', null)
-    .returning(['id', 'app_id', 'service'])
-    .execute();
+    .where('logout_sent_at', 'is', null);
+  if (companyId) sts = sts.where('company_id', '=', companyId);
+  return sts.returning(['id', 'app_id', 'service']).execute();
 }
 
 /** Removes what no sign-in, validation or logout can need any more. */

@@ -22,7 +22,7 @@ import { createClientThrottle } from './client-throttle.ts';
 import { createConsentStore } from './consent.ts';
 import { ensureSigningKeys, KEYS_CHANNEL, loadJwks } from './keys.ts';
 import { createOidcProvider } from './provider.ts';
-import { createSignOut } from './sign-out.ts';
+import { createSignOut, type ServiceSignOut } from './sign-out.ts';
 import { pairwiseSubject } from './subject.ts';
 
 /**
@@ -48,6 +48,8 @@ export async function installOidcProvider(deps: {
   casClientUrls: { callback: string; logoutReturn: string };
   /** Single logout of the CAS services of a single sign-on session that ends (modules/cas). */
   casLogoutHook: (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => Promise<void>;
+  /** The CAS services told, beside the OIDC applications, when an administrator ends a person's sessions. */
+  serviceSignOuts: readonly ServiceSignOut[];
   decisions: Pick<DecisionService, 'claim'>;
   decisionApi: { audience: string; tokenTtl: number };
   outbound: Pick<OutboundPolicy, 'fetch'>;
@@ -116,8 +118,14 @@ export async function installOidcProvider(deps: {
   };
   let current = await buildProvider();
   // An administrator's disable, lock, removal, password reset or factor removal signs the person
-  // out of their applications too (back-channel logout, modules/oidc/sign-out.ts).
-  const signOut = createSignOut({ db, provider: () => current.provider, log });
+  // out of their applications too (back-channel logout, modules/oidc/sign-out.ts), CAS services
+  // included.
+  const signOut = createSignOut({
+    db,
+    provider: () => current.provider,
+    log,
+    serviceSignOuts: deps.serviceSignOuts,
+  });
   const reloadKeys = async () => {
     current = await buildProvider();
   };

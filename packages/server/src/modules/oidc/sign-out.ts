@@ -31,9 +31,24 @@ interface SessionPayload {
   authorizations?: Record<string, { sid?: string }>;
 }
 
+/**
+ * The sessions a protocol other than OIDC keeps at its services within single sign-on sessions
+ * (CAS tickets that single logout reaches): read inside the change's transaction, before the
+ * change, from the uids of the sessions that end; told after the commit.
+ */
+export interface ServiceSignOut {
+  prepare(
+    executor: Db,
+    accountId: string,
+    ssoSessionUids: string[],
+    scope: SignOutScope,
+  ): Promise<{ send(): Promise<void> }>;
+}
+
 /** A live single sign-on session of the account: its applications and the `sid` each was given. */
 interface CollectedSession {
   id: string;
+  uid: string | null;
   applications: { clientId: string; sid?: string }[];
 }
 
@@ -49,7 +64,8 @@ type BackchannelClient = {
  * or removes their factors. Every application of each single sign-on session that registered a
  * back-channel logout URI gets a signed logout token (OIDC Back-Channel Logout 1.0, with the
  * session's `sid`), from oidc-provider's own sender (its token, timeout and fetch; failures are
- * logged without the token), all at once and awaited.
+ * logged without the token), all at once and awaited. The CAS services of those sessions get
+ * their single logout request at the same time (`serviceSignOuts`, modules/cas/cas-slo.ts).
  *
  * The database triggers of such a change delete the sessions in its transaction, so the sessions
  * are read first: `prepare(trx, …)` inside the transaction, before the change; its `send()` after
@@ -60,22 +76,24 @@ export function createSignOut(deps: {
   db: Db;
   provider(): Provider;
   log: { error(object: object, message: string): void };
+  /** The other protocols' services told alongside the OIDC applications (CAS single logout). */
+  serviceSignOuts?: readonly ServiceSignOut[];
 }) {
   async function collect(executor: Db, accountId: string): Promise<CollectedSession[]> {
     const rows = await executor
       .selectFrom('oidc_payloads')
-      .select(['id', 'payload'])
+      .select(['id', 'uid', 'payload'])
       .where('model', '=', 'Session')
       .where('account_id', '=', accountId)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
       .execute();
-    return rows.map(({ id, payload }) => {
+    return rows.map(({ id, uid, payload }) => {
       const session = (typeof payload === 'string' ? JSON.parse(payload) : payload) as SessionPayload;
       const applications = Object.entries(session.authorizations ?? {}).map(([clientId, { sid }]) => ({
         clientId,
         sid,
       }));
-      return { id, applications };
+      return { id, uid, applications };
     });
   }
 
@@ -113,13 +131,24 @@ export function createSignOut(deps: {
 
   async function prepare(executor: Db, accountId: string, scope: SignOutScope = {}): Promise<PendingSignOut> {
     const sessions = await collect(executor, accountId);
+    const uids = sessions.flatMap(({ uid }) => (uid ? [uid] : []));
+    const services: { send(): Promise<void> }[] = [];
+    for (const other of deps.serviceSignOuts ?? [])
+      services.push(await other.prepare(executor, accountId, uids, scope));
+    // The change is done whatever happens here: a failure is logged, never the caller's error.
+    const failed = (error: unknown) =>
+      deps.log.error({ err: error, accountId }, 'signing a person out of their applications failed');
     return {
-      // The change is done whatever happens here: a failure is logged, never the caller's error.
-      send: () =>
-        tell(accountId, sessions, scope).catch((error: unknown) => {
-          deps.log.error({ err: error, accountId }, 'signing a person out of their applications failed');
-          return { sessions: 0, delivered: 0, failed: 0 };
-        }),
+      send: async () => {
+        const [result] = await Promise.all([
+          tell(accountId, sessions, scope).catch((error: unknown) => {
+            failed(error);
+            return { sessions: 0, delivered: 0, failed: 0 };
+          }),
+          ...services.map((service) => service.send().catch(failed)),
+        ]);
+        return result;
+      },
     };
   }
 

@@ -6,6 +6,7 @@ import type { AppSamlConfig, AppSamlConfigsTable } from '../../db/schema-saml.ts
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
+import { protocolSettingsOf } from '../app/protocol-app.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { findSamlConfig } from './saml.repo.ts';
 import { certificateInfo, parseCertificate } from './saml-certificates.ts';
@@ -128,18 +129,14 @@ export function createSamlConfigService(deps: {
 }) {
   const { db, keys } = deps;
 
-  async function samlApp(trx: Db, companyId: string, appId: string, lock = false) {
-    let query = trx
-      .selectFrom('apps')
-      .selectAll()
-      .where('company_id', '=', companyId)
-      .where('id', '=', appId);
-    if (lock) query = query.forUpdate();
-    const app = await query.executeTakeFirst();
-    if (!app) throw new AppError('app.not_found');
-    if (app.protocol !== 'saml') throw new AppError('saml.not_saml_app');
-    return { app, config: (await findSamlConfig(trx, app.id)) ?? blank(app.id, companyId) };
-  }
+  const samlApp = (trx: Db, companyId: string, appId: string, lock = false) =>
+    protocolSettingsOf(
+      trx,
+      companyId,
+      appId,
+      { name: 'saml', otherProtocol: 'saml.not_saml_app', findSettings: findSamlConfig, blank },
+      lock,
+    );
 
   async function detail(companyId: string, appId: string) {
     return settingsOf((await samlApp(db, companyId, appId)).config);

@@ -4,13 +4,13 @@ import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppSamlConfig } from '../../db/schema-saml.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
+import { findSsoSession } from '../app/internal-client.repo.ts';
 import {
   consumeLogoutRequest,
   endSamlSession,
   findLogoutChain,
   findSamlApp,
   findSessionForLogout,
-  findSsoSession,
   sessionsOfSso,
   takeNextForLogout,
 } from './saml.repo.ts';

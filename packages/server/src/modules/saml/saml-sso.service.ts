@@ -2,23 +2,14 @@ import { createHash } from 'node:crypto';
 import { samlBindingUris, samlLimits, samlNameIdFormatUris } from '@tessera/contract';
 import type { Element } from '@xmldom/xmldom';
 import type { FastifyRequest } from 'fastify';
-import { decodeJwt } from 'jose';
 import type { Db } from '../../db/database.ts';
 import type { Account, App } from '../../db/schema.ts';
 import type { AppSamlConfig } from '../../db/schema-saml.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
-import { type AppAccessRefusal, appAccessRefusal } from '../app/app-access.ts';
-import { CLIENT_SECRET_PURPOSE } from '../app/app-clients.ts';
+import type { AppAccessRefusal } from '../app/app-access.ts';
+import { finishInternalSignIn } from '../app/protocol-app.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';
-import {
-  consumeFlow,
-  findAuthorizationCode,
-  findLiveSamlSession,
-  findSamlApp,
-  findSsoSession,
-  insertFlow,
-  saveSamlSession,
-} from './saml.repo.ts';
+import { consumeFlow, findLiveSamlSession, findSamlApp, insertFlow, saveSamlSession } from './saml.repo.ts';
 import { attributeValues } from './saml-attributes.ts';
 import { buildErrorResponse, buildResponse, type Outgoing, postForm } from './saml-build.ts';
 import type { SamlKeys } from './saml-keys.ts';
@@ -248,41 +239,20 @@ export function createSamlSso(deps: SamlSsoDeps) {
       if (!flow.request_id) return { kind: 'back_to_portal' };
       return { kind: 'post', app, message: await refusal(app, config, flow, query.error ?? 'server_error') };
     }
-    const code = await findAuthorizationCode(db, query.code);
-    const exchanged = await deps.tokenEndpoint(
-      {
-        grant_type: 'authorization_code',
-        code: query.code,
-        code_verifier: bound.verifier,
-        redirect_uri: callbackUrl,
-      },
-      { clientId: app.client_id, clientSecret: sealer.open(app.client_secret_sealed, CLIENT_SECRET_PURPOSE) },
-    );
-    const sub =
-      exchanged.status === 200 && typeof exchanged.body.id_token === 'string'
-        ? decodeJwt(exchanged.body.id_token).sub
-        : undefined;
-    if (!sub || sub !== code?.accountId) {
-      // The provider refused the code: access taken away in the meantime (it logged why).
-      const cause = code?.accountId && (await appAccessRefusal(db, app, code.accountId));
-      if (cause) return { kind: 'refused', app, cause };
-      throw new SamlInputError('no_session', `token endpoint answered ${exchanged.status}`);
+    const signIn = await finishInternalSignIn(deps, app, {
+      code: query.code,
+      verifier: bound.verifier,
+      redirectUri: callbackUrl,
+    });
+    if (signIn.kind === 'refused') {
+      if (signIn.cause) return { kind: 'refused', app, cause: signIn.cause };
+      throw new SamlInputError('no_session', `token endpoint answered ${signIn.status}`);
     }
-    const account = await deps.findAccount(sub);
-    const sso = code.sessionUid ? await findSsoSession(db, code.sessionUid) : undefined;
-    if (!account || !code.sessionUid || sso?.accountId !== account.id)
-      throw new SamlInputError('no_session', 'SSO session');
+    const account = signIn.kind === 'signed_in' ? await deps.findAccount(signIn.accountId) : undefined;
+    if (signIn.kind !== 'signed_in' || !account) throw new SamlInputError('no_session', 'SSO session');
     if (config.name_id_source === 'email' && !account.email && config.name_id_format !== 'transient')
       return { kind: 'no_email', app };
-    return {
-      kind: 'post',
-      app,
-      message: await respond(app, config, flow, account, {
-        ...code,
-        sessionUid: code.sessionUid,
-        ssoExpiresAt: sso.expiresAt,
-      }),
-    };
+    return { kind: 'post', app, message: await respond(app, config, flow, account, signIn) };
   }
 
   async function respond(

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppSamlConfig, SamlFlow, SamlSession } from '../../db/schema-saml.ts';
+import { findAppWithSettings } from '../app/internal-client.repo.ts';
 
 /** SQL of the SAML module. */
 
@@ -31,19 +32,11 @@ export async function findServiceProvider(
 }
 
 /** A SAML application with its settings, by id. */
-export async function findSamlApp(
+export const findSamlApp = (
   db: Db,
   appId: string,
-): Promise<{ app: App; config: AppSamlConfig } | undefined> {
-  const app = await db
-    .selectFrom('apps')
-    .selectAll()
-    .where('id', '=', appId)
-    .where('protocol', '=', 'saml')
-    .executeTakeFirst();
-  const config = app && (await findSamlConfig(db, app.id));
-  return app && config ? { app, config } : undefined;
-}
+): Promise<{ app: App; config: AppSamlConfig } | undefined> =>
+  findAppWithSettings(db, appId, 'saml', findSamlConfig);
 
 /**
  * Remembers a received message id until `expiresAt`; false when it was seen already (a replay),
@@ -78,39 +71,6 @@ export const consumeFlow = (db: Db, flowId: string): Promise<SamlFlow | undefine
     .where('expires_at', '>', sql<Date>`now()`)
     .returningAll()
     .executeTakeFirst();
-
-/** The provider's single sign-on session by its uid, while it lasts: whose it is and until when. */
-export async function findSsoSession(db: Db, uid: string) {
-  const row = await db
-    .selectFrom('oidc_payloads')
-    .select(['account_id', 'expires_at'])
-    .where('model', '=', 'Session')
-    .where('uid', '=', uid)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
-    .executeTakeFirst();
-  return row?.account_id ? { accountId: row.account_id, expiresAt: row.expires_at } : undefined;
-}
-
-/** What an authorization code says of its sign-in (read before the code is exchanged). */
-export async function findAuthorizationCode(db: Db, code: string) {
-  const row = await db
-    .selectFrom('oidc_payloads')
-    .select('payload')
-    .where('model', '=', 'AuthorizationCode')
-    .where('id', '=', code)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<
-    string,
-    unknown
-  >;
-  return {
-    accountId: typeof payload.accountId === 'string' ? payload.accountId : undefined,
-    sessionUid: typeof payload.sessionUid === 'string' ? payload.sessionUid : undefined,
-    authTime: typeof payload.authTime === 'number' ? payload.authTime : undefined,
-    amr: Array.isArray(payload.amr) ? (payload.amr as string[]) : [],
-  };
-}
 
 /** The person's live session at a service provider within one single sign-on session, if any. */
 export const findLiveSamlSession = (db: Db, appId: string, accountId: string, ssoSessionUid: string) =>
