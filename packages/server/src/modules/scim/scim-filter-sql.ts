@@ -26,8 +26,9 @@ const columns: Record<string, Column> = {
   phonenumbers: { expr: sql`a.phone`, kind: 'exact' },
   'phonenumbers.value': { expr: sql`a.phone`, kind: 'exact' },
   active: { expr: sql`(m.status = 'enabled')`, kind: 'boolean' },
-  'meta.created': { expr: sql`m.created_at`, kind: 'date' },
-  'meta.lastmodified': { expr: sql`greatest(m.created_at, m.updated_at)`, kind: 'date' },
+  // To the millisecond, as the resources say them: a client comparing with a value it read matches it.
+  'meta.created': { expr: sql`date_trunc('milliseconds', m.created_at)`, kind: 'date' },
+  'meta.lastmodified': { expr: sql`date_trunc('milliseconds', greatest(m.created_at, m.updated_at))`, kind: 'date' },
 };
 
 export function userColumnOf(path: AttrPath): Column | undefined {
