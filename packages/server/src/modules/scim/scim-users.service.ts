@@ -26,7 +26,7 @@ import * as repo from './scim-users.repo.ts';
 type Doc = Record<string, unknown>;
 
 /** Filters that need the resources themselves read at most this many people. */
-const MEMORY_FILTER_MAX = 50_000;
+const MEMORY_FILTER_MAX = 20_000;
 
 const userShape: PatchShape = {
   isMulti: (name) =>
