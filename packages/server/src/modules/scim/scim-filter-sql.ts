@@ -28,7 +28,10 @@ const columns: Record<string, Column> = {
   active: { expr: sql`(m.status = 'enabled')`, kind: 'boolean' },
   // To the millisecond, as the resources say them: a client comparing with a value it read matches it.
   'meta.created': { expr: sql`date_trunc('milliseconds', m.created_at)`, kind: 'date' },
-  'meta.lastmodified': { expr: sql`date_trunc('milliseconds', greatest(m.created_at, m.updated_at))`, kind: 'date' },
+  'meta.lastmodified': {
+    expr: sql`date_trunc('milliseconds', greatest(m.created_at, m.updated_at))`,
+    kind: 'date',
+  },
 };
 
 export function userColumnOf(path: AttrPath): Column | undefined {

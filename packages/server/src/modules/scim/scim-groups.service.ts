@@ -5,6 +5,7 @@ import { ensureRoot } from '../department/department.repo.ts';
 import type { DepartmentService } from '../department/department.service.ts';
 import { invalidValue, notFound, ScimError } from './scim-errors.ts';
 import { type Filter, matches, parseFilter, prop } from './scim-filter.ts';
+import * as repo from './scim-groups.repo.ts';
 import { applyPatch, type PatchShape, readPatch } from './scim-patch.ts';
 import { assertIfMatch, pageOf, queryParam, selectAttributes, stringOf, versionOf } from './scim-resource.ts';
 import { GROUP_SCHEMA, LIST_SCHEMA, MAX_RESULTS } from './scim-schemas.ts';
@@ -36,40 +37,11 @@ export function createScimGroupService(deps: {
 }) {
   const { db, departments } = deps;
 
-  async function rowsOf(companyId: string, ids?: string[]) {
-    let q = db
-      .selectFrom('departments as d')
-      .leftJoin('scim_groups as g', 'g.department_id', 'd.id')
-      .select(['d.id', 'd.name', 'd.created_at', 'd.updated_at', 'g.external_id'])
-      .where('d.company_id', '=', companyId)
-      .where('d.parent_id', 'is not', null);
-    if (ids) q = q.where('d.id', 'in', ids.length ? ids : ['']);
-    return q.orderBy('d.created_at').orderBy('d.id').execute();
-  }
-
-  async function membersOf(companyId: string, ids: string[]) {
-    const byGroup = new Map<string, { value: string; display: string }[]>();
-    if (!ids.length) return byGroup;
-    const rows = await db
-      .selectFrom('department_members as dm')
-      .innerJoin('accounts as a', 'a.id', 'dm.account_id')
-      .select(['dm.department_id', 'a.id', 'a.username', 'a.display_name'])
-      .where('dm.company_id', '=', companyId)
-      .where('dm.department_id', 'in', ids)
-      .orderBy('a.username')
-      .execute();
-    for (const row of rows) {
-      const list = byGroup.get(row.department_id) ?? [];
-      list.push({ value: row.id, display: row.display_name ?? row.username });
-      byGroup.set(row.department_id, list);
-    }
-    return byGroup;
-  }
-
   async function present(companyId: string, ids: string[] | undefined, withMembers: boolean) {
-    const rows = await rowsOf(companyId, ids);
+    const rows = await repo.findGroupRows(db, companyId, ids);
     const members = withMembers
-      ? await membersOf(
+      ? await repo.findGroupMembers(
+          db,
           companyId,
           rows.map((r) => r.id),
         )
@@ -190,6 +162,12 @@ export function createScimGroupService(deps: {
     };
   }
 
+  /** Members must be people of the company: anyone else is bad input, not a missing resource. */
+  async function assertPeople(companyId: string, ids: string[]) {
+    if ((await repo.countPeople(db, companyId, ids)) !== ids.length)
+      throw invalidValue('members must be users of this company');
+  }
+
   /** A member who is not a person of the company is bad input, not a missing resource. */
   const membersOfCompany = async <T>(work: () => Promise<T>) => {
     try {
@@ -201,41 +179,11 @@ export function createScimGroupService(deps: {
     }
   };
 
-  async function assertExternalIdFree(companyId: string, externalId: string | null, self?: string) {
-    if (!externalId) return;
-    let q = db
-      .selectFrom('scim_groups')
-      .select('department_id')
-      .where('company_id', '=', companyId)
-      .where('external_id', '=', externalId);
-    if (self) q = q.where('department_id', '<>', self);
-    if (await q.executeTakeFirst())
-      throw new ScimError('scim.uniqueness', 'uniqueness', { attribute: 'externalId' });
-  }
-
-  async function saveExternalId(companyId: string, departmentId: string, externalId: string | null) {
-    await db
-      .insertInto('scim_groups')
-      .values({ company_id: companyId, department_id: departmentId, external_id: externalId })
-      .onConflict((oc) => oc.column('department_id').doUpdateSet({ external_id: externalId }))
-      .execute();
-  }
-
-  async function assertPeople(companyId: string, ids: string[]) {
-    if (!ids.length) return;
-    const found = await db
-      .selectFrom('company_members')
-      .select('account_id')
-      .where('company_id', '=', companyId)
-      .where('account_id', 'in', ids)
-      .execute();
-    if (found.length !== ids.length) throw invalidValue('members must be users of this company');
-  }
-
   async function create(caller: ScimCaller, _lang: Language, body: Doc) {
     const { companyId } = caller;
     const desired = readGroup(body);
-    await assertExternalIdFree(companyId, desired.externalId);
+    if (desired.externalId && (await repo.groupExternalIdTaken(db, companyId, desired.externalId)))
+      throw new ScimError('scim.uniqueness', 'uniqueness', { attribute: 'externalId' });
     await assertPeople(companyId, desired.members);
     const root = await db.transaction().execute((trx) => ensureRoot(trx, companyId));
     const actor = actorOf(caller);
@@ -243,7 +191,7 @@ export function createScimGroupService(deps: {
       name: desired.displayName,
       parentId: root.id,
     });
-    await saveExternalId(companyId, created.departmentId, desired.externalId);
+    await repo.saveGroupExternalId(db, companyId, created.departmentId, desired.externalId);
     if (desired.members.length)
       await membersOfCompany(() =>
         departments.addMembers(actor, companyId, {
@@ -257,7 +205,8 @@ export function createScimGroupService(deps: {
   async function store(caller: ScimCaller, current: Doc, desired: ReturnType<typeof readGroup>) {
     const { companyId } = caller;
     const id = current.id as string;
-    await assertExternalIdFree(companyId, desired.externalId, id);
+    if (desired.externalId && (await repo.groupExternalIdTaken(db, companyId, desired.externalId, id)))
+      throw new ScimError('scim.uniqueness', 'uniqueness', { attribute: 'externalId' });
     const had = new Set(((current.members ?? []) as { value: string }[]).map((m) => m.value));
     const wanted = new Set(desired.members);
     const added = desired.members.filter((m) => !had.has(m));
@@ -267,7 +216,7 @@ export function createScimGroupService(deps: {
     if (desired.displayName !== current.displayName)
       await departments.update(actor, companyId, { departmentId: id, name: desired.displayName });
     if ((desired.externalId ?? undefined) !== current.externalId)
-      await saveExternalId(companyId, id, desired.externalId);
+      await repo.saveGroupExternalId(db, companyId, id, desired.externalId);
     if (added.length)
       await membersOfCompany(() =>
         departments.addMembers(actor, companyId, { departmentId: id, userIds: added }),

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAccount, ownerWithCompany, sessionFor, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  call,
+  createAccount,
+  ownerWithCompany,
+  sessionFor,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { UNUSABLE_PASSWORD_HASH } from '../account/password.ts';
 import {
   assertScimError,
@@ -396,13 +403,23 @@ describe('rules and the wall', () => {
     const operator = await createAccount(ctx, { username: 'scim-quota-operator', platformAdmin: true });
     const token = await sessionFor(ctx, operator.id, 'admin');
     const people = (await scimB('GET', '/Users?count=0')).body.totalResults as number;
-    const set = await call(ctx, '/api/v1/manage/license/quota/update', { companyId: b.companyId, quotas: { user: people } }, { token });
+    const set = await call(
+      ctx,
+      '/api/v1/manage/license/quota/update',
+      { companyId: b.companyId, quotas: { user: people } },
+      { token },
+    );
     expect(set.code, set.msg).toBe(200);
     const before = await accountsCount();
     const refused = await scimB('POST', '/Users', { schemas: [USER], userName: 'over.quota' });
     assertScimError(refused, 403);
     expect(await accountsCount()).toBe(before);
-    await call(ctx, '/api/v1/manage/license/quota/update', { companyId: b.companyId, quotas: { user: null } }, { token });
+    await call(
+      ctx,
+      '/api/v1/manage/license/quota/update',
+      { companyId: b.companyId, quotas: { user: null } },
+      { token },
+    );
   });
 
   it('answers 412 to a stale If-Match and applies a current one', async () => {
