@@ -51,6 +51,7 @@ import { createRadius } from './modules/radius/radius.install.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
 import type { Saml } from './modules/saml/saml.install.ts';
+import { installScim } from './modules/scim/scim.install.ts';
 import type { ConsoleClient } from './modules/session/console-clients.ts';
 import type { SessionsRepo } from './modules/session/session.repo.ts';
 import { sessionRoutes } from './modules/session/session.routes.ts';
@@ -328,5 +329,11 @@ export function bindCalls(
   context.permissions.routes(bind);
   services.radius.routes(bind);
   smsRoutes(bind, services.smsProvider);
+  void installScim(app, bind, {
+    db,
+    publicUrl: config.publicUrl,
+    users: services.user,
+    departments: services.department,
+  });
   installCa(app, bind, { db, sealer, publicUrl: config.publicUrl });
 }

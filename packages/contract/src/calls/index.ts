@@ -19,6 +19,7 @@ import * as quota from './quota.ts';
 import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as saml from './saml.ts';
+import * as scimTokens from './scim-tokens.ts';
 import * as session from './session.ts';
 import * as sms from './sms.ts';
 import * as syslog from './syslog.ts';
@@ -45,6 +46,7 @@ export {
   radius,
   safety,
   saml,
+  scimTokens,
   session,
   sms,
   syslog,
@@ -242,6 +244,11 @@ export const allCalls = [
   sms.testPlatformSms,
   sms.companySms,
   sms.updateCompanySms,
+  // SCIM 2.0 inbound: a company's SCIM tokens and password setting (issue 31)
+  scimTokens.scimTokens,
+  scimTokens.createScimToken,
+  scimTokens.revokeScimToken,
+  scimTokens.updateScimSettings,
 ];
 
 /** The alias paths of a call (see `CallDef.aliases`). */

@@ -10,6 +10,7 @@ import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
+import type { ScimTables } from './schema-scim.ts';
 import type { SmsTables } from './schema-sms.ts';
 
 export type * from './schema-app.ts';
@@ -334,7 +335,8 @@ export interface Database
     RadiusTables,
     CaTables,
     MfaTables,
-    SmsTables {
+    SmsTables,
+    ScimTables {
   accounts: AccountsTable;
   companies: CompaniesTable;
   company_members: CompanyMembersTable;

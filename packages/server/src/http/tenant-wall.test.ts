@@ -9,6 +9,7 @@ import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.con
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
+import { scimWall } from './tenant-wall.scim.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
 /**
@@ -343,6 +344,17 @@ beforeAll(async () => {
   bSmsBefore = await sms.stateOfB();
 });
 
+// ---- SCIM tokens (modules/scim): B's token and its password setting.
+const scim = scimWall(
+  () => ctx,
+  () => b,
+);
+let bScimBefore: string;
+beforeAll(async () => {
+  await scim.setUp();
+  bScimBefore = await scim.stateOfB();
+});
+
 // ---- logs, dashboard, syslog, brand (issue 16): B's sign-ins and changes, named by ids in A's
 // probes; B's syslog and brand settings must stay as they were (unset).
 beforeAll(async () => {
@@ -575,6 +587,7 @@ const secretsOfB = () => [
   'Beta Secret Wiki',
   'wiki.beta.example',
   ...sms.secrets(),
+  ...scim.secrets(),
   ...cas.secrets(),
 ];
 
@@ -634,6 +647,7 @@ const probes: Record<string, () => unknown> = {
   ...permissionProbes,
   ...samlProbes,
   ...sms.probes,
+  ...scim.probes,
   ...cas.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
@@ -771,6 +785,10 @@ describe('tenant wall', () => {
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {
     expect(await sms.stateOfB()).toBe(bSmsBefore);
     expect(await ctx.database.db.selectFrom('sms_provider').selectAll().execute()).toEqual([]);
+  });
+
+  it("leaves B's SCIM token and password setting as they were", async () => {
+    expect(await scim.stateOfB()).toBe(bScimBefore);
   });
 
   it("leaves B's department tree as it was", async () => {

@@ -143,4 +143,36 @@ export const settings = {
     save: 'Save',
     saved: 'SMS settings saved',
   },
+  scim: {
+    title: 'SCIM provisioning',
+    intro:
+      'Microsoft Entra ID, Okta or your HR system can create, update and deactivate your people, and your departments, by SCIM 2.0 at this address, with a token made here. People created by SCIM sign in by a sign-in link or a password reset.',
+    baseUrl: 'SCIM address (Tenant URL)',
+    allowPasswords: 'Accept passwords over SCIM',
+    allowPasswordsHint:
+      'Off by default. When on, a password sent by SCIM must still meet the company’s password rules.',
+    add: 'New SCIM token',
+    create: 'Create',
+    name: 'Name',
+    nameHint: 'Who uses it, e.g. “Entra ID”: the audit log names changes after it.',
+    nameRequired: 'Please enter a name for the token',
+    expiry: 'Valid for',
+    days: '{{count}} days',
+    noExpiry: 'No expiry',
+    expiresAt: 'Expires',
+    groupsAs: 'SCIM groups become',
+    groupsAsDepartments: 'Departments',
+    groupsAsHint:
+      'A group the client pushes is a department under the company; its members are the department’s.',
+    lastUsed: 'Last used',
+    neverUsed: 'Never used',
+    revoke: 'Revoke',
+    revokeTitle: 'Revoke the token “{{name}}”?',
+    revokeHint: 'Its next request is refused; the client needs a new token.',
+    revoked: 'Token “{{name}}” revoked',
+    createdTitle: 'Token “{{name}}” created',
+    secretOnce:
+      'Copy the token now: it is shown only this once. Paste it as the Secret Token (Entra ID) or API token (Okta).',
+    done: 'I have copied it',
+  },
 };

@@ -2,12 +2,13 @@ import { Flex } from 'antd';
 import { AdministratorsCard } from './administrators.card.tsx';
 import { CompanyInfoCard } from './company-info.card.tsx';
 import { ConsoleRolesCard } from './console-roles.card.tsx';
+import { ScimTokensCard } from './scim-tokens.card.tsx';
 import { SmsCard } from './sms.card.tsx';
 import { SyslogCard } from './syslog.card.tsx';
 
 /**
  * /setting/basic-set (both route sets): the company's information, its administrators and custom
- * console roles, syslog forwarding and its SMS sign name.
+ * console roles, syslog forwarding, its SMS sign name and its SCIM tokens.
  */
 export function CompanySettingsPage() {
   return (
@@ -17,6 +18,7 @@ export function CompanySettingsPage() {
       <ConsoleRolesCard />
       <SyslogCard />
       <SmsCard />
+      <ScimTokensCard />
     </Flex>
   );
 }

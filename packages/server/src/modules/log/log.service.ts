@@ -67,8 +67,12 @@ const toAdminRow = (row: repo.AdminRow) => ({
   id: row.id,
   time: row.created_at.toISOString(),
   actorId: row.actor_account_id,
-  // A programmatic access account acts as `api:<id>` (http/bind.ts).
-  actorName: row.actor_name ?? (row.actor_account_id?.startsWith('api:') ? row.actor_account_id : null),
+  // A programmatic access account acts as `api:<id>` (http/bind.ts), a SCIM token as `scim:<name>` (modules/scim).
+  actorName:
+    row.actor_name ??
+    (row.actor_account_id?.startsWith('api:') || row.actor_account_id?.startsWith('scim:')
+      ? row.actor_account_id
+      : null),
   action: row.action,
   targetType: row.target_type,
   targetId: row.target_id,

@@ -120,7 +120,13 @@ export function createUserProfileService(deps: {
     actor: UserActor,
     companyId: string,
     lang: Language,
-    input: NewAccountInput & { departmentIds?: string[]; mustChangePassword: boolean; invite?: boolean },
+    input: NewAccountInput & {
+      departmentIds?: string[];
+      mustChangePassword: boolean;
+      invite?: boolean;
+      /** No password and no invitation: the person signs in by a sign-in link, a reset or a directory (SCIM). */
+      passwordless?: boolean;
+    },
   ) {
     const invited = Boolean(input.invite);
     // Refused before anything is stored: an invitation nobody can send, or to nowhere.
@@ -158,7 +164,7 @@ export function createUserProfileService(deps: {
         });
         return toUser(row, departments);
       },
-      { invited },
+      { invited: invited || Boolean(input.passwordless) },
     );
     if (!invited || !deps.invitations) return created;
     try {
