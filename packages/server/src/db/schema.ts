@@ -11,6 +11,7 @@ import type { PermissionTables } from './schema-permission.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
 import type { SmsTables } from './schema-sms.ts';
+import type { UpstreamTables } from './schema-upstream.ts';
 
 export type * from './schema-app.ts';
 export type * from './schema-ca.ts';
@@ -20,6 +21,7 @@ export type * from './schema-log.ts';
 export type * from './schema-mfa.ts';
 export type * from './schema-permission.ts';
 export type * from './schema-radius.ts';
+export type * from './schema-upstream.ts';
 
 export interface AccountsTable {
   id: string;
@@ -330,6 +332,7 @@ export interface Database
     LogTables,
     PermissionTables,
     IdentitySourceTables,
+    UpstreamTables,
     ExchangeTables,
     RadiusTables,
     CaTables,
