@@ -23,7 +23,7 @@ export interface RogueUpstream {
   issuer: string;
   clientId: string;
   /** The scenario of the next token answer, and the nonce the authorization URL carried. */
-  next: { scenario: RogueScenario; nonce: string; sub: string };
+  next: { scenario: RogueScenario; nonce: string; sub: string; amr?: string[] };
   close(): Promise<void>;
 }
 
@@ -42,7 +42,7 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
   };
 
   async function idToken() {
-    const { scenario, nonce, sub } = state.next;
+    const { scenario, nonce, sub, amr } = state.next;
     const now = Math.floor(Date.now() / 1000);
     const claims = {
       iss: scenario === 'wrong_issuer' ? `${state.issuer}-evil` : state.issuer,
@@ -53,6 +53,7 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
       exp: scenario === 'expired' ? now - 3600 : now + 300,
       preferred_username: 'mallory',
       name: 'Mallory',
+      ...(amr ? { amr } : {}),
     };
     if (scenario === 'alg_none') return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
     const key = scenario === 'unknown_key' ? other.privateKey : privateKey;

@@ -269,7 +269,7 @@ describe('the OpenID Connect identity source', () => {
 
 describe('attacks on the OpenID Connect identity source (a provider that crafts its ID tokens)', () => {
   /** Signs in through the rogue provider with the scenario; answers where the browser lands. */
-  async function throughRogue(scenario: RogueScenario) {
+  async function throughRogue(scenario: RogueScenario, amr?: string[], sub = `mallory-${scenario}`) {
     const at = await signInPage();
     const toRogue = await pressButton(at, rogueSourceId, rogue.issuer);
     const authorizeUrl = toRogue.stopped as URL;
@@ -277,7 +277,8 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
     rogue.next = {
       scenario,
       nonce: authorizeUrl.searchParams.get('nonce') as string,
-      sub: `mallory-${scenario}`,
+      sub,
+      amr,
     };
     const callback = new URL(`${down.baseUrl}/portal/upstream/${rogueSourceId}/callback`);
     callback.search = new URLSearchParams({
@@ -286,6 +287,48 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
     }).toString();
     return at.browser.follow(callback.href, CALLBACK);
   }
+
+  it("asks for the company's second factor unless the source counts the provider's", async () => {
+    const policy = await call(
+      down,
+      '/api/v1/manage/safety/mfa/update',
+      { mode: 'required', types: ['otp'], lockout: { maxFailures: 3, lockMinutes: 15 } },
+      downOwner,
+    );
+    expect(policy.code, policy.msg).toBe(200);
+    const settings = {
+      sourceId: rogueSourceId,
+      type: 'oidc',
+      name: 'Rogue IdP',
+      issuer: rogue.issuer,
+      clientId: rogue.clientId,
+      firstScan: 'create',
+    };
+    const asked = await throughRogue('valid', ['pwd', 'mfa'], 'mallory-mfa');
+    expect(asked.stopped, 'not trusted: the second factor is asked').toBeUndefined();
+    expect(asked.html).toContain('/step/');
+
+    const trusting = await call(
+      down,
+      '/api/v1/manage/identity-source/update',
+      { ...settings, trustUpstreamMfa: true, mfaAmrValues: ['mfa', 'hwk'] },
+      downOwner,
+    );
+    expect(trusting.code, trusting.msg).toBe(200);
+    const counted = await throughRogue('valid', ['pwd', 'mfa'], 'mallory-mfa');
+    expect(counted.stopped, counted.html.slice(0, 300)).toBeDefined();
+    const withoutMfa = await throughRogue('valid', ['pwd'], 'mallory-mfa');
+    expect(withoutMfa.stopped, "the provider's password alone is no second factor").toBeUndefined();
+    expect(withoutMfa.html).toContain('/step/');
+
+    await call(down, '/api/v1/manage/identity-source/update', settings, downOwner);
+    await call(
+      down,
+      '/api/v1/manage/safety/mfa/update',
+      { mode: 'off', types: ['otp'], lockout: { maxFailures: 3, lockMinutes: 15 } },
+      downOwner,
+    );
+  });
 
   it('accepts a well-formed answer (the control)', async () => {
     const landed = await throughRogue('valid');
