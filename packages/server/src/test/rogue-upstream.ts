@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 
 /**
  * An upstream OpenID provider that answers with crafted ID tokens (the attacks on the OpenID
@@ -24,6 +24,10 @@ export interface RogueUpstream {
   clientId: string;
   /** The scenario of the next token answer, and the nonce the authorization URL carried. */
   next: { scenario: RogueScenario; nonce: string; sub: string; amr?: string[] };
+  /** When set, the token endpoint takes only a client assertion (private_key_jwt) signed by a key of this JWKS. */
+  assertionJwks?: string;
+  /** The claims of the last client assertion it accepted. */
+  lastAssertion?: Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,18 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
     return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rogue-1', typ: 'JWT' }).sign(key);
   }
 
+  /** Checks the client assertion when private_key_jwt is expected (throws when it does not verify). */
+  async function clientAuthenticated(form: URLSearchParams) {
+    if (!state.assertionJwks) return;
+    const assertion = form.get('client_assertion') ?? '';
+    const { payload } = await jwtVerify(assertion, createRemoteJWKSet(new URL(state.assertionJwks)), {
+      issuer: clientId,
+      subject: clientId,
+      audience: [state.issuer, `${state.issuer}/token`],
+    });
+    state.lastAssertion = payload;
+  }
+
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     const json = (body: unknown) => {
@@ -79,16 +95,25 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
       });
     if (path === '/rogue/jwks') return json({ keys: [jwk] });
     if (path === '/rogue/token' && request.method === 'POST') {
-      request.resume();
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void idToken().then((id_token) =>
-          json({
-            access_token: randomBytes(16).toString('hex'),
-            token_type: 'Bearer',
-            expires_in: 300,
-            id_token,
-          }),
-        );
+        const form = new URLSearchParams(Buffer.concat(chunks).toString());
+        clientAuthenticated(form)
+          .then(idToken)
+          .then(
+            (id_token) =>
+              json({
+                access_token: randomBytes(16).toString('hex'),
+                token_type: 'Bearer',
+                expires_in: 300,
+                id_token,
+              }),
+            () => {
+              response.writeHead(401, { 'content-type': 'application/json' });
+              response.end(JSON.stringify({ error: 'invalid_client' }));
+            },
+          );
       });
       return;
     }

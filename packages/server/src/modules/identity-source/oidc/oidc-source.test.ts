@@ -330,6 +330,47 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
     );
   });
 
+  it('authenticates with private_key_jwt by a key Tessera makes and publishes at the JWKS URL', async () => {
+    const settings = {
+      sourceId: rogueSourceId,
+      type: 'oidc',
+      name: 'Rogue IdP',
+      issuer: rogue.issuer,
+      clientId: rogue.clientId,
+      firstScan: 'create',
+    };
+    const saved = await call<{ jwksUrl: string }>(
+      down,
+      '/api/v1/manage/identity-source/update',
+      { ...settings, clientAuth: 'private_key_jwt' },
+      downOwner,
+    );
+    expect(saved.code, saved.msg).toBe(200);
+    const jwks = (await (await fetch(saved.data.jwksUrl)).json()) as { keys: Record<string, unknown>[] };
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+    expect(jwks.keys[0]).not.toHaveProperty('d');
+    rogue.assertionJwks = saved.data.jwksUrl;
+    try {
+      const landed = await throughRogue('valid', undefined, 'mallory-pkjwt');
+      expect(landed.stopped, landed.html.slice(0, 300)).toBeDefined();
+      expect(rogue.lastAssertion?.iss).toBe(rogue.clientId);
+      // A provider that expects another key refuses the client: the sign-in fails.
+      rogue.assertionJwks = `${rogue.issuer}/jwks`;
+      const refused = await throughRogue('valid', undefined, 'mallory-pkjwt');
+      expect(refused.stopped).toBeUndefined();
+      expect(refused.status).toBe(502);
+    } finally {
+      rogue.assertionJwks = undefined;
+      await call(
+        down,
+        '/api/v1/manage/identity-source/update',
+        { ...settings, clientAuth: 'client_secret_basic', clientSecret: 'rogue-secret' },
+        downOwner,
+      );
+    }
+  });
+
   it('accepts a well-formed answer (the control)', async () => {
     const landed = await throughRogue('valid');
     expect(landed.stopped, landed.html.slice(0, 400)).toBeDefined();
