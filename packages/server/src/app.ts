@@ -201,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     }),
     oneTimeCodes: { codes: services.codes, sms: services.sms, mailer: services.mailer },
     outbound,
+    signOut: oidc.signOut.signOutAccountEverywhere,
   });
 
   const bind = createBinder(app, {

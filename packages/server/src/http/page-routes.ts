@@ -37,6 +37,7 @@ import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSentCodeFactor, type SentCodeDeps } from '../modules/oidc/sign-in-code-factor.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
+import type { AccountSignOut } from '../modules/oidc/sign-out.ts';
 import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
 import type { PasswordReset } from '../modules/password-reset/password-reset.service.ts';
 import { PORTAL_CLIENT_ID, portalRoutes } from '../modules/portal/portal.routes.ts';
@@ -83,6 +84,8 @@ export async function pageRoutes(
     oneTimeCodes?: SentCodeDeps;
     /** Where connections to addresses companies typed may go (upstream identity providers). */
     outbound: OutboundPolicy;
+    /** Ends a person's sessions (an upstream provider's back-channel logout). */
+    signOut: AccountSignOut['signOutAccountEverywhere'];
   },
 ) {
   const { db, sealer, companies } = deps;
@@ -95,7 +98,13 @@ export async function pageRoutes(
         : null
       : companyOfClient(clientId);
   const codes = deps.oneTimeCodes;
-  const upstreamKindDeps = { db, sealer, publicUrl: deps.config.publicUrl, outbound: deps.outbound };
+  const upstreamKindDeps = {
+    db,
+    sealer,
+    publicUrl: deps.config.publicUrl,
+    outbound: deps.outbound,
+    signOut: deps.signOut,
+  };
   const upstreamDeps = {
     db,
     quotas: deps.quotas,

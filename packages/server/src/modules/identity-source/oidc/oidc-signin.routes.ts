@@ -6,6 +6,8 @@ import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
 import type { InteractionHelpers } from '../../oidc/interaction.routes.ts';
 import { pageContext, sendPage } from '../../oidc/interaction-kit.ts';
 import { INTERACTION_PATH } from '../../oidc/provider.ts';
+import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
+import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
 import { secretPurpose, upstreamUrlsOf } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
@@ -16,6 +18,7 @@ import {
   findUpstreamState,
   type UpstreamSourceRow,
 } from '../upstream/upstream-sources.repo.ts';
+import { verifyLogoutToken } from './oidc-logout.ts';
 import { openOidcSecret, publicJwkOf } from './oidc-secret.ts';
 import {
   finishUpstreamSignIn,
@@ -38,6 +41,8 @@ export interface OidcSourceDeps {
   sealer: Sealer;
   publicUrl: string;
   outbound: OutboundPolicy;
+  /** Ends a person's single sign-on sessions and tells their applications (oidc/sign-out.ts). */
+  signOut: AccountSignOut['signOutAccountEverywhere'];
 }
 
 type OidcSourceRow = Extract<UpstreamSourceRow, { type: 'oidc' }>;
@@ -131,6 +136,44 @@ export function oidcSourceRoutes(
         outcome = error;
       }
       return deps.signIn.finish(request, reply, interaction, source, outcome);
+    },
+  );
+
+  /**
+   * Back-channel logout from the provider: a verified logout token ends the Tessera sessions of
+   * the person linked to its `sub` (all of them when the source's company manages the person
+   * fully, else that company's applications), and Tessera's applications are told in turn.
+   */
+  app.post<{ Params: { sourceId: string }; Body: Record<string, string | undefined> }>(
+    '/portal/upstream/:sourceId/backchannel-logout',
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const source = await repo.findSourceById(db, request.params.sourceId);
+      const refuse = () => reply.status(400).send({ error: 'invalid_request' });
+      if (source?.type !== 'oidc' || !source.enabled) return refuse();
+      let subject: string | undefined;
+      try {
+        const config = await configurationOf(deps, source);
+        subject = await verifyLogoutToken(
+          config,
+          source.settings,
+          String(request.body?.logout_token ?? ''),
+          deps.outbound,
+        );
+      } catch (error) {
+        if (!(error instanceof SourceFailure)) throw error;
+        return reply.status(501).send({ error: 'temporarily_unavailable' });
+      }
+      if (!subject) return refuse();
+      const link = await repo.findLinkByExternalId(db, source.id, subject);
+      if (link) {
+        const fullyManaged = await isFullyManaged(db, source.company_id, link.account_id);
+        await deps.signOut(
+          link.account_id,
+          signOutScopeOf({ fully_managed: fullyManaged }, source.company_id),
+        );
+      }
+      return reply.status(200).send();
     },
   );
 

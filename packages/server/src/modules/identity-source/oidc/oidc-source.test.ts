@@ -31,7 +31,7 @@ let downApp: TestApp;
 let upApp: TestApp;
 let sourceId = '';
 let rogueSourceId = '';
-let alice: { username: string; password: string };
+let alice: { id: string; username: string; password: string };
 
 async function createSource(body: Record<string, unknown>) {
   const created = await call<{ sourceId: string; callbackUrl: string; jwksUrl: string }>(
@@ -74,7 +74,11 @@ beforeAll(async () => {
   const registered = await call(
     upstream,
     '/api/v1/manage/app/update',
-    { appId: upApp.appId, redirectUris: [source.callbackUrl] },
+    {
+      appId: upApp.appId,
+      redirectUris: [source.callbackUrl],
+      backchannelLogoutUri: (source as unknown as { backchannelLogoutUrl: string }).backchannelLogoutUrl,
+    },
     upOwner,
   );
   expect(registered.code, registered.msg).toBe(200);
@@ -231,6 +235,38 @@ describe('the OpenID Connect identity source', () => {
     expect(refused.stopped).toBeUndefined();
     expect(refused.status).toBe(502);
     expect(refused.html).toContain('Corp IdP');
+  });
+
+  it("ends the person's downstream sessions when the upstream signs them out (back-channel logout)", async () => {
+    const link = await down.database.db
+      .selectFrom('identity_links')
+      .select('account_id')
+      .where('source_id', '=', sourceId)
+      .executeTakeFirstOrThrow();
+    const sessionsOfAlice = async () =>
+      (
+        await down.database.db
+          .selectFrom('oidc_payloads')
+          .select('id')
+          .where('model', '=', 'Session')
+          .where('account_id', '=', link.account_id)
+          .execute()
+      ).length;
+    expect(await sessionsOfAlice()).toBeGreaterThan(0);
+
+    // A token that is not the upstream's is refused and ends nothing.
+    const forged = await fetch(`${down.baseUrl}/portal/upstream/${sourceId}/backchannel-logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ logout_token: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' }).toString(),
+    });
+    expect(forged.status).toBe(400);
+    expect(await sessionsOfAlice()).toBeGreaterThan(0);
+
+    // The upstream signs Alice out everywhere: its logout token reaches the downstream.
+    const told = await upstream.tessera.signOutAccountEverywhere(alice.id);
+    expect(told.delivered).toBeGreaterThan(0);
+    expect(await sessionsOfAlice()).toBe(0);
   });
 
   it('home-realm discovery: an address of the source’s domain goes to the upstream, its password unasked', async () => {
