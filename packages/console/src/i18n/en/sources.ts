@@ -183,7 +183,6 @@ export const sources = {
     nameClaim: 'Name',
     emailClaim: 'Email',
     phoneClaim: 'Phone',
-    groupsClaim: 'Groups',
     claimsHint: 'Read from the ID token, or from userinfo when the ID token lacks one',
     signIn: 'Sign-in',
     logoUrl: 'Button logo',

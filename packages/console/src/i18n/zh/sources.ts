@@ -182,7 +182,6 @@ export const sources = {
     nameClaim: '姓名',
     emailClaim: '邮箱',
     phoneClaim: '手机号',
-    groupsClaim: '组',
     claimsHint: '从 ID 令牌读取；ID 令牌中没有时从 userinfo 读取',
     signIn: '登录',
     logoUrl: '按钮图标',

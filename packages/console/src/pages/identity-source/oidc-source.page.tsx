@@ -11,7 +11,8 @@ import { useSourceSave } from './use-source-save.ts';
 type OidcValues = Omit<SourceInput<'oidc'>, 'type'>;
 type TestOutcome = ApiResponse<'/api/v1/manage/identity-source/oidc/test'>;
 
-const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim', 'groupsClaim'] as const;
+// The groups claim (groups -> departments) is not offered until it is mapped.
+const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim'] as const;
 const fields = [
   'name',
   'issuer',
