@@ -9,6 +9,7 @@ import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.con
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
+import { provisioningWall } from './tenant-wall.provisioning.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
 /**
@@ -332,6 +333,17 @@ beforeAll(async () => {
   bCasBefore = await cas.stateOfB();
 });
 
+// ---- Provisioning (modules/provisioning): B's SCIM target, its address and token.
+const provisioning = provisioningWall(
+  () => ctx,
+  () => b,
+);
+let bProvisioningBefore: string;
+beforeAll(async () => {
+  await provisioning.setUp();
+  bProvisioningBefore = await provisioning.stateOfB();
+});
+
 // ---- SMS (modules/sms): B's own sign name and template.
 const sms = smsWall(
   () => ctx,
@@ -576,6 +588,7 @@ const secretsOfB = () => [
   'wiki.beta.example',
   ...sms.secrets(),
   ...cas.secrets(),
+  ...provisioning.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -635,6 +648,7 @@ const probes: Record<string, () => unknown> = {
   ...samlProbes,
   ...sms.probes,
   ...cas.probes,
+  ...provisioning.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -766,6 +780,10 @@ describe('tenant wall', () => {
 
   it("leaves B's CAS application as it was", async () => {
     expect(await cas.stateOfB()).toBe(bCasBefore);
+  });
+
+  it("leaves B's provisioning target and runs as they were", async () => {
+    expect(await provisioning.stateOfB()).toBe(bProvisioningBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {
