@@ -1,5 +1,15 @@
 import { z } from 'zod';
 import { defineCall, paging } from '../call.ts';
+import {
+  provisioningActions,
+  provisioningAttributes,
+  provisioningLifecycles,
+  provisioningLimits,
+  provisioningLossActions,
+  provisioningRunStatuses,
+  provisioningRunTriggers,
+  provisioningUserNameSources,
+} from '../provisioning.ts';
 import { appId } from './app-shared.ts';
 
 /**
@@ -8,20 +18,6 @@ import { appId } from './app-shared.ts';
  * time per application, on any instance) and the runs recorded with their counts and errors.
  * The bearer token is written, never read back: the console learns only whether one is set.
  */
-
-/** Where the remote userName comes from. */
-export const provisioningUserNameSources = ['username', 'email'] as const;
-/** The attributes that may be sent besides userName and active (always sent). */
-export const provisioningAttributes = ['name', 'emails', 'phoneNumbers', 'department'] as const;
-/** Create only (nothing changed or deactivated afterwards), or the whole lifecycle. */
-export const provisioningLifecycles = ['full', 'create_only'] as const;
-/** What losing access does remotely: `active: false` (the default), or deletion when chosen. */
-export const provisioningLossActions = ['deactivate', 'delete'] as const;
-export const provisioningRunStatuses = ['queued', 'running', 'retrying', 'succeeded', 'failed'] as const;
-export const provisioningRunTriggers = ['manual', 'schedule', 'change'] as const;
-export const provisioningActions = ['create', 'update', 'deactivate', 'delete'] as const;
-
-export const provisioningLimits = { urlMax: 2000, tokenMax: 4096 } as const;
 
 const baseUrl = z
   .string({ error: 'provisioning.url_invalid' })
@@ -197,11 +193,3 @@ export const listProvisioningRuns = defineCall({
   request: z.object({ appId, ...paging }),
   response: z.object({ list: z.array(provisioningRun), total: z.number().int() }),
 });
-
-export type ProvisioningUserNameSource = (typeof provisioningUserNameSources)[number];
-export type ProvisioningAttribute = (typeof provisioningAttributes)[number];
-export type ProvisioningLifecycle = (typeof provisioningLifecycles)[number];
-export type ProvisioningLossAction = (typeof provisioningLossActions)[number];
-export type ProvisioningRunStatus = (typeof provisioningRunStatuses)[number];
-export type ProvisioningRunTrigger = (typeof provisioningRunTriggers)[number];
-export type ProvisioningAction = (typeof provisioningActions)[number];

@@ -1,4 +1,11 @@
-import type { appProvisioning as contract } from '@tessera/contract';
+import type {
+  ProvisioningAttribute,
+  ProvisioningLifecycle,
+  ProvisioningLossAction,
+  ProvisioningRunStatus,
+  ProvisioningRunTrigger,
+  ProvisioningUserNameSource,
+} from '@tessera/contract';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './schema-columns.ts';
 
@@ -10,10 +17,10 @@ export interface AppProvisioningTargetsTable {
   company_id: string;
   base_url: string;
   token_sealed: string;
-  user_name_from: contract.ProvisioningUserNameSource;
-  attributes: JsonColumn<contract.ProvisioningAttribute[]>;
-  lifecycle: contract.ProvisioningLifecycle;
-  on_loss: contract.ProvisioningLossAction;
+  user_name_from: ProvisioningUserNameSource;
+  attributes: JsonColumn<ProvisioningAttribute[]>;
+  lifecycle: ProvisioningLifecycle;
+  on_loss: ProvisioningLossAction;
   enabled: boolean;
   updated_at: Timestamp;
 }
@@ -41,9 +48,9 @@ export interface AppProvisioningRunsTable {
   id: string;
   app_id: string;
   company_id: string;
-  trigger: contract.ProvisioningRunTrigger;
+  trigger: ProvisioningRunTrigger;
   requested_by: string | null;
-  status: Generated<contract.ProvisioningRunStatus>;
+  status: Generated<ProvisioningRunStatus>;
   attempts: Generated<number>;
   counts: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   errors: ColumnType<ProvisioningStoredError[], string | undefined, string>;

@@ -1,4 +1,4 @@
-import type { appProvisioning } from '@tessera/contract';
+import type { ProvisioningAction } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { ProvisionedPerson, ProvisioningTarget } from '../../db/schema-provisioning.ts';
@@ -24,7 +24,7 @@ import {
  *   lifecycle only; a create-only target is never told of changes).
  */
 
-export type PlanAction = appProvisioning.ProvisioningAction;
+export type PlanAction = ProvisioningAction;
 
 export interface PlanEntry {
   action: PlanAction;
