@@ -22,6 +22,8 @@ export interface AppProvisioningTargetsTable {
   lifecycle: ProvisioningLifecycle;
   on_loss: ProvisioningLossAction;
   enabled: boolean;
+  /** Something that decides access or a SCIM User changed since the last run was queued (set by triggers). */
+  changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   updated_at: Timestamp;
 }
 

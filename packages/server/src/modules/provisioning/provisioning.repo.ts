@@ -30,7 +30,7 @@ export const findTarget = (
 
 export async function saveTarget(
   db: Db,
-  target: Omit<ProvisioningTarget, 'updated_at' | 'attributes'> & { attributes: string[] },
+  target: Omit<ProvisioningTarget, 'updated_at' | 'attributes' | 'changed_at'> & { attributes: string[] },
 ) {
   const values = { ...target, attributes: JSON.stringify(target.attributes), updated_at: sql<Date>`now()` };
   const { app_id: _a, company_id: _c, ...changes } = values;
@@ -54,6 +54,16 @@ export async function deleteTarget(db: Db, companyId: string, appId: string) {
 /** Forgets who was sent (another service now: its remote ids mean nothing). */
 export const forgetPeople = (db: Db, appId: string) =>
   db.deleteFrom('app_provisioned_people').where('app_id', '=', appId).execute();
+
+/** The targets marked changed (by the migration's triggers), unmarked at once: each gets one run. */
+export const takeChangedTargets = (db: Db) =>
+  db
+    .updateTable('app_provisioning_targets')
+    .set({ changed_at: null })
+    .where('changed_at', 'is not', null)
+    .where('enabled', '=', true)
+    .returning(['app_id', 'company_id'])
+    .execute();
 
 export const findEnabledTargets = (db: Db) =>
   db

@@ -21,11 +21,14 @@ import {
  * one runs at a time per application on any number of instances (modules/jobs); a target that
  * fails (no answer, 5xx) makes the job retry with back-off, each try sending only what is still
  * missing. Runs are recorded with counts and errors; a periodic job queues a run of every enabled
- * target, and the console's "Run now" queues one at once.
+ * target hourly, another within a minute of a change that may matter (an assignment, a person's
+ * status or details, departments, roles: marked by the triggers of migration 33), and the
+ * console's "Run now" queues one at once.
  */
 
 export const PROVISIONING_JOB = 'app-provisioning';
 export const PROVISIONING_SCHEDULE_JOB = 'app-provisioning.schedule';
+export const PROVISIONING_CHANGES_JOB = 'app-provisioning.changes';
 /** Tries of a run before it is left failed. */
 export const PROVISIONING_ATTEMPTS = 4;
 /** Errors kept per run (the counts say how many people failed in all). */
@@ -204,10 +207,17 @@ export function createProvisioningService(deps: {
       await queue({ appId: target.app_id, companyId: target.company_id }, 'schedule', null);
   }
 
+  /** Queues a run of each target whose company changed something that may matter (see migration 33). */
+  async function queueChanged() {
+    for (const target of await repo.takeChangedTargets(db))
+      await queue({ appId: target.app_id, companyId: target.company_id }, 'change', null);
+  }
+
   jobs.register(PROVISIONING_JOB, { run: runJob, interrupted });
   jobs.every(PROVISIONING_SCHEDULE_JOB, deps.scheduleSeconds ?? 3600, scheduleAll);
+  jobs.every(PROVISIONING_CHANGES_JOB, 60, queueChanged);
 
-  return { detail, preview, runNow, list, runView, queue, scheduleAll };
+  return { detail, preview, runNow, list, runView, queue, scheduleAll, queueChanged };
 }
 
 export type ProvisioningService = ReturnType<typeof createProvisioningService>;

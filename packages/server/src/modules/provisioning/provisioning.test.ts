@@ -16,6 +16,7 @@ import { CORE_USER } from './scim-user.ts';
 type Company = Awaited<ReturnType<typeof ownerWithCompany>>;
 type Run = {
   runId: string;
+  trigger: string;
   status: string;
   attempts: number;
   counts: Record<string, number>;
@@ -356,6 +357,37 @@ describe('create-only targets and the exact bodies sent', () => {
       phoneNumbers: [{ value: '13800138000', type: 'work', primary: true }],
     });
     expect(recorder.bodies('PATCH')).toHaveLength(1);
+  });
+});
+
+describe('runs soon after a change', () => {
+  it('queues a run of the application when its access changes, and sends the change', async () => {
+    const appId = await newApp('Tickets');
+    await person('fay', 'fay@corp.example');
+    expect((await target(appId, peer.baseUrl, { token: peer.token })).code).toBe(200);
+    const changed = () =>
+      ctx.database.db
+        .selectFrom('app_provisioning_targets')
+        .select('changed_at')
+        .where('app_id', '=', appId)
+        .executeTakeFirstOrThrow();
+    expect((await changed()).changed_at).toBeNull();
+    await assign(appId, 'fay');
+    expect((await changed()).changed_at).not.toBeNull();
+    await ctx.tessera.jobs.runSoon('app-provisioning.changes');
+    await ctx.tessera.jobs.drain();
+    const runs = await ok<{ list: Run[] }>('/api/v1/manage/app/provisioning/runs', {
+      appId,
+    });
+    expect(runs.list).toEqual([
+      expect.objectContaining({
+        trigger: 'change',
+        status: 'succeeded',
+        counts: expect.objectContaining({ created: 1 }),
+      }),
+    ]);
+    expect(remote('fay')).toHaveLength(1);
+    expect((await changed()).changed_at).toBeNull();
   });
 });
 
