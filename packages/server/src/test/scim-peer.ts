@@ -38,6 +38,8 @@ type Stored = Record<string, unknown> & { id: string; userName: string };
 export async function startScimPeer(options: { token?: string } = {}): Promise<ScimPeer> {
   const token = options.token ?? `peer-${randomUUID()}`;
   const users = new Map<string, Stored>();
+  /** Lowercase userName -> user (userName is not case-exact: RFC 7643 §4.1.1). */
+  const byUserName = new Map<string, Stored>();
   const requests: ScimPeerRequest[] = [];
   const faults: { status: number; method?: string }[] = [];
 
@@ -72,7 +74,10 @@ export async function startScimPeer(options: { token?: string } = {}): Promise<S
       ...record,
       meta: { resourceType: 'User', created: new Date(), lastModified: new Date() },
     };
+    const previous = users.get(record.id);
+    if (previous) byUserName.delete(previous.userName.toLowerCase());
     users.set(record.id, stored as Stored);
+    byUserName.set(String(record.userName).toLowerCase(), stored as Stored);
     return stored;
   });
   User.egress((resource) => {
@@ -81,12 +86,22 @@ export async function startScimPeer(options: { token?: string } = {}): Promise<S
       if (!user) throw new SCIMMY.Types.Error(404, null as never, `no user ${resource.id}`);
       return user;
     }
+    // `userName eq` (how a client looks for an account before creating it) by an index, as a
+    // real service would: a scan per lookup would make a 10 000-person benchmark time the peer.
+    const [only, ...more] = (resource.filter ?? []) as unknown as Record<string, unknown[]>[];
+    const wanted = only && !more.length && Object.keys(only).length === 1 ? only.userName : undefined;
+    if (wanted?.[0] === 'eq' && typeof wanted[1] === 'string') {
+      const found = byUserName.get(wanted[1].toLowerCase());
+      return found ? [found] : [];
+    }
     const all = [...users.values()];
     return resource.filter ? resource.filter.match(all) : all;
   });
   User.degress((resource) => {
-    if (!resource.id || !users.delete(resource.id))
-      throw new SCIMMY.Types.Error(404, null as never, `no user ${resource.id}`);
+    const user = resource.id ? users.get(resource.id) : undefined;
+    if (!user) throw new SCIMMY.Types.Error(404, null as never, `no user ${resource.id}`);
+    users.delete(user.id);
+    byUserName.delete(user.userName.toLowerCase());
   });
 
   const app = express();
@@ -138,11 +153,13 @@ export async function startScimPeer(options: { token?: string } = {}): Promise<S
     },
     seed(user) {
       const id = randomUUID();
-      users.set(id, {
+      const stored = {
         schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
         ...user,
         id,
-      } as unknown as Stored);
+      } as unknown as Stored;
+      users.set(id, stored);
+      byUserName.set(stored.userName.toLowerCase(), stored);
       return id;
     },
     close: () =>

@@ -68,8 +68,16 @@ export const appsProvisioning = {
     succeeded: 'Succeeded',
     failed: 'Failed',
   },
-  counts:
-    'Created {{created}}, adopted {{adopted}}, updated {{updated}}, deactivated {{deactivated}}, deleted {{deleted}}, unchanged {{unchanged}}, failed {{failed}}',
+  count: {
+    created: 'created {{n}}',
+    adopted: 'adopted {{n}}',
+    updated: 'updated {{n}}',
+    deactivated: 'deactivated {{n}}',
+    deleted: 'deleted {{n}}',
+    unchanged: 'unchanged {{n}}',
+    failed: 'failed {{n}}',
+  },
+  nothingDone: 'nothing to do',
   attempts: 'try {{attempts}}',
   noTarget: 'Save a SCIM target first.',
 };

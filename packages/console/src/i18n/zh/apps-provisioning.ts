@@ -69,8 +69,16 @@ export const appsProvisioning = {
     succeeded: '成功',
     failed: '失败',
   },
-  counts:
-    '创建 {{created}}，接管 {{adopted}}，更新 {{updated}}，停用 {{deactivated}}，删除 {{deleted}}，无变化 {{unchanged}}，失败 {{failed}}',
+  count: {
+    created: '创建 {{n}}',
+    adopted: '接管 {{n}}',
+    updated: '更新 {{n}}',
+    deactivated: '停用 {{n}}',
+    deleted: '删除 {{n}}',
+    unchanged: '无变化 {{n}}',
+    failed: '失败 {{n}}',
+  },
+  nothingDone: '无操作',
   attempts: '第 {{attempts}} 次',
   noTarget: '请先保存 SCIM 目标。',
 } satisfies Phrases['apps']['provisioning'];

@@ -111,7 +111,7 @@ describe('<AppProvisioningCard>', () => {
     expect(preview.textContent).toContain('Deactivate');
     const runs = screen.getByTestId('provisioning-runs');
     await waitFor(() => expect(runs.textContent).toContain('dave: Conflicting account'));
-    expect(runs.textContent).toContain('Created 2, adopted 1');
+    expect(runs.textContent).toContain('created 2, adopted 1, unchanged 3, failed 1');
     click(within(runs).getByText('Run now'));
     await waitFor(() => expect(calls(callApi, RUN)).toHaveLength(1));
   });

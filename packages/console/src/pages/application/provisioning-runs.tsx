@@ -16,6 +16,8 @@ const RUNS_PAGE = 10;
 /** How often the runs are read again while one is waiting or running. */
 const POLL_MS = 2_000;
 
+const countKeys = ['created', 'adopted', 'updated', 'deactivated', 'deleted', 'unchanged', 'failed'] as const;
+
 const actionColour: Record<PreviewRow['action'], string> = {
   create: 'green',
   update: 'blue',
@@ -48,7 +50,7 @@ export function ProvisioningPreview({ appId }: { appId: string }) {
   };
   const columns: DataColumn<PreviewRow>[] = [
     { key: 'username', title: t('apps.provisioning.column.username'), render: (row) => row.username },
-    { key: 'name', title: t('apps.provisioning.column.name'), render: (row) => row.name ?? '' },
+    { key: 'name', title: t('apps.provisioning.column.name'), render: (row) => row.name ?? '—' },
     {
       key: 'action',
       title: t('apps.provisioning.column.action'),
@@ -122,6 +124,13 @@ export function ProvisioningRuns({ appId, enabled }: { appId: string; enabled: b
     }
   };
 
+  /** The counts that are not zero, in their fixed order. */
+  const countsText = (counts: Run['counts']) => {
+    const shown = countKeys.filter((key) => counts[key] > 0);
+    if (!shown.length) return t('apps.provisioning.nothingDone');
+    return shown.map((key) => t(`apps.provisioning.count.${key}`, { n: counts[key] })).join(', ');
+  };
+
   const columns: DataColumn<Run>[] = [
     {
       key: 'started',
@@ -161,7 +170,7 @@ export function ProvisioningRuns({ appId, enabled }: { appId: string; enabled: b
       title: t('apps.provisioning.column.counts'),
       render: (run) => (
         <Flex vertical gap={4}>
-          <span>{t('apps.provisioning.counts', run.counts)}</span>
+          <span>{countsText(run.counts)}</span>
           {run.errors.map((error, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: a run's errors are a fixed list, never reordered
             <Typography.Text key={index} type="danger" style={{ fontSize: 12 }}>
