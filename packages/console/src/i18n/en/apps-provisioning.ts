@@ -77,6 +77,7 @@ export const appsProvisioning = {
     unchanged: 'unchanged {{n}}',
     failed: 'failed {{n}}',
   },
+  countSeparator: ', ',
   nothingDone: 'nothing to do',
   attempts: 'try {{attempts}}',
   noTarget: 'Save a SCIM target first.',

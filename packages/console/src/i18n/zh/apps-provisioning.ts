@@ -78,6 +78,7 @@ export const appsProvisioning = {
     unchanged: '无变化 {{n}}',
     failed: '失败 {{n}}',
   },
+  countSeparator: '，',
   nothingDone: '无操作',
   attempts: '第 {{attempts}} 次',
   noTarget: '请先保存 SCIM 目标。',

@@ -128,7 +128,9 @@ export function ProvisioningRuns({ appId, enabled }: { appId: string; enabled: b
   const countsText = (counts: Run['counts']) => {
     const shown = countKeys.filter((key) => counts[key] > 0);
     if (!shown.length) return t('apps.provisioning.nothingDone');
-    return shown.map((key) => t(`apps.provisioning.count.${key}`, { n: counts[key] })).join(', ');
+    return shown
+      .map((key) => t(`apps.provisioning.count.${key}`, { n: counts[key] }))
+      .join(t('apps.provisioning.countSeparator'));
   };
 
   const columns: DataColumn<Run>[] = [
