@@ -173,13 +173,16 @@ export const findRun = (db: Db, companyId: string, runId: string) =>
 export const findRunById = (db: Db, runId: string) =>
   db.selectFrom('app_provisioning_runs').selectAll().where('id', '=', runId).executeTakeFirst();
 
-/** A run of the application not yet started (a second request answers it instead of queueing another). */
-export const findWaitingRun = (db: Db, appId: string) =>
+/**
+ * A run of the application not yet started (a second request answers it instead of queueing
+ * another); with `orRunning`, one under way counts too (the hourly run is then not needed).
+ */
+export const findWaitingRun = (db: Db, appId: string, orRunning = false) =>
   db
     .selectFrom('app_provisioning_runs')
     .select('id')
     .where('app_id', '=', appId)
-    .where('status', 'in', ['queued', 'retrying'])
+    .where('status', 'in', orRunning ? ['queued', 'retrying', 'running'] : ['queued', 'retrying'])
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 

@@ -104,7 +104,7 @@ export function createProvisioningService(deps: {
     trigger: 'manual' | 'schedule' | 'change',
     requestedBy: string | null,
   ) {
-    const waiting = await repo.findWaitingRun(db, app.appId);
+    const waiting = await repo.findWaitingRun(db, app.appId, trigger === 'schedule');
     if (waiting) return waiting.id;
     return db.transaction().execute(async (trx) => {
       const runId = await repo.insertRun(trx, { ...app, trigger, requestedBy });
