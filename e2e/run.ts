@@ -36,6 +36,7 @@ import { oidcCoreFlows } from './flows/oidc-core.e2e.ts';
 import { oidcLogoutFlows } from './flows/oidc-logout.e2e.ts';
 import { orgFlows } from './flows/org.e2e.ts';
 import { permissionFlows } from './flows/permissions.e2e.ts';
+import { provisioningFlows } from './flows/provisioning.e2e.ts';
 import { quotaFlows } from './flows/quotas.e2e.ts';
 import { radiusCaFlows } from './flows/radius-ca.e2e.ts';
 import { safetyFlows } from './flows/safety.e2e.ts';
@@ -94,6 +95,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   safetyFlows(s);
   codeFlows(s);
   smsFlows(s);
+  provisioningFlows(s);
   radiusCaFlows(s);
   ukeyFlows(s);
   appFlows(s);

@@ -1,6 +1,7 @@
 import type { SamlTemplateSettings } from './saml.ts';
 
 export * from './cas.ts';
+export * from './provisioning.ts';
 export * from './saml.ts';
 
 /** Business constants of the console specification (§9) and platform defaults. */

@@ -47,6 +47,7 @@ import { createPasswordReset } from './modules/password-reset/password-reset.ser
 import type { Permissions } from './modules/permission/permission.install.ts';
 import { platformRoutes } from './modules/platform/platform.routes.ts';
 import { createPlatformService } from './modules/platform/platform.service.ts';
+import { createProvisioning } from './modules/provisioning/provisioning.install.ts';
 import { createRadius } from './modules/radius/radius.install.ts';
 import { safetyRoutes } from './modules/safety/safety.routes.ts';
 import { createSafetyService } from './modules/safety/safety.service.ts';
@@ -243,6 +244,8 @@ export async function createServices(context: {
     mfa,
     codes,
   });
+  // Outbound SCIM: people given an application are created, updated and deactivated there.
+  const provisioning = createProvisioning({ db, sealer, outbound, jobs });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
@@ -272,6 +275,7 @@ export async function createServices(context: {
     userImport,
     brand,
     radius,
+    provisioning,
   };
 }
 
@@ -308,6 +312,7 @@ export function bindCalls(
   appRoutes(bind, createAppService({ db, sealer, issuer, quotas, outbound }));
   context.saml.routes(bind, outbound);
   context.cas.routes(bind);
+  services.provisioning.routes(bind);
   services.exchange.routes(bind);
   licenseRoutes(bind, licenses, quotas, {
     version,

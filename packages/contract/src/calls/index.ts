@@ -1,5 +1,6 @@
 import type { CallAlias, CallDef } from '../call.ts';
 import * as app from './app.ts';
+import * as appProvisioning from './app-provisioning.ts';
 import * as brand from './brand.ts';
 import * as ca from './ca.ts';
 import * as cas from './cas.ts';
@@ -27,6 +28,7 @@ import * as user from './user.ts';
 
 export {
   app,
+  appProvisioning,
   brand,
   ca,
   cas,
@@ -224,6 +226,13 @@ export const allCalls = [
   saml.discardSamlKey,
   cas.casDetail,
   cas.updateCas,
+  appProvisioning.provisioningDetail,
+  appProvisioning.updateProvisioning,
+  appProvisioning.removeProvisioning,
+  appProvisioning.testProvisioning,
+  appProvisioning.previewProvisioning,
+  appProvisioning.runProvisioning,
+  appProvisioning.listProvisioningRuns,
   // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
   radius.listRadiusClients,
   radius.createRadiusClient,

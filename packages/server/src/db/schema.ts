@@ -8,6 +8,7 @@ import type { IdentitySourceTables } from './schema-identity-source.ts';
 import type { LogTables } from './schema-log.ts';
 import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
+import type { ProvisioningTables } from './schema-provisioning.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
 import type { ScimTables } from './schema-scim.ts';
@@ -329,6 +330,7 @@ export interface JobsTable {
 export interface Database
   extends SamlTables,
     CasTables,
+    ProvisioningTables,
     AppTables,
     LogTables,
     PermissionTables,

@@ -11,6 +11,7 @@ import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { oidcSourceWall } from './tenant-wall.oidc-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
 import { scimWall } from './tenant-wall.scim.ts';
+import { provisioningWall } from './tenant-wall.provisioning.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
 /**
@@ -339,6 +340,17 @@ beforeAll(async () => {
   bCasBefore = await cas.stateOfB();
 });
 
+// ---- Provisioning (modules/provisioning): B's SCIM target, its address and token.
+const provisioning = provisioningWall(
+  () => ctx,
+  () => b,
+);
+let bProvisioningBefore: string;
+beforeAll(async () => {
+  await provisioning.setUp();
+  bProvisioningBefore = await provisioning.stateOfB();
+});
+
 // ---- SMS (modules/sms): B's own sign name and template.
 const sms = smsWall(
   () => ctx,
@@ -596,6 +608,7 @@ const secretsOfB = () => [
   ...scim.secrets(),
   ...oidcSource.secrets(),
   ...cas.secrets(),
+  ...provisioning.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -657,6 +670,7 @@ const probes: Record<string, () => unknown> = {
   ...scim.probes,
   ...oidcSource.probes,
   ...cas.probes,
+  ...provisioning.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -788,6 +802,10 @@ describe('tenant wall', () => {
 
   it("leaves B's CAS application as it was", async () => {
     expect(await cas.stateOfB()).toBe(bCasBefore);
+  });
+
+  it("leaves B's provisioning target and runs as they were", async () => {
+    expect(await provisioning.stateOfB()).toBe(bProvisioningBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

@@ -1,4 +1,5 @@
 import { appsCas } from './apps-cas.ts';
+import { appsProvisioning } from './apps-provisioning.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** Applications: the list (/application/index), the catalogue (/application/select-app) and the detail. */
@@ -132,6 +133,7 @@ export const apps = {
       form: 'Form fill',
       saml: 'SAML',
       cas: 'CAS',
+      provisioning: 'Provisioning',
     },
     save: 'Save',
     saved: 'Saved',
@@ -355,4 +357,5 @@ export const apps = {
   },
   saml: appsSaml,
   cas: appsCas,
+  provisioning: appsProvisioning,
 };

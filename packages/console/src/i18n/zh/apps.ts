@@ -1,5 +1,6 @@
 import type { Phrases } from '../en/index.ts';
 import { appsCas } from './apps-cas.ts';
+import { appsProvisioning } from './apps-provisioning.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** 应用：应用列表（/application/index）、应用目录（/application/select-app）与应用详情。 */
@@ -129,6 +130,7 @@ export const apps = {
       form: '表单代填',
       saml: 'SAML',
       cas: 'CAS',
+      provisioning: '账号同步',
     },
     save: '保存',
     saved: '已保存',
@@ -345,4 +347,5 @@ export const apps = {
   },
   saml: appsSaml,
   cas: appsCas,
+  provisioning: appsProvisioning,
 } satisfies Phrases['apps'];

@@ -13,13 +13,14 @@ import { AppCasCard } from './app-cas.card.tsx';
 import { AppFormFillCard } from './app-form-fill.card.tsx';
 import { AppLogo } from './app-logo.tsx';
 import { AppProtocolCard } from './app-protocol.card.tsx';
+import { AppProvisioningCard } from './app-provisioning.card.tsx';
 import { logoAccept, logoProblem } from './app-rules.ts';
 import { AppSamlCard } from './app-saml.card.tsx';
 import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
 
-const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'form', 'access', 'api'] as const;
+const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'form', 'access', 'provisioning', 'api'] as const;
 type TabKey = (typeof tabKeys)[number];
 
 /** /application/detail?appId=… (hidden; highlights the list): one application's settings. */
@@ -69,6 +70,7 @@ function AppDetailView({ appId }: { appId: string }) {
     cas: () => <AppCasCard app={app} />,
     form: () => <AppFormFillCard app={app} />,
     access: () => <AppAccessCard app={app} onChange={setApp} />,
+    provisioning: () => <AppProvisioningCard app={app} />,
     api: () => <AppApiAccountsCard app={app} />,
   };
 
