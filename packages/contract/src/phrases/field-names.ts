@@ -21,6 +21,7 @@ export const zhFieldNames: Record<string, string> = {
   adminsOnly: '仅管理员',
   agentId: '代理 ID',
   algorithm: '算法',
+  allowPasswordWithMfa: '要求第二因素时允许密码绑定',
   allowProxy: '允许代理',
   app: '应用',
   appId: '应用',

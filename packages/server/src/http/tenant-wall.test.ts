@@ -8,6 +8,7 @@ import { casWall } from './tenant-wall.cas.ts';
 import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.consoles.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
+import { ldapServerWall } from './tenant-wall.ldap-server.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
@@ -332,6 +333,17 @@ beforeAll(async () => {
   bCasBefore = await cas.stateOfB();
 });
 
+// ---- LDAP applications (modules/ldap-server): B's service account and its base DN.
+const ldapServer = ldapServerWall(
+  () => ctx,
+  () => b,
+);
+let bLdapBefore: string;
+beforeAll(async () => {
+  await ldapServer.setUp();
+  bLdapBefore = await ldapServer.stateOfB();
+});
+
 // ---- SMS (modules/sms): B's own sign name and template.
 const sms = smsWall(
   () => ctx,
@@ -576,6 +588,7 @@ const secretsOfB = () => [
   'wiki.beta.example',
   ...sms.secrets(),
   ...cas.secrets(),
+  ...ldapServer.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -635,6 +648,7 @@ const probes: Record<string, () => unknown> = {
   ...samlProbes,
   ...sms.probes,
   ...cas.probes,
+  ...ldapServer.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -766,6 +780,10 @@ describe('tenant wall', () => {
 
   it("leaves B's CAS application as it was", async () => {
     expect(await cas.stateOfB()).toBe(bCasBefore);
+  });
+
+  it("leaves B's LDAP application and its service account secret as they were", async () => {
+    expect(await ldapServer.stateOfB()).toBe(bLdapBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

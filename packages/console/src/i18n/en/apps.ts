@@ -18,6 +18,7 @@ export const apps = {
     form: 'Form-fill',
     saml: 'SAML 2.0',
     cas: 'CAS',
+    ldap: 'LDAP',
   },
   list: {
     title: 'Applications',

@@ -19,6 +19,7 @@ export const apps = {
     form: '表单代填',
     saml: 'SAML 2.0',
     cas: 'CAS',
+    ldap: 'LDAP',
   },
   list: {
     title: '应用',
