@@ -19,7 +19,10 @@ export interface LdapToolResult {
   stderr: string;
 }
 
-/** Runs an ldap-utils command; `env` adds LDAPTLS_* and the like (LDAPNOINIT keeps ~/.ldaprc out). */
+/**
+ * Runs an ldap-utils command; `env` adds LDAPTLS_* and the like. The machine's ldap.conf and
+ * ~/.ldaprc are kept out (LDAPNOINIT would also ignore the LDAPTLS_* variables).
+ */
 export function ldapTool(
   command: 'ldapsearch' | 'ldapwhoami',
   args: string[],
@@ -29,7 +32,11 @@ export function ldapTool(
     execFile(
       command,
       args,
-      { env: { ...process.env, LDAPNOINIT: '1', ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+      {
+        env: { ...process.env, LDAPCONF: '/dev/null', LDAPRC: '.tessera-test-no-ldaprc', ...env },
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;
         resolve({ status: typeof code === 'number' ? code : -1, stdout, stderr });

@@ -374,7 +374,7 @@ describe.skipIf(!hasLdapUtils)('LDAP server (issue 32) with ldapsearch and ldapw
     const { spawn } = await import('node:child_process');
     const modify = await new Promise<number>((resolve) => {
       const child = spawn('ldapmodify', ['-x', '-H', url, '-D', acmeApp.bindDn, '-w', acmeApp.secret], {
-        env: { ...process.env, LDAPNOINIT: '1' },
+        env: { ...process.env, LDAPCONF: '/dev/null' },
       });
       child.on('close', (code) => resolve(code ?? -1));
       child.on('error', () => resolve(-1));

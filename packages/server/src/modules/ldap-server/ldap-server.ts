@@ -394,7 +394,7 @@ export function createLdapServer(deps: LdapServerDeps) {
       let ldapsPort: number | null = null;
       if (options.ldapsPort !== null && secureContext)
         ldapsPort = await listen(
-          tls.createServer({ secureContext }, (socket) => attach(socket, true)),
+          tls.createServer({ cert: deps.tls?.cert, key: deps.tls?.key }, (socket) => attach(socket, true)),
           options.host,
           options.ldapsPort,
         );
