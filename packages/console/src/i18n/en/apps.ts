@@ -1,4 +1,5 @@
 import { appsCas } from './apps-cas.ts';
+import { appsLdap } from './apps-ldap.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** Applications: the list (/application/index), the catalogue (/application/select-app) and the detail. */
@@ -69,6 +70,9 @@ export const apps = {
     protocolCas: 'CAS single sign-on',
     protocolCasHint:
       'For OA suites, campus and hospital systems and other applications that sign their users in with CAS.',
+    protocolLdap: 'LDAP directory',
+    protocolLdapHint:
+      'For Jenkins, GitLab, Zabbix, NAS boxes, network devices and Linux hosts that can only sign people in by an LDAP bind.',
     selfBuilt: 'Self-built application',
     fromCatalogue: 'From the catalogue',
     fromCatalogueHint: 'GitLab, Grafana, Feishu, Alibaba Cloud, AWS and more, with their settings filled in',
@@ -133,6 +137,7 @@ export const apps = {
       form: 'Form fill',
       saml: 'SAML',
       cas: 'CAS',
+      ldap: 'LDAP',
     },
     save: 'Save',
     saved: 'Saved',
@@ -356,4 +361,5 @@ export const apps = {
   },
   saml: appsSaml,
   cas: appsCas,
+  ldap: appsLdap,
 };

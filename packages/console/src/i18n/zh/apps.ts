@@ -1,5 +1,6 @@
 import type { Phrases } from '../en/index.ts';
 import { appsCas } from './apps-cas.ts';
+import { appsLdap } from './apps-ldap.ts';
 import { appsSaml } from './apps-saml.ts';
 
 /** 应用：应用列表（/application/index）、应用目录（/application/select-app）与应用详情。 */
@@ -67,6 +68,9 @@ export const apps = {
     protocolSamlHint: '适用于通过 SAML 登录的应用，如 Jira、Salesforce、AWS 或 Zoom。',
     protocolCas: 'CAS 单点登录',
     protocolCasHint: '适用于通过 CAS 登录的 OA、校园和医院系统等应用。',
+    protocolLdap: 'LDAP 目录',
+    protocolLdapHint:
+      '适用于只能通过 LDAP 绑定登录的 Jenkins、GitLab、Zabbix、NAS、网络设备和 Linux 主机等。',
     selfBuilt: '自建应用',
     fromCatalogue: '从应用目录添加',
     fromCatalogueHint: 'GitLab、Grafana、飞书、阿里云、AWS 等，已预填配置',
@@ -130,6 +134,7 @@ export const apps = {
       form: '表单代填',
       saml: 'SAML',
       cas: 'CAS',
+      ldap: 'LDAP',
     },
     save: '保存',
     saved: '已保存',
@@ -346,4 +351,5 @@ export const apps = {
   },
   saml: appsSaml,
   cas: appsCas,
+  ldap: appsLdap,
 } satisfies Phrases['apps'];
