@@ -166,7 +166,7 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
       page.username === undefined ? sql`true` : sql`lower(a.username) = lower(${page.username})`;
     const { rows } = await sql<PersonRow>`${grantedDepartments(view)}
       select a.id, a.username, a.display_name, a.email, a.phone from accounts a
-      where ${one} and ${visible(view, 'a')} and (${condition}) is true and a.id > ${page.after}
+      where ${one} and ${visible(view, 'a')} and ${condition} and a.id > ${page.after}
       order by a.id limit ${page.limit}`.execute(db);
     return rows;
   }
@@ -184,7 +184,7 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
         select id, name, 'department' as kind from departments where company_id = ${view.companyId}
         union all
         select id, name, 'role' as kind from permission_roles where company_id = ${view.companyId}) g
-      where ${one} and (${condition}) is true and g.id > ${page.after}
+      where ${one} and ${condition} and g.id > ${page.after}
       order by g.id limit ${page.limit}`.execute(db);
     return rows;
   }

@@ -60,8 +60,8 @@ function textCompare(source: Extract<AttributeSource, { kind: 'text' }>, op: str
   return anyOf(
     source.exprs.map((expr) =>
       source.exact
-        ? sql<boolean>`coalesce(${expr} ${sql.raw(op)} ${value}, false)`
-        : sql<boolean>`coalesce(lower(${expr}) ${sql.raw(op)} lower(${value}), false)`,
+        ? sql<boolean>`(${expr} is not null and ${expr} ${sql.raw(op)} ${value})`
+        : sql<boolean>`(${expr} is not null and lower(${expr}) ${sql.raw(op)} lower(${value}))`,
     ),
   );
 }
@@ -106,7 +106,9 @@ function leaf(filter: LdapFilter, source: AttributeSource | undefined): Conditio
       if (source.kind === 'dn') return UNDEFINED;
       const pattern = substringPattern(filter);
       return anyOf(
-        source.exprs.map((expr) => sql<boolean>`coalesce(lower(${expr}) like lower(${pattern}), false)`),
+        source.exprs.map(
+          (expr) => sql<boolean>`(${expr} is not null and lower(${expr}) like lower(${pattern}))`,
+        ),
       );
     }
     case 'GreaterThanEqualsFilter':
@@ -127,7 +129,10 @@ function leaf(filter: LdapFilter, source: AttributeSource | undefined): Conditio
 
 /**
  * The condition of a filter over entries whose attributes `attributeOf` finds (by lower-case
- * name; undefined: not served). Combine with `is true` to select the entries that match.
+ * name; undefined: not served). A WHERE keeps the rows where it is true: Undefined (null) and
+ * false leave alike. A served attribute's test is never null (`x is not null and …`), so that
+ * `not` of an absent attribute's test is true, and the planner sees plain comparisons such as
+ * `lower(a.username) = lower($1)`, which the indexes serve.
  */
 export function filterToSql(
   filter: LdapFilter,
