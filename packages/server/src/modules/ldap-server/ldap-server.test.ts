@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { dnsOf, hasLdapUtils, ldapTool, valuesOf } from '../../test/ldap-utils.ts';
@@ -268,6 +269,49 @@ describe.skipIf(!hasLdapUtils)('LDAP server (issue 32) with ldapsearch and ldapw
       '(objectClass=*)',
     ]);
     expect(missing.status).toBe(32);
+  });
+
+  it("serves departments as groups: member, memberOf and compare (Apache's Require ldap-group)", async () => {
+    const db = ctx.database.db;
+    const root = await db
+      .selectFrom('departments')
+      .select('id')
+      .where('company_id', '=', acme.companyId)
+      .where('parent_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    const ops = crypto.randomUUID();
+    await db
+      .insertInto('departments')
+      .values({ id: ops, company_id: acme.companyId, parent_id: root.id, name: 'Ops' })
+      .execute();
+    await db
+      .insertInto('department_members')
+      .values(
+        [alice.id, carol.id].map((account_id) => ({
+          department_id: ops,
+          company_id: acme.companyId,
+          account_id,
+        })),
+      )
+      .execute();
+    const groupDn = `cn=${ops},ou=groups,${acmeApp.baseDn}`;
+    const group = await asAcme('(&(objectClass=groupOfNames)(cn=Ops))', 'cn', 'member');
+    expect(dnsOf(group.stdout)).toEqual([groupDn]);
+    // Carol is not given the application: the service account does not see her as a member.
+    expect(valuesOf(group.stdout, 'member')).toEqual([person(acme, 'alice.ldap')]);
+    expect(valuesOf((await asAcme('(uid=alice.ldap)', 'memberOf')).stdout, 'memberOf')).toContain(groupDn);
+    expect(valuesOf((await asAcme(`(memberOf=${groupDn})`, 'uid')).stdout, 'uid')).toEqual(['alice.ldap']);
+    const compare = (dn: string) =>
+      new Promise<number>((resolve) =>
+        execFile(
+          'ldapcompare',
+          ['-x', '-H', url, '-D', acmeApp.bindDn, '-w', acmeApp.secret, groupDn, `member:${dn}`],
+          { env: { ...process.env, LDAPCONF: '/dev/null' } },
+          (error) => resolve(error ? Number((error as { code?: unknown }).code) : 0),
+        ),
+      );
+    expect(await compare(person(acme, 'alice.ldap'))).toBe(6);
+    expect(await compare(person(acme, 'bob.ldap'))).toBe(5);
   });
 
   it('keeps the tenant wall: by DN and by filter', async () => {
