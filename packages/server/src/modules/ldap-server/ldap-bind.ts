@@ -104,6 +104,13 @@ export function createLdapBinds(deps: {
       clientId: app?.client_id ?? null,
       companyId: company?.id ?? null,
       deviceId: null,
+      // An application's server that bound its service account speaks for many people, as a
+      // RADIUS device does: its binds spend each person's budget, not one shared address budget.
+      // Binds from anywhere else spend their address's.
+      budgetAddress:
+        context.previous?.kind === 'app' && context.previous.app.id === app?.id
+          ? `ldap:${app.id}:${named.username.toLowerCase()}`
+          : context.ip,
       authorize: async (account): Promise<LoginFailureCause | null> => {
         // The DN names a username: an email or phone number that names the account is not it.
         if (account.username.toLowerCase() !== named.username.toLowerCase()) return 'unknown_account';

@@ -198,6 +198,22 @@ describe.skipIf(!hasLdapUtils)('LDAP server (issue 32) with ldapsearch and ldapw
     );
   });
 
+  it('locks a person out after wrong passwords (the sign-in lock-out), right password included', async () => {
+    const erin = await companyMember(ctx, acme, 'erin.ldap');
+    await admin(acme, '/api/v1/manage/app/assignment/add', { appId: acmeApp.appId, userIds: [erin.id] });
+    const bind = (password: string) =>
+      ldapTool('ldapwhoami', ['-x', '-H', url, '-D', person(acme, 'erin.ldap'), '-w', password]);
+    for (let i = 0; i < 5; i++) expect((await bind(`Wrong-Password-${i}`)).status).toBe(49);
+    expect((await bind(erin.password)).status).toBe(49);
+    const last = await ctx.database.db
+      .selectFrom('login_events')
+      .select(['result', 'failure_cause'])
+      .where('identifier', '=', 'erin.ldap')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(last).toEqual({ result: 'failure', failure_cause: 'account_locked' });
+  });
+
   it('searches with every filter kind, in the people the application is given', async () => {
     const uids = async (filter: string) => valuesOf((await asAcme(filter, 'uid')).stdout, 'uid').sort();
     expect(await uids('(objectClass=inetOrgPerson)')).toEqual(['alice.ldap', 'bob.ldap']);
