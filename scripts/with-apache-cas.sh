@@ -23,51 +23,11 @@ readonly PREFIX=tessera-apache-cas
 readonly TMP_ROOT=${TMPDIR:-/tmp}
 readonly MODULES=/usr/lib/apache2/modules
 
-install_apache() {
-  [[ $(id -u) -eq 0 ]] || return 1
-  command -v apt-get >/dev/null || return 1
-  say 'installing apache2 and libapache2-mod-auth-cas with apt-get (once per machine)...'
-  # The package's postinst would start a server of its own: a policy-rc.d that forbids starts keeps it down.
-  local policy=/usr/sbin/policy-rc.d added_policy=0 ok=0 log
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    added_policy=1
-  fi
-  log=$(mktemp "$TMP_ROOT/$PREFIX-apt.XXXXXX")
-  if DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y apache2 libapache2-mod-auth-cas >"$log" 2>&1 ||
-    { apt-get -o DPkg::Lock::Timeout=600 update >>"$log" 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y apache2 libapache2-mod-auth-cas >>"$log" 2>&1; }; then
-    ok=1
-  fi
-  [[ $added_policy -eq 1 ]] && rm -f "$policy"
-  [[ $ok -eq 1 ]] || tail -n 5 "$log" >&2 || true
-  rm -f "$log"
-  [[ $ok -eq 1 ]]
-}
-
-free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'
-}
-
-# Servers of runs that were killed (SIGKILL skips the EXIT trap): stop them and remove their dirs.
-reap_stale() {
-  local dir owner pid
-  for dir in "$TMP_ROOT/$PREFIX".*; do
-    [[ -d $dir && -f $dir/owner.pid ]] || continue
-    owner=$(cat "$dir/owner.pid" 2>/dev/null || true)
-    if [[ -n $owner ]] && kill -0 "$owner" 2>/dev/null; then continue; fi
-    pid=$(cat "$dir/httpd.pid" 2>/dev/null || true)
-    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-    rm -rf "$dir"
-  done
-}
-
 if [[ ! -x /usr/sbin/apache2 || ! -f $MODULES/mod_auth_cas.so ]]; then
-  install_apache || run_without 'apache2 or mod_auth_cas is not installed and apt-get could not install them (apt-get install apache2 libapache2-mod-auth-cas, as root)' "$@"
+  apt_install apache2 libapache2-mod-auth-cas || run_without 'apache2 or mod_auth_cas is not installed and apt-get could not install them (apt-get install apache2 libapache2-mod-auth-cas, as root)' "$@"
 fi
 
-reap_stale
+reap_stale httpd.pid
 
 WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
 echo $$ >"$WORK/owner.pid"

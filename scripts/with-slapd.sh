@@ -24,44 +24,11 @@ readonly TMP_ROOT=${TMPDIR:-/tmp}
 readonly REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 install_slapd() {
-  [[ $(id -u) -eq 0 ]] || return 1
-  command -v apt-get >/dev/null || return 1
-  say 'installing slapd and ldap-utils with apt-get (once per machine)...'
-  # slapd's postinst would start a server of its own: a policy-rc.d that forbids starts keeps it down.
-  local policy=/usr/sbin/policy-rc.d added_policy=0 ok=0 log
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    added_policy=1
-  fi
-  log=$(mktemp "$TMP_ROOT/$PREFIX-apt.XXXXXX")
-  if DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y slapd ldap-utils >"$log" 2>&1 ||
-    { apt-get -o DPkg::Lock::Timeout=600 update >>"$log" 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y slapd ldap-utils >>"$log" 2>&1; }; then
-    ok=1
-  fi
-  [[ $added_policy -eq 1 ]] && rm -f "$policy"
+  local status=0
+  apt_install slapd ldap-utils || status=$?
+  # The install may have started a slapd of the machine's own despite the policy: stop it.
   pkill -x -F /run/slapd/slapd.pid slapd 2>/dev/null || true
-  [[ $ok -eq 1 ]] || tail -n 5 "$log" >&2 || true
-  rm -f "$log"
-  [[ $ok -eq 1 ]]
-}
-
-free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'
-}
-
-# Servers of runs that were killed (SIGKILL skips the EXIT trap): stop them and remove their dirs.
-reap_stale() {
-  local dir owner pid
-  for dir in "$TMP_ROOT/$PREFIX".*; do
-    [[ -d $dir && -f $dir/owner.pid ]] || continue
-    owner=$(cat "$dir/owner.pid" 2>/dev/null || true)
-    if [[ -n $owner ]] && kill -0 "$owner" 2>/dev/null; then continue; fi
-    pid=$(cat "$dir/slapd.pid" 2>/dev/null || true)
-    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-    rm -rf "$dir"
-  done
+  return "$status"
 }
 
 if [[ ! -x /usr/sbin/slapd || ! -x /usr/sbin/slapadd ]]; then
@@ -69,7 +36,7 @@ if [[ ! -x /usr/sbin/slapd || ! -x /usr/sbin/slapadd ]]; then
 fi
 command -v openssl >/dev/null || run_without 'openssl is missing (it makes the test certificates)' "$@"
 
-reap_stale
+reap_stale slapd.pid
 
 WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
 echo $$ >"$WORK/owner.pid"

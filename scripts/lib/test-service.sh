@@ -43,3 +43,50 @@ run_without() {
   say "$SERVICE_TESTS are SKIPPED: $reason."
   exec "$@"
 }
+
+# The helpers below need PREFIX (the name of the script's temp dirs) and TMP_ROOT.
+
+# A free TCP port of 127.0.0.1 (free when asked: a server should try again if it is taken).
+free_port() {
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});'
+}
+
+# Servers of runs that were killed (SIGKILL skips the EXIT trap): stop them and remove their dirs.
+#   reap_stale <pid file name inside the run's dir>
+reap_stale() {
+  local pid_file=$1 dir owner pid
+  for dir in "$TMP_ROOT/$PREFIX".*; do
+    [[ -d $dir && -f $dir/owner.pid ]] || continue
+    owner=$(cat "$dir/owner.pid" 2>/dev/null || true)
+    if [[ -n $owner ]] && kill -0 "$owner" 2>/dev/null; then continue; fi
+    pid=$(cat "$dir/$pid_file" 2>/dev/null || true)
+    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
+    rm -rf "$dir"
+  done
+}
+
+# Installs Debian packages as root (apt-get update only when the install fails without it). A
+# package's postinst would start a server of its own: a policy-rc.d that forbids starts keeps it
+# down. Fails (status 1) when not root, without apt-get, or when the install fails.
+#   apt_install <package...>
+apt_install() {
+  [[ $(id -u) -eq 0 ]] || return 1
+  command -v apt-get >/dev/null || return 1
+  say "installing $* with apt-get (once per machine)..."
+  local policy=/usr/sbin/policy-rc.d added_policy=0 ok=0 log
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    added_policy=1
+  fi
+  log=$(mktemp "$TMP_ROOT/$PREFIX-apt.XXXXXX")
+  if DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y "$@" >"$log" 2>&1 ||
+    { apt-get -o DPkg::Lock::Timeout=600 update >>"$log" 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y "$@" >>"$log" 2>&1; }; then
+    ok=1
+  fi
+  [[ $added_policy -eq 1 ]] && rm -f "$policy"
+  [[ $ok -eq 1 ]] || tail -n 5 "$log" >&2 || true
+  rm -f "$log"
+  [[ $ok -eq 1 ]]
+}

@@ -215,7 +215,7 @@ export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'im
 export const appTypes = ['self_built', 'third_party'] as const;
 export type AppType = (typeof appTypes)[number];
 /** How an application is signed in to: as an OIDC client, a SAML 2.0 service provider, a CAS service, or by filling its login form. */
-export const appProtocols = ['oidc', 'form', 'saml', 'cas'] as const;
+export const appProtocols = ['oidc', 'form', 'saml', 'cas', 'ldap'] as const;
 export type AppProtocol = (typeof appProtocols)[number];
 /** to_be_configured → opened ↔ disabled (spec §4). */
 export const appStatuses = ['to_be_configured', 'opened', 'disabled'] as const;

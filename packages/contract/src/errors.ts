@@ -346,6 +346,8 @@ export const errorReasons = {
   'saml.key_next_exists': 409,
   'saml.key_no_next': 409,
   'cas.not_cas_app': 409,
+  'ldap_app.not_ldap_app': 409,
+  'ldap_app.allow_invalid': 400,
   'cas.pattern_kind_invalid': 400,
   'cas.pattern_required': 400,
   'cas.pattern_too_long': 400,

@@ -27,6 +27,7 @@ import { identitySourceRoutes } from './modules/identity-source/identity-source.
 import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
 import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { createJobs } from './modules/jobs/jobs.ts';
+import { createLdapDirectory } from './modules/ldap-server/ldap-server.install.ts';
 import { licenseRoutes } from './modules/license/license.routes.ts';
 import { createLicenseService } from './modules/license/license.service.ts';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parseLicensePublicKey } from './modules/license/license-file.ts';
@@ -246,6 +247,14 @@ export async function createServices(context: {
   });
   // Outbound SCIM: people given an application are created, updated and deactivated there.
   const provisioning = createProvisioning({ db, sealer, outbound, jobs });
+  const ldapDirectory = createLdapDirectory({
+    db,
+    signIn,
+    mfa,
+    log: app.log,
+    config: config.ldap,
+    version,
+  });
   // Imports left without a job by a stopped process never finish. A shutdown waits for its own
   // (jobs.close below), then ends their workers: they fail as interrupted.
   await userImport.failInterruptedTasks();
@@ -276,6 +285,7 @@ export async function createServices(context: {
     brand,
     radius,
     provisioning,
+    ldapDirectory,
   };
 }
 
@@ -339,6 +349,7 @@ export function bindCalls(
   consoleRoleRoutes(bind, createConsoleRoleService({ db }));
   context.permissions.routes(bind);
   services.radius.routes(bind);
+  services.ldapDirectory.routes(bind);
   smsRoutes(bind, services.smsProvider);
   void installScim(app, bind, {
     db,

@@ -18,6 +18,7 @@ import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import { purgeUpstreamStates } from './modules/identity-source/upstream/upstream-sources.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
+import type { RunningLdap } from './modules/ldap-server/ldap-server.install.ts';
 import { purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { installOidcProvider } from './modules/oidc/oidc.install.ts';
 import { oidcMountRoutes } from './modules/oidc/oidc-mount.routes.ts';
@@ -54,6 +55,7 @@ export interface AppOptions {
         | 'scanProviders'
         | 'outboundNetworks'
         | 'radius'
+        | 'ldap'
       >
     >;
   database: DatabaseHandle;
@@ -94,6 +96,8 @@ export interface TesseraApp {
   signOutAccountEverywhere: AccountSignOut['signOutAccountEverywhere'];
   /** The RADIUS server when it is on: its UDP port; reloading its clients and writing its counters now (they also happen by themselves). */
   radius: RunningRadius | null;
+  /** The LDAP server when it is on: its ports. */
+  ldap: RunningLdap | null;
   close(): Promise<void>;
 }
 
@@ -242,15 +246,18 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   await app.ready();
   if (options.jobs?.run !== false) await jobs.start();
   const radius = await services.radius.start();
+  const ldap = await services.ldapDirectory.start();
   return {
     app,
     provider: oidc.provider,
     reloadKeys: oidc.reloadKeys,
     jobs,
     radius,
+    ldap,
     async close() {
       await jobs.close();
       await services.radius.close();
+      await services.ldapDirectory.close();
       services.mailer.close();
       await oidc.close();
       await permissions.close();

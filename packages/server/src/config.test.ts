@@ -103,6 +103,43 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the LDAP server settings (issue 32): off by default, LDAPS only with a certificate', () => {
+    expect(loadConfig({}, '/srv').ldap).toEqual({
+      port: null,
+      ldapsPort: null,
+      host: '127.0.0.1',
+      suffix: 'dc=tessera',
+      certFile: null,
+      keyFile: null,
+    });
+    expect(
+      loadConfig(
+        {
+          TESSERA_LDAP_PORT: '389',
+          TESSERA_LDAPS_PORT: '636',
+          TESSERA_LDAP_HOST: '0.0.0.0',
+          TESSERA_LDAP_SUFFIX: 'dc=example,dc=com',
+          TESSERA_LDAP_TLS_CERT: '/etc/tessera/ldap.crt',
+          TESSERA_LDAP_TLS_KEY: '/etc/tessera/ldap.key',
+        },
+        '/srv',
+      ).ldap,
+    ).toEqual({
+      port: 389,
+      ldapsPort: 636,
+      host: '0.0.0.0',
+      suffix: 'dc=example,dc=com',
+      certFile: '/etc/tessera/ldap.crt',
+      keyFile: '/etc/tessera/ldap.key',
+    });
+    expect(() => loadConfig({ TESSERA_LDAP_PORT: 'ldap' }, '/srv')).toThrow(ConfigError);
+    expect(() => loadConfig({ TESSERA_LDAP_PORT: '389', TESSERA_LDAPS_PORT: '636' }, '/srv')).toThrow(
+      /TESSERA_LDAP_TLS_CERT/,
+    );
+    expect(() => loadConfig({ TESSERA_LDAP_TLS_CERT: '/x.crt' }, '/srv')).toThrow(/go together/);
+    expect(() => loadConfig({ TESSERA_LDAP_SUFFIX: 'tessera' }, '/srv')).toThrow(/TESSERA_LDAP_SUFFIX/);
+  });
+
   it('reads the Exchange agent settings', () => {
     expect(loadConfig({}).exchange).toEqual({ maxHoldSeconds: 1860 });
     expect(loadConfig({ TESSERA_EXCHANGE_MAX_HOLD_SECONDS: '600' }).exchange).toEqual({

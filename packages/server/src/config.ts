@@ -51,6 +51,18 @@ export interface Config {
   metricsToken: string | undefined;
   /** The RADIUS server: its UDP port (null: off) and address. */
   radius: { port: number | null; host: string };
+  /** The LDAP server (modules/ldap-server): off unless TESSERA_LDAP_PORT is set. */
+  ldap: LdapServerConfig;
+}
+
+/** TESSERA_LDAP_*: the read-only LDAP directory's ports, address, suffix and TLS certificate files. */
+export interface LdapServerConfig {
+  port: number | null;
+  ldapsPort: number | null;
+  host: string;
+  suffix: string;
+  certFile: string | null;
+  keyFile: string | null;
 }
 
 /** The Exchange agent (modules/exchange). */
@@ -258,6 +270,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
   }
   const radius = radiusConfig(env, host);
+  const ldap = ldapServerConfig(env, host);
 
   return {
     port,
@@ -280,7 +293,37 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     scanProviders,
     metricsToken,
     radius,
+    ldap,
   };
+}
+
+function ldapPortOf(env: Env, name: string): number | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65_535)
+    throw new ConfigError(`${name} must be a whole number from 0 to 65535 (got "${raw}")`);
+  return Number(raw);
+}
+
+/** TESSERA_LDAP_PORT, TESSERA_LDAPS_PORT, TESSERA_LDAP_HOST, TESSERA_LDAP_SUFFIX, TESSERA_LDAP_TLS_CERT and _KEY. */
+function ldapServerConfig(env: Env, host: string): LdapServerConfig {
+  const port = ldapPortOf(env, 'TESSERA_LDAP_PORT');
+  const ldapsPort = ldapPortOf(env, 'TESSERA_LDAPS_PORT');
+  const certFile = env.TESSERA_LDAP_TLS_CERT?.trim() || null;
+  const keyFile = env.TESSERA_LDAP_TLS_KEY?.trim() || null;
+  if (Boolean(certFile) !== Boolean(keyFile))
+    throw new ConfigError('TESSERA_LDAP_TLS_CERT and TESSERA_LDAP_TLS_KEY go together');
+  if (ldapsPort !== null && (port === null || !certFile))
+    throw new ConfigError(
+      'TESSERA_LDAPS_PORT needs TESSERA_LDAP_PORT and TESSERA_LDAP_TLS_CERT/TESSERA_LDAP_TLS_KEY',
+    );
+  const suffix = env.TESSERA_LDAP_SUFFIX?.trim() || 'dc=tessera';
+  if (!/^[a-z]+=[^,=+]+(,[a-z]+=[^,=+]+)*$/i.test(suffix))
+    throw new ConfigError(`TESSERA_LDAP_SUFFIX must be a DN such as dc=example,dc=com (got "${suffix}")`);
+  const ldapHost = env.TESSERA_LDAP_HOST?.trim() || host;
+  if (!/^[A-Za-z0-9.:-]+$/.test(ldapHost))
+    throw new ConfigError(`TESSERA_LDAP_HOST must be a host name or IP address (got "${ldapHost}")`);
+  return { port, ldapsPort, host: ldapHost, suffix, certFile, keyFile };
 }
 
 /** TESSERA_RADIUS_PORT (default 1812, or `off`) and TESSERA_RADIUS_HOST (default: HOST). */

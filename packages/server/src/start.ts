@@ -38,6 +38,9 @@ export async function main() {
     tessera.radius
       ? `  RADIUS:             udp ${config.radius.host}:${tessera.radius.port}`
       : '  RADIUS:             off (TESSERA_RADIUS_PORT=off)',
+    tessera.ldap
+      ? `  LDAP directory:     ldap://${config.ldap.host}:${tessera.ldap.port}${tessera.ldap.ldapsPort ? `, ldaps://${config.ldap.host}:${tessera.ldap.ldapsPort}` : ''}   (${config.ldap.suffix})`
+      : '  LDAP directory:     off (set TESSERA_LDAP_PORT)',
   ];
   if (bootstrap.created) {
     lines.push(

@@ -12,6 +12,7 @@ import * as department from './department.ts';
 import * as directorySync from './directory-sync.ts';
 import * as exchange from './exchange.ts';
 import * as identitySource from './identity-source.ts';
+import * as ldapServer from './ldap-server.ts';
 import * as license from './license.ts';
 import * as log from './log.ts';
 import * as permission from './permission.ts';
@@ -40,6 +41,7 @@ export {
   directorySync,
   exchange,
   identitySource,
+  ldapServer,
   license,
   log,
   permission,
@@ -233,6 +235,9 @@ export const allCalls = [
   appProvisioning.previewProvisioning,
   appProvisioning.runProvisioning,
   appProvisioning.listProvisioningRuns,
+  ldapServer.ldapAppDetail,
+  ldapServer.updateLdapApp,
+  ldapServer.rotateLdapSecret,
   // RADIUS clients and the certificate authority (spec §1, §2 safety-management)
   radius.listRadiusClients,
   radius.createRadiusClient,

@@ -216,6 +216,8 @@ export const enAppsErrors = {
   'saml.key_next_exists': 'A next certificate is already published: activate or discard it first',
   'saml.key_no_next': 'No next certificate is prepared',
   'cas.not_cas_app': 'This application does not sign in with CAS',
+  'ldap_app.not_ldap_app': 'This application does not use the LDAP directory',
+  'ldap_app.allow_invalid': 'Choose whether password binds are allowed',
   'cas.pattern_kind_invalid': 'Choose exact, prefix or regular expression',
   'cas.pattern_required': 'Add at least one service URL pattern',
   'cas.pattern_too_long': 'A service URL pattern can be at most 2000 characters',

@@ -22,6 +22,7 @@ export const zhFieldNames: Record<string, string> = {
   agentId: '代理 ID',
   algorithm: '算法',
   allowPasswords: '允许通过 SCIM 设置密码',
+  allowPasswordWithMfa: '要求第二因素时允许密码绑定',
   allowProxy: '允许代理',
   app: '应用',
   appId: '应用',

@@ -201,6 +201,8 @@ export const zhAppsErrors = {
   'saml.key_next_exists': '已发布下一个证书：请先启用或撤回它',
   'saml.key_no_next': '尚未准备下一个证书',
   'cas.not_cas_app': '该应用不使用 CAS 登录',
+  'ldap_app.not_ldap_app': '该应用不使用 LDAP 目录',
+  'ldap_app.allow_invalid': '请选择是否允许密码绑定',
   'cas.pattern_kind_invalid': '请选择精确、前缀或正则表达式',
   'cas.pattern_required': '请至少添加一个服务地址规则',
   'cas.pattern_too_long': '服务地址规则最多 2000 个字符',

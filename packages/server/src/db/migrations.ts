@@ -32,6 +32,7 @@ import { m30 } from './migrations/30-code-sign-in.ts';
 import { m31 } from './migrations/31-cas-applications.ts';
 import { m32 } from './migrations/32-scim-inbound.ts';
 import { m33 } from './migrations/33-application-provisioning.ts';
+import { m34 } from './migrations/34-ldap-applications.ts';
 import { m35 } from './migrations/35-upstream-oidc-sources.ts';
 import type { Database } from './schema.ts';
 
@@ -76,6 +77,7 @@ export const migrations: Migration[] = [
   m31,
   m32,
   m33,
+  m34,
   m35,
 ];
 

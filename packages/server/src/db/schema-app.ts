@@ -8,7 +8,7 @@ export interface AppsTable {
   name: string;
   description: string | null;
   type: 'self_built' | 'third_party';
-  protocol: 'oidc' | 'form' | 'saml' | 'cas';
+  protocol: 'oidc' | 'form' | 'saml' | 'cas' | 'ldap';
   template: string | null;
   status: Generated<'to_be_configured' | 'opened' | 'disabled'>;
   logo_file_id: string | null;

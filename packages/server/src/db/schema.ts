@@ -5,6 +5,7 @@ import type { CasTables } from './schema-cas.ts';
 import type { Json, NullableTimestamp, Timestamp } from './schema-columns.ts';
 import type { ExchangeTables } from './schema-exchange.ts';
 import type { IdentitySourceTables } from './schema-identity-source.ts';
+import type { LdapServerTables } from './schema-ldap-server.ts';
 import type { LogTables } from './schema-log.ts';
 import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
@@ -331,6 +332,7 @@ export interface Database
   extends SamlTables,
     CasTables,
     ProvisioningTables,
+    LdapServerTables,
     AppTables,
     LogTables,
     PermissionTables,

@@ -8,10 +8,11 @@ import { casWall } from './tenant-wall.cas.ts';
 import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.consoles.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
+import { ldapServerWall } from './tenant-wall.ldap-server.ts';
 import { oidcSourceWall } from './tenant-wall.oidc-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
-import { scimWall } from './tenant-wall.scim.ts';
 import { provisioningWall } from './tenant-wall.provisioning.ts';
+import { scimWall } from './tenant-wall.scim.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
 /**
@@ -351,6 +352,17 @@ beforeAll(async () => {
   bProvisioningBefore = await provisioning.stateOfB();
 });
 
+// ---- LDAP applications (modules/ldap-server): B's service account and its base DN.
+const ldapServer = ldapServerWall(
+  () => ctx,
+  () => b,
+);
+let bLdapBefore: string;
+beforeAll(async () => {
+  await ldapServer.setUp();
+  bLdapBefore = await ldapServer.stateOfB();
+});
+
 // ---- SMS (modules/sms): B's own sign name and template.
 const sms = smsWall(
   () => ctx,
@@ -609,6 +621,7 @@ const secretsOfB = () => [
   ...oidcSource.secrets(),
   ...cas.secrets(),
   ...provisioning.secrets(),
+  ...ldapServer.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -671,6 +684,7 @@ const probes: Record<string, () => unknown> = {
   ...oidcSource.probes,
   ...cas.probes,
   ...provisioning.probes,
+  ...ldapServer.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -806,6 +820,10 @@ describe('tenant wall', () => {
 
   it("leaves B's provisioning target and runs as they were", async () => {
     expect(await provisioning.stateOfB()).toBe(bProvisioningBefore);
+  });
+
+  it("leaves B's LDAP application and its service account secret as they were", async () => {
+    expect(await ldapServer.stateOfB()).toBe(bLdapBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

@@ -141,6 +141,8 @@ export async function startTestApp(
     metricsToken?: string;
     /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
     radius?: boolean;
+    /** Starts the LDAP server on free ports of 127.0.0.1 (`tessera.ldap`), with LDAPS and StartTLS when given a certificate. */
+    ldap?: { certFile?: string; keyFile?: string };
     /** Sees every statement the server runs (tests that count statements). */
     queryLog?: QueryObserver;
     /** Text messages go to this sender (a test's recording stand-in) instead of the provider. */
@@ -167,6 +169,16 @@ export async function startTestApp(
       scanProviders: options.scanProviders,
       metricsToken: options.metricsToken,
       radius: options.radius ? { port: 0, host: '127.0.0.1' } : undefined,
+      ldap: options.ldap
+        ? {
+            port: 0,
+            ldapsPort: options.ldap.certFile ? 0 : null,
+            host: '127.0.0.1',
+            suffix: 'dc=tessera',
+            certFile: options.ldap.certFile ?? null,
+            keyFile: options.ldap.keyFile ?? null,
+          }
+        : undefined,
     },
     radiusRejectDelayMs: 0,
     jobs: options.jobs,

@@ -1,4 +1,5 @@
 import { appsCas } from './apps-cas.ts';
+import { appsLdap } from './apps-ldap.ts';
 import { appsProvisioning } from './apps-provisioning.ts';
 import { appsSaml } from './apps-saml.ts';
 
@@ -19,6 +20,7 @@ export const apps = {
     form: 'Form-fill',
     saml: 'SAML 2.0',
     cas: 'CAS',
+    ldap: 'LDAP',
   },
   list: {
     title: 'Applications',
@@ -69,6 +71,9 @@ export const apps = {
     protocolCas: 'CAS single sign-on',
     protocolCasHint:
       'For OA suites, campus and hospital systems and other applications that sign their users in with CAS.',
+    protocolLdap: 'LDAP directory',
+    protocolLdapHint:
+      'For Jenkins, GitLab, Zabbix, NAS boxes, network devices and Linux hosts that can only sign people in by an LDAP bind.',
     selfBuilt: 'Self-built application',
     fromCatalogue: 'From the catalogue',
     fromCatalogueHint: 'GitLab, Grafana, Feishu, Alibaba Cloud, AWS and more, with their settings filled in',
@@ -89,7 +94,7 @@ export const apps = {
     intro: 'Pick the application to connect; its callback addresses and sign-in settings are filled in.',
     back: 'Back to the applications',
     selfBuilt: 'Self-built application',
-    selfBuiltHint: 'Any other application: configure OIDC, SAML, CAS or form-fill yourself',
+    selfBuiltHint: 'Any other application: configure OIDC, SAML, CAS, LDAP or form-fill yourself',
     docs: 'Setup guide',
     addTitle: 'Add {{name}}',
     name: 'Name',
@@ -134,6 +139,7 @@ export const apps = {
       saml: 'SAML',
       cas: 'CAS',
       provisioning: 'Provisioning',
+      ldap: 'LDAP',
     },
     save: 'Save',
     saved: 'Saved',
@@ -358,4 +364,5 @@ export const apps = {
   saml: appsSaml,
   cas: appsCas,
   provisioning: appsProvisioning,
+  ldap: appsLdap,
 };

@@ -1,5 +1,6 @@
 import type { Phrases } from '../en/index.ts';
 import { appsCas } from './apps-cas.ts';
+import { appsLdap } from './apps-ldap.ts';
 import { appsProvisioning } from './apps-provisioning.ts';
 import { appsSaml } from './apps-saml.ts';
 
@@ -20,6 +21,7 @@ export const apps = {
     form: '表单代填',
     saml: 'SAML 2.0',
     cas: 'CAS',
+    ldap: 'LDAP',
   },
   list: {
     title: '应用',
@@ -67,6 +69,9 @@ export const apps = {
     protocolSamlHint: '适用于通过 SAML 登录的应用，如 Jira、Salesforce、AWS 或 Zoom。',
     protocolCas: 'CAS 单点登录',
     protocolCasHint: '适用于通过 CAS 登录的 OA、校园和医院系统等应用。',
+    protocolLdap: 'LDAP 目录',
+    protocolLdapHint:
+      '适用于只能通过 LDAP 绑定登录的 Jenkins、GitLab、Zabbix、NAS、网络设备和 Linux 主机等。',
     selfBuilt: '自建应用',
     fromCatalogue: '从应用目录添加',
     fromCatalogueHint: 'GitLab、Grafana、飞书、阿里云、AWS 等，已预填配置',
@@ -87,7 +92,7 @@ export const apps = {
     intro: '选择要接入的应用，其回调地址和登录设置会自动填好。',
     back: '返回应用列表',
     selfBuilt: '自建应用',
-    selfBuiltHint: '其他任何应用：自行配置 OIDC、SAML、CAS 或表单代填',
+    selfBuiltHint: '其他任何应用：自行配置 OIDC、SAML、CAS、LDAP 或表单代填',
     docs: '配置指南',
     addTitle: '添加 {{name}}',
     name: '名称',
@@ -131,6 +136,7 @@ export const apps = {
       saml: 'SAML',
       cas: 'CAS',
       provisioning: '账号同步',
+      ldap: 'LDAP',
     },
     save: '保存',
     saved: '已保存',
@@ -348,4 +354,5 @@ export const apps = {
   saml: appsSaml,
   cas: appsCas,
   provisioning: appsProvisioning,
+  ldap: appsLdap,
 } satisfies Phrases['apps'];

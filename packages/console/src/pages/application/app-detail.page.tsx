@@ -11,6 +11,7 @@ import { AppApiAccountsCard } from './app-api-accounts.card.tsx';
 import { AppBasicsCard } from './app-basics.card.tsx';
 import { AppCasCard } from './app-cas.card.tsx';
 import { AppFormFillCard } from './app-form-fill.card.tsx';
+import { AppLdapCard } from './app-ldap.card.tsx';
 import { AppLogo } from './app-logo.tsx';
 import { AppProtocolCard } from './app-protocol.card.tsx';
 import { AppProvisioningCard } from './app-provisioning.card.tsx';
@@ -20,7 +21,7 @@ import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
 
-const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'form', 'access', 'provisioning', 'api'] as const;
+const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'ldap', 'form', 'access', 'provisioning', 'api'] as const;
 type TabKey = (typeof tabKeys)[number];
 
 /** /application/detail?appId=… (hidden; highlights the list): one application's settings. */
@@ -58,6 +59,7 @@ function AppDetailView({ appId }: { appId: string }) {
     protocol: 'oidc',
     saml: 'saml',
     cas: 'cas',
+    ldap: 'ldap',
     form: 'form',
   };
   const shown: TabKey[] = tabKeys.filter((key) => (onlyFor[key] ?? app.protocol) === app.protocol);
@@ -68,6 +70,7 @@ function AppDetailView({ appId }: { appId: string }) {
     protocol: () => <AppProtocolCard app={app} onChange={setApp} />,
     saml: () => <AppSamlCard app={app} />,
     cas: () => <AppCasCard app={app} />,
+    ldap: () => <AppLdapCard app={app} onChange={setApp} />,
     form: () => <AppFormFillCard app={app} />,
     access: () => <AppAccessCard app={app} onChange={setApp} />,
     provisioning: () => <AppProvisioningCard app={app} />,

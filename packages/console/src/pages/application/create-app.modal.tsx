@@ -124,6 +124,11 @@ export function CreateAppModal({
                 <br />
                 <Typography.Text type="secondary">{t('apps.create.protocolCasHint')}</Typography.Text>
               </Radio>
+              <Radio value="ldap">
+                <Typography.Text>{t('apps.create.protocolLdap')}</Typography.Text>
+                <br />
+                <Typography.Text type="secondary">{t('apps.create.protocolLdapHint')}</Typography.Text>
+              </Radio>
             </Flex>
           </Radio.Group>
         </Form.Item>

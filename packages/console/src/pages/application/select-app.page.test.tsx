@@ -107,13 +107,13 @@ describe('<SelectAppPage>', () => {
     expect(within(screen.getByTestId('template-aliyun_ram')).getByText('SAML 2.0')).toBeTruthy();
     expect(within(screen.getByTestId('template-jumpserver')).getByText('OIDC')).toBeTruthy();
     const selfBuilt = screen.getByTestId('template-self-built');
-    expect(selfBuilt.textContent).toContain('OIDC, SAML, CAS or form-fill');
+    expect(selfBuilt.textContent).toContain('OIDC, SAML, CAS, LDAP or form-fill');
     fireEvent.click(selfBuilt);
     const dialog = await lastDialog();
     const protocols = within(dialog)
       .getAllByRole('radio')
       .map((radio) => (radio as HTMLInputElement).value);
-    expect(protocols).toEqual(['oidc', 'form', 'saml', 'cas']);
+    expect(protocols).toEqual(['oidc', 'form', 'saml', 'cas', 'ldap']);
     expect(within(dialog).getByText('SAML 2.0 single sign-on')).toBeTruthy();
     // And CAS (issue 30), with its catalogue entry.
     expect(within(dialog).getByText('CAS single sign-on')).toBeTruthy();

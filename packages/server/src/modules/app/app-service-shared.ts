@@ -8,6 +8,7 @@ import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import { casConfigured } from '../cas/cas.repo.ts';
 import { fileUrl } from '../files/files.ts';
+import { ldapConfigured } from '../ldap-server/ldap-config.service.ts';
 import * as repo from './app.repo.ts';
 
 /**
@@ -68,6 +69,7 @@ export async function readyToEnable(db: Db, app: App): Promise<boolean> {
   if (app.protocol === 'oidc') return app.redirect_uris.length > 0;
   if (app.protocol === 'saml') return repo.samlConfigured(db, app.id);
   if (app.protocol === 'cas') return casConfigured(db, app.id);
+  if (app.protocol === 'ldap') return ldapConfigured(db, app.id);
   return Boolean(await repo.findFormConfig(db, app.id));
 }
 

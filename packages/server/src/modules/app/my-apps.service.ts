@@ -125,6 +125,11 @@ export function createMyAppsService(deps: { db: Db; sealer: Sealer; issuer: stri
       const url = await casLaunchUrl(db, found.app);
       return url ? { kind: 'redirect', url, ...found } : { kind: 'not_configured', ...found };
     }
+    if (found.app.protocol === 'ldap') {
+      // An LDAP directory client signs people in itself: My apps opens its address.
+      const url = webUrl(found.app.home_url);
+      return url ? { kind: 'redirect', url: url.href, ...found } : { kind: 'not_configured', ...found };
+    }
     const config = await findFormConfig(db, found.app.id);
     const url = webUrl(config?.login_url);
     if (!config || !url) return { kind: 'not_configured', ...found };
