@@ -62,7 +62,7 @@ export default defineConfig({
           environment: 'jsdom',
           setupFiles: ['./src/test/setup.ts'],
           // The first render of a screen imports antd cold, which takes seconds on a busy machine.
-          testTimeout: 20_000,
+          testTimeout: 40_000,
         },
       },
     ],

@@ -1,8 +1,8 @@
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
-// findBy*/waitFor wait up to 5 s: antd's lazily rendered parts are slow on a busy 2-core machine.
-configure({ asyncUtilTimeout: 5_000 });
+// findBy*/waitFor wait up to 10 s: antd's lazily rendered parts are slow on a busy 2-core machine.
+configure({ asyncUtilTimeout: 10_000 });
 
 // antd's responsive helpers call matchMedia, which jsdom does not implement.
 if (!window.matchMedia) {
