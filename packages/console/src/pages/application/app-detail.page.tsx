@@ -21,7 +21,17 @@ import { AppStatusTag } from './app-status-tag.tsx';
 import { APP_LIST_PATH, type AppDetail, camel, templateName, templateOf, toggledStatus } from './app-view.ts';
 import { useAppActions } from './use-app-actions.ts';
 
-const tabKeys = ['basics', 'protocol', 'saml', 'cas', 'ldap', 'form', 'access', 'provisioning', 'api'] as const;
+const tabKeys = [
+  'basics',
+  'protocol',
+  'saml',
+  'cas',
+  'ldap',
+  'form',
+  'access',
+  'provisioning',
+  'api',
+] as const;
 type TabKey = (typeof tabKeys)[number];
 
 /** /application/detail?appId=… (hidden; highlights the list): one application's settings. */
