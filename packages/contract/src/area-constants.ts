@@ -113,8 +113,33 @@ export const brandImageTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'ima
  * Identity sources (spec §1, §2 identity-source routes, §3 LDAP fields): an LDAP or Active
  * Directory server, and the scan sign-in of DingTalk, WeChat (Open Platform) and WeCom.
  */
-export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin'] as const;
+export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin', 'oidc'] as const;
 export type IdentitySourceType = (typeof identitySourceTypes)[number];
+/**
+ * The upstream identity providers people sign in at (a button on the sign-in page each, and
+ * home-realm discovery by email domain): OpenID Connect now; SAML adds 'saml'.
+ */
+export const upstreamSourceTypes = ['oidc'] as const satisfies readonly IdentitySourceType[];
+export type UpstreamSourceType = (typeof upstreamSourceTypes)[number];
+/** How Tessera authenticates at an upstream OpenID provider's token endpoint. */
+export const oidcClientAuthMethods = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+] as const;
+/** The ID token signature algorithms Tessera accepts from an upstream provider (never `none` or HMAC). */
+export const upstreamIdTokenAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
 /** The sources whose contacts (people and departments) can be synced into the company. */
 export const syncableSourceTypes: readonly IdentitySourceType[] = ['ldap', 'dingtalk', 'work_weixin'];
 /** What a scan by someone no person of the company is linked to does. */
@@ -128,6 +153,9 @@ export const identitySourceLimits = {
   urlMax: 512,
   caMax: 16_384,
   credentialMax: 256,
+  /** An upstream source's email domains (home-realm discovery) and its MFA acr/amr values. */
+  emailDomainsMax: 50,
+  assertionValuesMax: 20,
   /** Scheduled syncs: every 15 minutes at the most, once a week at the least; 0: on demand only. */
   syncIntervalMinutes: { min: 15, max: 10_080 },
   /** Connection and user tests a company may run in an hour (each reaches a server it names). */

@@ -103,6 +103,7 @@ export {
   type SignatureFormInput,
   signatureForm,
 } from './signature-pages.ts';
+export { type UpstreamButton, upstreamButtons } from './upstream-pages.ts';
 
 /** Folder of the portal's static assets (stylesheet). */
 export const portalAssetsDir = fileURLToPath(new URL('./assets/', import.meta.url));

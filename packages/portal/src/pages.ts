@@ -15,6 +15,7 @@ import {
   scanButtons,
 } from './scan-pages.ts';
 import { cancelSignInForm } from './step-parts.ts';
+import { homeRealmScript, type UpstreamButton, upstreamButtons } from './upstream-pages.ts';
 
 export interface PageContext {
   lang: Language;
@@ -100,6 +101,10 @@ export interface SignInPageInput {
   passkey?: { action: string; options: string };
   /** Scan sign-in of the company's enabled DingTalk, WeChat and WeCom sources (scan-pages.ts). */
   scan?: ScanButton[];
+  /** The company's upstream identity providers (OpenID Connect, SAML; upstream-pages.ts). */
+  upstream?: UpstreamButton[];
+  /** Email domains whose people sign in upstream (home-realm discovery): the password is not asked for them. */
+  upstreamDomains?: string[];
   /** Sign in with a code by email or SMS instead (the company's login methods; code-pages.ts). */
   codes?: CodeLink[];
   /** The user centre's address, shown where the sign-in is not already on the way there. */
@@ -119,12 +124,12 @@ export function renderSignInPage(ctx: PageContext, input: SignInPageInput): stri
 <p class="muted">${interpolate(t.subtitle, { client: input.clientName })}</p>
 ${input.notice ? html`<p class="ok" role="status">${input.notice}</p>` : ''}
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
-<form method="post" action="${input.action}" autocomplete="on">
+<form method="post" action="${input.action}" autocomplete="on"${input.upstreamDomains?.length ? html` data-upstream-domains="${input.upstreamDomains.join(' ')}"` : ''}>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="identifier">${t.identifier}</label>
 <input id="identifier" name="identifier" autocomplete="username" required autofocus value="${input.identifier ?? ''}">
 <label for="password">${t.password}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+<input id="password" name="password" type="password" autocomplete="current-password"${input.upstreamDomains?.length ? '' : ' required'}>
 <button type="submit" class="primary">${t.submit}</button>
 </form>
 ${input.forgotPasswordHref ? html`<p class="muted small forgot-password"><a href="${input.forgotPasswordHref}">${portalPhrases[ctx.lang].forgotPassword.link}</a></p>` : ''}
@@ -142,6 +147,8 @@ ${passkeyForm(ctx, {
 }
 ${codeLinks(ctx, input.codes ?? [])}
 ${scanButtons(ctx, input.scan ?? [], input.csrfToken)}
+${upstreamButtons(ctx, input.upstream ?? [], input.csrfToken)}
+${homeRealmScript(ctx, input.upstreamDomains ?? [])}
 ${cancelSignInForm(ctx, input.abortAction, input.csrfToken)}
 ${input.userCentreHref ? html`<p class="user-centre-link small"><a href="${input.userCentreHref}">${t.userCentre}</a></p>` : ''}`,
   );

@@ -324,7 +324,13 @@ export function bindCalls(
   });
   brandRoutes(bind, services.brand);
   brandStylesheetRoute(app, services.brand);
-  identitySourceRoutes(bind, identitySources.service, identitySources.tests, identitySources.sync);
+  identitySourceRoutes(
+    bind,
+    identitySources.service,
+    identitySources.tests,
+    identitySources.sync,
+    identitySources.oidcTests,
+  );
   consoleRoleRoutes(bind, createConsoleRoleService({ db }));
   context.permissions.routes(bind);
   services.radius.routes(bind);

@@ -16,6 +16,7 @@ import { createCas } from './modules/cas/cas.install.ts';
 import { purgeCasState } from './modules/cas/cas.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
+import { purgeUpstreamStates } from './modules/identity-source/upstream/upstream-sources.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
 import { purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
 import { installOidcProvider } from './modules/oidc/oidc.install.ts';
@@ -200,6 +201,8 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       log: app.log,
     }),
     oneTimeCodes: { codes: services.codes, sms: services.sms, mailer: services.mailer },
+    outbound,
+    signOut: oidc.signOut.signOutAccountEverywhere,
   });
 
   const bind = createBinder(app, {
@@ -230,6 +233,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeIdleBudgets(db),
       purgeUnknownFailures(db),
       purgeScanStates(db),
+      purgeUpstreamStates(db),
       purgeSamlState(db),
       purgeCasState(db),
     ]);

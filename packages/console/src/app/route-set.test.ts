@@ -164,6 +164,7 @@ describe('route table (spec §2)', () => {
         'userDetails',
         'weixin',
         'workWeixin',
+        'oidcSource',
       ].sort(),
     );
     const appDetails = declaredScreens('full').find(({ route }) => route.name === 'appDetails');
@@ -190,6 +191,7 @@ describe('route table (spec §2)', () => {
       'addLdap',
       'dingtalk',
       'weixin',
+      'oidcSource',
       'workWeixin',
       'users',
       'userDetails',
@@ -223,6 +225,7 @@ describe('route table (spec §2)', () => {
       'addLdap',
       'dingtalk',
       'weixin',
+      'oidcSource',
       'users',
       'userDetails',
       'generalSafety',

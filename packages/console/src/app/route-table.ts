@@ -109,6 +109,11 @@ export const routeTable: readonly RouteNode[] = [
             '/identity-source/weixin/:id?',
             () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WeixinSourcePage),
           ],
+          [
+            'oidcSource',
+            '/identity-source/oidc/:id?',
+            () => import('../pages/identity-source/oidc-source.page.tsx').then((m) => m.OidcSourcePage),
+          ],
         ] as const
       ).map(([name, path, page]) =>
         screen({

@@ -17,6 +17,7 @@ export const routeNames = [
   'dingtalk',
   'weixin',
   'workWeixin',
+  'oidcSource',
   'organization',
   'users',
   'userDetails',

@@ -4,8 +4,10 @@ import {
   firstScanModes,
   identitySourceTypes,
   identitySourceLimits as limits,
+  oidcClientAuthMethods,
   syncRunModes,
   syncRunStatuses,
+  upstreamIdTokenAlgorithms,
 } from '../constants.ts';
 
 /**
@@ -153,6 +155,100 @@ export const workWeixinSettings = z.object({
   syncIntervalMinutes: syncIntervalMinutes.default(0),
 });
 
+/** An issuer: https, or http on the machine itself (a development upstream); no query or fragment. */
+export const ISSUER_PATTERN =
+  /^(?:https:\/\/[^\s?#]+|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:\/[^\s?#]*)?)$/;
+/** A claim name of an ID token or userinfo answer. */
+const claim = z
+  .string({ error: 'upstream.claim_invalid' })
+  .trim()
+  .min(1, { error: 'upstream.claim_invalid' })
+  .max(limits.attributeMax, { error: 'upstream.claim_invalid' })
+  .regex(/^[A-Za-z0-9_:.\-/]+$/, { error: 'upstream.claim_invalid' });
+const optionalClaim = z
+  .string()
+  .trim()
+  .max(limits.attributeMax, { error: 'upstream.claim_invalid' })
+  .refine((value) => value === '' || /^[A-Za-z0-9_:.\-/]+$/.test(value), { error: 'upstream.claim_invalid' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+/** acr or amr values: short tokens without spaces. */
+const assertionValues = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1, { error: 'upstream.value_invalid' })
+      .max(limits.urlMax, { error: 'upstream.value_invalid' })
+      .regex(/^\S+$/, { error: 'upstream.value_invalid' }),
+  )
+  .max(limits.assertionValuesMax, { error: 'upstream.value_invalid' })
+  .default([]);
+/** The email domains whose people the sign-in page sends to this source (home-realm discovery). */
+export const emailDomains = z
+  .array(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+        error: 'upstream.domain_invalid',
+      }),
+  )
+  .max(limits.emailDomainsMax, { error: 'upstream.domain_invalid' })
+  .default([]);
+/** The button of an upstream source on the sign-in page: its name is the source's; a logo (https). */
+const logoUrl = z
+  .string()
+  .trim()
+  .max(limits.urlMax, { error: 'upstream.logo_invalid' })
+  .refine((value) => value === '' || /^https:\/\/[^\s"'<>]+$/.test(value), { error: 'upstream.logo_invalid' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+/** What every upstream source (OpenID Connect, SAML) has: the button, home-realm discovery, MFA, first sign-in. */
+export const upstreamCommon = {
+  logoUrl,
+  emailDomains,
+  /** The upstream's assertion (acr/amr) of a second factor counts as the company's second factor. */
+  trustUpstreamMfa: z.boolean().default(false),
+  firstScan,
+};
+
+/** An upstream OpenID Connect provider (Entra ID, Okta, Keycloak, another Tessera...). */
+export const oidcSettings = z.object({
+  ...common,
+  issuer: z
+    .string({ error: 'upstream.issuer_invalid' })
+    .trim()
+    .max(limits.urlMax, { error: 'upstream.issuer_invalid' })
+    .regex(ISSUER_PATTERN, { error: 'upstream.issuer_invalid' }),
+  clientId: text(limits.credentialMax, 'upstream.client_id_required'),
+  clientAuth: z.enum(oidcClientAuthMethods).default('client_secret_basic'),
+  /** Needed for client_secret_basic and client_secret_post. */
+  clientSecret: secret,
+  scopes: z
+    .string()
+    .trim()
+    .max(limits.urlMax, { error: 'upstream.scopes_invalid' })
+    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/, { error: 'upstream.scopes_invalid' })
+    .refine((value) => value.split(' ').includes('openid'), { error: 'upstream.scopes_invalid' })
+    .default('openid profile email'),
+  /** Algorithms the ID token may be signed with (empty: all of upstreamIdTokenAlgorithms). */
+  idTokenAlgorithms: z.array(z.enum(upstreamIdTokenAlgorithms)).default([]),
+  usernameClaim: claim.default('preferred_username'),
+  nameClaim: optionalClaim.default('name'),
+  emailClaim: optionalClaim.default('email'),
+  phoneClaim: optionalClaim.default('phone_number'),
+  groupsClaim: optionalClaim,
+  /** acr values that mean a second factor (any one of them). */
+  mfaAcrValues: assertionValues,
+  /** amr values that mean a second factor (any one of them), e.g. mfa, otp, hwk. */
+  mfaAmrValues: assertionValues,
+  ...upstreamCommon,
+});
+
 /** A source's settings as a request carries them, by type (with `extra` fields in each). */
 const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
   z.discriminatedUnion('type', [
@@ -160,6 +256,7 @@ const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
     dingtalkSettings.extend({ type: z.literal('dingtalk'), ...extra }),
     weixinSettings.extend({ type: z.literal('weixin'), ...extra }),
     workWeixinSettings.extend({ type: z.literal('work_weixin'), ...extra }),
+    oidcSettings.extend({ type: z.literal('oidc'), ...extra }),
   ]);
 export const sourceSettings = settingsByType({});
 
@@ -230,6 +327,16 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     settings: workWeixinSettings.omit({ secret: true }).extend({ secretSet: z.boolean() }),
     callbackUrl: z.string(),
   }),
+  sourceBase.extend({
+    type: z.literal('oidc'),
+    settings: oidcSettings.omit({ clientSecret: true }).extend({ secretSet: z.boolean() }),
+    /** The redirect URI to register at the upstream provider. */
+    callbackUrl: z.string(),
+    /** Where the upstream reads the key Tessera signs its client assertions with (private_key_jwt). */
+    jwksUrl: z.string(),
+    /** The back-channel logout URI to register at the upstream provider. */
+    backchannelLogoutUrl: z.string(),
+  }),
 ]);
 
 export const listIdentitySources = defineCall({
@@ -256,7 +363,8 @@ export const identitySourceDetailCall = defineCall({
 
 export const createIdentitySource = defineCall({
   path: '/api/v1/manage/identity-source/create',
-  summary: 'Add an LDAP / Active Directory, DingTalk, WeChat or WeCom source (secrets are stored sealed)',
+  summary:
+    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom or OpenID Connect source (secrets are stored sealed)',
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,
@@ -346,4 +454,28 @@ export const testLdapUser = defineCall({
     testPassword: z.string().min(1, { error: 'ldap.test_password_required' }).max(limits.credentialMax),
   }),
   response: testOutcome.extend({ person: directoryPerson.nullable() }),
+});
+
+export const testOidcSource = defineCall({
+  path: '/api/v1/manage/identity-source/oidc/test',
+  summary: "Read the upstream provider's discovery document and its signing keys (JWKS)",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z.object({ issuer: oidcSettings.shape.issuer }),
+  response: testOutcome.extend({
+    details: z
+      .object({
+        issuer: z.string(),
+        authorizationEndpoint: z.string(),
+        tokenEndpoint: z.string(),
+        userinfoEndpoint: z.string().nullable(),
+        endSessionEndpoint: z.string().nullable(),
+        backchannelLogoutSupported: z.boolean(),
+        keys: z.number().int(),
+        algorithms: z.array(z.string()),
+      })
+      .nullable(),
+  }),
 });

@@ -179,6 +179,7 @@ export const allCalls = [
   identitySource.deleteIdentitySource,
   identitySource.testLdapConnection,
   identitySource.testLdapUser,
+  identitySource.testOidcSource,
   directorySync.previewSync,
   directorySync.applySync,
   directorySync.startSync,

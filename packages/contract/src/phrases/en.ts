@@ -38,6 +38,8 @@ export const en = {
     directory_conflict: 'Directory person could not be added',
     scan_failed: 'Scan sign-in failed',
     scan_not_linked: 'Scanned account not bound to a person',
+    upstream_failed: 'Sign-in at the upstream identity provider failed',
+    upstream_not_linked: 'Upstream account not bound to a person',
     radius_not_allowed: 'Not allowed to use this RADIUS client',
     mfa_not_bound: 'No second factor bound',
     mfa_unavailable: 'No second factor usable here',
@@ -66,6 +68,7 @@ export const en = {
   sourceTests: {
     connectionOk: 'Connected ({tls}) and bound; the user root DN exists',
     connectionOkGroups: 'Connected ({tls}) and bound; the user and group root DNs exist',
+    upstreamOk: 'Discovery read: issuer {issuer}, {keys} signing key(s)',
     userOk: 'Found {dn}; the password is right',
     tlsNone: 'no encryption',
   },

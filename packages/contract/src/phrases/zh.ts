@@ -25,6 +25,8 @@ export const zh = {
     directory_conflict: '无法添加目录人员',
     scan_failed: '扫码登录失败',
     scan_not_linked: '扫码账号未绑定人员',
+    upstream_failed: '上游身份提供方登录失败',
+    upstream_not_linked: '上游账号未绑定人员',
     app_assignment_expired: '应用授权已过期',
     device_registered: '新设备已注册',
     device_to_be_activated: '设备待激活',
@@ -60,6 +62,7 @@ export const zh = {
   sourceTests: {
     connectionOk: '已连接（{tls}）并绑定成功；用户根 DN 存在',
     connectionOkGroups: '已连接（{tls}）并绑定成功；用户根 DN 和组根 DN 均存在',
+    upstreamOk: '已读取发现文档：颁发者 {issuer}，签名密钥 {keys} 个',
     userOk: '已找到 {dn}，密码正确',
     tlsNone: '未加密',
   },

@@ -50,6 +50,15 @@ export const en = {
     takenByOther: 'This {provider} account is already bound to another person of {company}.',
     sourceOf: '{source} · {company}',
   },
+  upstream: {
+    signInWith: 'Sign in with {name}',
+    or: 'or continue with',
+    failed: 'Signing in with {name} did not work: {detail}',
+    notLinked:
+      'Your {name} account is not bound to anyone in {company}. Ask your administrator to bind it, or sign in with your password',
+    expired: 'This sign-in has expired or was already used. Please start again',
+    homeRealm: 'People of {domains} sign in with their company account: type your address and continue',
+  },
   account: {
     title: 'My account',
     profile: 'Profile',

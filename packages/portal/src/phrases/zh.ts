@@ -49,6 +49,14 @@ export const zh = {
     takenByOther: '该{provider}账号已绑定{company}中的另一位人员。',
     sourceOf: '{source} · {company}',
   },
+  upstream: {
+    signInWith: '使用 {name} 登录',
+    or: '或使用以下方式继续',
+    failed: '使用 {name} 登录失败：{detail}',
+    notLinked: '你的 {name} 账号未绑定 {company} 的任何人员。请联系管理员绑定，或使用密码登录',
+    expired: '此次登录已过期或已使用，请重新开始',
+    homeRealm: '{domains} 的人员使用企业账号登录：输入邮箱地址后继续即可',
+  },
   account: {
     title: '个人中心',
     profile: '个人资料',

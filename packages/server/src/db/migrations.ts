@@ -31,6 +31,7 @@ import { m29 } from './migrations/29-sms-providers.ts';
 import { m30 } from './migrations/30-code-sign-in.ts';
 import { m31 } from './migrations/31-cas-applications.ts';
 import { m32 } from './migrations/32-scim-inbound.ts';
+import { m35 } from './migrations/35-upstream-oidc-sources.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -73,6 +74,7 @@ export const migrations: Migration[] = [
   m30,
   m31,
   m32,
+  m35,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

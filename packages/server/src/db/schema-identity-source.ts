@@ -1,11 +1,12 @@
 /** Identity sources and directory sync (modules/identity-source): the tables of migration 17. */
+import type { IdentitySourceType } from '@tessera/contract';
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './schema-columns.ts';
 
 export interface IdentitySourcesTable {
   id: string;
   company_id: string;
-  type: 'ldap' | 'dingtalk' | 'weixin' | 'work_weixin';
+  type: IdentitySourceType;
   name: string;
   enabled: Generated<boolean>;
   settings: ColumnType<unknown, string, string>;

@@ -12,6 +12,7 @@ import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
 import type { ScimTables } from './schema-scim.ts';
 import type { SmsTables } from './schema-sms.ts';
+import type { UpstreamTables } from './schema-upstream.ts';
 
 export type * from './schema-app.ts';
 export type * from './schema-ca.ts';
@@ -21,6 +22,7 @@ export type * from './schema-log.ts';
 export type * from './schema-mfa.ts';
 export type * from './schema-permission.ts';
 export type * from './schema-radius.ts';
+export type * from './schema-upstream.ts';
 
 export interface AccountsTable {
   id: string;
@@ -331,6 +333,7 @@ export interface Database
     LogTables,
     PermissionTables,
     IdentitySourceTables,
+    UpstreamTables,
     ExchangeTables,
     RadiusTables,
     CaTables,

@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { Sealer } from '../lib/crypto.ts';
+import type { OutboundPolicy } from '../lib/outbound-address.ts';
 import type { createAccountsRepo } from '../modules/account/account.repo.ts';
 import { appRefusalForClient, createClientCompanies } from '../modules/app/app-access.ts';
 import { myAppsPortalRoutes } from '../modules/app/my-apps.portal.routes.ts';
@@ -15,6 +16,14 @@ import { findEnabledSources } from '../modules/identity-source/identity-source.r
 import { defaultProviderUrls } from '../modules/identity-source/scan/providers.ts';
 import { scanBindingRoutes } from '../modules/identity-source/scan/scan-binding.routes.ts';
 import { SCAN_TYPES, scanSignInRoutes } from '../modules/identity-source/scan/scan-signin.routes.ts';
+import {
+  createUpstreamKinds,
+  upstreamKindRoutes,
+} from '../modules/identity-source/upstream/upstream-kinds.ts';
+import {
+  createUpstreamOffer,
+  upstreamSignInRoutes,
+} from '../modules/identity-source/upstream/upstream-signin.ts';
 import type { createQuotaService } from '../modules/license/quota.service.ts';
 import type { createSignInLinksRepo } from '../modules/mail/sign-in-links.repo.ts';
 import { fido2PortalRoutes } from '../modules/mfa/fido2.portal.routes.ts';
@@ -28,6 +37,7 @@ import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSentCodeFactor, type SentCodeDeps } from '../modules/oidc/sign-in-code-factor.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
+import type { AccountSignOut } from '../modules/oidc/sign-out.ts';
 import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
 import type { PasswordReset } from '../modules/password-reset/password-reset.service.ts';
 import { PORTAL_CLIENT_ID, portalRoutes } from '../modules/portal/portal.routes.ts';
@@ -72,6 +82,10 @@ export async function pageRoutes(
     ownProfile: OwnProfileService;
     /** Codes by email and SMS: the login methods email_code and sms_code, the MFA kinds email and sms. */
     oneTimeCodes?: SentCodeDeps;
+    /** Where connections to addresses companies typed may go (upstream identity providers). */
+    outbound: OutboundPolicy;
+    /** Ends a person's sessions (an upstream provider's back-channel logout). */
+    signOut: AccountSignOut['signOutAccountEverywhere'];
   },
 ) {
   const { db, sealer, companies } = deps;
@@ -84,6 +98,22 @@ export async function pageRoutes(
         : null
       : companyOfClient(clientId);
   const codes = deps.oneTimeCodes;
+  const upstreamKindDeps = {
+    db,
+    sealer,
+    publicUrl: deps.config.publicUrl,
+    outbound: deps.outbound,
+    signOut: deps.signOut,
+  };
+  const upstreamDeps = {
+    db,
+    quotas: deps.quotas,
+    accounts: deps.accounts,
+    signIn: deps.signIn,
+    clientCompany: (clientId: string) => companyOfClient(clientId),
+    kinds: createUpstreamKinds(upstreamKindDeps),
+  };
+  const upstreamOffer = createUpstreamOffer(upstreamDeps);
   const sentCodes = codes && createSentCodeFactor(codes);
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
@@ -171,6 +201,7 @@ export async function pageRoutes(
         const sources = await findEnabledSources(db, companyId, SCAN_TYPES);
         return sources.map((source) => ({ sourceId: source.id, type: source.type, name: source.name }));
       },
+      upstream: upstreamOffer,
       forgotPasswordOffered: async (clientId, companyCode) =>
         deps.passwordReset.offered(await signInCompany(clientId, companyCode)),
     });
@@ -188,6 +219,16 @@ export async function pageRoutes(
     const scan = scanSignInRoutes(scope, scanDeps, interaction);
     const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
     bindingsSection = binding.section;
+    const upstreamSignIn = upstreamSignInRoutes(
+      scope,
+      { ...upstreamDeps, offer: upstreamOffer },
+      interaction,
+    );
+    upstreamKindRoutes(
+      scope,
+      { ...upstreamKindDeps, offer: upstreamOffer, signIn: upstreamSignIn },
+      interaction,
+    );
     scope.get<{ Params: { sourceId: string }; Querystring: Record<string, string | undefined> }>(
       '/portal/scan/:sourceId/callback',
       (request, reply) => scan.callback(request, reply, binding.finishBinding),

@@ -8,6 +8,7 @@ import { casWall } from './tenant-wall.cas.ts';
 import { answerTo, signInToBothConsoles, stillSignedIn } from './tenant-wall.consoles.ts';
 import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
+import { oidcSourceWall } from './tenant-wall.oidc-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
 import { scimWall } from './tenant-wall.scim.ts';
 import { smsWall } from './tenant-wall.sms.ts';
@@ -41,9 +42,14 @@ afterAll(() => ctx.close());
 // ---- identity sources (modules/identity-source): probes and B's state in their own file.
 const sources = identitySourceWall(() => ({ ctx, b }));
 let bSourcesBefore: string;
+const oidcSource = oidcSourceWall(() => ({ ctx, b }));
+let bOidcSourceBefore: string;
 beforeAll(async () => {
   await sources.setUp();
+  // B's upstream OpenID Connect source (issue 33) is one of its sources too.
+  await oidcSource.setUp();
   bSourcesBefore = await sources.stateOfB();
+  bOidcSourceBefore = await oidcSource.stateOfB();
 });
 
 // ---- departments: a department of B, named by id in A's probes; B's tree must come out unchanged.
@@ -588,6 +594,7 @@ const secretsOfB = () => [
   'wiki.beta.example',
   ...sms.secrets(),
   ...scim.secrets(),
+  ...oidcSource.secrets(),
   ...cas.secrets(),
 ];
 
@@ -648,6 +655,7 @@ const probes: Record<string, () => unknown> = {
   ...samlProbes,
   ...sms.probes,
   ...scim.probes,
+  ...oidcSource.probes,
   ...cas.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
@@ -784,6 +792,7 @@ describe('tenant wall', () => {
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {
     expect(await sms.stateOfB()).toBe(bSmsBefore);
+    expect(await oidcSource.stateOfB()).toBe(bOidcSourceBefore);
     expect(await ctx.database.db.selectFrom('sms_provider').selectAll().execute()).toEqual([]);
   });
 

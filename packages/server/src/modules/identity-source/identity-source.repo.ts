@@ -26,11 +26,13 @@ export type WorkWeixinSettings = Omit<
   Out<typeof identitySource.workWeixinSettings>,
   'name' | 'enabled' | 'secret' | 'syncIntervalMinutes'
 >;
+export type OidcSettings = Omit<Out<typeof identitySource.oidcSettings>, 'name' | 'enabled' | 'clientSecret'>;
 export interface SettingsByType {
   ldap: LdapSettings;
   dingtalk: DingtalkSettings;
   weixin: WeixinSettings;
   work_weixin: WorkWeixinSettings;
+  oidc: OidcSettings;
 }
 
 export interface SourceRow<T extends IdentitySourceType = IdentitySourceType> {

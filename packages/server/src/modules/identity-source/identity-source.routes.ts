@@ -2,6 +2,7 @@ import { identitySource as calls, directorySync } from '@tessera/contract';
 import type { Bind } from '../../http/bind.ts';
 import type { IdentitySourceService } from './identity-source.service.ts';
 import type { LdapTests } from './ldap/ldap-tests.ts';
+import type { OidcTests } from './oidc/oidc-tests.ts';
 import type { SyncService } from './sync/sync.service.ts';
 
 export function identitySourceRoutes(
@@ -9,6 +10,7 @@ export function identitySourceRoutes(
   service: IdentitySourceService,
   tests: LdapTests,
   sync: SyncService,
+  oidcTests: OidcTests,
 ) {
   const actor = (ctx: {
     session: { accountId: string };
@@ -43,6 +45,9 @@ export function identitySourceRoutes(
     tests.testConnection(tenant.companyId, lang, body),
   );
   bind(calls.testLdapUser, async ({ tenant, lang, body }) => tests.testUser(tenant.companyId, lang, body));
+  bind(calls.testOidcSource, async ({ tenant, lang, body }) =>
+    oidcTests.testSource(tenant.companyId, lang, body),
+  );
 
   bind(directorySync.previewSync, async (ctx) =>
     sync.request(actor(ctx), ctx.tenant.companyId, ctx.lang, {

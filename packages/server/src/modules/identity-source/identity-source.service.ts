@@ -16,9 +16,27 @@ import { spendBudgets } from '../../lib/rate-windows.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './identity-source.repo.ts';
 import { assertSettingsFilters } from './ldap/ldap-directory.ts';
+import { openOidcSecret, sealOidcSecret } from './oidc/oidc-secret.ts';
 import { SourceFailure } from './source-failure.ts';
 import type { SyncService } from './sync/sync.service.ts';
 import { findLastRuns } from './sync/sync-runs.repo.ts';
+import { findDomainOwner } from './upstream/upstream-sources.repo.ts';
+
+const fail = (error: Error): never => {
+  throw error;
+};
+
+/** Home-realm discovery sends an email domain to one source of a company: refuses a domain another has. */
+async function assertDomainsFree(
+  db: Db,
+  lang: Language,
+  companyId: string,
+  sourceId: string,
+  domains: string[],
+) {
+  const owner = await findDomainOwner(db, companyId, sourceId, domains);
+  if (owner) throw fieldError(lang, 'emailDomains', 'upstream.domain_taken', owner);
+}
 
 /**
  * Identity sources of a company: settings (secrets sealed with the master key, bound to the
@@ -40,6 +58,13 @@ export const secretPurpose = (sourceId: string) => `identity-source:${sourceId}`
 export const callbackUrlOf = (publicUrl: string, sourceId: string) =>
   `${publicUrl}/portal/scan/${sourceId}/callback`;
 
+/** The addresses an upstream OpenID provider is given: redirect URI, Tessera's JWKS, back-channel logout. */
+export const upstreamUrlsOf = (publicUrl: string, sourceId: string) => ({
+  callbackUrl: `${publicUrl}/portal/upstream/${sourceId}/callback`,
+  jwksUrl: `${publicUrl}/portal/upstream/${sourceId}/jwks`,
+  backchannelLogoutUrl: `${publicUrl}/portal/upstream/${sourceId}/backchannel-logout`,
+});
+
 /** Splits a request into the stored settings, the secret as typed (undefined: keep) and the columns. */
 function splitSettings(input: SettingsInput) {
   switch (input.type) {
@@ -58,6 +83,10 @@ function splitSettings(input: SettingsInput) {
     case 'work_weixin': {
       const { type, name, enabled, secret, syncIntervalMinutes, ...settings } = input;
       return { type, name, enabled, secret: secret || undefined, syncIntervalMinutes, settings };
+    }
+    case 'oidc': {
+      const { type, name, enabled, clientSecret, ...settings } = input;
+      return { type, name, enabled, secret: clientSecret || undefined, syncIntervalMinutes: 0, settings };
     }
   }
 }
@@ -194,6 +223,19 @@ export function createIdentitySourceService(deps: {
             secretSet,
           },
         };
+      case 'oidc':
+        return {
+          ...base,
+          type: source.type,
+          ...upstreamUrlsOf(deps.publicUrl, source.id),
+          settings: {
+            ...source.settings,
+            ...common,
+            secretSet: Boolean(
+              openOidcSecret(sealer, source.secret_sealed, secretPurpose(source.id)).clientSecret,
+            ),
+          },
+        };
     }
   }
 
@@ -213,10 +255,16 @@ export function createIdentitySourceService(deps: {
 
   async function create(actor: SourceActor, companyId: string, lang: Language, input: SettingsInput) {
     const parts = splitSettings(input);
+    const id = newId();
+    let secretSealed = parts.secret ? sealer.seal(parts.secret, secretPurpose(id)) : null;
     if (parts.type === 'ldap') {
       assertLdapSettings(lang, parts.settings as repo.LdapSettings);
       if (parts.settings.bindDn && !parts.secret)
         throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+    } else if (parts.type === 'oidc') {
+      secretSealed =
+        (await sealOidcSecret(sealer, secretPurpose(id), parts.settings, parts.secret)) ??
+        fail(fieldError(lang, 'clientSecret', 'identity_source.secret_required'));
     } else if (!parts.secret) {
       throw fieldError(
         lang,
@@ -224,15 +272,16 @@ export function createIdentitySourceService(deps: {
         'identity_source.secret_required',
       );
     }
-    const id = newId();
     await db.transaction().execute(async (trx) => {
+      if (parts.type === 'oidc')
+        await assertDomainsFree(trx, lang, companyId, id, parts.settings.emailDomains);
       await repo.insertSource(trx, companyId, {
         id,
         type: parts.type,
         name: parts.name,
         enabled: parts.enabled,
         settings: parts.settings,
-        secretSealed: parts.secret ? sealer.seal(parts.secret, secretPurpose(id)) : null,
+        secretSealed,
         syncIntervalMinutes: parts.syncIntervalMinutes,
       });
       await insertAuditEvent(trx, {
@@ -272,11 +321,17 @@ export function createIdentitySourceService(deps: {
         )
           throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
       }
-      const secretSealed = parts.secret
+      let secretSealed = parts.secret
         ? sealer.seal(parts.secret, secretPurpose(source.id))
         : parts.type === 'ldap' && !(parts.settings as repo.LdapSettings).bindDn
           ? null
           : source.secret_sealed;
+      if (parts.type === 'oidc') {
+        await assertDomainsFree(trx, lang, companyId, source.id, parts.settings.emailDomains);
+        secretSealed =
+          (await sealOidcSecret(sealer, secretPurpose(source.id), parts.settings, parts.secret, source)) ??
+          fail(fieldError(lang, 'clientSecret', 'identity_source.secret_required'));
+      }
       await repo.updateSource(trx, companyId, source.id, {
         name: parts.name,
         enabled: parts.enabled,

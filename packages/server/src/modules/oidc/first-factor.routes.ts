@@ -68,6 +68,9 @@ export function firstFactorRoutes(app: FastifyInstance, deps: InteractionDeps, k
       if (!interaction) return reply;
       const form = request.body ?? {};
       const identifier = String(form.identifier ?? '').slice(0, 254);
+      // Home-realm discovery: an address of a domain the company signs in upstream goes there
+      // (a password typed with it is never checked).
+      if (await deps.upstream?.homeRealm(request, reply, interaction, identifier)) return reply;
       const attempt = await pipelineAttempt(deps, kit, { request, reply, interaction }, ['pwd']);
       const result = await deps.signIn.signInWithPassword({
         ...attempt.hooks,

@@ -4,6 +4,7 @@ import {
   portalPhrases,
   renderErrorPage,
   renderSignInPage,
+  type UpstreamButton,
 } from '@tessera/portal';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults, default as Provider } from 'oidc-provider';
@@ -76,6 +77,20 @@ export interface InteractionDeps {
   codeSignIn?: CodeSignIn;
   /** The second factor by a code sent to a verified address (sign-in-code-factor.ts), with the MFA rules. */
   sentCodes?: SentCodeFactor & { mfa: MfaService };
+  /**
+   * The upstream identity providers the client's company offers (identity-source/upstream): a
+   * button each, and home-realm discovery on submission of the form (true: the browser was sent
+   * to the provider of the address's domain).
+   */
+  upstream?: {
+    onPage(clientId: string, uid: string): Promise<{ buttons: UpstreamButton[]; domains: string[] }>;
+    homeRealm(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      interaction: Interaction,
+      identifier: string,
+    ): Promise<boolean>;
+  };
   /** The scan sign-ins (DingTalk, WeChat, WeCom) the client's company offers (modules/identity-source). */
   scanSources?(clientId: string): Promise<{ sourceId: string; type: string; name: string }[]>;
   /**
@@ -221,6 +236,7 @@ export function createInteractionKit(deps: InteractionDeps) {
             ),
           }
         : undefined;
+    const upstream = await deps.upstream?.onPage(clientId, uid);
     return sendPage(
       reply,
       extra.status ?? 200,
@@ -238,6 +254,8 @@ export function createInteractionKit(deps: InteractionDeps) {
           type: source.type,
           name: source.name,
         })),
+        upstream: upstream?.buttons,
+        upstreamDomains: upstream?.domains,
         codes: (offered?.codes ?? []).map((channel) => ({
           channel,
           href: `${INTERACTION_PATH}/${uid}/code/${channel}`,

@@ -47,6 +47,8 @@ export function failureMessageOf(
     // The scan routes answer these on pages of their own; the password form never does.
     scan_failed: portalPhrases[lang].scan.expired,
     scan_not_linked: portalPhrases[lang].scan.expired,
+    upstream_failed: portalPhrases[lang].upstream.expired,
+    upstream_not_linked: portalPhrases[lang].upstream.expired,
     // RADIUS and signature factors answer these elsewhere; the password form never does.
     radius_not_allowed: t.invalidCredentials,
     mfa_not_bound: t.invalidCredentials,

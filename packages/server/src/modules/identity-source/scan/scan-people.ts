@@ -9,15 +9,22 @@ import { usernameFromLogin } from './contacts.ts';
 import type { ScanIdentity } from './providers.ts';
 
 /**
- * Who a scan is: the person linked to the provider's stable id in the source, or, when none is
- * and the source's first-scan setting is "create", a new person of the company (fully managed,
- * no password: they sign in by scanning, or get a password from an administrator).
+ * Who a scan (or an upstream sign-in: OpenID Connect, SAML) is: the person linked to the
+ * provider's stable id in the source, or, when none is and the source's first-sign-in setting
+ * is "create", a new person of the company (fully managed, no password: they sign in there, or
+ * get a password from an administrator).
  */
 
-const prefix = { dingtalk: 'dingtalk', weixin: 'wechat', work_weixin: 'wecom' } as const;
+const prefix: Record<repo.AnySource['type'], string> = {
+  dingtalk: 'dingtalk',
+  weixin: 'wechat',
+  work_weixin: 'wecom',
+  ldap: 'ldap',
+  oidc: 'oidc',
+};
 
 /** A username nobody has: the WeCom userid when it is free, else the provider's name and a random tail. */
-async function freeUsername(db: Db, companyId: string, type: keyof typeof prefix, identity: ScanIdentity) {
+async function freeUsername(db: Db, companyId: string, type: repo.AnySource['type'], identity: ScanIdentity) {
   const login = identity.login ? usernameFromLogin(identity.login) : '';
   const candidates = [
     ...(login ? [login] : []),
@@ -30,7 +37,7 @@ async function freeUsername(db: Db, companyId: string, type: keyof typeof prefix
 
 export async function scanPerson(
   deps: { db: Db; quotas: Pick<QuotaService, 'takePlaces'> },
-  source: Extract<repo.AnySource, { type: 'dingtalk' | 'weixin' | 'work_weixin' }>,
+  source: Pick<repo.AnySource, 'id' | 'company_id' | 'type' | 'settings'>,
   identity: ScanIdentity,
 ): Promise<{ accountId: string } | 'not_linked' | 'conflict'> {
   const { db } = deps;

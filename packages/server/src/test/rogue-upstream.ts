@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
+
+/**
+ * An upstream OpenID provider that answers with crafted ID tokens (the attacks on the OpenID
+ * Connect identity source): discovery, a JWKS with one RSA key, and a token endpoint whose ID
+ * token the test shapes per scenario (wrong nonce, issuer or audience, `alg: none`, a key not in
+ * the JWKS). The authorization step is the test's: it reads the state and nonce Tessera sent
+ * from the authorization URL and goes back to Tessera's callback itself.
+ */
+
+export type RogueScenario =
+  | 'valid'
+  | 'wrong_nonce'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'alg_none'
+  | 'unknown_key'
+  | 'expired';
+
+export interface RogueUpstream {
+  issuer: string;
+  clientId: string;
+  /** The scenario of the next token answer, and the nonce the authorization URL carried. */
+  next: { scenario: RogueScenario; nonce: string; sub: string; amr?: string[] };
+  /** When set, the token endpoint takes only a client assertion (private_key_jwt) signed by a key of this JWKS. */
+  assertionJwks?: string;
+  /** The claims of the last client assertion it accepted. */
+  lastAssertion?: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export async function startRogueUpstream(): Promise<RogueUpstream> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const other = await generateKeyPair('RS256', { extractable: true });
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'rogue-1', alg: 'RS256', use: 'sig' };
+  const clientId = 'rogue-client';
+  const state: RogueUpstream = {
+    issuer: '',
+    clientId,
+    next: { scenario: 'valid', nonce: '', sub: 'mallory-1' },
+    close: async () => {},
+  };
+
+  async function idToken() {
+    const { scenario, nonce, sub, amr } = state.next;
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      iss: scenario === 'wrong_issuer' ? `${state.issuer}-evil` : state.issuer,
+      aud: scenario === 'wrong_audience' ? 'someone-else' : clientId,
+      sub,
+      nonce: scenario === 'wrong_nonce' ? randomBytes(8).toString('hex') : nonce,
+      iat: scenario === 'expired' ? now - 7200 : now,
+      exp: scenario === 'expired' ? now - 3600 : now + 300,
+      preferred_username: 'mallory',
+      name: 'Mallory',
+      ...(amr ? { amr } : {}),
+    };
+    if (scenario === 'alg_none') return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
+    const key = scenario === 'unknown_key' ? other.privateKey : privateKey;
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rogue-1', typ: 'JWT' }).sign(key);
+  }
+
+  /** Checks the client assertion when private_key_jwt is expected (throws when it does not verify). */
+  async function clientAuthenticated(form: URLSearchParams) {
+    if (!state.assertionJwks) return;
+    const assertion = form.get('client_assertion') ?? '';
+    const { payload } = await jwtVerify(assertion, createRemoteJWKSet(new URL(state.assertionJwks)), {
+      issuer: clientId,
+      subject: clientId,
+      audience: [state.issuer, `${state.issuer}/token`],
+    });
+    state.lastAssertion = payload;
+  }
+
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    const json = (body: unknown) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (path === '/rogue/.well-known/openid-configuration')
+      return json({
+        issuer: state.issuer,
+        authorization_endpoint: `${state.issuer}/authorize`,
+        token_endpoint: `${state.issuer}/token`,
+        jwks_uri: `${state.issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        code_challenge_methods_supported: ['S256'],
+      });
+    if (path === '/rogue/jwks') return json({ keys: [jwk] });
+    if (path === '/rogue/token' && request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const form = new URLSearchParams(Buffer.concat(chunks).toString());
+        clientAuthenticated(form)
+          .then(idToken)
+          .then(
+            (id_token) =>
+              json({
+                access_token: randomBytes(16).toString('hex'),
+                token_type: 'Bearer',
+                expires_in: 300,
+                id_token,
+              }),
+            () => {
+              response.writeHead(401, { 'content-type': 'application/json' });
+              response.end(JSON.stringify({ error: 'invalid_client' }));
+            },
+          );
+      });
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  state.issuer = `http://localhost:${port}/rogue`;
+  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return state;
+}
