@@ -7,6 +7,7 @@ import {
   syncRunModes,
   syncRunStatuses,
 } from '../constants.ts';
+import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -160,6 +161,7 @@ const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
     dingtalkSettings.extend({ type: z.literal('dingtalk'), ...extra }),
     weixinSettings.extend({ type: z.literal('weixin'), ...extra }),
     workWeixinSettings.extend({ type: z.literal('work_weixin'), ...extra }),
+    samlSourceSettings.extend({ type: z.literal('saml'), ...extra }),
   ]);
 export const sourceSettings = settingsByType({});
 
@@ -230,6 +232,12 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     settings: workWeixinSettings.omit({ secret: true }).extend({ secretSet: z.boolean() }),
     callbackUrl: z.string(),
   }),
+  sourceBase.extend({
+    type: z.literal('saml'),
+    settings: samlSourceSettings,
+    /** Tessera's side: what to give the upstream. */
+    serviceProvider: samlServiceProvider,
+  }),
 ]);
 
 export const listIdentitySources = defineCall({
@@ -256,7 +264,8 @@ export const identitySourceDetailCall = defineCall({
 
 export const createIdentitySource = defineCall({
   path: '/api/v1/manage/identity-source/create',
-  summary: 'Add an LDAP / Active Directory, DingTalk, WeChat or WeCom source (secrets are stored sealed)',
+  summary:
+    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom or upstream SAML source (secrets are stored sealed)',
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,

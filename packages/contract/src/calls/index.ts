@@ -19,6 +19,7 @@ import * as quota from './quota.ts';
 import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as saml from './saml.ts';
+import * as samlSource from './saml-source.ts';
 import * as session from './session.ts';
 import * as sms from './sms.ts';
 import * as syslog from './syslog.ts';
@@ -45,6 +46,7 @@ export {
   radius,
   safety,
   saml,
+  samlSource,
   session,
   sms,
   syslog,
@@ -177,6 +179,7 @@ export const allCalls = [
   identitySource.deleteIdentitySource,
   identitySource.testLdapConnection,
   identitySource.testLdapUser,
+  samlSource.readSamlSourceMetadata,
   directorySync.previewSync,
   directorySync.applySync,
   directorySync.startSync,

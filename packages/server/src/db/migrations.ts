@@ -30,6 +30,7 @@ import { m28 } from './migrations/28-one-time-codes.ts';
 import { m29 } from './migrations/29-sms-providers.ts';
 import { m30 } from './migrations/30-code-sign-in.ts';
 import { m31 } from './migrations/31-cas-applications.ts';
+import { m36 } from './migrations/36-saml-identity-sources.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -71,6 +72,7 @@ export const migrations: Migration[] = [
   m29,
   m30,
   m31,
+  m36,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -5,7 +5,7 @@ import type { NullableTimestamp, Timestamp } from './schema-columns.ts';
 export interface IdentitySourcesTable {
   id: string;
   company_id: string;
-  type: 'ldap' | 'dingtalk' | 'weixin' | 'work_weixin';
+  type: import('@tessera/contract').IdentitySourceType;
   name: string;
   enabled: Generated<boolean>;
   settings: ColumnType<unknown, string, string>;

@@ -10,6 +10,7 @@ import type { MfaTables } from './schema-mfa.ts';
 import type { PermissionTables } from './schema-permission.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
+import type { SamlSourceTables } from './schema-saml-source.ts';
 import type { SmsTables } from './schema-sms.ts';
 
 export type * from './schema-app.ts';
@@ -330,6 +331,7 @@ export interface Database
     LogTables,
     PermissionTables,
     IdentitySourceTables,
+    SamlSourceTables,
     ExchangeTables,
     RadiusTables,
     CaTables,

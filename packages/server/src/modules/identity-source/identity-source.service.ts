@@ -16,6 +16,11 @@ import { spendBudgets } from '../../lib/rate-windows.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './identity-source.repo.ts';
 import { assertSettingsFilters } from './ldap/ldap-directory.ts';
+import {
+  newServiceProviderKey,
+  samlSourceView,
+  storedSamlSettings,
+} from './saml-source/saml-source-settings.ts';
 import { SourceFailure } from './source-failure.ts';
 import type { SyncService } from './sync/sync.service.ts';
 import { findLastRuns } from './sync/sync-runs.repo.ts';
@@ -58,6 +63,18 @@ function splitSettings(input: SettingsInput) {
     case 'work_weixin': {
       const { type, name, enabled, secret, syncIntervalMinutes, ...settings } = input;
       return { type, name, enabled, secret: secret || undefined, syncIntervalMinutes, settings };
+    }
+    case 'saml': {
+      // The secret is Tessera's own signing key for the source, made at creation (never typed).
+      const { type, name, enabled, ...settings } = input;
+      return {
+        type,
+        name,
+        enabled,
+        secret: undefined as string | undefined,
+        syncIntervalMinutes: 0,
+        settings,
+      };
     }
   }
 }
@@ -194,6 +211,10 @@ export function createIdentitySourceService(deps: {
             secretSet,
           },
         };
+      case 'saml': {
+        const view = samlSourceView(deps.publicUrl, source.id, source.settings);
+        return { ...base, type: source.type, ...view, settings: { ...view.settings, ...common } };
+      }
     }
   }
 
@@ -213,10 +234,15 @@ export function createIdentitySourceService(deps: {
 
   async function create(actor: SourceActor, companyId: string, lang: Language, input: SettingsInput) {
     const parts = splitSettings(input);
+    const id = newId();
     if (parts.type === 'ldap') {
       assertLdapSettings(lang, parts.settings as repo.LdapSettings);
       if (parts.settings.bindDn && !parts.secret)
         throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+    } else if (parts.type === 'saml') {
+      const key = await newServiceProviderKey(id);
+      parts.settings = storedSamlSettings(lang, parts.settings, key.certificate);
+      parts.secret = key.privateKeyPem;
     } else if (!parts.secret) {
       throw fieldError(
         lang,
@@ -224,7 +250,6 @@ export function createIdentitySourceService(deps: {
         'identity_source.secret_required',
       );
     }
-    const id = newId();
     await db.transaction().execute(async (trx) => {
       await repo.insertSource(trx, companyId, {
         id,
@@ -271,6 +296,10 @@ export function createIdentitySourceService(deps: {
           (!source.secret_sealed || bindTargetChanged(source.settings as repo.LdapSettings, settings))
         )
           throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+      } else if (parts.type === 'saml') {
+        // Tessera's key for the source stays: the upstream trusts its certificate.
+        const stored = source.settings as repo.SamlSettings;
+        parts.settings = storedSamlSettings(lang, parts.settings, stored.spCertificate);
       }
       const secretSealed = parts.secret
         ? sealer.seal(parts.secret, secretPurpose(source.id))

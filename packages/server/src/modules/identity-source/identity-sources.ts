@@ -9,6 +9,7 @@ import { withDirectory } from './ldap/ldap-client.ts';
 import { readDirectory } from './ldap/ldap-directory.ts';
 import { createDirectorySignIn } from './ldap/ldap-signin.ts';
 import { createLdapTests, ldapConnectionOf } from './ldap/ldap-tests.ts';
+import { createSamlMetadataReader } from './saml-source/saml-source-metadata-reader.ts';
 import { readDingtalkContacts, readWecomContacts } from './scan/contacts.ts';
 import type { ProviderUrls } from './scan/providers.ts';
 import { SourceFailure } from './source-failure.ts';
@@ -50,6 +51,7 @@ export function createIdentitySources(deps: {
       case 'work_weixin':
         return readWecomContacts(source.settings, secretOf(source) ?? '', deps.urls);
       case 'weixin':
+      case 'saml':
         throw new SourceFailure('identity_source.not_syncable');
     }
   }
@@ -63,5 +65,6 @@ export function createIdentitySources(deps: {
   });
   const tests = createLdapTests({ db, sources: service, directory: directoryOptions });
   const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, directory: directoryOptions });
-  return { service, tests, sync, directory };
+  const samlMetadata = createSamlMetadataReader({ db, outbound: deps.outbound });
+  return { service, tests, sync, directory, samlMetadata };
 }
