@@ -15,6 +15,7 @@ import { createApiCallerAuthenticator } from './modules/app/api-caller.ts';
 import { createCas } from './modules/cas/cas.install.ts';
 import { purgeCasState } from './modules/cas/cas.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
+import { purgeSamlSourceState } from './modules/identity-source/saml-source/saml-source.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
 import { purgeExpiredOidcPayloads } from './modules/oidc/adapter.ts';
@@ -229,6 +230,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeIdleBudgets(db),
       purgeUnknownFailures(db),
       purgeScanStates(db),
+      purgeSamlSourceState(db),
       purgeSamlState(db),
       purgeCasState(db),
     ]);

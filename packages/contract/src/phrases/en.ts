@@ -38,6 +38,8 @@ export const en = {
     directory_conflict: 'Directory person could not be added',
     scan_failed: 'Scan sign-in failed',
     scan_not_linked: 'Scanned account not bound to a person',
+    upstream_failed: 'Answer of the upstream identity provider refused',
+    upstream_not_linked: 'Upstream account not linked to a person',
     radius_not_allowed: 'Not allowed to use this RADIUS client',
     mfa_not_bound: 'No second factor bound',
     mfa_unavailable: 'No second factor usable here',

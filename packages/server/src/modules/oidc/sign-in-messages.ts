@@ -47,6 +47,9 @@ export function failureMessageOf(
     // The scan routes answer these on pages of their own; the password form never does.
     scan_failed: portalPhrases[lang].scan.expired,
     scan_not_linked: portalPhrases[lang].scan.expired,
+    // The upstream sources' routes answer these on pages of their own too.
+    upstream_failed: portalPhrases[lang].samlSource.expired,
+    upstream_not_linked: portalPhrases[lang].samlSource.expired,
     // RADIUS and signature factors answer these elsewhere; the password form never does.
     radius_not_allowed: t.invalidCredentials,
     mfa_not_bound: t.invalidCredentials,

@@ -38,6 +38,10 @@ export type LoginFailureCause =
   | 'directory_conflict'
   | 'scan_failed'
   | 'scan_not_linked'
+  // Upstream identity providers (identity-source/saml-source): a response that was refused, or
+  // a person of the upstream nobody of the company is linked to.
+  | 'upstream_failed'
+  | 'upstream_not_linked'
   // RADIUS (modules/radius): the person may not use the client (not a user of its company, or
   // not in its departments), has no second factor bound or none usable over RADIUS, or answered
   // an Access-Challenge whose State had expired or was used.
