@@ -33,7 +33,13 @@ export class TwoSiteBrowser {
     return request(this.jar(url), url, init);
   }
   /** Follows redirects and auto-posted forms (SAML messages) until a page, or the application's callback. */
-  async go(url: string, init?: RequestInit, stopAt = CALLBACK): Promise<Landing & { trail: string[] }> {
+  async go(
+    url: string,
+    init?: RequestInit,
+    stopAt = CALLBACK,
+    /** Stop before posting a form to this address (a SAML response to take apart): answered as `form`. */
+    stopBeforePost?: string,
+  ): Promise<Landing & { trail: string[]; form?: { action: string; fields: Record<string, string> } }> {
     const trail = [url];
     let current = url;
     let response = await this.fetch(url, init);
@@ -49,6 +55,7 @@ export class TwoSiteBrowser {
       if (!html.includes('data-auto-submit'))
         return { page: { url: current, status: response.status, html }, trail };
       const form = autoPostForm(html);
+      if (stopBeforePost && absolute(current, form.action).startsWith(stopBeforePost)) return { form, trail };
       current = absolute(current, form.action);
       trail.push(current);
       response = await this.fetch(current, postForm(form.fields));
@@ -89,9 +96,13 @@ export interface TwoTesseras {
  * metadata URL; the downstream with an application and a SAML source made from the upstream's
  * metadata URL (fetched through the outbound-address rule).
  */
-export async function startTwoTesseras(source: Record<string, unknown> = {}): Promise<TwoTesseras> {
+export async function startTwoTesseras(
+  source: Record<string, unknown> = {},
+  /** The downstream's server log (why a response was refused). */
+  downstreamLog?: { write(line: string): void },
+): Promise<TwoTesseras> {
   const upstream = await startTestApp({ listen: true });
-  const downstream = await startTestApp({ listen: true });
+  const downstream = await startTestApp({ listen: true, log: downstreamLog });
   await grantLicense(upstream, { app: 10 });
   await grantLicense(downstream, { app: 10 });
   const upOwner = await ownerWithCompany(upstream, 'up-owner', 'Upstream Co');

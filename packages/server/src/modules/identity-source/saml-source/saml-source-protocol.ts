@@ -96,7 +96,7 @@ function serviceProviderOf(
     validateInResponseTo: ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: REQUEST_MINUTES * 60_000,
     cacheProvider,
-    generateUniqueId: () => newSamlId().slice(1),
+    generateUniqueId: newSamlId,
     disableRequestedAuthnContext: true,
     authnRequestBinding: source.settings.ssoBinding === 'post' ? 'HTTP-POST' : 'HTTP-Redirect',
   });
