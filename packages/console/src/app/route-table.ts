@@ -109,6 +109,11 @@ export const routeTable: readonly RouteNode[] = [
             '/identity-source/weixin/:id?',
             () => import('../pages/identity-source/scan-source.page.tsx').then((m) => m.WeixinSourcePage),
           ],
+          [
+            'samlSource',
+            '/identity-source/saml/:id?',
+            () => import('../pages/identity-source/saml-source.page.tsx').then((m) => m.SamlSourcePage),
+          ],
         ] as const
       ).map(([name, path, page]) =>
         screen({

@@ -11,6 +11,7 @@ export const route = {
   dingtalk: 'DingTalk',
   weixin: 'WeChat',
   workWeixin: 'WeChat Work',
+  samlSource: 'SAML identity provider',
   organization: 'Organization',
   users: 'Users',
   userDetails: 'User details',

@@ -12,6 +12,7 @@ export const route = {
   dingtalk: '钉钉',
   weixin: '微信',
   workWeixin: '企业微信',
+  samlSource: 'SAML 身份提供方',
   organization: '组织机构',
   users: '用户管理',
   userDetails: '用户详情',

@@ -1,4 +1,10 @@
-import { ApartmentOutlined, DingtalkOutlined, WechatOutlined, WechatWorkOutlined } from '@ant-design/icons';
+import {
+  ApartmentOutlined,
+  DingtalkOutlined,
+  SafetyCertificateOutlined,
+  WechatOutlined,
+  WechatWorkOutlined,
+} from '@ant-design/icons';
 import { type IdentitySourceType, identitySourceTypes } from '@tessera/contract/constants';
 import { Card, Col, Flex, Row, Typography } from 'antd';
 import type { ReactNode } from 'react';
@@ -13,6 +19,7 @@ const icons: Record<IdentitySourceType, ReactNode> = {
   dingtalk: <DingtalkOutlined style={{ fontSize: 24, color: '#1677ff' }} />,
   weixin: <WechatOutlined style={{ fontSize: 24, color: '#07c160' }} />,
   work_weixin: <WechatWorkOutlined style={{ fontSize: 24, color: '#0082ef' }} />,
+  saml: <SafetyCertificateOutlined style={{ fontSize: 24, color: '#722ed1' }} />,
 };
 
 /** /identity-source/select-identity-source (hidden): a card per type; WeChat Work in the full set only. */

@@ -6,7 +6,8 @@ export type SourceSummary = ApiResponse<'/api/v1/manage/identity-source/list'>['
 /** A source with its settings (never its secret). */
 export type SourceDetail = ApiResponse<'/api/v1/manage/identity-source/detail'>;
 export type LdapDetail = Extract<SourceDetail, { type: 'ldap' }>;
-export type ScanDetail = Exclude<SourceDetail, { type: 'ldap' }>;
+export type ScanDetail = Exclude<SourceDetail, { type: 'ldap' | 'saml' }>;
+export type SamlDetail = Extract<SourceDetail, { type: 'saml' }>;
 export type ScanType = ScanDetail['type'];
 /** The settings the create call takes for a type. */
 export type SourceInput<T extends IdentitySourceType> = Extract<
@@ -25,6 +26,7 @@ const screenOf: Record<IdentitySourceType, string> = {
   dingtalk: '/identity-source/dingtalk',
   weixin: '/identity-source/weixin',
   work_weixin: '/identity-source/WorkWeixin',
+  saml: '/identity-source/saml',
 };
 export const newSourcePath = (type: IdentitySourceType) => (type === 'ldap' ? ADD_LDAP_PATH : screenOf[type]);
 export const sourcePath = (type: IdentitySourceType, sourceId: string) =>
