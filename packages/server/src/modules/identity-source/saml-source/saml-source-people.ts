@@ -16,13 +16,20 @@ import type { VerifiedAssertion } from './saml-source-protocol.ts';
  * names are among the upstream's groups.
  */
 
+/**
+ * Who the upstream says signed in: the shape of the OpenID Connect source's UpstreamIdentity
+ * (identity-source/upstream, issue 33), so that both kinds can share one finish.
+ */
 export interface UpstreamPerson {
   externalId: string;
-  username: string | null;
+  /** Empty when the attribute gives nothing usable: a new person then gets a generated username. */
+  username: string;
   name: string | null;
   email: string | null;
   phone: string | null;
   groups: string[];
+  /** The upstream's authentication context is one the source counts as a second factor. */
+  upstreamMfa: boolean;
 }
 
 /** The person an assertion describes, by the source's attribute names. */
@@ -32,13 +39,14 @@ export function personOf(settings: SamlSettings, assertion: VerifiedAssertion): 
   const username = first(settings.usernameAttribute) ?? assertion.nameId;
   return {
     externalId: assertion.nameId,
-    username: usernameFromLogin(username) || null,
+    username: usernameFromLogin(username),
     name: cleanText(first(settings.nameAttribute)),
     email: cleanEmail(first(settings.emailAttribute)),
     phone: cleanPhone(first(settings.phoneAttribute)),
     groups: settings.groupsAttribute
       ? (assertion.attributes[settings.groupsAttribute] ?? []).slice(0, 100)
       : [],
+    upstreamMfa: Boolean(assertion.authnContext && settings.mfaContexts.includes(assertion.authnContext)),
   };
 }
 

@@ -50,12 +50,6 @@ const isSamlSource = (source: repo.AnySource | undefined): source is SamlSourceR
 export const samlSignInAction = (interactionUid: string, sourceId: string) =>
   `${INTERACTION_PATH}/${interactionUid}/saml/${encodeURIComponent(sourceId)}`;
 
-/** What the ACS hands to the interaction: who the upstream says it is, and whether that was multi-factor. */
-interface Handoff {
-  person: UpstreamPerson;
-  multiFactor: boolean;
-}
-
 export function samlSourceRoutes(app: FastifyInstance, deps: SamlSourceDeps, helpers: InteractionHelpers) {
   const { db } = deps;
   const keyOf = (source: SamlSourceRow) =>
@@ -103,20 +97,15 @@ export function samlSourceRoutes(app: FastifyInstance, deps: SamlSourceDeps, hel
           userAgent: request.headers['user-agent'] ?? null,
           result: 'failure',
           failureCause: 'upstream_failed',
-          method: 'saml',
+          method: `saml:${source.name}`.slice(0, 100),
         });
         return fail(request, reply, 400, interpolate(t.refused, provider));
       }
       const handoff = randomToken();
-      const answer: Handoff = {
-        person: personOf(source.settings, verified),
-        multiFactor: Boolean(
-          verified.authnContext && source.settings.mfaContexts.includes(verified.authnContext),
-        ),
-      };
+      // What the ACS hands to the interaction: who the upstream says it is, and whether that was multi-factor.
       const uid = await answerRequest(db, source.id, verified.requestId, {
         handoffHash: sha256(handoff),
-        verified: answer,
+        verified: personOf(source.settings, verified),
       });
       if (!uid) return fail(request, reply, 400, t.expired);
       return reply.redirect(`${INTERACTION_PATH}/${uid}/saml-done?${new URLSearchParams({ handoff })}`, 303);
@@ -165,13 +154,15 @@ export function samlSourceRoutes(app: FastifyInstance, deps: SamlSourceDeps, hel
       const companyId = await deps.clientCompany(clientId);
       if (!taken || !isSamlSource(source) || !source.enabled || source.company_id !== companyId)
         return fail(request, reply, 400, t.expired);
-      const { person, multiFactor } = taken.verified as Handoff;
+      const person = taken.verified as UpstreamPerson;
+      const multiFactor = person.upstreamMfa;
       const event = {
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? null,
         clientId,
         companyId,
-        method: 'saml',
+        // As the OpenID Connect source names itself: the kind and the source's name.
+        method: `saml:${source.name}`.slice(0, 100),
       };
       const found = await samlPerson(deps, source, person);
       if (found === 'not_linked' || found === 'conflict') {

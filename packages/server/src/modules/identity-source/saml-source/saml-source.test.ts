@@ -109,8 +109,48 @@ describe('sign-in at the upstream', () => {
       .where('client_id', '=', two.app.clientId)
       .orderBy('created_at', 'desc')
       .executeTakeFirstOrThrow();
-    expect(event).toEqual({ result: 'success', method: 'saml', identifier: 'alice' });
+    expect(event).toEqual({ result: 'success', method: 'saml:Upstream SSO', identifier: 'alice' });
     expect(claimsOf(tokens.id_token).amr).toEqual(['fed']);
+  });
+
+  it("asks for the company's second factor unless the upstream's authentication context counts as one", async () => {
+    const mfa = { acr_values: 'https://refeds.org/profile/mfa' };
+    const start = async () => {
+      const browser = new TwoSiteBrowser();
+      const auth = authorization(two.downstream.baseUrl, two.app.clientId, mfa);
+      const first = await browser.go(auth.url);
+      const button = samlButton(first.page!, two.sourceId);
+      const atUpstream = await browser.go(button.url, button.init);
+      return { auth, back: await signInUpstream(browser, atUpstream.page!, two.alice) };
+    };
+    const asked = await start();
+    expect(asked.back.callback).toBeUndefined();
+    expect(asked.back.page?.url).toMatch(/\/interaction\/[^/]+$/);
+    const detail = await call<{ settings: Record<string, unknown> }>(
+      two.downstream,
+      '/api/v1/manage/identity-source/detail',
+      { sourceId: two.sourceId },
+      two.downOwner,
+    );
+    const updated = await call(
+      two.downstream,
+      '/api/v1/manage/identity-source/update',
+      {
+        ...detail.data.settings,
+        type: 'saml',
+        sourceId: two.sourceId,
+        // What the upstream Tessera names a password sign-in: counted here, for the test's sake.
+        mfaContexts: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
+      },
+      two.downOwner,
+    );
+    expect(updated.code, updated.msg).toBe(200);
+    const counted = await start();
+    const tokens = await redeem(two.downstream.baseUrl, two.app, counted.auth, counted.back);
+    expect(claimsOf(tokens.id_token)).toMatchObject({
+      amr: ['fed', 'mfa'],
+      acr: 'https://refeds.org/profile/mfa',
+    });
   });
 
   it('signs the same person in again through the link, without a new account', async () => {
