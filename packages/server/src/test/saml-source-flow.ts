@@ -175,6 +175,26 @@ export async function startTwoTesseras(
   };
 }
 
+/** Changes the downstream source's settings through the console's update call. */
+export async function changeSource(
+  two: TwoTesseras,
+  change: (settings: Record<string, unknown> & { signingCertificates: string[] }) => Record<string, unknown>,
+) {
+  const detail = await call<{ settings: Record<string, unknown> & { signingCertificates: string[] } }>(
+    two.downstream,
+    '/api/v1/manage/identity-source/detail',
+    { sourceId: two.sourceId },
+    two.downOwner,
+  );
+  const updated = await call(
+    two.downstream,
+    '/api/v1/manage/identity-source/update',
+    { ...detail.data.settings, ...change(detail.data.settings), type: 'saml', sourceId: two.sourceId },
+    two.downOwner,
+  );
+  expect(updated.code, updated.msg).toBe(200);
+}
+
 /** Signs in at the upstream's page with a password and follows back to the downstream. */
 export function signInUpstream(
   browser: TwoSiteBrowser,

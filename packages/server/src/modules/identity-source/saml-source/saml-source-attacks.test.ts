@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../../../test/harness.ts';
 import { authorization } from '../../../test/oidc-flow.ts';
 import { manage } from '../../../test/saml-flow.ts';
 import {
+  changeSource,
   postForm,
   samlButton,
   signInUpstream,
@@ -32,27 +32,9 @@ beforeAll(async () => {
   acsUrl = `${two.downstream.baseUrl}/saml-source/${two.sourceId}/acs`;
   // The attacker's signing key is trusted by the source: only the check under test can stop it.
   trustedKey = await generateSigningKey('CN=Rotation test key');
-  const detail = await call<{ settings: Record<string, unknown> & { signingCertificates: string[] } }>(
-    two.downstream,
-    '/api/v1/manage/identity-source/detail',
-    { sourceId: two.sourceId },
-    two.downOwner,
-  );
-  const updated = await call(
-    two.downstream,
-    '/api/v1/manage/identity-source/update',
-    {
-      ...detail.data.settings,
-      type: 'saml',
-      sourceId: two.sourceId,
-      signingCertificates: [
-        ...detail.data.settings.signingCertificates,
-        certificatePem(trustedKey.certificate),
-      ],
-    },
-    two.downOwner,
-  );
-  expect(updated.code, updated.msg).toBe(200);
+  await changeSource(two, (settings) => ({
+    signingCertificates: [...settings.signingCertificates, certificatePem(trustedKey.certificate)],
+  }));
   // Signs in at the upstream once (the genuine round trip works for this browser).
   const { page } = await startSignIn(browser);
   expect(page?.url).toContain('/interaction/');

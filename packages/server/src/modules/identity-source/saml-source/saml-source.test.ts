@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../../test/harness.ts';
 import { authorization, claimsOf, redeem } from '../../../test/oidc-flow.ts';
 import {
+  changeSource,
   samlButton,
   signInUpstream,
   startTwoTesseras,
@@ -126,25 +127,10 @@ describe('sign-in at the upstream', () => {
     const asked = await start();
     expect(asked.back.callback).toBeUndefined();
     expect(asked.back.page?.url).toMatch(/\/interaction\/[^/]+$/);
-    const detail = await call<{ settings: Record<string, unknown> }>(
-      two.downstream,
-      '/api/v1/manage/identity-source/detail',
-      { sourceId: two.sourceId },
-      two.downOwner,
-    );
-    const updated = await call(
-      two.downstream,
-      '/api/v1/manage/identity-source/update',
-      {
-        ...detail.data.settings,
-        type: 'saml',
-        sourceId: two.sourceId,
-        // What the upstream Tessera names a password sign-in: counted here, for the test's sake.
-        mfaContexts: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
-      },
-      two.downOwner,
-    );
-    expect(updated.code, updated.msg).toBe(200);
+    // What the upstream Tessera names a password sign-in: counted here, for the test's sake.
+    await changeSource(two, () => ({
+      mfaContexts: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
+    }));
     const counted = await start();
     const tokens = await redeem(two.downstream.baseUrl, two.app, counted.auth, counted.back);
     expect(claimsOf(tokens.id_token)).toMatchObject({
