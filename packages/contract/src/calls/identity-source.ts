@@ -9,6 +9,7 @@ import {
   syncRunStatuses,
   upstreamIdTokenAlgorithms,
 } from '../constants.ts';
+import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -257,6 +258,7 @@ const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
     weixinSettings.extend({ type: z.literal('weixin'), ...extra }),
     workWeixinSettings.extend({ type: z.literal('work_weixin'), ...extra }),
     oidcSettings.extend({ type: z.literal('oidc'), ...extra }),
+    samlSourceSettings.extend({ type: z.literal('saml'), ...extra }),
   ]);
 export const sourceSettings = settingsByType({});
 
@@ -337,6 +339,12 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     /** The back-channel logout URI to register at the upstream provider. */
     backchannelLogoutUrl: z.string(),
   }),
+  sourceBase.extend({
+    type: z.literal('saml'),
+    settings: samlSourceSettings,
+    /** Tessera's side: what to give the upstream. */
+    serviceProvider: samlServiceProvider,
+  }),
 ]);
 
 export const listIdentitySources = defineCall({
@@ -364,7 +372,7 @@ export const identitySourceDetailCall = defineCall({
 export const createIdentitySource = defineCall({
   path: '/api/v1/manage/identity-source/create',
   summary:
-    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom or OpenID Connect source (secrets are stored sealed)',
+    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom, OpenID Connect or upstream SAML source (secrets are stored sealed)',
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,

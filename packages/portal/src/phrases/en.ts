@@ -29,6 +29,15 @@ export const en = {
       "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
     directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
   },
+  /** Sign-in at the company's upstream SAML identity provider (modules/identity-source/saml-source). */
+  samlSource: {
+    goingTitle: 'Signing in with {provider}',
+    goingIntro: 'Taking you to {provider} to sign in.',
+    refused: 'The answer from {provider} could not be accepted. Please start again',
+    notLinked:
+      'Your {provider} account is not linked to anyone in {company}. Please ask your administrator to link it',
+    expired: 'This sign-in has expired or was already used. Please start again',
+  },
   /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
   scan: {
     providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,

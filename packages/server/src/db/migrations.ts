@@ -32,6 +32,7 @@ import { m30 } from './migrations/30-code-sign-in.ts';
 import { m31 } from './migrations/31-cas-applications.ts';
 import { m32 } from './migrations/32-scim-inbound.ts';
 import { m35 } from './migrations/35-upstream-oidc-sources.ts';
+import { m36 } from './migrations/36-saml-identity-sources.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -75,6 +76,7 @@ export const migrations: Migration[] = [
   m31,
   m32,
   m35,
+  m36,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

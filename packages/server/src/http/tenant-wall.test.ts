@@ -10,6 +10,7 @@ import { exchangeWall } from './tenant-wall.exchange.ts';
 import { identitySourceWall } from './tenant-wall.identity-source.ts';
 import { oidcSourceWall } from './tenant-wall.oidc-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
+import { samlSourceWall } from './tenant-wall.saml-source.ts';
 import { scimWall } from './tenant-wall.scim.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
@@ -38,6 +39,18 @@ beforeAll(async () => {
   bMemberId = member.data.userId;
 });
 afterAll(() => ctx.close());
+
+// ---- SAML identity sources (identity-source/saml-source): B's upstream identity provider
+// (made before the identity-source probes' snapshot of B's sources, which lists it).
+const samlSource = samlSourceWall(
+  () => ctx,
+  () => b,
+);
+let bSamlSourceBefore: string;
+beforeAll(async () => {
+  await samlSource.setUp();
+  bSamlSourceBefore = await samlSource.stateOfB();
+});
 
 // ---- identity sources (modules/identity-source): probes and B's state in their own file.
 const sources = identitySourceWall(() => ({ ctx, b }));
@@ -596,6 +609,7 @@ const secretsOfB = () => [
   ...scim.secrets(),
   ...oidcSource.secrets(),
   ...cas.secrets(),
+  ...samlSource.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -657,6 +671,7 @@ const probes: Record<string, () => unknown> = {
   ...scim.probes,
   ...oidcSource.probes,
   ...cas.probes,
+  ...samlSource.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -788,6 +803,10 @@ describe('tenant wall', () => {
 
   it("leaves B's CAS application as it was", async () => {
     expect(await cas.stateOfB()).toBe(bCasBefore);
+  });
+
+  it("leaves B's SAML identity source as it was", async () => {
+    expect(await samlSource.stateOfB()).toBe(bSamlSourceBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

@@ -21,6 +21,7 @@ const prefix: Record<repo.AnySource['type'], string> = {
   work_weixin: 'wecom',
   ldap: 'ldap',
   oidc: 'oidc',
+  saml: 'saml',
 };
 
 /** A username nobody has: the WeCom userid when it is free, else the provider's name and a random tail. */

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../../../test/harness.ts';
+import { authorization, claimsOf, redeem } from '../../../test/oidc-flow.ts';
+import {
+  changeSource,
+  samlButton,
+  signInUpstream,
+  startTwoTesseras,
+  TwoSiteBrowser,
+  type TwoTesseras,
+} from '../../../test/saml-source-flow.ts';
+
+/**
+ * The SAML identity source (issue 33) against a real upstream: a second Tessera server acting as
+ * the company's SAML identity provider (modules/saml), on its own port and database. People
+ * sign in there and land signed in at the downstream's application.
+ */
+let two: TwoTesseras;
+
+beforeAll(async () => {
+  two = await startTwoTesseras();
+});
+afterAll(async () => {
+  await two?.close();
+});
+
+/** Opens the downstream application's sign-in page and presses the source's button. */
+async function startAtDownstream(browser: TwoSiteBrowser) {
+  const auth = authorization(two.downstream.baseUrl, two.app.clientId);
+  const first = await browser.go(auth.url);
+  expect(first.page?.url).toContain(`${two.downstream.baseUrl}/interaction/`);
+  const button = samlButton(first.page!, two.sourceId);
+  const atUpstream = await browser.go(button.url, button.init);
+  return { auth, atUpstream };
+}
+
+describe('settings and service provider metadata', () => {
+  it('reads the upstream metadata into the source and publishes Tessera’s own SP metadata', async () => {
+    const detail = await call<{
+      settings: Record<string, unknown> & { signingCertificates: string[] };
+      serviceProvider: {
+        entityId: string;
+        acsUrl: string;
+        metadataUrl: string;
+        certificate: { pem: string };
+      };
+    }>(two.downstream, '/api/v1/manage/identity-source/detail', { sourceId: two.sourceId }, two.downOwner);
+    expect(detail.code).toBe(200);
+    const idpEntityId = `${two.upstream.baseUrl}/saml/${encodeURIComponent(two.upOwner.companyId)}`;
+    expect(detail.data.settings).toMatchObject({
+      idpEntityId,
+      ssoUrl: `${idpEntityId}/sso`,
+      ssoBinding: 'redirect',
+      firstSignIn: 'create',
+    });
+    expect(detail.data.settings.signingCertificates[0]).toContain('-----BEGIN CERTIFICATE-----');
+    const sp = detail.data.serviceProvider;
+    expect(sp.acsUrl).toBe(`${two.downstream.baseUrl}/saml-source/${two.sourceId}/acs`);
+    const metadata = await (await fetch(sp.metadataUrl)).text();
+    expect(metadata).toContain(`entityID="${sp.entityId}"`);
+    expect(metadata).toContain('AuthnRequestsSigned="true"');
+    expect(metadata).toContain('WantAssertionsSigned="true"');
+    expect(metadata).toContain(`Location="${sp.acsUrl}"`);
+    const der = sp.certificate.pem.replace(/-----[A-Z ]+-----|\s+/g, '');
+    expect(metadata.replace(/\s+/g, '')).toContain(der);
+  });
+
+  it('refuses metadata with a DOCTYPE, and a document that is no identity provider', async () => {
+    const as = two.downOwner;
+    const path = '/api/v1/manage/identity-source/saml/metadata/read';
+    const dtd = await call(two.downstream, path, { xml: '<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>' }, as);
+    expect(dtd.data).toMatchObject({ reason: 'saml.metadata_dtd' });
+    const sp = await call(
+      two.downstream,
+      path,
+      {
+        url: `${two.downstream.baseUrl.replace('localhost', '127.0.0.1')}/saml-source/${two.sourceId}/metadata`,
+      },
+      as,
+    );
+    expect(sp.data).toMatchObject({ reason: 'saml_source.metadata_no_idp' });
+  });
+});
+
+describe('sign-in at the upstream', () => {
+  it('signs a person in at the upstream and lands them in the downstream application, created on first sign-in', async () => {
+    const browser = new TwoSiteBrowser();
+    const { auth, atUpstream } = await startAtDownstream(browser);
+    expect(atUpstream.page?.url).toContain(`${two.upstream.baseUrl}/interaction/`);
+    const back = await signInUpstream(browser, atUpstream.page!, two.alice);
+    expect(back.trail.some((url) => url.endsWith(`/saml-source/${two.sourceId}/acs`))).toBe(true);
+    expect(back.callback?.toString(), back.page?.html.slice(0, 800)).toContain('code=');
+    const tokens = await redeem(two.downstream.baseUrl, two.app, auth, back);
+    expect(tokens.id_token).toBeTruthy();
+    const person = await two.downstream.database.db
+      .selectFrom('identity_links as l')
+      .innerJoin('accounts as a', 'a.id', 'l.account_id')
+      .select(['a.username', 'a.email', 'a.display_name', 'l.external_id'])
+      .where('l.source_id', '=', two.sourceId)
+      .executeTakeFirstOrThrow();
+    expect(person).toEqual({
+      username: 'alice',
+      email: 'alice@upstream.example',
+      display_name: 'Alice Upstream',
+      external_id: 'alice',
+    });
+    const event = await two.downstream.database.db
+      .selectFrom('login_events')
+      .select(['result', 'method', 'identifier'])
+      .where('client_id', '=', two.app.clientId)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(event).toEqual({ result: 'success', method: 'saml:Upstream SSO', identifier: 'alice' });
+    expect(claimsOf(tokens.id_token).amr).toEqual(['fed']);
+  });
+
+  it("asks for the company's second factor unless the upstream's authentication context counts as one", async () => {
+    const mfa = { acr_values: 'https://refeds.org/profile/mfa' };
+    const start = async () => {
+      const browser = new TwoSiteBrowser();
+      const auth = authorization(two.downstream.baseUrl, two.app.clientId, mfa);
+      const first = await browser.go(auth.url);
+      const button = samlButton(first.page!, two.sourceId);
+      const atUpstream = await browser.go(button.url, button.init);
+      return { auth, back: await signInUpstream(browser, atUpstream.page!, two.alice) };
+    };
+    const asked = await start();
+    expect(asked.back.callback).toBeUndefined();
+    expect(asked.back.page?.url).toMatch(/\/interaction\/[^/]+$/);
+    // What the upstream Tessera names a password sign-in: counted here, for the test's sake.
+    await changeSource(two, () => ({
+      mfaContexts: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
+    }));
+    const counted = await start();
+    const tokens = await redeem(two.downstream.baseUrl, two.app, counted.auth, counted.back);
+    expect(claimsOf(tokens.id_token)).toMatchObject({
+      amr: ['fed', 'mfa'],
+      acr: 'https://refeds.org/profile/mfa',
+    });
+  });
+
+  it('signs the same person in again through the link, without a new account', async () => {
+    const browser = new TwoSiteBrowser();
+    const { auth, atUpstream } = await startAtDownstream(browser);
+    const back = await signInUpstream(browser, atUpstream.page!, two.alice);
+    expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+    const links = await two.downstream.database.db
+      .selectFrom('identity_links')
+      .select('account_id')
+      .where('source_id', '=', two.sourceId)
+      .execute();
+    expect(links).toHaveLength(1);
+  });
+});
