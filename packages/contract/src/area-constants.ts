@@ -118,9 +118,9 @@ export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin',
 export type IdentitySourceType = (typeof identitySourceTypes)[number];
 /**
  * The upstream identity providers people sign in at (a button on the sign-in page each, and
- * home-realm discovery by email domain): OpenID Connect now; SAML adds 'saml'.
+ * home-realm discovery by email domain): OpenID Connect and SAML.
  */
-export const upstreamSourceTypes = ['oidc'] as const satisfies readonly IdentitySourceType[];
+export const upstreamSourceTypes = ['oidc', 'saml'] as const satisfies readonly IdentitySourceType[];
 export type UpstreamSourceType = (typeof upstreamSourceTypes)[number];
 /** How Tessera authenticates at an upstream OpenID provider's token endpoint. */
 export const oidcClientAuthMethods = [

@@ -10,6 +10,7 @@ import {
   upstreamIdTokenAlgorithms,
 } from '../constants.ts';
 import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
+import { upstreamButton } from './upstream-settings.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -186,32 +187,9 @@ const assertionValues = z
   )
   .max(limits.assertionValuesMax, { error: 'upstream.value_invalid' })
   .default([]);
-/** The email domains whose people the sign-in page sends to this source (home-realm discovery). */
-export const emailDomains = z
-  .array(
-    z
-      .string()
-      .trim()
-      .toLowerCase()
-      .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
-        error: 'upstream.domain_invalid',
-      }),
-  )
-  .max(limits.emailDomainsMax, { error: 'upstream.domain_invalid' })
-  .default([]);
-/** The button of an upstream source on the sign-in page: its name is the source's; a logo (https). */
-const logoUrl = z
-  .string()
-  .trim()
-  .max(limits.urlMax, { error: 'upstream.logo_invalid' })
-  .refine((value) => value === '' || /^https:\/\/[^\s"'<>]+$/.test(value), { error: 'upstream.logo_invalid' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
 /** What every upstream source (OpenID Connect, SAML) has: the button, home-realm discovery, MFA, first sign-in. */
 export const upstreamCommon = {
-  logoUrl,
-  emailDomains,
+  ...upstreamButton,
   /** The upstream's assertion (acr/amr) of a second factor counts as the company's second factor. */
   trustUpstreamMfa: z.boolean().default(false),
   firstScan,

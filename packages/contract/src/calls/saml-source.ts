@@ -8,6 +8,7 @@ import {
   samlNameIdFormats,
   samlUrlProblem,
 } from '../constants.ts';
+import { upstreamButton } from './upstream-settings.ts';
 
 /**
  * An upstream SAML identity provider as an identity source (issue 33): Tessera is its service
@@ -90,7 +91,9 @@ export const samlSourceSettings = z.object({
     .max(samlSourceLimits.mfaContextsMax, { error: 'saml_source.mfa_context_invalid' })
     .default([]),
   /** Someone no person is linked to yet: refused (link only) or created as a new person. */
-  firstSignIn: z.enum(firstScanModes).default('link_only'),
+  firstScan: z.enum(firstScanModes).default('link_only'),
+  /** The sign-in page's button and home-realm discovery, as for every upstream source. */
+  ...upstreamButton,
 });
 
 export const certificateView = z.object({

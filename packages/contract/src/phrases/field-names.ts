@@ -276,5 +276,4 @@ export const zhFieldNames: Record<string, string> = {
   phoneAttribute: '手机号属性',
   groupsAttribute: '用户组属性',
   mfaContexts: '视为双因素的认证上下文',
-  firstSignIn: '首次登录',
 };

@@ -29,15 +29,6 @@ export const en = {
       "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
     directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
   },
-  /** Sign-in at the company's upstream SAML identity provider (modules/identity-source/saml-source). */
-  samlSource: {
-    goingTitle: 'Signing in with {provider}',
-    goingIntro: 'Taking you to {provider} to sign in.',
-    refused: 'The answer from {provider} could not be accepted. Please start again',
-    notLinked:
-      'Your {provider} account is not linked to anyone in {company}. Please ask your administrator to link it',
-    expired: 'This sign-in has expired or was already used. Please start again',
-  },
   /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
   scan: {
     providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,
@@ -66,6 +57,11 @@ export const en = {
     notLinked:
       'Your {name} account is not bound to anyone in {company}. Ask your administrator to bind it, or sign in with your password',
     expired: 'This sign-in has expired or was already used. Please start again',
+    /** A SAML response the ACS refused (the detail is logged, not shown). */
+    refused: 'The answer from {name} could not be accepted. Please start again',
+    /** The page that posts a SAML request to the upstream (HTTP-POST binding). */
+    goingTitle: 'Signing in with {name}',
+    goingIntro: 'Taking you to {name} to sign in.',
     homeRealm: 'People of {domains} sign in with their company account: type your address and continue',
   },
   account: {

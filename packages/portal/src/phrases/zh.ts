@@ -30,13 +30,6 @@ export const zh = {
     directoryUnavailable: '企业目录服务器未响应，无法校验您的密码，请稍后再试',
     directoryConflict: '无法在此建立您的目录账号，请联系管理员',
   },
-  samlSource: {
-    goingTitle: '正在通过{provider}登录',
-    goingIntro: '正在前往{provider}登录。',
-    refused: '无法接受来自{provider}的应答，请重新开始',
-    notLinked: '您的{provider}账号未关联{company}中的任何人员，请联系管理员关联',
-    expired: '此次登录已过期或已被使用，请重新开始',
-  },
   scan: {
     providers: { dingtalk: '钉钉', weixin: '微信', work_weixin: '企业微信' } as Record<string, string>,
     or: '或使用以下方式登录',
@@ -62,6 +55,9 @@ export const zh = {
     failed: '使用 {name} 登录失败：{detail}',
     notLinked: '你的 {name} 账号未绑定 {company} 的任何人员。请联系管理员绑定，或使用密码登录',
     expired: '此次登录已过期或已使用，请重新开始',
+    refused: '无法接受来自 {name} 的应答，请重新开始',
+    goingTitle: '正在通过 {name} 登录',
+    goingIntro: '正在前往 {name} 登录。',
     homeRealm: '{domains} 的人员使用企业账号登录：输入邮箱地址后继续即可',
   },
   account: {

@@ -13,7 +13,6 @@ import type { createCompaniesRepo } from '../modules/company/company.repo.ts';
 import { accountDevicesSection, exchangePortalRoutes } from '../modules/exchange/exchange.portal.routes.ts';
 import type { createOwnDevicesService } from '../modules/exchange/own-devices.service.ts';
 import { findEnabledSources } from '../modules/identity-source/identity-source.repo.ts';
-import { samlSourceRoutes } from '../modules/identity-source/saml-source/saml-source.routes.ts';
 import { defaultProviderUrls } from '../modules/identity-source/scan/providers.ts';
 import { scanBindingRoutes } from '../modules/identity-source/scan/scan-binding.routes.ts';
 import { SCAN_TYPES, scanSignInRoutes } from '../modules/identity-source/scan/scan-signin.routes.ts';
@@ -105,6 +104,7 @@ export async function pageRoutes(
     publicUrl: deps.config.publicUrl,
     outbound: deps.outbound,
     signOut: deps.signOut,
+    log: app.log,
   };
   const upstreamDeps = {
     db,
@@ -218,7 +218,6 @@ export async function pageRoutes(
       clientCompany: (clientId: string) => companyOfClient(clientId),
     };
     const scan = scanSignInRoutes(scope, scanDeps, interaction);
-    samlSourceRoutes(scope, { ...scanDeps, log: app.log }, interaction);
     const binding = scanBindingRoutes(scope, { ...scanDeps, signedIn: portal.signedIn });
     bindingsSection = binding.section;
     const upstreamSignIn = upstreamSignInRoutes(

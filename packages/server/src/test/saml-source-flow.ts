@@ -72,7 +72,7 @@ export const postForm = (fields: Record<string, string>): RequestInit => ({
 
 /** Where the sign-in page's button for the source posts (with the page's CSRF token). */
 export const samlButton = (page: { url: string; html: string }, sourceId: string) => ({
-  url: `${page.url.split('?')[0]}/saml/${sourceId}`,
+  url: `${page.url.split('?')[0]}/upstream/${sourceId}`,
   init: postForm({ csrf: csrfOf(page.html) }),
 });
 
@@ -132,7 +132,7 @@ export async function startTwoTesseras(
       nameIdFormat: 'unspecified',
       emailAttribute: 'email',
       nameAttribute: 'displayName',
-      firstSignIn: 'create',
+      firstScan: 'create',
       ...source,
     },
     downOwner,

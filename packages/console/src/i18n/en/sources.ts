@@ -16,6 +16,13 @@ export const sources = {
     oidc: 'Sign in at your company identity provider: Entra ID, Okta, Keycloak, Google, another Tessera over OpenID Connect',
     saml: 'Sign in at your company’s identity provider (Entra ID, Okta, ADFS, Keycloak, another Tessera) over SAML 2.0',
   },
+  /** What every upstream provider source (OpenID Connect, SAML) has on the sign-in page. */
+  upstream: {
+    logoUrl: 'Button logo',
+    logoHint: 'An https:// image shown on the button, beside the connection name',
+    emailDomains: 'Email domains',
+    emailDomainsHint: 'People who type an address of these domains are sent to this provider',
+  },
   saml: {
     serviceProvider: 'What to give the identity provider',
     serviceProviderHint:
@@ -241,10 +248,6 @@ export const sources = {
     phoneClaim: 'Phone',
     claimsHint: 'Read from the ID token, or from userinfo when the ID token lacks one',
     signIn: 'Sign-in',
-    logoUrl: 'Button logo',
-    logoHint: 'An https:// image shown on the button, beside the connection name',
-    emailDomains: 'Email domains',
-    emailDomainsHint: 'People who type an address of these domains are sent to this provider',
     trustUpstreamMfa: "Count the provider's second factor",
     trustHint:
       'When the ID token asserts one of these values, the company does not ask for its own second factor',

@@ -18,6 +18,13 @@ export const sources = {
     oidc: '在企业自己的身份提供方登录：Entra ID、Okta、Keycloak、Google 或另一个 Tessera（OpenID Connect）',
     saml: '通过 SAML 2.0 在企业自己的身份提供方（Entra ID、Okta、ADFS、Keycloak、另一个 Tessera）登录',
   },
+  /** What every upstream provider source (OpenID Connect, SAML) has on the sign-in page. */
+  upstream: {
+    logoUrl: '按钮图标',
+    logoHint: '显示在按钮上、连接名称旁的 https:// 图片',
+    emailDomains: '邮箱域名',
+    emailDomainsHint: '输入这些域名邮箱的人员将被转到此身份提供方登录',
+  },
   saml: {
     serviceProvider: '提供给身份提供方的信息',
     serviceProviderHint:
@@ -239,10 +246,6 @@ export const sources = {
     phoneClaim: '手机号',
     claimsHint: '从 ID 令牌读取；ID 令牌中没有时从 userinfo 读取',
     signIn: '登录',
-    logoUrl: '按钮图标',
-    logoHint: '显示在按钮上、连接名称旁的 https:// 图片',
-    emailDomains: '邮箱域名',
-    emailDomainsHint: '输入这些域名邮箱的人员将被转到此身份提供方登录',
     trustUpstreamMfa: '认可身份提供方的第二因素',
     trustHint: 'ID 令牌声明了下列任一值时，企业不再要求自己的第二因素',
     mfaAcrValues: 'acr 值',

@@ -61,7 +61,7 @@ describe('<SamlSourcePage> (issue 33)', () => {
       signingCertificates: [PEM],
       nameIdFormat: 'persistent',
       emailAttribute: 'emailaddress',
-      firstSignIn: 'link_only',
+      firstScan: 'link_only',
     });
   });
 });

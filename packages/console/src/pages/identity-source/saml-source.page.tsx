@@ -20,6 +20,7 @@ import { useFeedback } from '../../app/feedback.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
 import { FormSection, NameField, requiredRule, SourceForm, SourceScreen } from './source-form.tsx';
 import type { SamlDetail, SourceInput } from './source-view.ts';
+import { UpstreamButtonFields } from './upstream-button-fields.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
 type SamlValues = Omit<SourceInput<'saml'>, 'type'>;
@@ -38,6 +39,8 @@ const fields = [
   'ssoUrl',
   'signingCertificates',
   'mfaContexts',
+  'logoUrl',
+  'emailDomains',
   ...attributeFields,
 ];
 
@@ -68,9 +71,11 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
     signingCertificates: [''],
     nameIdFormat: 'unspecified',
     mfaContexts: [],
-    firstSignIn: 'link_only',
+    firstScan: 'link_only',
+    emailDomains: [],
     ...Object.fromEntries(attributeFields.map((field) => [field, ''])),
     ...(source?.settings ?? {}),
+    logoUrl: source?.settings.logoUrl ?? '',
   });
   const [initial] = useState(() => valuesOf(detail));
   const { saving, submit } = useSourceSave({
@@ -269,6 +274,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
       </FormSection>
 
       <FormSection title={t('sources.saml.signIn')}>
+        <UpstreamButtonFields />
         <Form.Item
           name="mfaContexts"
           label={t('sources.saml.mfaContexts')}
@@ -276,7 +282,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
         >
           <Select mode="tags" open={false} tokenSeparators={[' ', ',']} />
         </Form.Item>
-        <Form.Item name="firstSignIn" label={t('sources.saml.firstSignIn')} style={{ marginBottom: 0 }}>
+        <Form.Item name="firstScan" label={t('sources.saml.firstSignIn')} style={{ marginBottom: 0 }}>
           <Radio.Group
             style={{ display: 'flex', flexDirection: 'column', gap: 8 }}
             options={firstScanModes.map((mode) => ({

@@ -299,7 +299,7 @@ export function createIdentitySourceService(deps: {
       );
     }
     await db.transaction().execute(async (trx) => {
-      if (parts.type === 'oidc')
+      if (parts.type === 'oidc' || parts.type === 'saml')
         await assertDomainsFree(trx, lang, companyId, id, parts.settings.emailDomains);
       await repo.insertSource(trx, companyId, {
         id,
@@ -350,6 +350,7 @@ export function createIdentitySourceService(deps: {
         // Tessera's key for the source stays: the upstream trusts its certificate.
         const stored = source.settings as repo.SamlSettings;
         parts.settings = storedSamlSettings(lang, parts.settings, stored.spCertificate);
+        await assertDomainsFree(trx, lang, companyId, source.id, parts.settings.emailDomains);
       }
       let secretSealed = parts.secret
         ? sealer.seal(parts.secret, secretPurpose(source.id))

@@ -51,7 +51,7 @@ describe('settings and service provider metadata', () => {
       idpEntityId,
       ssoUrl: `${idpEntityId}/sso`,
       ssoBinding: 'redirect',
-      firstSignIn: 'create',
+      firstScan: 'create',
     });
     expect(detail.data.settings.signingCertificates[0]).toContain('-----BEGIN CERTIFICATE-----');
     const sp = detail.data.serviceProvider;
