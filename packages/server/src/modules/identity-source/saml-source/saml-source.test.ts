@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../../../test/harness.ts';
+import { csrfOf } from '../../../test/browser-flow.ts';
+import { call, companyMember } from '../../../test/harness.ts';
 import { authorization, claimsOf, redeem } from '../../../test/oidc-flow.ts';
+import { manage } from '../../../test/saml-flow.ts';
 import {
   changeSource,
+  postForm,
   samlButton,
   signInUpstream,
   startTwoTesseras,
@@ -150,5 +153,98 @@ describe('sign-in at the upstream', () => {
       .where('source_id', '=', two.sourceId)
       .execute();
     expect(links).toHaveLength(1);
+  });
+});
+
+describe("the sign-in page's button and home-realm discovery (issue 33)", () => {
+  /** A top-level department of a company, made through the console's call. */
+  async function department(ctx: TwoTesseras['upstream'], owner: TwoTesseras['upOwner'], name: string) {
+    const root = await ctx.database.db
+      .selectFrom('departments')
+      .select('id')
+      .where('company_id', '=', owner.companyId)
+      .where('parent_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    return (
+      await manage<{ departmentId: string }>(ctx, owner, '/api/v1/manage/department/create', {
+        name,
+        parentId: root.id,
+      })
+    ).departmentId;
+  }
+
+  beforeAll(async () => {
+    await changeSource(two, () => ({
+      emailDomains: ['upstream.example'],
+      logoUrl: 'https://logo.example/sso.png',
+      groupsAttribute: 'groups',
+    }));
+    // The upstream sends its people's departments as the groups attribute.
+    await manage(two.upstream, two.upOwner, '/api/v1/manage/app/saml/update', {
+      appId: two.samlAppId,
+      nameIdFormat: 'unspecified',
+      attributes: [
+        { name: 'email', source: 'email' },
+        { name: 'displayName', source: 'name' },
+        { name: 'groups', source: 'departments' },
+      ],
+    });
+  });
+
+  it("shows the source's button with its name and logo, which starts the sign-in at the upstream", async () => {
+    const browser = new TwoSiteBrowser();
+    const first = await browser.go(authorization(two.downstream.baseUrl, two.app.clientId).url);
+    const page = first.page!;
+    const uid = new URL(page.url).pathname.split('/').pop();
+    expect(page.html).toMatch(
+      new RegExp(
+        `action="/interaction/${uid}/upstream/${two.sourceId}"[\\s\\S]*?` +
+          '<button type="submit" class="secondary upstream upstream-saml"><img src="https://logo.example/sso.png"[^>]*> Sign in with Upstream SSO</button>',
+      ),
+    );
+    const button = samlButton(page, two.sourceId);
+    const atUpstream = await browser.go(button.url, button.init);
+    expect(atUpstream.page?.url).toContain(`${two.upstream.baseUrl}/interaction/`);
+  });
+
+  it('sends an address of a listed domain to the upstream, and a new person joins the departments of its groups', async () => {
+    const bob = await companyMember(two.upstream, two.upOwner, 'bob');
+    const upEngineering = await department(two.upstream, two.upOwner, 'Engineering');
+    await manage(two.upstream, two.upOwner, '/api/v1/manage/department/member/add', {
+      departmentId: upEngineering,
+      userIds: [bob.id],
+    });
+    const downEngineering = await department(two.downstream, two.downOwner, 'Engineering');
+    await department(two.downstream, two.downOwner, 'Sales');
+
+    const browser = new TwoSiteBrowser();
+    const auth = authorization(two.downstream.baseUrl, two.app.clientId);
+    const first = await browser.go(auth.url);
+    const page = first.page!;
+    expect(page.html).toContain('data-upstream-domains="upstream.example"');
+    // The password is not asked for such an address: the browser goes to the upstream's page.
+    const sent = await browser.go(
+      `${page.url.split('?')[0]}/login`,
+      postForm({ csrf: csrfOf(page.html), identifier: 'Bob@Upstream.Example', password: '' }),
+    );
+    expect(sent.page?.url).toContain(`${two.upstream.baseUrl}/interaction/`);
+    expect(sent.trail.some((url) => url.startsWith(`${two.upstream.baseUrl}/saml/`))).toBe(true);
+    const back = await signInUpstream(browser, sent.page!, bob);
+    expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+
+    const person = await two.downstream.database.db
+      .selectFrom('identity_links as l')
+      .innerJoin('accounts as a', 'a.id', 'l.account_id')
+      .select(['a.id', 'a.username'])
+      .where('l.source_id', '=', two.sourceId)
+      .where('l.external_id', '=', 'bob')
+      .executeTakeFirstOrThrow();
+    expect(person.username).toBe('bob');
+    const departments = await two.downstream.database.db
+      .selectFrom('department_members')
+      .select('department_id')
+      .where('account_id', '=', person.id)
+      .execute();
+    expect(departments.map((row) => row.department_id)).toEqual([downEngineering]);
   });
 });
