@@ -49,6 +49,10 @@ describe('<SamlSourcePage> (issue 33)', () => {
       url: 'https://login.microsoftonline.com/tenant/federationmetadata.xml',
     });
     fireEvent.change(form.getByLabelText('Email'), { target: { value: 'emailaddress' } });
+    // The sign-in page's button, as for every upstream source.
+    fireEvent.change(form.getByLabelText('Button logo'), {
+      target: { value: 'https://logo.example/entra.png' },
+    });
     click(form.getByText('Add source'));
     await waitFor(() => expect(calls(setup.callApi, CREATE)).toHaveLength(1));
     expect(calls(setup.callApi, CREATE)[0]).toMatchObject({
@@ -62,6 +66,8 @@ describe('<SamlSourcePage> (issue 33)', () => {
       nameIdFormat: 'persistent',
       emailAttribute: 'emailaddress',
       firstScan: 'link_only',
+      logoUrl: 'https://logo.example/entra.png',
+      emailDomains: [],
     });
   });
 });
