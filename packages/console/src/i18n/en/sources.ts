@@ -246,6 +246,7 @@ export const sources = {
     nameClaim: 'Name',
     emailClaim: 'Email',
     phoneClaim: 'Phone',
+    groupsClaim: 'Groups (departments of the same name)',
     claimsHint: 'Read from the ID token, or from userinfo when the ID token lacks one',
     signIn: 'Sign-in',
     trustUpstreamMfa: "Count the provider's second factor",

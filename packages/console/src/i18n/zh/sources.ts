@@ -244,6 +244,7 @@ export const sources = {
     nameClaim: '姓名',
     emailClaim: '邮箱',
     phoneClaim: '手机号',
+    groupsClaim: '用户组（同名部门）',
     claimsHint: '从 ID 令牌读取；ID 令牌中没有时从 userinfo 读取',
     signIn: '登录',
     trustUpstreamMfa: '认可身份提供方的第二因素',

@@ -12,8 +12,8 @@ import { useSourceSave } from './use-source-save.ts';
 type OidcValues = Omit<SourceInput<'oidc'>, 'type'>;
 type TestOutcome = ApiResponse<'/api/v1/manage/identity-source/oidc/test'>;
 
-// The groups claim (groups -> departments) is not offered until it is mapped.
-const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim'] as const;
+// A new person joins the company's departments named by the groups claim (as with SAML's groups attribute).
+const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim', 'groupsClaim'] as const;
 const fields = [
   'name',
   'issuer',
