@@ -191,6 +191,29 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
     });
   });
 
+  it('refuses an email domain for an OpenID Connect source when the SAML source has it: one source per domain', async () => {
+    const refused = await call(
+      two.downstream,
+      '/api/v1/manage/identity-source/create',
+      {
+        type: 'oidc',
+        name: 'Other provider',
+        issuer: 'https://idp.other.example',
+        clientId: 'tessera',
+        clientSecret: 'a-client-secret',
+        emailDomains: ['upstream.example'],
+      },
+      two.downOwner,
+    );
+    expect(refused.data).toMatchObject({ reason: 'upstream.domain_taken' });
+    const sources = await two.downstream.database.db
+      .selectFrom('identity_sources')
+      .select('type')
+      .where('company_id', '=', two.downOwner.companyId)
+      .execute();
+    expect(sources.map((row) => row.type)).toEqual(['saml']);
+  });
+
   it("shows the source's button with its name and logo, which starts the sign-in at the upstream", async () => {
     const browser = new TwoSiteBrowser();
     const first = await browser.go(authorization(two.downstream.baseUrl, two.app.clientId).url);
