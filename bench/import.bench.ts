@@ -66,7 +66,7 @@ interface Task {
 /** Uploads the file and waits for its task; times the upload's answer and the whole import. */
 async function runImport(server: BenchServer, tenant: Tenant, bytes: Buffer, filename: string) {
   const form = new FormData();
-  form.append('file', new Blob([bytes], { type: XLSX }), filename);
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: XLSX }), filename);
   const meter = cpuMeter(server.pid);
   const started = performance.now();
   const response = await fetch(`${server.base}/api/v1/manage/user/batch-task/create`, {
@@ -99,7 +99,7 @@ async function hostileUploads(server: BenchServer, tenant: Tenant, count: number
   const outcomes: string[] = [];
   const one = async () => {
     const form = new FormData();
-    form.append('file', new Blob([bomb], { type: XLSX }), 'bomb.xlsx');
+    form.append('file', new Blob([new Uint8Array(bomb)], { type: XLSX }), 'bomb.xlsx');
     const response = await fetch(`${server.base}/api/v1/manage/user/batch-task/create`, {
       method: 'POST',
       headers: { access_token: tenant.token, company_id: tenant.companyId },

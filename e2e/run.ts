@@ -46,6 +46,7 @@ import { screenFlows } from './flows/screens.e2e.ts';
 import { shellFlows } from './flows/shell.e2e.ts';
 import { smsFlows } from './flows/sms.e2e.ts';
 import { ukeyFlows } from './flows/ukey.e2e.ts';
+import { upstreamFlows } from './flows/upstream.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { oidcSuite } from './support/oidc-suite.ts';
@@ -109,6 +110,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   identitySourceFlows(s);
   permissionFlows(s);
   samlFlows(s);
+  upstreamFlows(s);
   samlRedirectFlows(s);
   casFlows(s);
   screenFlows(s);

@@ -111,15 +111,16 @@ export const brandLimits = {
 export const brandImageTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
 /**
  * Identity sources (spec §1, §2 identity-source routes, §3 LDAP fields): an LDAP or Active
- * Directory server, and the scan sign-in of DingTalk, WeChat (Open Platform) and WeCom.
+ * Directory server, the scan sign-in of DingTalk, WeChat (Open Platform) and WeCom, and an
+ * upstream SAML identity provider (Tessera as its service provider, issue 33).
  */
-export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin', 'oidc'] as const;
+export const identitySourceTypes = ['ldap', 'dingtalk', 'weixin', 'work_weixin', 'oidc', 'saml'] as const;
 export type IdentitySourceType = (typeof identitySourceTypes)[number];
 /**
  * The upstream identity providers people sign in at (a button on the sign-in page each, and
- * home-realm discovery by email domain): OpenID Connect now; SAML adds 'saml'.
+ * home-realm discovery by email domain): OpenID Connect and SAML.
  */
-export const upstreamSourceTypes = ['oidc'] as const satisfies readonly IdentitySourceType[];
+export const upstreamSourceTypes = ['oidc', 'saml'] as const satisfies readonly IdentitySourceType[];
 export type UpstreamSourceType = (typeof upstreamSourceTypes)[number];
 /** How Tessera authenticates at an upstream OpenID provider's token endpoint. */
 export const oidcClientAuthMethods = [

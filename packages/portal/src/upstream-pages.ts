@@ -9,7 +9,7 @@ import { portalPhrases } from './phrases/index.ts';
  */
 export interface UpstreamButton {
   action: string;
-  /** oidc (saml later): a class for the stylesheet. */
+  /** oidc or saml: a class for the stylesheet. */
   type: string;
   /** The source's name, as the company called it. */
   name: string;

@@ -25,6 +25,7 @@ import { createDepartmentService } from './modules/department/department.service
 import { createExchange } from './modules/exchange/exchange.install.ts';
 import { identitySourceRoutes } from './modules/identity-source/identity-source.routes.ts';
 import { createIdentitySources } from './modules/identity-source/identity-sources.ts';
+import { samlSourceConsoleRoutes } from './modules/identity-source/saml-source/saml-source-metadata-reader.ts';
 import { defaultProviderUrls } from './modules/identity-source/scan/providers.ts';
 import { createJobs } from './modules/jobs/jobs.ts';
 import { createLdapDirectory } from './modules/ldap-server/ldap-server.install.ts';
@@ -346,6 +347,7 @@ export function bindCalls(
     identitySources.sync,
     identitySources.oidcTests,
   );
+  samlSourceConsoleRoutes(bind, identitySources.samlMetadata);
   consoleRoleRoutes(bind, createConsoleRoleService({ db }));
   context.permissions.routes(bind);
   services.radius.routes(bind);

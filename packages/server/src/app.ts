@@ -15,6 +15,7 @@ import { createApiCallerAuthenticator } from './modules/app/api-caller.ts';
 import { createCas } from './modules/cas/cas.install.ts';
 import { purgeCasState } from './modules/cas/cas.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
+import { purgeSamlSourceState } from './modules/identity-source/saml-source/saml-source.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
 import { purgeUpstreamStates } from './modules/identity-source/upstream/upstream-sources.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
@@ -238,6 +239,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeUnknownFailures(db),
       purgeScanStates(db),
       purgeUpstreamStates(db),
+      purgeSamlSourceState(db),
       purgeSamlState(db),
       purgeCasState(db),
     ]);

@@ -114,6 +114,11 @@ export const routeTable: readonly RouteNode[] = [
             '/identity-source/oidc/:id?',
             () => import('../pages/identity-source/oidc-source.page.tsx').then((m) => m.OidcSourcePage),
           ],
+          [
+            'samlSource',
+            '/identity-source/saml/:id?',
+            () => import('../pages/identity-source/saml-source.page.tsx').then((m) => m.SamlSourcePage),
+          ],
         ] as const
       ).map(([name, path, page]) =>
         screen({

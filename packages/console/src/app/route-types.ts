@@ -4,7 +4,7 @@ import type { ComponentType } from 'react';
 
 /** The shapes of the console's route table (route-table.ts): names, sets, screens and groups. */
 
-/** Route names of spec §2, plus the three source screens the spec lists without a name. */
+/** Route names of spec §2, plus the source screens the spec lists without a name (and the SAML source's, issue 33). */
 export const routeNames = [
   'dashboard',
   'app',
@@ -16,6 +16,7 @@ export const routeNames = [
   'addLdap',
   'dingtalk',
   'weixin',
+  'samlSource',
   'workWeixin',
   'oidcSource',
   'organization',

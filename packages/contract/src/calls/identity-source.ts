@@ -9,6 +9,8 @@ import {
   syncRunStatuses,
   upstreamIdTokenAlgorithms,
 } from '../constants.ts';
+import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
+import { upstreamButton } from './upstream-settings.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -185,32 +187,9 @@ const assertionValues = z
   )
   .max(limits.assertionValuesMax, { error: 'upstream.value_invalid' })
   .default([]);
-/** The email domains whose people the sign-in page sends to this source (home-realm discovery). */
-export const emailDomains = z
-  .array(
-    z
-      .string()
-      .trim()
-      .toLowerCase()
-      .regex(/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
-        error: 'upstream.domain_invalid',
-      }),
-  )
-  .max(limits.emailDomainsMax, { error: 'upstream.domain_invalid' })
-  .default([]);
-/** The button of an upstream source on the sign-in page: its name is the source's; a logo (https). */
-const logoUrl = z
-  .string()
-  .trim()
-  .max(limits.urlMax, { error: 'upstream.logo_invalid' })
-  .refine((value) => value === '' || /^https:\/\/[^\s"'<>]+$/.test(value), { error: 'upstream.logo_invalid' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
 /** What every upstream source (OpenID Connect, SAML) has: the button, home-realm discovery, MFA, first sign-in. */
 export const upstreamCommon = {
-  logoUrl,
-  emailDomains,
+  ...upstreamButton,
   /** The upstream's assertion (acr/amr) of a second factor counts as the company's second factor. */
   trustUpstreamMfa: z.boolean().default(false),
   firstScan,
@@ -257,6 +236,7 @@ const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
     weixinSettings.extend({ type: z.literal('weixin'), ...extra }),
     workWeixinSettings.extend({ type: z.literal('work_weixin'), ...extra }),
     oidcSettings.extend({ type: z.literal('oidc'), ...extra }),
+    samlSourceSettings.extend({ type: z.literal('saml'), ...extra }),
   ]);
 export const sourceSettings = settingsByType({});
 
@@ -337,6 +317,12 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     /** The back-channel logout URI to register at the upstream provider. */
     backchannelLogoutUrl: z.string(),
   }),
+  sourceBase.extend({
+    type: z.literal('saml'),
+    settings: samlSourceSettings,
+    /** Tessera's side: what to give the upstream. */
+    serviceProvider: samlServiceProvider,
+  }),
 ]);
 
 export const listIdentitySources = defineCall({
@@ -364,7 +350,7 @@ export const identitySourceDetailCall = defineCall({
 export const createIdentitySource = defineCall({
   path: '/api/v1/manage/identity-source/create',
   summary:
-    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom or OpenID Connect source (secrets are stored sealed)',
+    'Add an LDAP / Active Directory, DingTalk, WeChat, WeCom, OpenID Connect or upstream SAML source (secrets are stored sealed)',
   tag: 'Identity sources',
   auth: 'session',
   tenant: true,

@@ -21,6 +21,7 @@ import * as quota from './quota.ts';
 import * as radius from './radius.ts';
 import * as safety from './safety.ts';
 import * as saml from './saml.ts';
+import * as samlSource from './saml-source.ts';
 import * as scimTokens from './scim-tokens.ts';
 import * as session from './session.ts';
 import * as sms from './sms.ts';
@@ -50,6 +51,7 @@ export {
   radius,
   safety,
   saml,
+  samlSource,
   scimTokens,
   session,
   sms,
@@ -184,6 +186,7 @@ export const allCalls = [
   identitySource.testLdapConnection,
   identitySource.testLdapUser,
   identitySource.testOidcSource,
+  samlSource.readSamlSourceMetadata,
   directorySync.previewSync,
   directorySync.applySync,
   directorySync.startSync,

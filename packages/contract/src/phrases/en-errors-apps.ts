@@ -147,6 +147,13 @@ export const enAppsErrors = {
   'upstream.token_failed': 'The provider refused the sign-in: {detail}',
   'upstream.id_token_invalid': "The provider's ID token was refused: {detail}",
   'upstream.claim_missing': 'The provider did not send the claim {claim}',
+  'saml_source.certificate_required':
+    "Add the upstream's signing certificate (at most 4, while it rotates its key)",
+  'saml_source.mfa_context_invalid':
+    'Enter each authentication context as a URI of at most 256 characters (at most 8)',
+  'saml_source.metadata_no_idp': 'The metadata describes no SAML 2.0 identity provider (IDPSSODescriptor)',
+  'saml_source.metadata_no_sso':
+    'The metadata has no single sign-on service (HTTP-Redirect or HTTP-POST) with an https address',
   'ldap.url_invalid': 'Enter the server as ldap://host:port or ldaps://host:port',
   'ldap.dn_invalid': 'Enter a distinguished name such as ou=people,dc=example,dc=com',
   'ldap.attribute_invalid': 'Enter an attribute name such as uid (letters, digits and hyphens)',

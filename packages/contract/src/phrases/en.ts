@@ -39,7 +39,7 @@ export const en = {
     scan_failed: 'Scan sign-in failed',
     scan_not_linked: 'Scanned account not bound to a person',
     upstream_failed: 'Sign-in at the upstream identity provider failed',
-    upstream_not_linked: 'Upstream account not bound to a person',
+    upstream_not_linked: 'Upstream account not linked to a person',
     radius_not_allowed: 'Not allowed to use this RADIUS client',
     mfa_not_bound: 'No second factor bound',
     mfa_unavailable: 'No second factor usable here',

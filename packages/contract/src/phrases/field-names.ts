@@ -272,4 +272,13 @@ export const zhFieldNames: Record<string, string> = {
   company_id: '企业',
   access_token: '访问令牌',
   body: '请求内容',
+  metadataUrl: '元数据地址',
+  idpEntityId: '身份提供方实体 ID',
+  ssoUrl: '单点登录地址',
+  ssoBinding: '单点登录绑定方式',
+  emailAttribute: '邮箱属性',
+  nameAttribute: '姓名属性',
+  phoneAttribute: '手机号属性',
+  groupsAttribute: '用户组属性',
+  mfaContexts: '视为双因素的认证上下文',
 };

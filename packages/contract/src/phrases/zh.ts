@@ -26,7 +26,7 @@ export const zh = {
     scan_failed: '扫码登录失败',
     scan_not_linked: '扫码账号未绑定人员',
     upstream_failed: '上游身份提供方登录失败',
-    upstream_not_linked: '上游账号未绑定人员',
+    upstream_not_linked: '上游账号未关联人员',
     app_assignment_expired: '应用授权已过期',
     device_registered: '新设备已注册',
     device_to_be_activated: '设备待激活',

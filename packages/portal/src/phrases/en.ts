@@ -57,6 +57,11 @@ export const en = {
     notLinked:
       'Your {name} account is not bound to anyone in {company}. Ask your administrator to bind it, or sign in with your password',
     expired: 'This sign-in has expired or was already used. Please start again',
+    /** A SAML response the ACS refused (the detail is logged, not shown). */
+    refused: 'The answer from {name} could not be accepted. Please start again',
+    /** The page that posts a SAML request to the upstream (HTTP-POST binding). */
+    goingTitle: 'Signing in with {name}',
+    goingIntro: 'Taking you to {name} to sign in.',
     homeRealm: 'People of {domains} sign in with their company account: type your address and continue',
   },
   account: {

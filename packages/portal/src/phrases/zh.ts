@@ -55,6 +55,9 @@ export const zh = {
     failed: '使用 {name} 登录失败：{detail}',
     notLinked: '你的 {name} 账号未绑定 {company} 的任何人员。请联系管理员绑定，或使用密码登录',
     expired: '此次登录已过期或已使用，请重新开始',
+    refused: '无法接受来自 {name} 的应答，请重新开始',
+    goingTitle: '正在通过 {name} 登录',
+    goingIntro: '正在前往 {name} 登录。',
     homeRealm: '{domains} 的人员使用企业账号登录：输入邮箱地址后继续即可',
   },
   account: {

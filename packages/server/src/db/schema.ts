@@ -12,6 +12,7 @@ import type { PermissionTables } from './schema-permission.ts';
 import type { ProvisioningTables } from './schema-provisioning.ts';
 import type { RadiusTables } from './schema-radius.ts';
 import type { SamlTables } from './schema-saml.ts';
+import type { SamlSourceTables } from './schema-saml-source.ts';
 import type { ScimTables } from './schema-scim.ts';
 import type { SmsTables } from './schema-sms.ts';
 import type { UpstreamTables } from './schema-upstream.ts';
@@ -338,6 +339,7 @@ export interface Database
     PermissionTables,
     IdentitySourceTables,
     UpstreamTables,
+    SamlSourceTables,
     ExchangeTables,
     RadiusTables,
     CaTables,

@@ -104,6 +104,7 @@ export async function pageRoutes(
     publicUrl: deps.config.publicUrl,
     outbound: deps.outbound,
     signOut: deps.signOut,
+    log: app.log,
   };
   const upstreamDeps = {
     db,

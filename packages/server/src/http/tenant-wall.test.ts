@@ -12,6 +12,7 @@ import { ldapServerWall } from './tenant-wall.ldap-server.ts';
 import { oidcSourceWall } from './tenant-wall.oidc-source.ts';
 import { pkiWall } from './tenant-wall.pki.ts';
 import { provisioningWall } from './tenant-wall.provisioning.ts';
+import { samlSourceWall } from './tenant-wall.saml-source.ts';
 import { scimWall } from './tenant-wall.scim.ts';
 import { smsWall } from './tenant-wall.sms.ts';
 
@@ -40,6 +41,18 @@ beforeAll(async () => {
   bMemberId = member.data.userId;
 });
 afterAll(() => ctx.close());
+
+// ---- SAML identity sources (identity-source/saml-source): B's upstream identity provider
+// (made before the identity-source probes' snapshot of B's sources, which lists it).
+const samlSource = samlSourceWall(
+  () => ctx,
+  () => b,
+);
+let bSamlSourceBefore: string;
+beforeAll(async () => {
+  await samlSource.setUp();
+  bSamlSourceBefore = await samlSource.stateOfB();
+});
 
 // ---- identity sources (modules/identity-source): probes and B's state in their own file.
 const sources = identitySourceWall(() => ({ ctx, b }));
@@ -622,6 +635,7 @@ const secretsOfB = () => [
   ...cas.secrets(),
   ...provisioning.secrets(),
   ...ldapServer.secrets(),
+  ...samlSource.secrets(),
 ];
 
 /** The body each call is probed with: ids and names of company B wherever the call takes them. */
@@ -685,6 +699,7 @@ const probes: Record<string, () => unknown> = {
   ...cas.probes,
   ...provisioning.probes,
   ...ldapServer.probes,
+  ...samlSource.probes,
   // Mail calls: B's user named by id (the test app has no SMTP; the answer must still be "not found").
   '/api/v1/manage/user/send-login-url': () => ({ userId: bMemberId }),
   '/api/v1/manage/user/email': () => ({ userId: bMemberId }),
@@ -824,6 +839,10 @@ describe('tenant wall', () => {
 
   it("leaves B's LDAP application and its service account secret as they were", async () => {
     expect(await ldapServer.stateOfB()).toBe(bLdapBefore);
+  });
+
+  it("leaves B's SAML identity source as it was", async () => {
+    expect(await samlSource.stateOfB()).toBe(bSamlSourceBefore);
   });
 
   it("leaves B's own SMS sign name and template as they were, and no provider set", async () => {

@@ -3,7 +3,6 @@ import { createSocket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { inject } from 'vitest';
 import { buildApp, type TesseraApp } from '../app.ts';
 import {
   type CompanyQuotas,
@@ -54,6 +53,13 @@ export async function openTestDatabase(
     };
   }
   if (options.migrated === false) return openPglite({ log: options.log });
+  if (!process.env.VITEST) {
+    // Outside Vitest (a second server of the browser suite, e2e/flows/upstream.e2e.ts): no dump.
+    const handle = await openPglite({ log: options.log });
+    await migrate(handle.db);
+    return handle;
+  }
+  const { inject } = await import('vitest');
   const dump = await readFile(inject('pgliteDump'));
   return openPglite({ loadDataDir: new Blob([dump]), log: options.log });
 }
@@ -133,6 +139,11 @@ export async function startTestApp(
     log?: { write(line: string): void };
     /** The address people use (default: http://localhost, with the port when listening). */
     publicUrl?: string;
+    /**
+     * The host of that address when listening (default localhost): a second server on 127.0.0.1
+     * keeps its cookies apart from a first one on localhost in a real browser (cookies ignore ports).
+     */
+    publicHost?: 'localhost' | '127.0.0.1';
     /** A console build of the test's own. */
     consoleDir?: string;
     /** The Exchange agent. */
@@ -152,7 +163,9 @@ export async function startTestApp(
   const database = await openTestDatabase({ log: options.queryLog });
   const masterKey = randomBytes(32);
   const port = options.listen ? await freePort() : 80;
-  const publicUrl = options.publicUrl ?? (options.listen ? `http://localhost:${port}` : 'http://localhost');
+  const publicUrl =
+    options.publicUrl ??
+    (options.listen ? `http://${options.publicHost ?? 'localhost'}:${port}` : 'http://localhost');
   const tessera = await buildApp({
     config: {
       publicUrl,

@@ -12,6 +12,7 @@ export const route = {
   weixin: 'WeChat',
   workWeixin: 'WeChat Work',
   oidcSource: 'OpenID Connect',
+  samlSource: 'SAML identity provider',
   organization: 'Organization',
   users: 'Users',
   userDetails: 'User details',

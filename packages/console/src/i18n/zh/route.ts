@@ -13,6 +13,7 @@ export const route = {
   weixin: '微信',
   workWeixin: '企业微信',
   oidcSource: 'OpenID Connect',
+  samlSource: 'SAML 身份提供方',
   organization: '组织机构',
   users: '用户管理',
   userDetails: '用户详情',

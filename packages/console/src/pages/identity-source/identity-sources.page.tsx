@@ -1,4 +1,5 @@
 import { PlusOutlined } from '@ant-design/icons';
+import { syncableSourceTypes } from '@tessera/contract/constants';
 import { Button, Card, Space, Switch, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -105,7 +106,9 @@ export function IdentitySourcesPage() {
       key: 'lastSync',
       title: t('sources.list.column.lastSync'),
       minScreen: 'md',
-      render: (source) => (source.type === 'weixin' ? '—' : <LastRun run={source.lastRun} />),
+      // Sources without contacts (WeChat, an upstream identity provider) are never synced.
+      render: (source) =>
+        syncableSourceTypes.includes(source.type) ? <LastRun run={source.lastRun} /> : '—',
     },
     {
       key: 'actions',

@@ -6,13 +6,14 @@ import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { FormSection, NameField, requiredRule, SourceForm, SourceScreen } from './source-form.tsx';
 import type { OidcDetail, SourceInput } from './source-view.ts';
+import { UpstreamButtonFields } from './upstream-button-fields.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
 type OidcValues = Omit<SourceInput<'oidc'>, 'type'>;
 type TestOutcome = ApiResponse<'/api/v1/manage/identity-source/oidc/test'>;
 
-// The groups claim (groups -> departments) is not offered until it is mapped.
-const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim'] as const;
+// A new person joins the company's departments named by the groups claim (as with SAML's groups attribute).
+const claimFields = ['usernameClaim', 'nameClaim', 'emailClaim', 'phoneClaim', 'groupsClaim'] as const;
 const fields = [
   'name',
   'issuer',
@@ -107,7 +108,7 @@ function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: Oi
     }
   };
   const secretKept = Boolean(detail?.settings.secretSet);
-  const tags = (name: 'emailDomains' | 'mfaAcrValues' | 'mfaAmrValues', label: string, extra?: string) => (
+  const tags = (name: 'mfaAcrValues' | 'mfaAmrValues', label: string, extra?: string) => (
     <Form.Item name={name} label={label} extra={extra}>
       <Select mode="tags" open={false} tokenSeparators={[',', ' ']} />
     </Form.Item>
@@ -235,10 +236,7 @@ function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: Oi
       </FormSection>
 
       <FormSection title={t('sources.oidc.signIn')}>
-        <Form.Item name="logoUrl" label={t('sources.oidc.logoUrl')} extra={t('sources.oidc.logoHint')}>
-          <Input placeholder="https://" autoComplete="off" />
-        </Form.Item>
-        {tags('emailDomains', t('sources.oidc.emailDomains'), t('sources.oidc.emailDomainsHint'))}
+        <UpstreamButtonFields />
         <Form.Item
           name="trustUpstreamMfa"
           label={t('sources.oidc.trustUpstreamMfa')}

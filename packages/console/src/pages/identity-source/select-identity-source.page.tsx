@@ -2,6 +2,7 @@ import {
   ApartmentOutlined,
   DingtalkOutlined,
   LoginOutlined,
+  SafetyCertificateOutlined,
   WechatOutlined,
   WechatWorkOutlined,
 } from '@ant-design/icons';
@@ -20,6 +21,7 @@ const icons: Record<IdentitySourceType, ReactNode> = {
   weixin: <WechatOutlined style={{ fontSize: 24, color: '#07c160' }} />,
   work_weixin: <WechatWorkOutlined style={{ fontSize: 24, color: '#0082ef' }} />,
   oidc: <LoginOutlined style={{ fontSize: 24, color: '#f5a623' }} />,
+  saml: <SafetyCertificateOutlined style={{ fontSize: 24, color: '#722ed1' }} />,
 };
 
 /** /identity-source/select-identity-source (hidden): a card per type; WeChat Work in the full set only. */

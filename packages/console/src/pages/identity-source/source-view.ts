@@ -6,8 +6,9 @@ export type SourceSummary = ApiResponse<'/api/v1/manage/identity-source/list'>['
 /** A source with its settings (never its secret). */
 export type SourceDetail = ApiResponse<'/api/v1/manage/identity-source/detail'>;
 export type LdapDetail = Extract<SourceDetail, { type: 'ldap' }>;
-export type ScanDetail = Exclude<SourceDetail, { type: 'ldap' | 'oidc' }>;
+export type ScanDetail = Exclude<SourceDetail, { type: 'ldap' | 'oidc' | 'saml' }>;
 export type OidcDetail = Extract<SourceDetail, { type: 'oidc' }>;
+export type SamlDetail = Extract<SourceDetail, { type: 'saml' }>;
 export type ScanType = ScanDetail['type'];
 /** The settings the create call takes for a type. */
 export type SourceInput<T extends IdentitySourceType> = Extract<
@@ -27,6 +28,7 @@ const screenOf: Record<IdentitySourceType, string> = {
   weixin: '/identity-source/weixin',
   work_weixin: '/identity-source/WorkWeixin',
   oidc: '/identity-source/oidc',
+  saml: '/identity-source/saml',
 };
 export const newSourcePath = (type: IdentitySourceType) => (type === 'ldap' ? ADD_LDAP_PATH : screenOf[type]);
 export const sourcePath = (type: IdentitySourceType, sourceId: string) =>

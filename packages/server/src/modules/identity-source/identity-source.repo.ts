@@ -1,4 +1,4 @@
-import type { IdentitySourceType, identitySource } from '@tessera/contract';
+import type { IdentitySourceType, identitySource, samlSource } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
@@ -27,12 +27,18 @@ export type WorkWeixinSettings = Omit<
   'name' | 'enabled' | 'secret' | 'syncIntervalMinutes'
 >;
 export type OidcSettings = Omit<Out<typeof identitySource.oidcSettings>, 'name' | 'enabled' | 'clientSecret'>;
+/** An upstream SAML identity provider: its settings, and the certificate of Tessera's key for it. */
+export type SamlSettings = Omit<Out<typeof samlSource.samlSourceSettings>, 'name' | 'enabled'> & {
+  /** Base64 DER of the certificate Tessera signs its AuthnRequests with (the key is the source's secret). */
+  spCertificate: string;
+};
 export interface SettingsByType {
   ldap: LdapSettings;
   dingtalk: DingtalkSettings;
   weixin: WeixinSettings;
   work_weixin: WorkWeixinSettings;
   oidc: OidcSettings;
+  saml: SamlSettings;
 }
 
 export interface SourceRow<T extends IdentitySourceType = IdentitySourceType> {

@@ -17,6 +17,11 @@ import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './identity-source.repo.ts';
 import { assertSettingsFilters } from './ldap/ldap-directory.ts';
 import { openOidcSecret, sealOidcSecret } from './oidc/oidc-secret.ts';
+import {
+  newServiceProviderKey,
+  samlSourceView,
+  storedSamlSettings,
+} from './saml-source/saml-source-settings.ts';
 import { SourceFailure } from './source-failure.ts';
 import type { SyncService } from './sync/sync.service.ts';
 import { findLastRuns } from './sync/sync-runs.repo.ts';
@@ -87,6 +92,18 @@ function splitSettings(input: SettingsInput) {
     case 'oidc': {
       const { type, name, enabled, clientSecret, ...settings } = input;
       return { type, name, enabled, secret: clientSecret || undefined, syncIntervalMinutes: 0, settings };
+    }
+    case 'saml': {
+      // The secret is Tessera's own signing key for the source, made at creation (never typed).
+      const { type, name, enabled, ...settings } = input;
+      return {
+        type,
+        name,
+        enabled,
+        secret: undefined as string | undefined,
+        syncIntervalMinutes: 0,
+        settings,
+      };
     }
   }
 }
@@ -236,6 +253,10 @@ export function createIdentitySourceService(deps: {
             ),
           },
         };
+      case 'saml': {
+        const view = samlSourceView(deps.publicUrl, source.id, source.settings);
+        return { ...base, type: source.type, ...view, settings: { ...view.settings, ...common } };
+      }
     }
   }
 
@@ -265,6 +286,11 @@ export function createIdentitySourceService(deps: {
       secretSealed =
         (await sealOidcSecret(sealer, secretPurpose(id), parts.settings, parts.secret)) ??
         fail(fieldError(lang, 'clientSecret', 'identity_source.secret_required'));
+    } else if (parts.type === 'saml') {
+      // The secret is Tessera's own signing key for the source, made here (never typed).
+      const key = await newServiceProviderKey(id);
+      parts.settings = storedSamlSettings(lang, parts.settings, key.certificate);
+      secretSealed = sealer.seal(key.privateKeyPem, secretPurpose(id));
     } else if (!parts.secret) {
       throw fieldError(
         lang,
@@ -273,7 +299,7 @@ export function createIdentitySourceService(deps: {
       );
     }
     await db.transaction().execute(async (trx) => {
-      if (parts.type === 'oidc')
+      if (parts.type === 'oidc' || parts.type === 'saml')
         await assertDomainsFree(trx, lang, companyId, id, parts.settings.emailDomains);
       await repo.insertSource(trx, companyId, {
         id,
@@ -320,6 +346,11 @@ export function createIdentitySourceService(deps: {
           (!source.secret_sealed || bindTargetChanged(source.settings as repo.LdapSettings, settings))
         )
           throw fieldError(lang, 'bindPassword', 'ldap.bind_password_required');
+      } else if (parts.type === 'saml') {
+        // Tessera's key for the source stays: the upstream trusts its certificate.
+        const stored = source.settings as repo.SamlSettings;
+        parts.settings = storedSamlSettings(lang, parts.settings, stored.spCertificate);
+        await assertDomainsFree(trx, lang, companyId, source.id, parts.settings.emailDomains);
       }
       let secretSealed = parts.secret
         ? sealer.seal(parts.secret, secretPurpose(source.id))

@@ -10,6 +10,7 @@ import { readDirectory } from './ldap/ldap-directory.ts';
 import { createDirectorySignIn } from './ldap/ldap-signin.ts';
 import { createLdapTests, ldapConnectionOf } from './ldap/ldap-tests.ts';
 import { createOidcTests } from './oidc/oidc-tests.ts';
+import { createSamlMetadataReader } from './saml-source/saml-source-metadata-reader.ts';
 import { readDingtalkContacts, readWecomContacts } from './scan/contacts.ts';
 import type { ProviderUrls } from './scan/providers.ts';
 import { SourceFailure } from './source-failure.ts';
@@ -52,6 +53,7 @@ export function createIdentitySources(deps: {
         return readWecomContacts(source.settings, secretOf(source) ?? '', deps.urls);
       case 'weixin':
       case 'oidc':
+      case 'saml':
         throw new SourceFailure('identity_source.not_syncable');
     }
   }
@@ -66,5 +68,6 @@ export function createIdentitySources(deps: {
   const tests = createLdapTests({ db, sources: service, directory: directoryOptions });
   const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, directory: directoryOptions });
   const oidcTests = createOidcTests({ sources: service, outbound: deps.outbound });
-  return { service, tests, sync, directory, oidcTests };
+  const samlMetadata = createSamlMetadataReader({ db, outbound: deps.outbound });
+  return { service, tests, sync, directory, oidcTests, samlMetadata };
 }

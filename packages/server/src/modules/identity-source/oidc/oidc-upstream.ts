@@ -197,9 +197,11 @@ export async function finishUpstreamSignIn(
     email: claimText(claims, settings.emailClaim),
     phone: claimText(claims, settings.phoneClaim),
     groups: Array.isArray(groups) ? groups.map(String).slice(0, 200) : [],
+    // Counted only when the source trusts the provider's second factor at all.
     upstreamMfa:
-      (acr !== undefined && settings.mfaAcrValues.includes(acr)) ||
-      amr.some((value) => settings.mfaAmrValues.includes(value)),
+      settings.trustUpstreamMfa &&
+      ((acr !== undefined && settings.mfaAcrValues.includes(acr)) ||
+        amr.some((value) => settings.mfaAmrValues.includes(value))),
     session: {
       idToken: tokens.id_token as string,
       sid: typeof idClaims.sid === 'string' ? idClaims.sid : null,

@@ -12,7 +12,9 @@ import type { ScanIdentity } from './providers.ts';
  * Who a scan (or an upstream sign-in: OpenID Connect, SAML) is: the person linked to the
  * provider's stable id in the source, or, when none is and the source's first-sign-in setting
  * is "create", a new person of the company (fully managed, no password: they sign in there, or
- * get a password from an administrator).
+ * get a password from an administrator). A new person of an upstream source joins the company's
+ * departments named as the groups the provider sent (OpenID Connect groups claim, SAML groups
+ * attribute); later sign-ins leave departments to the administrators.
  */
 
 const prefix: Record<repo.AnySource['type'], string> = {
@@ -21,6 +23,7 @@ const prefix: Record<repo.AnySource['type'], string> = {
   work_weixin: 'wecom',
   ldap: 'ldap',
   oidc: 'oidc',
+  saml: 'saml',
 };
 
 /** A username nobody has: the WeCom userid when it is free, else the provider's name and a random tail. */
@@ -35,10 +38,22 @@ async function freeUsername(db: Db, companyId: string, type: repo.AnySource['typ
   return candidates.find((candidate) => !taken.has(candidate.toLowerCase()));
 }
 
+/** The company's departments named as the groups: external id (the group) → department. */
+async function departmentsOfGroups(db: Db, companyId: string, groups: string[]) {
+  if (!groups.length) return new Map<string, string>();
+  const rows = await db
+    .selectFrom('departments')
+    .select(['id', 'name'])
+    .where('company_id', '=', companyId)
+    .where('name', 'in', groups)
+    .execute();
+  return new Map(rows.map((row) => [row.name, row.id]));
+}
+
 export async function scanPerson(
   deps: { db: Db; quotas: Pick<QuotaService, 'takePlaces'> },
   source: Pick<repo.AnySource, 'id' | 'company_id' | 'type' | 'settings'>,
-  identity: ScanIdentity,
+  identity: ScanIdentity & { groups?: string[] },
 ): Promise<{ accountId: string } | 'not_linked' | 'conflict'> {
   const { db } = deps;
   const link = await findLinkByExternalId(db, source.id, identity.externalId);
@@ -63,11 +78,11 @@ export async function scanPerson(
           email: owners.some((o) => o.email === identity.email) ? null : identity.email,
           phone: owners.some((o) => o.phone === identity.phone) ? null : identity.phone,
           dn: null,
-          departmentExternalIds: [],
+          departmentExternalIds: identity.groups ?? [],
           disabled: false,
         },
       ],
-      new Map(),
+      await departmentsOfGroups(db, source.company_id, identity.groups ?? []),
     );
   } catch {
     return 'conflict';
@@ -75,6 +90,8 @@ export async function scanPerson(
   const created = await findLinkByExternalId(db, source.id, identity.externalId);
   if (!created) return 'conflict';
   // The user centre shows a scan binding by the provider's name of the person, as after binding.
-  await updateLinkNames(db, source.id, created.account_id, { external_name: identity.name });
+  await updateLinkNames(db, source.id, created.account_id, {
+    external_name: identity.name ?? identity.login,
+  });
   return { accountId: created.account_id };
 }

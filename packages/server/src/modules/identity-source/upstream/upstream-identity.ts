@@ -12,7 +12,10 @@ export interface UpstreamIdentity {
   email: string | null;
   phone: string | null;
   groups: string[];
-  /** The provider asserted a second factor, as the source's settings define it (acr/amr values, or SAML AuthnContext). */
+  /**
+   * The provider asserted a second factor that counts as the company's, as the source's settings
+   * define it (OIDC: trusted, and one of the acr/amr values; SAML: one of the AuthnContext values).
+   */
   upstreamMfa: boolean;
   /** What the provider's logout needs (OIDC: the ID token as id_token_hint and its sid). */
   session?: { idToken?: string; sid: string | null };

@@ -1,5 +1,5 @@
 import { interpolate, type UpstreamSourceType } from '@tessera/contract';
-import { portalPhrases, renderErrorPage, type UpstreamButton } from '@tessera/portal';
+import { type PageContext, portalPhrases, renderErrorPage, type UpstreamButton } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/database.ts';
 import { translateError } from '../../../lib/i18n.ts';
@@ -32,6 +32,12 @@ import {
  * provider's assertion of one.
  */
 
+/** A sign-in to start: its interaction, and the address typed when home-realm discovery sent it. */
+export interface UpstreamStart {
+  interactionUid: string;
+  loginHint?: string;
+}
+
 /** What a kind of upstream source does at the start of a sign-in. */
 export interface UpstreamKind {
   /**
@@ -41,7 +47,7 @@ export interface UpstreamKind {
    */
   start(
     source: UpstreamSourceRow,
-    at: { interactionUid: string; loginHint?: string },
+    at: UpstreamStart & { page: PageContext },
   ): Promise<{ redirect: string } | { html: string }>;
 }
 
@@ -77,11 +83,11 @@ export function createUpstreamOffer(deps: UpstreamDeps) {
     request: FastifyRequest,
     reply: FastifyReply,
     source: UpstreamSourceRow,
-    at: { interactionUid: string; loginHint?: string },
+    at: UpstreamStart,
   ) {
     let started: Awaited<ReturnType<UpstreamKind['start']>>;
     try {
-      started = await deps.kinds[source.type].start(source, at);
+      started = await deps.kinds[source.type].start(source, { ...at, page: pageContext(request) });
     } catch (error) {
       if (!(error instanceof SourceFailure)) throw error;
       const detail = translateError(request.lang, error.reason, error.params);
@@ -192,6 +198,7 @@ export function upstreamSignInRoutes(
       name: outcome.name,
       email: outcome.email,
       phone: outcome.phone,
+      groups: outcome.groups,
     });
     if (found === 'not_linked' || found === 'conflict') {
       await logFailure(
@@ -221,7 +228,7 @@ export function upstreamSignInRoutes(
         status: 401,
       });
     // RFC 8176: a federated sign-in; the provider's second factor counts when the source says so.
-    const mfaCounts = source.settings.trustUpstreamMfa && outcome.upstreamMfa;
+    const mfaCounts = outcome.upstreamMfa;
     return helpers.firstFactorPassed(
       request,
       reply,

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { defineCall } from '../call.ts';
+import {
+  firstScanModes,
+  identitySourceLimits,
+  samlBindings,
+  samlLimits,
+  samlNameIdFormats,
+  samlUrlProblem,
+} from '../constants.ts';
+import { upstreamButton } from './upstream-settings.ts';
+
+/**
+ * An upstream SAML identity provider as an identity source (issue 33): Tessera is its service
+ * provider. The settings come from the upstream's metadata (read by `readSamlSourceMetadata`,
+ * then saved with the source); Tessera's own side (entity id, ACS, signing certificate) is
+ * made per source and published in its SP metadata.
+ */
+
+/** An address of the upstream: https (http on the loopback host only), exact. */
+const upstreamUrl = z
+  .string({ error: 'saml.url_invalid' })
+  .trim()
+  .max(samlLimits.urlMax, { error: 'saml.url_invalid' })
+  .refine((value) => !samlUrlProblem(value), { error: 'saml.url_invalid' });
+
+/** An attribute name of the upstream's assertions; empty: not mapped. */
+const attributeName = z
+  .string()
+  .trim()
+  .max(samlLimits.attributeNameMax, { error: 'saml.attribute_name_too_long' })
+  .transform((value) => (value === '' ? null : value))
+  .nullable()
+  .optional();
+
+const certificateText = z
+  .string({ error: 'saml.certificate_invalid' })
+  .trim()
+  .min(1, { error: 'saml.certificate_invalid' })
+  .max(samlLimits.certificateChars, { error: 'saml.certificate_invalid' });
+
+export const samlSourceLimits = {
+  /** AuthnContextClassRef values that count as a second factor. */
+  mfaContextsMax: 8,
+  mfaContextMax: 256,
+} as const;
+
+export const samlSourceSettings = z.object({
+  name: z
+    .string({ error: 'identity_source.name_required' })
+    .trim()
+    .min(1, { error: 'identity_source.name_required' })
+    .max(identitySourceLimits.nameMax, { error: 'identity_source.name_required' }),
+  enabled: z.boolean().default(true),
+  /** Where the metadata was read from (kept to read it again; empty: it was uploaded). */
+  metadataUrl: z
+    .union([z.literal('').transform(() => null), upstreamUrl])
+    .nullable()
+    .optional(),
+  /** The upstream's entity id: the Issuer its assertions must carry. */
+  idpEntityId: z
+    .string({ error: 'saml.entity_id_required' })
+    .trim()
+    .min(1, { error: 'saml.entity_id_required' })
+    .max(samlLimits.entityIdMax, { error: 'saml.entity_id_too_long' }),
+  /** Its single sign-on service and the binding the AuthnRequest goes there on. */
+  ssoUrl: upstreamUrl,
+  ssoBinding: z.enum(samlBindings).default('redirect'),
+  /** Its signing certificates (PEM or bare base64): several while it rotates its key. */
+  signingCertificates: z
+    .array(certificateText)
+    .min(1, { error: 'saml_source.certificate_required' })
+    .max(samlLimits.certificatesMax, { error: 'saml_source.certificate_required' }),
+  /** The NameID format asked for; the NameID is the person's stable id at the upstream. */
+  nameIdFormat: z.enum(samlNameIdFormats).default('unspecified'),
+  /** Attribute names for the username (empty: the NameID), name, email, phone and groups. */
+  usernameAttribute: attributeName,
+  nameAttribute: attributeName,
+  emailAttribute: attributeName,
+  phoneAttribute: attributeName,
+  groupsAttribute: attributeName,
+  /** AuthnContextClassRef values of the upstream that count as Tessera's second factor. */
+  mfaContexts: z
+    .array(
+      z
+        .string({ error: 'saml_source.mfa_context_invalid' })
+        .trim()
+        .min(1, { error: 'saml_source.mfa_context_invalid' })
+        .max(samlSourceLimits.mfaContextMax, { error: 'saml_source.mfa_context_invalid' }),
+    )
+    .max(samlSourceLimits.mfaContextsMax, { error: 'saml_source.mfa_context_invalid' })
+    .default([]),
+  /** Someone no person is linked to yet: refused (link only) or created as a new person. */
+  firstScan: z.enum(firstScanModes).default('link_only'),
+  /** The sign-in page's button and home-realm discovery, as for every upstream source. */
+  ...upstreamButton,
+});
+
+export const certificateView = z.object({
+  pem: z.string(),
+  subject: z.string(),
+  notBefore: z.number().int(),
+  notAfter: z.number().int(),
+  fingerprint: z.string(),
+});
+
+/** Tessera's side of a SAML source: what the upstream is given (or reads from the metadata URL). */
+export const samlServiceProvider = z.object({
+  entityId: z.string(),
+  acsUrl: z.string(),
+  metadataUrl: z.string(),
+  certificate: certificateView,
+});
+
+/** What the upstream's metadata says, in the shape of the settings (certificates as PEM). */
+export const samlSourceMetadata = z.object({
+  idpEntityId: z.string(),
+  ssoUrl: z.string(),
+  ssoBinding: z.enum(samlBindings),
+  signingCertificates: z.array(z.string()),
+  nameIdFormat: z.enum(samlNameIdFormats).nullable(),
+});
+
+export const readSamlSourceMetadata = defineCall({
+  path: '/api/v1/manage/identity-source/saml/metadata/read',
+  summary:
+    "Read an upstream SAML identity provider's metadata (an uploaded document, or a URL fetched once now) into the form; nothing is stored",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z
+    .object({
+      xml: z
+        .string()
+        .max(samlLimits.metadataBytes, { error: 'saml.metadata_too_large' })
+        .transform((value) => value.trim() || undefined)
+        .optional(),
+      url: z
+        .string()
+        .trim()
+        .max(samlLimits.urlMax, { error: 'saml.url_invalid' })
+        .transform((value) => value || undefined)
+        .optional(),
+    })
+    .superRefine((value, ctx) => {
+      if (Boolean(value.xml) === Boolean(value.url))
+        ctx.addIssue({ code: 'custom', path: ['xml'], message: 'saml.metadata_source_required' });
+    }),
+  response: samlSourceMetadata,
+});
