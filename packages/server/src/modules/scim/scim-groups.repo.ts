@@ -2,6 +2,24 @@ import type { Db } from '../../db/database.ts';
 
 /** SCIM Groups as stored: the company's departments (all but the root) or its permission roles, per token. */
 
+type GroupMember = { value: string; display: string };
+
+const memberOf = (row: { id: string; username: string; display_name: string | null }): GroupMember => ({
+  value: row.id,
+  display: row.display_name ?? row.username,
+});
+
+/** The rows' values in lists, by key. */
+function listsBy<R, V>(rows: R[], keyOf: (row: R) => string, itemOf: (row: R) => V) {
+  const lists = new Map<string, V[]>();
+  for (const row of rows) {
+    const list = lists.get(keyOf(row)) ?? [];
+    list.push(itemOf(row));
+    lists.set(keyOf(row), list);
+  }
+  return lists;
+}
+
 /** The departments as SCIM Groups read them (all but the root), and their externalIds. */
 export function findGroupRows(db: Db, companyId: string, ids?: string[]) {
   let q = db
@@ -16,8 +34,7 @@ export function findGroupRows(db: Db, companyId: string, ids?: string[]) {
 
 /** The members of each of these departments: their account id and name. */
 export async function findGroupMembers(db: Db, companyId: string, ids: string[]) {
-  const byGroup = new Map<string, { value: string; display: string }[]>();
-  if (!ids.length) return byGroup;
+  if (!ids.length) return new Map<string, GroupMember[]>();
   const rows = await db
     .selectFrom('department_members as dm')
     .innerJoin('accounts as a', 'a.id', 'dm.account_id')
@@ -26,12 +43,7 @@ export async function findGroupMembers(db: Db, companyId: string, ids: string[])
     .where('dm.department_id', 'in', ids)
     .orderBy('a.username')
     .execute();
-  for (const row of rows) {
-    const list = byGroup.get(row.department_id) ?? [];
-    list.push({ value: row.id, display: row.display_name ?? row.username });
-    byGroup.set(row.department_id, list);
-  }
-  return byGroup;
+  return listsBy(rows, (row) => row.department_id, memberOf);
 }
 
 /** Whether another department of the company has this externalId. */
@@ -88,8 +100,7 @@ export function findRoleGroupRows(db: Db, companyId: string, ids?: string[]) {
 
 /** The people of each of these roles (as the console's role members: people of the company). */
 export async function findRoleGroupMembers(db: Db, companyId: string, ids: string[]) {
-  const byGroup = new Map<string, { value: string; display: string }[]>();
-  if (!ids.length) return byGroup;
+  if (!ids.length) return new Map<string, GroupMember[]>();
   const rows = await db
     .selectFrom('permission_role_members as rm')
     .innerJoin('company_members as m', (join) =>
@@ -101,12 +112,7 @@ export async function findRoleGroupMembers(db: Db, companyId: string, ids: strin
     .where('rm.role_id', 'in', ids)
     .orderBy('a.username')
     .execute();
-  for (const row of rows) {
-    const list = byGroup.get(row.role_id) ?? [];
-    list.push({ value: row.id, display: row.display_name ?? row.username });
-    byGroup.set(row.role_id, list);
-  }
-  return byGroup;
+  return listsBy(rows, (row) => row.role_id, memberOf);
 }
 
 /** Whether another role of the company has this externalId. */
@@ -140,8 +146,7 @@ export async function saveRoleExternalId(
 
 /** The roles of each of these people (a SCIM User's groups, for tokens whose groups are roles). */
 export async function findRoleRefs(db: Db, companyId: string, accountIds: readonly string[]) {
-  const byAccount = new Map<string, { id: string; name: string }[]>();
-  if (!accountIds.length) return byAccount;
+  if (!accountIds.length) return new Map<string, { id: string; name: string }[]>();
   const rows = await db
     .selectFrom('permission_role_members as rm')
     .innerJoin('permission_roles as r', 'r.id', 'rm.role_id')
@@ -151,10 +156,9 @@ export async function findRoleRefs(db: Db, companyId: string, accountIds: readon
     .orderBy('r.name')
     .orderBy('r.id')
     .execute();
-  for (const row of rows) {
-    const list = byAccount.get(row.account_id) ?? [];
-    list.push({ id: row.id, name: row.name });
-    byAccount.set(row.account_id, list);
-  }
-  return byAccount;
+  return listsBy(
+    rows,
+    (row) => row.account_id,
+    (row) => ({ id: row.id, name: row.name }),
+  );
 }
