@@ -11,6 +11,7 @@ export {
 } from './calls/license.ts';
 export type { CompanyCreationMode, SetupItemKey } from './calls/platform.ts';
 export { companyCreationModes, setupItemKeys, setupStates } from './calls/platform.ts';
+export { type ScimGroupKind, scimGroupKinds } from './calls/scim-tokens.ts';
 export * from './constants.ts';
 export * from './errors.ts';
 export * from './ip-range.ts';

@@ -303,7 +303,7 @@ export function bindCalls(
     database: DatabaseHandle;
     config: AppOptions['config'];
     outbound: OutboundPolicy;
-    permissions: Pick<Permissions, 'routes'>;
+    permissions: Pick<Permissions, 'routes' | 'roles'>;
     saml: Pick<Saml, 'routes'>;
     cas: Pick<Cas, 'routes'>;
   },
@@ -358,6 +358,7 @@ export function bindCalls(
     publicUrl: config.publicUrl,
     users: services.user,
     departments: services.department,
+    roles: context.permissions.roles,
   });
   installCa(app, bind, { db, sealer, publicUrl: config.publicUrl });
 }

@@ -14,8 +14,12 @@ export const scimLimits = {
   expiryDaysMax: 3650,
 } as const;
 
-/** What SCIM groups become in Tessera (departments; more kinds may follow). */
-export const scimGroupKinds = ['departments'] as const;
+/**
+ * What a token's SCIM Groups are in Tessera: the company's departments, or its permission roles.
+ * A token acts on one kind only; a Group id of the other kind is not found.
+ */
+export const scimGroupKinds = ['departments', 'roles'] as const;
+export type ScimGroupKind = (typeof scimGroupKinds)[number];
 
 export const scimToken = z.object({
   tokenId: z.string(),

@@ -35,6 +35,7 @@ import { m33 } from './migrations/33-application-provisioning.ts';
 import { m34 } from './migrations/34-ldap-applications.ts';
 import { m35 } from './migrations/35-upstream-oidc-sources.ts';
 import { m36 } from './migrations/36-saml-identity-sources.ts';
+import { m37 } from './migrations/37-scim-groups-as-roles.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -81,6 +82,7 @@ export const migrations: Migration[] = [
   m34,
   m35,
   m36,
+  m37,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

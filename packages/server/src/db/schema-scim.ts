@@ -7,7 +7,7 @@ export interface ScimTokensTable {
   company_id: string;
   name: string;
   token_hash: string;
-  groups_as: Generated<'departments'>;
+  groups_as: Generated<'departments' | 'roles'>;
   expires_at: NullableTimestamp;
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
@@ -36,9 +36,17 @@ export interface ScimGroupsTable {
   external_id: string | null;
 }
 
+/** The externalId a SCIM client gave a permission role it created or named (tokens whose groups are roles). */
+export interface ScimRolesTable {
+  company_id: string;
+  role_id: string;
+  external_id: string | null;
+}
+
 export interface ScimTables {
   scim_tokens: ScimTokensTable;
   scim_settings: ScimSettingsTable;
   scim_users: ScimUsersTable;
   scim_groups: ScimGroupsTable;
+  scim_roles: ScimRolesTable;
 }

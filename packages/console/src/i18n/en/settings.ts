@@ -162,8 +162,11 @@ export const settings = {
     expiresAt: 'Expires',
     groupsAs: 'SCIM groups become',
     groupsAsDepartments: 'Departments',
-    groupsAsHint:
+    groupsAsRoles: 'Permission roles',
+    groupsAsDepartmentsHint:
       'A group the client pushes is a department under the company; its members are the department’s.',
+    groupsAsRolesHint:
+      'A group the client pushes is a permission role; its members are the role’s people. Departments are left alone.',
     lastUsed: 'Last used',
     neverUsed: 'Never used',
     revoke: 'Revoke',

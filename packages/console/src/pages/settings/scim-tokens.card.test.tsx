@@ -53,12 +53,15 @@ describe('<ScimTokensCard>', () => {
     expect(within(card).getByText(/203\.0\.113\.9/)).toBeTruthy();
     fireEvent.click(within(card).getByRole('button', { name: /New SCIM token/ }));
     typeInto('Name', 'Okta');
+    expect(screen.getByText(/is a department under the company/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('radio', { name: 'Permission roles' }));
+    expect(await screen.findByText(/is a permission role/)).toBeTruthy();
     fireEvent.click(await screen.findByRole('button', { name: 'Create' }));
     await waitFor(() =>
       expect(setup.callApi).toHaveBeenCalledWith('/api/v1/manage/company/scim/token/create', {
         name: 'Okta',
         expiresInDays: 365,
-        groupsAs: 'departments',
+        groupsAs: 'roles',
       }),
     );
     expect((await screen.findByTestId('scim-secret')).textContent).toContain(SECRET);
@@ -85,5 +88,8 @@ describe('<ScimTokensCard>', () => {
     const card = await screen.findByTestId('scim-card', {}, { timeout: 15_000 });
     expect(await within(card).findByText('SCIM 同步')).toBeTruthy();
     expect(within(card).getByText('永不过期')).toBeTruthy();
+    fireEvent.click(within(card).getByRole('button', { name: /新建 SCIM 令牌/ }));
+    expect(await screen.findByRole('radio', { name: '权限角色' })).toBeTruthy();
+    expect(screen.getByText(/组成员即部门成员/)).toBeTruthy();
   }, 60_000);
 });

@@ -1,5 +1,19 @@
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
-import { Alert, Button, Card, Flex, Form, Input, Modal, Popconfirm, Select, Switch, Typography } from 'antd';
+import type { ScimGroupKind } from '@tessera/contract';
+import {
+  Alert,
+  Button,
+  Card,
+  Flex,
+  Form,
+  Input,
+  Modal,
+  Popconfirm,
+  Radio,
+  Select,
+  Switch,
+  Typography,
+} from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiResponse } from '../../api/http-client.ts';
@@ -18,13 +32,21 @@ interface Values {
   name: string;
   /** Days, or 0 for no expiry. */
   expiry: number;
+  groupsAs: ScimGroupKind;
 }
+
+/** The phrase keys of each kind of group: its name and what it means. */
+const groupKindPhrases = {
+  departments: { label: 'settings.scim.groupsAsDepartments', hint: 'settings.scim.groupsAsDepartmentsHint' },
+  roles: { label: 'settings.scim.groupsAsRoles', hint: 'settings.scim.groupsAsRolesHint' },
+} as const satisfies Record<ScimGroupKind, { label: string; hint: string }>;
+const groupKinds = Object.keys(groupKindPhrases) as ScimGroupKind[];
 
 const expiryChoices = [30, 90, 365, 0] as const;
 
 /**
  * Company settings: SCIM provisioning (issue 31). The company's SCIM address, the tokens Entra ID,
- * Okta or an HR system push people and departments with (name, expiry, last use; the secret is
+ * Okta or an HR system push people and groups (departments or permission roles, per token) with (name, expiry, last use; the secret is
  * shown once, when it is made), revocation, and whether SCIM may set passwords.
  */
 export function ScimTokensCard() {
@@ -69,7 +91,7 @@ export function ScimTokensCard() {
     {
       key: 'groupsAs',
       title: t('settings.scim.groupsAs'),
-      render: () => t('settings.scim.groupsAsDepartments'),
+      render: (token) => t(groupKindPhrases[token.groupsAs].label),
     },
     {
       key: 'expiresAt',
@@ -185,11 +207,12 @@ function CreateTokenModal({
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const [form] = Form.useForm<Values>();
+  const groupsAs = Form.useWatch('groupsAs', form) ?? 'departments';
   const { saving, submit } = useFormSubmit(form, async (values: Values) => {
     const token = await callApi('/api/v1/manage/company/scim/token/create', {
       name: values.name.trim(),
       expiresInDays: values.expiry === 0 ? null : values.expiry,
-      groupsAs: 'departments',
+      groupsAs: values.groupsAs,
     });
     form.resetFields();
     onCreated(token);
@@ -205,7 +228,12 @@ function CreateTokenModal({
       onCancel={onClose}
       destroyOnHidden
     >
-      <Form<Values> form={form} layout="vertical" initialValues={{ name: '', expiry: 365 }} disabled={saving}>
+      <Form<Values>
+        form={form}
+        layout="vertical"
+        initialValues={{ name: '', expiry: 365, groupsAs: 'departments' }}
+        disabled={saving}
+      >
         <Form.Item
           name="name"
           label={t('settings.scim.name')}
@@ -222,8 +250,14 @@ function CreateTokenModal({
             }))}
           />
         </Form.Item>
-        <Form.Item label={t('settings.scim.groupsAs')} extra={t('settings.scim.groupsAsHint')}>
-          <Input value={t('settings.scim.groupsAsDepartments')} disabled />
+        <Form.Item
+          name="groupsAs"
+          label={t('settings.scim.groupsAs')}
+          extra={t(groupKindPhrases[groupsAs].hint)}
+        >
+          <Radio.Group
+            options={groupKinds.map((kind) => ({ value: kind, label: t(groupKindPhrases[kind].label) }))}
+          />
         </Form.Item>
       </Form>
     </Modal>

@@ -35,14 +35,17 @@ export async function installPermissions(deps: {
     accountOfSubject: pairwiseSubjects(deps.sealer).accountOf,
     tokenIssuedTo: createAccessTokenVerifier({ issuer: deps.issuer, ...decisionApi, jwks: deps.jwks }),
   });
+  const roles = createRoleService({ db, cache });
   return {
     decisions,
     decisionApi,
+    /** Roles and their people, for front doors that change them (SCIM): the console's rules and audit. */
+    roles,
     /** The console's calls: resources, roles, authorizations, and the decision API. */
     routes: (bind: Bind) =>
       permissionRoutes(bind, {
         resources: createResourceService({ db, cache }),
-        roles: createRoleService({ db, cache }),
+        roles,
         authorizations: createAuthorizationService({ db, cache }),
         decisions,
       }),

@@ -1,10 +1,11 @@
-import { departmentLimits, type Language } from '@tessera/contract';
+import type { Language } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
-import { ensureRoot } from '../department/department.repo.ts';
 import type { DepartmentService } from '../department/department.service.ts';
+import type { RoleService } from '../permission/role.service.ts';
 import { invalidValue, notFound, ScimError } from './scim-errors.ts';
 import { type Filter, matches, parseFilter, prop } from './scim-filter.ts';
+import { createGroupStores, type GroupStore } from './scim-group-stores.ts';
 import * as repo from './scim-groups.repo.ts';
 import { applyPatch, type PatchShape, readPatch } from './scim-patch.ts';
 import { assertIfMatch, pageOf, queryParam, selectAttributes, stringOf, versionOf } from './scim-resource.ts';
@@ -13,9 +14,10 @@ import type { ScimCaller } from './scim-tokens.service.ts';
 import { actorOf, sortResources } from './scim-users.service.ts';
 
 /**
- * /Groups: the company's departments (all but the root, which is the company itself). A group a
- * client creates is a department under the root; its members are the department's members.
- * Changes go through the department service, so the console's rules, locks and audit apply.
+ * /Groups: by the token's setting, the company's departments (all but the root, which is the
+ * company itself; a group a client creates is a department under the root) or its permission
+ * roles. Members are the department's members or the role's people. Changes go through the
+ * department or role service, so the console's rules, locks and audit apply.
  */
 
 type Doc = Record<string, unknown>;
@@ -33,15 +35,19 @@ const groupShape: PatchShape = {
 export function createScimGroupService(deps: {
   db: Db;
   departments: DepartmentService;
+  roles: RoleService;
   baseUrlOf(companyId: string): string;
 }) {
-  const { db, departments } = deps;
+  const { db } = deps;
+  const stores = createGroupStores(deps);
+  const storeOf = (caller: ScimCaller): GroupStore => stores[caller.groupsAs];
 
-  async function present(companyId: string, ids: string[] | undefined, withMembers: boolean) {
-    const rows = await repo.findGroupRows(db, companyId, ids);
+  async function present(caller: ScimCaller, ids: string[] | undefined, withMembers: boolean) {
+    const { companyId } = caller;
+    const store = storeOf(caller);
+    const rows = await store.rows(companyId, ids);
     const members = withMembers
-      ? await repo.findGroupMembers(
-          db,
+      ? await store.members(
           companyId,
           rows.map((r) => r.id),
         )
@@ -77,7 +83,7 @@ export function createScimGroupService(deps: {
   }
 
   async function getFull(caller: ScimCaller, id: string) {
-    const found = id.length <= 64 ? (await present(caller.companyId, [id], true))[0] : undefined;
+    const found = id.length <= 64 ? (await present(caller, [id], true))[0] : undefined;
     if (!found) throw notFound();
     return found;
   }
@@ -118,9 +124,7 @@ export function createScimGroupService(deps: {
       MAX_RESULTS,
     );
     const members = wantsMembers(query, filter);
-    let all = (await present(caller.companyId, undefined, members)).filter(
-      (r) => !filter || matches(r, filter),
-    );
+    let all = (await present(caller, undefined, members)).filter((r) => !filter || matches(r, filter));
     const sortBy = queryParam(query, 'sortBy');
     if (sortBy) sortResources(all, sortBy, queryParam(query, 'sortOrder')?.toLowerCase() === 'descending');
     const total = all.length;
@@ -134,15 +138,10 @@ export function createScimGroupService(deps: {
     };
   }
 
-  function readGroup(body: Doc) {
-    const displayName = stringOf(
-      prop(body, 'displayName'),
-      'displayName',
-      departmentLimits.nameMax + 1,
-    )?.trim();
+  function readGroup(body: Doc, { nameMax }: GroupStore) {
+    const displayName = stringOf(prop(body, 'displayName'), 'displayName', nameMax + 1)?.trim();
     if (!displayName) throw invalidValue('displayName is required');
-    if (displayName.length > departmentLimits.nameMax)
-      throw invalidValue(`displayName is longer than ${departmentLimits.nameMax}`);
+    if (displayName.length > nameMax) throw invalidValue(`displayName is longer than ${nameMax}`);
     const membersIn = prop(body, 'members') ?? [];
     if (!Array.isArray(membersIn)) throw invalidValue('members must be a list');
     if (membersIn.length > MEMBERS_PER_REQUEST)
@@ -173,7 +172,10 @@ export function createScimGroupService(deps: {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof AppError && error.reason === 'user.not_found')
+      if (
+        error instanceof AppError &&
+        (error.reason === 'user.not_found' || error.reason === 'role.member_not_in_company')
+      )
         throw invalidValue('members must be users of this company');
       throw error;
     }
@@ -181,31 +183,24 @@ export function createScimGroupService(deps: {
 
   async function create(caller: ScimCaller, _lang: Language, body: Doc) {
     const { companyId } = caller;
-    const desired = readGroup(body);
-    if (desired.externalId && (await repo.groupExternalIdTaken(db, companyId, desired.externalId)))
+    const store = storeOf(caller);
+    const desired = readGroup(body, store);
+    if (desired.externalId && (await store.externalIdTaken(companyId, desired.externalId)))
       throw new ScimError('scim.uniqueness', 'uniqueness', { attribute: 'externalId' });
     await assertPeople(companyId, desired.members);
-    const root = await db.transaction().execute((trx) => ensureRoot(trx, companyId));
     const actor = actorOf(caller);
-    const created = await departments.create(actor, companyId, {
-      name: desired.displayName,
-      parentId: root.id,
-    });
-    await repo.saveGroupExternalId(db, companyId, created.departmentId, desired.externalId);
+    const id = await store.create(actor, companyId, desired.displayName);
+    await store.saveExternalId(companyId, id, desired.externalId);
     if (desired.members.length)
-      await membersOfCompany(() =>
-        departments.addMembers(actor, companyId, {
-          departmentId: created.departmentId,
-          userIds: desired.members,
-        }),
-      );
-    return getFull(caller, created.departmentId);
+      await membersOfCompany(() => store.addMembers(actor, companyId, id, desired.members));
+    return getFull(caller, id);
   }
 
-  async function store(caller: ScimCaller, current: Doc, desired: ReturnType<typeof readGroup>) {
+  async function save(caller: ScimCaller, current: Doc, desired: ReturnType<typeof readGroup>) {
     const { companyId } = caller;
+    const store = storeOf(caller);
     const id = current.id as string;
-    if (desired.externalId && (await repo.groupExternalIdTaken(db, companyId, desired.externalId, id)))
+    if (desired.externalId && (await store.externalIdTaken(companyId, desired.externalId, id)))
       throw new ScimError('scim.uniqueness', 'uniqueness', { attribute: 'externalId' });
     const had = new Set(((current.members ?? []) as { value: string }[]).map((m) => m.value));
     const wanted = new Set(desired.members);
@@ -214,15 +209,11 @@ export function createScimGroupService(deps: {
     await assertPeople(companyId, added);
     const actor = actorOf(caller);
     if (desired.displayName !== current.displayName)
-      await departments.update(actor, companyId, { departmentId: id, name: desired.displayName });
+      await store.rename(actor, companyId, id, desired.displayName);
     if ((desired.externalId ?? undefined) !== current.externalId)
-      await repo.saveGroupExternalId(db, companyId, id, desired.externalId);
-    if (added.length)
-      await membersOfCompany(() =>
-        departments.addMembers(actor, companyId, { departmentId: id, userIds: added }),
-      );
-    if (removed.length)
-      await departments.removeMembers(actor, companyId, { departmentId: id, userIds: removed });
+      await store.saveExternalId(companyId, id, desired.externalId);
+    if (added.length) await membersOfCompany(() => store.addMembers(actor, companyId, id, added));
+    if (removed.length) await store.removeMembers(actor, companyId, id, removed);
     return getFull(caller, id);
   }
 
@@ -235,7 +226,7 @@ export function createScimGroupService(deps: {
   ) {
     const current = await getFull(caller, id);
     assertIfMatch(ifMatch, (current.meta as Doc).version as string);
-    return store(caller, current, readGroup(body));
+    return save(caller, current, readGroup(body, storeOf(caller)));
   }
 
   async function patch(
@@ -248,13 +239,13 @@ export function createScimGroupService(deps: {
     const operations = readPatch(body);
     const current = await getFull(caller, id);
     assertIfMatch(ifMatch, (current.meta as Doc).version as string);
-    return store(caller, current, readGroup(applyPatch(current, operations, groupShape)));
+    return save(caller, current, readGroup(applyPatch(current, operations, groupShape), storeOf(caller)));
   }
 
   async function remove(caller: ScimCaller, id: string, ifMatch: string | string[] | undefined) {
     const current = await getFull(caller, id);
     assertIfMatch(ifMatch, (current.meta as Doc).version as string);
-    await departments.remove(actorOf(caller), caller.companyId, id);
+    await storeOf(caller).remove(actorOf(caller), caller.companyId, id);
   }
 
   return { get, list, create, replace, patch, remove };

@@ -12,17 +12,17 @@ import {
 } from './scim-test-client.ts';
 
 /**
- * Issue 31 (inbound SCIM): /Groups are the company's departments. The bodies are those of
- * Microsoft Entra ID's provisioning documentation (create, get without members, find by
- * displayName, rename, add and remove members: here a few hundred at once, as Entra ID sends
- * them), and the list features (filters, sorting, paging, attribute selection) on Users.
+ * Issue 31 (inbound SCIM): /Groups are the company's departments or, by the token's setting, its
+ * permission roles; the same requests run for both. The bodies are those of Microsoft Entra ID's
+ * provisioning documentation (create, get without members, find by displayName, rename, add and
+ * remove members: here a few hundred at once, as Entra ID sends them), and the list features
+ * (filters, sorting, paging, attribute selection) on Users.
  */
 
 let ctx: TestContext;
 let a: Awaited<ReturnType<typeof ownerWithCompany>>;
 let b: Awaited<ReturnType<typeof ownerWithCompany>>;
 let scim: ReturnType<typeof scimClient>;
-let scimB: ReturnType<typeof scimClient>;
 const people: string[] = [];
 const MEMBERS = 250;
 
@@ -32,7 +32,6 @@ beforeAll(async () => {
   a = await ownerWithCompany(ctx, 'scim-groups-a', 'Alpha Groups');
   b = await ownerWithCompany(ctx, 'scim-groups-b', 'Beta Groups');
   scim = scimClient(ctx, a.companyId, (await createToken(ctx, a)).secret);
-  scimB = scimClient(ctx, b.companyId, (await createToken(ctx, b)).secret);
   for (let i = 0; i < MEMBERS; i++) {
     const n = String(i).padStart(3, '0');
     const answer = await scim('POST', '/Users', {
@@ -58,11 +57,64 @@ const departmentMembers = async (departmentId: string) =>
       .execute()
   ).map((r) => r.account_id);
 
-describe('Microsoft Entra ID groups', () => {
-  let groupId: string;
+/** A role's people as the console's role screen lists them, every page. */
+async function roleMembersOnScreen(roleId: string) {
+  const found: string[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await call<{ list: { userId: string }[]; total: number }>(
+      ctx,
+      '/api/v1/manage/permission/role/member/list',
+      { roleId, page, pageSize: 100 },
+      a,
+    );
+    if (answer.code !== 200) throw new Error(answer.msg);
+    found.push(...answer.data.list.map((m) => m.userId));
+    if (found.length >= answer.data.total) return found;
+  }
+}
 
-  it('creates a group (documented body) as a department under the company', async () => {
-    const answer = await scim('POST', '/Groups', {
+/** What the console shows of each kind: the department tree's first level, or the role list. */
+const groupKinds = [
+  {
+    kind: 'departments' as const,
+    members: departmentMembers,
+    async onScreen() {
+      const tree = await call<{ tree: { children: { departmentId: string; name: string }[] } }>(
+        ctx,
+        '/api/v1/manage/department/tree',
+        {},
+        a,
+      );
+      return tree.data.tree.children.map((d) => ({ id: d.departmentId, name: d.name }));
+    },
+  },
+  {
+    kind: 'roles' as const,
+    members: roleMembersOnScreen,
+    async onScreen() {
+      const roles = await call<{ list: { roleId: string; name: string }[] }>(
+        ctx,
+        '/api/v1/manage/permission/role/list',
+        { pageSize: 100 },
+        a,
+      );
+      return roles.data.list.map((r) => ({ id: r.roleId, name: r.name }));
+    },
+  },
+];
+
+describe.each(groupKinds)('Microsoft Entra ID groups as $kind', ({ kind, members, onScreen }) => {
+  let groupId: string;
+  let groups: ReturnType<typeof scimClient>;
+  let groupsB: ReturnType<typeof scimClient>;
+
+  beforeAll(async () => {
+    groups = scimClient(ctx, a.companyId, (await createToken(ctx, a, `Entra ${kind}`, kind)).secret);
+    groupsB = scimClient(ctx, b.companyId, (await createToken(ctx, b, `Entra ${kind}`, kind)).secret);
+  });
+
+  it(`creates a group (documented body) as one of the company's ${kind}`, async () => {
+    const answer = await groups('POST', '/Groups', {
       schemas: [GROUP],
       externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159',
       displayName: 'displayName',
@@ -76,33 +128,25 @@ describe('Microsoft Entra ID groups', () => {
       displayName: 'displayName',
       members: [],
     });
-    const tree = await call<{ tree: { children: { departmentId: string; name: string }[] } }>(
-      ctx,
-      '/api/v1/manage/department/tree',
-      {},
-      a,
-    );
-    expect(tree.data.tree.children).toEqual([
-      expect.objectContaining({ departmentId: groupId, name: 'displayName' }),
-    ]);
+    expect(await onScreen()).toEqual([{ id: groupId, name: 'displayName' }]);
     const event = await ctx.database.db
       .selectFrom('audit_events')
       .select('actor_account_id')
       .where('target_id', '=', groupId)
       .executeTakeFirstOrThrow();
-    expect(event.actor_account_id).toBe('scim:Entra provisioning');
+    expect(event.actor_account_id).toBe(`scim:Entra ${kind}`);
     assertScimError(
-      await scim('POST', '/Groups', { schemas: [GROUP], displayName: 'displayName' }),
+      await groups('POST', '/Groups', { schemas: [GROUP], displayName: 'displayName' }),
       409,
       'uniqueness',
     );
   });
 
   it('reads it without members and finds it by displayName (documented GETs)', async () => {
-    const one = await scim('GET', `/Groups/${groupId}?excludedAttributes=members`);
+    const one = await groups('GET', `/Groups/${groupId}?excludedAttributes=members`);
     expect(one.body).not.toHaveProperty('members');
     assertValidGroup(one.body);
-    const found = await scim(
+    const found = await groups(
       'GET',
       `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "displayName"')}`,
     );
@@ -111,7 +155,7 @@ describe('Microsoft Entra ID groups', () => {
   });
 
   it('renames it with a capitalised Replace (documented non-member PATCH)', async () => {
-    const answer = await scim('PATCH', `/Groups/${groupId}`, {
+    const answer = await groups('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
       Operations: [
         {
@@ -126,14 +170,14 @@ describe('Microsoft Entra ID groups', () => {
   });
 
   it(`adds ${MEMBERS} members in one PATCH and removes some (documented member PATCHes)`, async () => {
-    const add = await scim('PATCH', `/Groups/${groupId}`, {
+    const add = await groups('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: 'Add', path: 'members', value: people.map((value) => ({ $ref: null, value })) }],
     });
     expect(add.status, JSON.stringify(add.body).slice(0, 300)).toBe(200);
     assertValidGroup(add.body);
-    expect((await departmentMembers(groupId)).sort()).toEqual([...people].sort());
-    const user = await scim('GET', `/Users/${people[0]}`);
+    expect((await members(groupId)).sort()).toEqual([...people].sort());
+    const user = await groups('GET', `/Users/${people[0]}`);
     assertValidUser(user.body);
     expect(user.body.groups).toEqual([
       expect.objectContaining({
@@ -142,46 +186,106 @@ describe('Microsoft Entra ID groups', () => {
         type: 'direct',
       }),
     ]);
-    const remove = await scim('PATCH', `/Groups/${groupId}`, {
+    const remove = await groups('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
       Operations: [
         { op: 'Remove', path: 'members', value: people.slice(0, 10).map((value) => ({ $ref: null, value })) },
       ],
     });
     expect(remove.status).toBe(200);
-    expect((await departmentMembers(groupId)).length).toBe(MEMBERS - 10);
+    expect((await members(groupId)).length).toBe(MEMBERS - 10);
     // RFC 7644 form: a value filter in the path.
-    const byFilter = await scim('PATCH', `/Groups/${groupId}`, {
+    const byFilter = await groups('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: 'remove', path: `members[value eq "${people[10]}"]` }],
     });
     expect(byFilter.status).toBe(200);
-    expect(await departmentMembers(groupId)).not.toContain(people[10]);
+    expect(await members(groupId)).not.toContain(people[10]);
     // Someone of another company is bad input; nothing changes.
-    const before = (await departmentMembers(groupId)).length;
-    const foreign = await scim('PATCH', `/Groups/${groupId}`, {
+    const before = (await members(groupId)).length;
+    const foreign = await groups('PATCH', `/Groups/${groupId}`, {
       schemas: [PATCH_OP],
       Operations: [{ op: 'add', path: 'members', value: [{ value: b.account.id }, { value: people[0] }] }],
     });
     assertScimError(foreign, 400, 'invalidValue');
-    expect((await departmentMembers(groupId)).length).toBe(before);
+    expect((await members(groupId)).length).toBe(before);
   });
 
   it('replaces the whole group by PUT, keeps it from B, and deletes it', async () => {
-    const put = await scim('PUT', `/Groups/${groupId}`, {
+    const put = await groups('PUT', `/Groups/${groupId}`, {
       schemas: [GROUP],
       displayName: 'Research',
       members: [{ value: people[1] }],
     });
     expect(put.status).toBe(200);
-    expect(await departmentMembers(groupId)).toEqual([people[1]]);
-    assertScimError(await scimB('GET', `/Groups/${groupId}`), 404);
-    assertScimError(await scimB('DELETE', `/Groups/${groupId}`), 404);
-    expect((await scimB('GET', '/Groups')).body.totalResults).toBe(0);
-    expect((await scim('DELETE', `/Groups/${groupId}`)).status).toBe(204);
-    assertScimError(await scim('GET', `/Groups/${groupId}`), 404);
+    expect(await members(groupId)).toEqual([people[1]]);
+    assertScimError(await groupsB('GET', `/Groups/${groupId}`), 404);
+    assertScimError(await groupsB('DELETE', `/Groups/${groupId}`), 404);
+    assertScimError(
+      await groupsB('PATCH', `/Groups/${groupId}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'remove', path: 'members' }],
+      }),
+      404,
+    );
+    expect(await members(groupId)).toEqual([people[1]]);
+    expect((await groupsB('GET', '/Groups')).body.totalResults).toBe(0);
+    expect((await groups('DELETE', `/Groups/${groupId}`)).status).toBe(204);
+    assertScimError(await groups('GET', `/Groups/${groupId}`), 404);
     // The person stays a user of the company.
-    expect((await scim('GET', `/Users/${people[1]}`)).status).toBe(200);
+    expect((await groups('GET', `/Users/${people[1]}`)).status).toBe(200);
+  });
+});
+
+describe('a token acts on its own kind of group only', () => {
+  it('finds no department through a roles token, and no role through a departments token', async () => {
+    const token = async (name: string, kind: 'departments' | 'roles') =>
+      scimClient(ctx, a.companyId, (await createToken(ctx, a, name, kind)).secret);
+    const byDepartments = await token('HR departments', 'departments');
+    const byRoles = await token('HR roles', 'roles');
+    const create = async (client: typeof byRoles, member: string) => {
+      const answer = await client('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: 'Finance',
+        members: [{ value: member }],
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      return answer.body.id as string;
+    };
+    const department = await create(byDepartments, people[20] as string);
+    const role = await create(byRoles, people[21] as string);
+    for (const [client, otherId] of [
+      [byRoles, department],
+      [byDepartments, role],
+    ] as const) {
+      assertScimError(await client('GET', `/Groups/${otherId}`), 404);
+      assertScimError(
+        await client('PATCH', `/Groups/${otherId}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'add', path: 'members', value: [{ value: people[22] }] }],
+        }),
+        404,
+      );
+      assertScimError(
+        await client('PUT', `/Groups/${otherId}`, { schemas: [GROUP], displayName: 'Taken over' }),
+        404,
+      );
+      assertScimError(await client('DELETE', `/Groups/${otherId}`), 404);
+    }
+    const ids = async (client: typeof byRoles) =>
+      ((await client('GET', '/Groups')).body.Resources as { id: string }[]).map((r) => r.id);
+    expect(await ids(byRoles)).toEqual([role]);
+    expect(await ids(byDepartments)).toEqual([department]);
+    expect(await departmentMembers(department)).toEqual([people[20]]);
+    expect(await roleMembersOnScreen(role)).toEqual([people[21]]);
+    // A User's groups are the token's kind of group.
+    expect((await byRoles('GET', `/Users/${people[21]}`)).body.groups).toEqual([
+      expect.objectContaining({ value: role, display: 'Finance' }),
+    ]);
+    expect((await byRoles('GET', `/Users/${people[20]}`)).body).not.toHaveProperty('groups');
+    expect((await byDepartments('GET', `/Users/${people[21]}`)).body).not.toHaveProperty('groups');
+    expect((await byRoles('DELETE', `/Groups/${role}`)).status).toBe(204);
+    expect((await byDepartments('DELETE', `/Groups/${department}`)).status).toBe(204);
   });
 });
 

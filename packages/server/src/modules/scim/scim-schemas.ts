@@ -107,7 +107,7 @@ const enterpriseAttributes: Attr[] = [
 ];
 
 const groupAttributes: Attr[] = [
-  attr('displayName', { required: true, description: 'The department name' }),
+  attr('displayName', { required: true, description: 'The department or permission role name' }),
   attr('members', {
     multi: true,
     sub: [
@@ -131,7 +131,13 @@ const schemaDoc = (baseUrl: string, id: string, name: string, description: strin
 export const schemaDocs = (baseUrl: string) => [
   schemaDoc(baseUrl, USER_SCHEMA, 'User', 'User Account', userAttributes),
   schemaDoc(baseUrl, ENTERPRISE_SCHEMA, 'EnterpriseUser', 'Enterprise User', enterpriseAttributes),
-  schemaDoc(baseUrl, GROUP_SCHEMA, 'Group', 'Group (a department)', groupAttributes),
+  schemaDoc(
+    baseUrl,
+    GROUP_SCHEMA,
+    'Group',
+    'Group (a department or a permission role, as the token is set)',
+    groupAttributes,
+  ),
 ];
 
 export const resourceTypeDocs = (baseUrl: string) => [
@@ -150,7 +156,7 @@ export const resourceTypeDocs = (baseUrl: string) => [
     id: 'Group',
     name: 'Group',
     endpoint: '/Groups',
-    description: 'The departments of the company',
+    description: 'The departments or the permission roles of the company, as the token is set',
     schema: GROUP_SCHEMA,
     schemaExtensions: [],
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },

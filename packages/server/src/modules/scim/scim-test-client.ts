@@ -22,11 +22,12 @@ export async function createToken(
   ctx: TestContext,
   company: { token: string; companyId: string },
   name = 'Entra provisioning',
+  groupsAs: 'departments' | 'roles' = 'departments',
 ) {
   const created = await call<{ secret: string; tokenId: string }>(
     ctx,
     '/api/v1/manage/company/scim/token/create',
-    { name, expiresInDays: 30, groupsAs: 'departments' },
+    { name, expiresInDays: 30, groupsAs },
     company,
   );
   if (created.code !== 200) throw new Error(`token not created: ${created.msg}`);

@@ -1,3 +1,4 @@
+import type { ScimGroupKind } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
@@ -46,7 +47,7 @@ export async function insertToken(
     companyId: string;
     name: string;
     tokenHash: string;
-    groupsAs: 'departments';
+    groupsAs: ScimGroupKind;
     expiresAt: Date | null;
   },
 ) {

@@ -1,3 +1,4 @@
+import type { ScimGroupKind } from '@tessera/contract';
 import { scimTokens } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { randomToken, sha256 } from '../../lib/crypto.ts';
@@ -14,7 +15,7 @@ export interface ScimCaller {
   companyId: string;
   tokenId: string;
   tokenName: string;
-  groupsAs: 'departments';
+  groupsAs: ScimGroupKind;
   ip: string;
 }
 
@@ -60,7 +61,7 @@ export function createScimTokenService(deps: { db: Db; publicUrl: string }) {
   async function create(
     actor: { accountId: string; ip: string },
     companyId: string,
-    input: { name: string; expiresInDays: number | null; groupsAs: 'departments' },
+    input: { name: string; expiresInDays: number | null; groupsAs: ScimGroupKind },
   ) {
     const secret = `${TOKEN_PREFIX}${randomToken(32)}`;
     const id = newId();

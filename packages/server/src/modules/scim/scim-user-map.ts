@@ -46,7 +46,7 @@ const enterpriseKeys = ['employeeNumber', 'costCenter', 'organization', 'divisio
 
 export function toScimUser(
   row: ScimUserRow,
-  groups: { departmentId: string; name: string }[],
+  groups: { id: string; name: string }[],
   baseUrl: string,
   managerName: (id: string) => string | undefined,
 ): Doc {
@@ -85,8 +85,8 @@ export function toScimUser(
     ...(groups.length
       ? {
           groups: groups.map((g) => ({
-            value: g.departmentId,
-            $ref: `${baseUrl}/Groups/${g.departmentId}`,
+            value: g.id,
+            $ref: `${baseUrl}/Groups/${g.id}`,
             display: g.name,
             type: 'direct',
           })),

@@ -8,6 +8,7 @@ import type { UserActor } from '../user/user-view.ts';
 import { invalidValue, notFound, ScimError } from './scim-errors.ts';
 import { type Filter, matches, parseFilter, prop } from './scim-filter.ts';
 import { userFilterSql, userSortColumn } from './scim-filter-sql.ts';
+import { findRoleRefs } from './scim-groups.repo.ts';
 import { applyPatch, type PatchShape, readPatch } from './scim-patch.ts';
 import { assertIfMatch, pageOf, queryParam, selectAttributes } from './scim-resource.ts';
 import { ENTERPRISE_SCHEMA, LIST_SCHEMA, MAX_RESULTS, USER_SCHEMA } from './scim-schemas.ts';
@@ -69,13 +70,30 @@ export function createScimUserService(deps: {
 }) {
   const { db, users } = deps;
 
-  /** The SCIM Users of these rows: their departments (not the root) and their managers' names. */
-  async function present(companyId: string, rows: repo.ScimUserRow[]) {
-    const ids = rows.map((r) => r.id);
+  /** The groups of these people as the token sees Groups: departments (not the root) or roles. */
+  async function groupsOf(caller: ScimCaller, ids: string[]) {
+    const { companyId } = caller;
+    if (caller.groupsAs === 'roles') return findRoleRefs(db, companyId, ids);
     const [departments, root] = await Promise.all([
       findDepartmentRefs(db, companyId, ids),
       findRoot(db, companyId),
     ]);
+    const byAccount = new Map<string, { id: string; name: string }[]>();
+    for (const [accountId, list] of departments)
+      byAccount.set(
+        accountId,
+        list.filter((d) => d.departmentId !== root?.id).map((d) => ({ id: d.departmentId, name: d.name })),
+      );
+    return byAccount;
+  }
+
+  /** The SCIM Users of these rows: their groups and their managers' names. */
+  async function present(caller: ScimCaller, rows: repo.ScimUserRow[]) {
+    const { companyId } = caller;
+    const groups = await groupsOf(
+      caller,
+      rows.map((r) => r.id),
+    );
     const managerIds = [
       ...new Set(
         rows
@@ -89,20 +107,13 @@ export function createScimUserService(deps: {
       return m ? (m.display_name ?? m.username) : undefined;
     };
     const baseUrl = deps.baseUrlOf(companyId);
-    return rows.map((row) =>
-      toScimUser(
-        row,
-        (departments.get(row.id) ?? []).filter((d) => d.departmentId !== root?.id),
-        baseUrl,
-        managerName,
-      ),
-    );
+    return rows.map((row) => toScimUser(row, groups.get(row.id) ?? [], baseUrl, managerName));
   }
 
   async function get(caller: ScimCaller, id: string): Promise<Doc> {
     const row = id.length <= 64 ? await repo.findScimUser(db, caller.companyId, id) : undefined;
     if (!row) throw notFound();
-    return (await present(caller.companyId, [row]))[0] as Doc;
+    return (await present(caller, [row]))[0] as Doc;
   }
 
   async function list(caller: ScimCaller, query: Record<string, unknown>) {
@@ -130,14 +141,14 @@ export function createScimUserService(deps: {
             limit: count,
           })
         : [];
-      resources = await present(companyId, rows);
+      resources = await present(caller, rows);
     } else {
       // An attribute without a column: the filter and sort run over the resources.
       if ((await repo.countScimUsers(db, companyId)) > MEMORY_FILTER_MAX)
         throw new ScimError('scim.too_many', 'tooMany', {
           why: 'filter on userName, externalId, emails, active or dates',
         });
-      const all = (await present(companyId, await repo.findScimUsers(db, companyId, {}))).filter(
+      const all = (await present(caller, await repo.findScimUsers(db, companyId, {}))).filter(
         (resource) => !filter || matches(resource, filter),
       );
       if (sortBy) sortResources(all, sortBy, descending);
