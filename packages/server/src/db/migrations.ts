@@ -34,6 +34,7 @@ import { m32 } from './migrations/32-scim-inbound.ts';
 import { m33 } from './migrations/33-application-provisioning.ts';
 import { m34 } from './migrations/34-ldap-applications.ts';
 import { m35 } from './migrations/35-upstream-oidc-sources.ts';
+import { m37 } from './migrations/37-ldap-posix.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -79,6 +80,7 @@ export const migrations: Migration[] = [
   m33,
   m34,
   m35,
+  m37,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */
