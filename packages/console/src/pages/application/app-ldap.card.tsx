@@ -92,7 +92,7 @@ export function AppLdapCard({ app, onChange }: { app: AppDetail; onChange(app: A
           </Flex>
         </Descriptions.Item>
         <Descriptions.Item label={t('apps.ldap.allowPasswordWithMfa')}>
-          <Flex vertical gap={4}>
+          <Flex vertical gap={4} align="flex-start">
             <Switch
               checked={data.allowPasswordWithMfa}
               loading={saving}
@@ -103,7 +103,7 @@ export function AppLdapCard({ app, onChange }: { app: AppDetail; onChange(app: A
           </Flex>
         </Descriptions.Item>
         <Descriptions.Item label={t('apps.ldap.posix')}>
-          <Flex vertical gap={4}>
+          <Flex vertical gap={4} align="flex-start">
             <Switch
               checked={data.posix}
               loading={saving}
