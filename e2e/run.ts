@@ -16,6 +16,7 @@
  *   bash scripts/with-chromium.sh bash scripts/with-slapd.sh bash scripts/with-radclient.sh \
  *     bash scripts/with-apache-cas.sh node --conditions=source --import tsx \
  *     --test-name-pattern='create a company|CAS|uncaught errors' e2e/run.ts
+ * The LDAP flow likewise needs Apache httpd with mod_authnz_ldap (bash scripts/with-apache-ldap.sh).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,6 +30,7 @@ import { codeFlows } from './flows/codes.e2e.ts';
 import { exchangeFlows } from './flows/exchange.e2e.ts';
 import { firstWeekFlows } from './flows/first-week.e2e.ts';
 import { identitySourceFlows } from './flows/identity-sources.e2e.ts';
+import { ldapServerFlows } from './flows/ldap-server.e2e.ts';
 import { logSecretFlows } from './flows/log-secrets.e2e.ts';
 import { logFlows } from './flows/logs.e2e.ts';
 import { oidcCatalogueFlows } from './flows/oidc-catalogue.e2e.ts';
@@ -50,7 +52,7 @@ import { upstreamFlows } from './flows/upstream.e2e.ts';
 import { launchChromium } from './support/browser.ts';
 import { licenseVendor } from './support/license.vendor.ts';
 import { oidcSuite } from './support/oidc-suite.ts';
-import { startServer } from './support/server.process.ts';
+import { freePort, startServer } from './support/server.process.ts';
 import { createSuite } from './support/suite.ts';
 
 describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
@@ -75,6 +77,8 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
           // The Exchange stand-in, the relying parties' logout receivers, SAML metadata and slapd
           // listen on the loopback address.
           TESSERA_OUTBOUND_ALLOWED_NETWORKS: '127.0.0.1/32',
+          // The LDAP server, for the LDAP flow's Apache httpd (mod_authnz_ldap).
+          TESSERA_LDAP_PORT: String(await freePort()),
           ...s.providers.env,
         },
         { logFile: s.serverLog },
@@ -113,6 +117,7 @@ describe('Tessera console in Chromium', { timeout: 1_500_000 }, () => {
   upstreamFlows(s);
   samlRedirectFlows(s);
   casFlows(s);
+  ldapServerFlows(s);
   screenFlows(s);
   logSecretFlows(s);
   // An installation of its own, from an empty database (its own server).

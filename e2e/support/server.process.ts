@@ -13,6 +13,8 @@ export interface RunningServer {
   baseUrl: string;
   /** The UDP port of its RADIUS server on 127.0.0.1. */
   radiusPort: number;
+  /** The TCP port of its LDAP server on 127.0.0.1 (when started with TESSERA_LDAP_PORT). */
+  ldapPort?: number;
   stop(): Promise<void>;
 }
 
@@ -129,7 +131,10 @@ export async function startServer(
         headers: { 'content-type': 'application/json' },
         body: '{}',
       });
-      if (response.ok) return { baseUrl, radiusPort, stop };
+      if (response.ok) {
+        const ldapPort = extraEnv.TESSERA_LDAP_PORT ? Number(extraEnv.TESSERA_LDAP_PORT) : undefined;
+        return { baseUrl, radiusPort, ...(ldapPort ? { ldapPort } : {}), stop };
+      }
     } catch {
       // not listening yet
     }

@@ -352,6 +352,7 @@ export const errorReasons = {
   'cas.not_cas_app': 409,
   'ldap_app.not_ldap_app': 409,
   'ldap_app.allow_invalid': 400,
+  'ldap_app.posix_invalid': 400,
   'cas.pattern_kind_invalid': 400,
   'cas.pattern_required': 400,
   'cas.pattern_too_long': 400,

@@ -17,6 +17,11 @@ export const ldapAppSettings = z.object({
   hasSecret: z.boolean(),
   secretRotatedAt: z.string().nullable(),
   allowPasswordWithMfa: z.boolean(),
+  /**
+   * People are served as posixAccount (uidNumber, gidNumber of their private group, /home/<uid>,
+   * /bin/bash) and groups as posixGroup (gidNumber, memberUid), for Linux hosts (sssd, nslcd).
+   */
+  posix: z.boolean(),
 });
 
 export const ldapAppDetail = defineCall({
@@ -32,12 +37,17 @@ export const ldapAppDetail = defineCall({
 
 export const updateLdapApp = defineCall({
   path: '/api/v1/manage/app/ldap/update',
-  summary: 'Change whether people may bind with their password alone where a second factor is asked',
+  summary:
+    'Change whether people may bind with their password alone where a second factor is asked, and whether POSIX accounts and groups are served',
   tag: 'Application',
   auth: 'session',
   tenant: true,
   access: { groups: ['app'], level: 'manage' },
-  request: z.object({ appId, allowPasswordWithMfa: z.boolean({ error: 'ldap_app.allow_invalid' }) }),
+  request: z.object({
+    appId,
+    allowPasswordWithMfa: z.boolean({ error: 'ldap_app.allow_invalid' }).optional(),
+    posix: z.boolean({ error: 'ldap_app.posix_invalid' }).optional(),
+  }),
   response: ldapAppSettings,
 });
 

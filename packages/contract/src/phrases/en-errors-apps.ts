@@ -225,6 +225,7 @@ export const enAppsErrors = {
   'cas.not_cas_app': 'This application does not sign in with CAS',
   'ldap_app.not_ldap_app': 'This application does not use the LDAP directory',
   'ldap_app.allow_invalid': 'Choose whether password binds are allowed',
+  'ldap_app.posix_invalid': 'Choose whether POSIX accounts are served',
   'cas.pattern_kind_invalid': 'Choose exact, prefix or regular expression',
   'cas.pattern_required': 'Add at least one service URL pattern',
   'cas.pattern_too_long': 'A service URL pattern can be at most 2000 characters',

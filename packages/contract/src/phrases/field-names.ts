@@ -151,6 +151,7 @@ export const zhFieldNames: Record<string, string> = {
   phone: '手机号',
   policy: '策略',
   port: '端口',
+  posix: 'POSIX 账号',
   postLogoutRedirectUris: '登出后回调地址',
   primaryColor: '主题色',
   protocol: '协议',

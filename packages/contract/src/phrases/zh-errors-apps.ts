@@ -207,6 +207,7 @@ export const zhAppsErrors = {
   'cas.not_cas_app': '该应用不使用 CAS 登录',
   'ldap_app.not_ldap_app': '该应用不使用 LDAP 目录',
   'ldap_app.allow_invalid': '请选择是否允许密码绑定',
+  'ldap_app.posix_invalid': '请选择是否提供 POSIX 账号',
   'cas.pattern_kind_invalid': '请选择精确、前缀或正则表达式',
   'cas.pattern_required': '请至少添加一个服务地址规则',
   'cas.pattern_too_long': '服务地址规则最多 2000 个字符',

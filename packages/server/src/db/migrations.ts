@@ -36,6 +36,7 @@ import { m34 } from './migrations/34-ldap-applications.ts';
 import { m35 } from './migrations/35-upstream-oidc-sources.ts';
 import { m36 } from './migrations/36-saml-identity-sources.ts';
 import { m37 } from './migrations/37-scim-groups-as-roles.ts';
+import { m38 } from './migrations/38-ldap-posix.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -83,6 +84,7 @@ export const migrations: Migration[] = [
   m35,
   m36,
   m37,
+  m38,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

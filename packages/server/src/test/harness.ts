@@ -223,7 +223,7 @@ export async function startTestApp(
  */
 export const anotherInstance = (
   ctx: Pick<TestContext, 'database' | 'baseUrl' | 'masterKey'>,
-  options: { mail?: MailConfig } = {},
+  options: { mail?: MailConfig; ldap?: boolean } = {},
 ) =>
   buildApp({
     config: {
@@ -232,6 +232,9 @@ export const anotherInstance = (
       logLevel: 'silent',
       companyQuotas: { user: null, app: null },
       mail: options.mail,
+      ldap: options.ldap
+        ? { port: 0, ldapsPort: null, host: '127.0.0.1', suffix: 'dc=tessera', certFile: null, keyFile: null }
+        : undefined,
     },
     database: ctx.database,
     masterKey: ctx.masterKey,

@@ -17,6 +17,9 @@ export const appsLdap = {
   allowPasswordWithMfa: 'Password binds when a second factor is required',
   allowPasswordWithMfaHint:
     'An LDAP bind cannot carry a second factor. Off: people the company asks for a second factor cannot sign in to this application. On: their password alone is enough here.',
+  posix: 'POSIX accounts (Linux hosts)',
+  posixHint:
+    'On: people are also served as posixAccount (uidNumber, gidNumber of their own private group, home /home/<user name>, shell /bin/bash) and groups as posixGroup (gidNumber, memberUid), for sssd and nslcd. Numbers start at 10000, are given once per person and group, and never change.',
   saved: 'Saved',
   copy: 'Copy',
 };

@@ -19,6 +19,9 @@ export const appsLdap = {
   allowPasswordWithMfa: '要求第二因素时允许密码绑定',
   allowPasswordWithMfaHint:
     'LDAP 绑定无法携带第二因素。关闭：企业要求第二因素的人员无法登录此应用。开启：在此应用中仅凭密码即可登录。',
+  posix: 'POSIX 账号（Linux 主机）',
+  posixHint:
+    '开启：人员同时以 posixAccount 提供（uidNumber、个人私有组的 gidNumber、主目录 /home/<用户名>、Shell /bin/bash），组以 posixGroup 提供（gidNumber、memberUid），供 sssd 和 nslcd 使用。编号从 10000 起，每个人员和组分配一次，永不改变。',
   saved: '已保存',
   copy: '复制',
 } satisfies Phrases['apps']['ldap'];

@@ -18,6 +18,7 @@ const stored = {
   hasSecret: false,
   secretRotatedAt: null,
   allowPasswordWithMfa: false,
+  posix: false,
 };
 
 async function renderCard(lang: 'en' | 'zh' = 'en') {
@@ -67,9 +68,22 @@ describe('<AppLdapCard>', () => {
     expect(calls(callApi, UPDATE)[0]).toEqual({ appId: 'app-1', allowPasswordWithMfa: true });
   });
 
+  it('saves the POSIX accounts switch alone', async () => {
+    const { callApi } = await renderCard();
+    fireEvent.click(screen.getByRole('switch', { name: 'POSIX accounts (Linux hosts)' }));
+    await waitFor(() => expect(calls(callApi, UPDATE)).toHaveLength(1));
+    expect(calls(callApi, UPDATE)[0]).toEqual({ appId: 'app-1', posix: true });
+    await waitFor(() =>
+      expect(
+        screen.getByRole('switch', { name: 'POSIX accounts (Linux hosts)' }).getAttribute('aria-checked'),
+      ).toBe('true'),
+    );
+  });
+
   it('speaks Chinese', async () => {
     await renderCard('zh');
     expect(screen.getByText('生成密钥')).toBeTruthy();
     expect(screen.getByText('要求第二因素时允许密码绑定')).toBeTruthy();
+    expect(screen.getByRole('switch', { name: 'POSIX 账号（Linux 主机）' })).toBeTruthy();
   });
 });

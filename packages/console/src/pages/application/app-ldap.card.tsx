@@ -12,7 +12,8 @@ import { SecretOnceModal } from './secret-once.modal.tsx';
 /**
  * The LDAP tab of an LDAP application: the service account's bind DN and the company's base DN
  * to give the application, its secret (made or replaced, shown once), and whether people may
- * bind with their password alone where the company asks them for a second factor.
+ * bind with their password alone where the company asks them for a second factor, and whether
+ * people and groups are also served as POSIX accounts and groups (Linux hosts).
  */
 export function AppLdapCard({ app, onChange }: { app: AppDetail; onChange(app: AppDetail): void }) {
   const { t } = useTranslation();
@@ -51,10 +52,10 @@ export function AppLdapCard({ app, onChange }: { app: AppDetail; onChange(app: A
           onOk: rotate,
         })
       : void rotate();
-  const setAllow = async (allowPasswordWithMfa: boolean) => {
+  const save = async (change: { allowPasswordWithMfa?: boolean; posix?: boolean }) => {
     setSaving(true);
     try {
-      setData(await callApi('/api/v1/manage/app/ldap/update', { appId: app.appId, allowPasswordWithMfa }));
+      setData(await callApi('/api/v1/manage/app/ldap/update', { appId: app.appId, ...change }));
       void message.success(t('apps.ldap.saved'));
     } finally {
       setSaving(false);
@@ -91,14 +92,26 @@ export function AppLdapCard({ app, onChange }: { app: AppDetail; onChange(app: A
           </Flex>
         </Descriptions.Item>
         <Descriptions.Item label={t('apps.ldap.allowPasswordWithMfa')}>
-          <Flex vertical gap={4}>
+          <Flex vertical gap={4} align="flex-start">
             <Switch
               checked={data.allowPasswordWithMfa}
               loading={saving}
-              onChange={setAllow}
+              onChange={(allowPasswordWithMfa) => save({ allowPasswordWithMfa })}
               aria-label={t('apps.ldap.allowPasswordWithMfa')}
             />
             <Typography.Text type="secondary">{t('apps.ldap.allowPasswordWithMfaHint')}</Typography.Text>
+          </Flex>
+        </Descriptions.Item>
+        <Descriptions.Item label={t('apps.ldap.posix')}>
+          <Flex vertical gap={4} align="flex-start">
+            <Switch
+              checked={data.posix}
+              loading={saving}
+              onChange={(posix) => save({ posix })}
+              aria-label={t('apps.ldap.posix')}
+              data-testid="ldap-posix"
+            />
+            <Typography.Text type="secondary">{t('apps.ldap.posixHint')}</Typography.Text>
           </Flex>
         </Descriptions.Item>
       </Descriptions>

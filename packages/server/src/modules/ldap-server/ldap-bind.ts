@@ -53,6 +53,7 @@ export function createLdapBinds(deps: {
       code: company.code,
       appId: found.app.id,
       allowAll: found.app.default_access === 'allow_all',
+      posix: found.config?.posix ?? false,
     };
     return { ok: true, bound: { kind: 'app', dn, view, app: found.app } };
   }
@@ -130,6 +131,7 @@ export function createLdapBinds(deps: {
       companyId: company.id,
       code: company.code,
       accountId: result.account.id,
+      posix: config?.posix ?? false,
     };
     return { ok: true, bound: { kind: 'person', dn, view, app, account: result.account } };
   }

@@ -52,6 +52,7 @@ export function createLdapConfigService(deps: { db: Db; names: LdapNames }) {
     hasSecret: Boolean(config?.secret_hash),
     secretRotatedAt: config?.secret_rotated_at?.toISOString() ?? null,
     allowPasswordWithMfa: config?.allow_password_with_mfa ?? false,
+    posix: config?.posix ?? false,
   });
 
   async function detail(companyId: string, appId: string) {
@@ -64,7 +65,12 @@ export function createLdapConfigService(deps: { db: Db; names: LdapNames }) {
     companyId: string,
     appId: string,
     action: string,
-    change: { secret_hash?: string; secret_rotated_at?: Date; allow_password_with_mfa?: boolean },
+    change: {
+      secret_hash?: string;
+      secret_rotated_at?: Date;
+      allow_password_with_mfa?: boolean;
+      posix?: boolean;
+    },
   ) {
     return db.transaction().execute(async (trx) => {
       const { app, code, config: before } = await ldapApp(trx, companyId, appId, true);
@@ -93,10 +99,13 @@ export function createLdapConfigService(deps: { db: Db; names: LdapNames }) {
   const update = (
     actor: LdapActor,
     companyId: string,
-    body: { appId: string; allowPasswordWithMfa: boolean },
+    body: { appId: string; allowPasswordWithMfa?: boolean | undefined; posix?: boolean | undefined },
   ) =>
     write(actor, companyId, body.appId, 'app.ldap.update', {
-      allow_password_with_mfa: body.allowPasswordWithMfa,
+      ...(body.allowPasswordWithMfa === undefined
+        ? {}
+        : { allow_password_with_mfa: body.allowPasswordWithMfa }),
+      ...(body.posix === undefined ? {} : { posix: body.posix }),
     });
 
   /** A new secret: 256 random bits, returned this once; the previous one stops working. */

@@ -12,9 +12,13 @@ import type { LdapFilter } from './ldap-wire.ts';
  */
 
 /** Whom a bound connection sees: an application's service account its people; a person themselves. */
-export type View =
+export type View = (
   | { kind: 'app'; companyId: string; code: string; appId: string; allowAll: boolean }
-  | { kind: 'person'; companyId: string; code: string; accountId: string };
+  | { kind: 'person'; companyId: string; code: string; accountId: string }
+) & {
+  /** The application serves people as posixAccount and groups as posixGroup. */
+  posix: boolean;
+};
 
 export interface PersonRow {
   id: string;
@@ -22,15 +26,23 @@ export interface PersonRow {
   display_name: string | null;
   email: string | null;
   phone: string | null;
+  /** uidNumber (and the gidNumber of the person's private group); null unless the view is posix. */
+  posix_number: number | null;
 }
 export interface GroupRow {
   id: string;
   name: string;
   kind: 'department' | 'role';
+  /** gidNumber; null unless the view is posix. */
+  posix_number: number | null;
 }
 
 export const PERSON_CLASSES = ['top', 'person', 'organizationalPerson', 'inetOrgPerson'] as const;
 export const GROUP_CLASSES = ['top', 'groupOfNames'] as const;
+export const personClasses = (view: View): string[] =>
+  view.posix ? [...PERSON_CLASSES, 'posixAccount'] : [...PERSON_CLASSES];
+export const groupClasses = (view: View): string[] =>
+  view.posix ? [...GROUP_CLASSES, 'posixGroup'] : [...GROUP_CLASSES];
 
 export async function findCompanyByCode(db: Db, code: string) {
   return db.selectFrom('companies').select(['id', 'code']).where('code', '=', code).executeTakeFirst();
@@ -107,11 +119,44 @@ const memberships = (companyId: string) => sql`(
   union all
   select role_id, account_id from permission_role_members where company_id = ${companyId})`;
 
+/** The POSIX number of the entry whose id is `id` (an SQL expression), or null. */
+const posixNumber = (view: View, id: RawBuilder<string>) =>
+  view.posix
+    ? sql<
+        number | null
+      >`(select pn.number from ldap_posix_ids pn where pn.company_id = ${view.companyId} and pn.subject_id = ${id})`
+    : sql<null>`null::integer`;
+
+/** uidNumber/gidNumber of entries whose id is `id`: comparisons go through the (company, number) index. */
+const posixNumberSource = (view: View, id: RawBuilder<string>): AttributeSource => ({
+  kind: 'integer',
+  present: sql<boolean>`exists (select 1 from ldap_posix_ids pn where pn.company_id = ${view.companyId} and pn.subject_id = ${id})`,
+  compare: (op, value) =>
+    sql<boolean>`${id} in (select pn.subject_id from ldap_posix_ids pn
+      where pn.company_id = ${view.companyId} and pn.number ${sql.raw(op)} ${value})`,
+});
+
+/** The posixAccount attributes of a person (alias a); none unless the view is posix. */
+function posixPersonAttributes(view: View): Record<string, AttributeSource> {
+  if (!view.posix) return {};
+  const number = posixNumberSource(view, sql<string>`a.id`);
+  return {
+    uidnumber: number,
+    // The person's user private group: its number is the person's own (sssd: auto_private_groups).
+    gidnumber: number,
+    homedirectory: { kind: 'text', exprs: [sql<string>`'/home/' || a.username`] },
+    loginshell: { kind: 'const', values: [LOGIN_SHELL] },
+  };
+}
+
+export const LOGIN_SHELL = '/bin/bash';
+
 export function createDirectoryQueries(db: Db, names: LdapNames) {
   const personAttributes = (view: View) => {
     const name = sql<string>`coalesce(a.display_name, a.username)`;
     const map: Record<string, AttributeSource> = {
-      objectclass: { kind: 'const', values: PERSON_CLASSES },
+      ...posixPersonAttributes(view),
+      objectclass: { kind: 'const', values: personClasses(view) },
       uid: { kind: 'text', exprs: [sql<string>`a.username`] },
       cn: { kind: 'text', exprs: [name] },
       sn: { kind: 'text', exprs: [name] },
@@ -136,8 +181,9 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
 
   const groupAttributes = (view: View) => {
     const map: Record<string, AttributeSource> = {
-      objectclass: { kind: 'const', values: GROUP_CLASSES },
+      objectclass: { kind: 'const', values: groupClasses(view) },
       cn: { kind: 'text', exprs: [sql<string>`g.id`, sql<string>`g.name`] },
+      ...posixGroupAttributes(view),
       entryuuid: { kind: 'text', exprs: [sql<string>`g.id`], exact: true },
       member: {
         kind: 'dn',
@@ -155,6 +201,21 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
     return (attribute: string) => map[attribute];
   };
 
+  /** The posixGroup attributes of a group (alias g): gidNumber and its visible members' uids. */
+  function posixGroupAttributes(view: View): Record<string, AttributeSource> {
+    if (!view.posix) return {};
+    const members = sql`${memberships(view.companyId)} ms join accounts a on a.id = ms.account_id`;
+    return {
+      gidnumber: posixNumberSource(view, sql<string>`g.id`),
+      memberuid: {
+        kind: 'dn',
+        present: sql<boolean>`exists (select 1 from ${members} where ms.group_id = g.id and ${visible(view, 'a')})`,
+        equals: (uid) => sql<boolean>`exists (select 1 from ${members}
+          where ms.group_id = g.id and lower(a.username) = lower(${uid}) and ${visible(view, 'a')})`,
+      },
+    };
+  }
+
   /** People the view sees who match the filter, after an id, in id order. */
   async function people(
     view: View,
@@ -165,7 +226,8 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
     const one: RawBuilder<unknown> =
       page.username === undefined ? sql`true` : sql`lower(a.username) = lower(${page.username})`;
     const { rows } = await sql<PersonRow>`${grantedDepartments(view)}
-      select a.id, a.username, a.display_name, a.email, a.phone from accounts a
+      select a.id, a.username, a.display_name, a.email, a.phone, ${posixNumber(view, sql`a.id`)} as posix_number
+      from accounts a
       where ${one} and ${visible(view, 'a')} and ${condition} and a.id > ${page.after}
       order by a.id limit ${page.limit}`.execute(db);
     return rows;
@@ -180,7 +242,7 @@ export function createDirectoryQueries(db: Db, names: LdapNames) {
     const condition = filterToSql(filter, groupAttributes(view));
     const one: RawBuilder<unknown> = page.id === undefined ? sql`true` : sql`g.id = ${page.id}`;
     const { rows } = await sql<GroupRow>`${grantedDepartments(view)}
-      select g.id, g.name, g.kind from (
+      select g.id, g.name, g.kind, ${posixNumber(view, sql`g.id`)} as posix_number from (
         select id, name, 'department' as kind from departments where company_id = ${view.companyId}
         union all
         select id, name, 'role' as kind from permission_roles where company_id = ${view.companyId}) g

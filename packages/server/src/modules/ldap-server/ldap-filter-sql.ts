@@ -15,11 +15,18 @@ export type AttributeSource =
   | { kind: 'text'; exprs: RawBuilder<string | null>[]; exact?: boolean }
   | { kind: 'const'; values: readonly string[] }
   | {
+      /** An attribute whose values are found through a relation (DNs, or memberUid's usernames). */
       kind: 'dn';
       /** The entry has the attribute at all. */
       present: Condition;
-      /** The entry has this DN among the attribute's values (null: the DN names nothing here). */
+      /** The entry has this DN (or value) among the attribute's values (null: it names nothing here). */
       equals(dn: string): Condition | null;
+    }
+  | {
+      /** An INTEGER attribute (integerMatch, integerOrderingMatch: uidNumber, gidNumber). */
+      kind: 'integer';
+      present: Condition;
+      compare(op: '=' | '>=' | '<=', value: number): Condition;
     };
 
 const TRUE: Condition = sql<boolean>`true`;
@@ -85,8 +92,23 @@ function substringRegExp(filter: LdapFilter) {
   );
 }
 
+/** An integer filter: a value that is not an integer (or out of range) is Undefined. */
+function integerLeaf(filter: LdapFilter, source: Extract<AttributeSource, { kind: 'integer' }>): Condition {
+  if (filter.type === 'PresenceFilter') return source.present;
+  const value = clean(filter.value).trim();
+  const number = /^-?[0-9]{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || Math.abs(number) > 2 ** 31 - 1) return UNDEFINED;
+  if (filter.type === 'EqualityFilter' || filter.type === 'ApproximateFilter')
+    return source.compare('=', number);
+  if (filter.type === 'GreaterThanEqualsFilter') return source.compare('>=', number);
+  if (filter.type === 'LessThanEqualsFilter') return source.compare('<=', number);
+  // No substring matching rule for integers.
+  return UNDEFINED;
+}
+
 function leaf(filter: LdapFilter, source: AttributeSource | undefined): Condition {
   if (!source) return UNDEFINED;
+  if (source.kind === 'integer') return integerLeaf(filter, source);
   const value = clean(filter.value);
   switch (filter.type) {
     case 'PresenceFilter':

@@ -1,5 +1,5 @@
 import type { DirectoryQueries, GroupRow, PersonRow, View } from './ldap-directory.repo.ts';
-import { GROUP_CLASSES, PERSON_CLASSES } from './ldap-directory.repo.ts';
+import { groupClasses, LOGIN_SHELL, personClasses } from './ldap-directory.repo.ts';
 import { filterMatches } from './ldap-filter-sql.ts';
 import type { LdapNames, Named } from './ldap-names.ts';
 import type { LdapFilter } from './ldap-wire.ts';
@@ -107,7 +107,7 @@ export function createSearch(deps: { queries: DirectoryQueries; names: LdapNames
     return rows.map((row) => {
       const name = row.display_name ?? row.username;
       const attributes: Record<string, string[]> = {
-        objectClass: [...PERSON_CLASSES],
+        objectClass: personClasses(view),
         uid: [row.username],
         cn: [name],
         sn: [name],
@@ -119,6 +119,12 @@ export function createSearch(deps: { queries: DirectoryQueries; names: LdapNames
       if (row.phone) attributes.telephoneNumber = [row.phone];
       const groups = memberOf.get(row.id);
       if (groups?.length) attributes.memberOf = groups.map((id) => names.group(view.code, id));
+      if (row.posix_number !== null) {
+        attributes.uidNumber = [String(row.posix_number)];
+        attributes.gidNumber = [String(row.posix_number)];
+        attributes.homeDirectory = [`/home/${row.username}`];
+        attributes.loginShell = [LOGIN_SHELL];
+      }
       return { dn: names.person(view.code, row.username), attributes };
     });
   }
@@ -130,13 +136,17 @@ export function createSearch(deps: { queries: DirectoryQueries; names: LdapNames
     );
     return rows.map((row) => {
       const attributes: Record<string, string[]> = {
-        objectClass: [...GROUP_CLASSES],
+        objectClass: groupClasses(view),
         cn: [row.id, row.name],
         description: [row.kind === 'department' ? 'department' : 'permission role'],
         entryUUID: [row.id],
       };
       const people = members.get(row.id);
       if (people?.length) attributes.member = people.map((u) => names.person(view.code, u));
+      if (row.posix_number !== null) {
+        attributes.gidNumber = [String(row.posix_number)];
+        if (people?.length) attributes.memberUid = people;
+      }
       return { dn: names.group(view.code, row.id), attributes };
     });
   }

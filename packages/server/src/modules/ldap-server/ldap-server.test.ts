@@ -1,6 +1,13 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
+import {
+  anotherInstance,
+  call,
+  companyMember,
+  ownerWithCompany,
+  startTestApp,
+  type TestContext,
+} from '../../test/harness.ts';
 import { dnsOf, hasLdapUtils, ldapTool, valuesOf } from '../../test/ldap-utils.ts';
 
 /**
@@ -445,5 +452,92 @@ describe.skipIf(!hasLdapUtils)('LDAP server (issue 32) with ldapsearch and ldapw
       );
     });
     expect(modify).toBe(53);
+  });
+
+  // Last: it restarts the server.
+  it('serves posixAccount and posixGroup where the application turns them on, as sssd and nslcd query them; numbers survive renames and restarts', async () => {
+    const posixAttrs = ['uid', 'uidNumber', 'gidNumber', 'homeDirectory', 'loginShell', 'objectClass'];
+    const sssdUser = (uid: string) => asAcme(`(&(objectClass=posixAccount)(uid=${uid}))`, ...posixAttrs);
+    // Off (the default): nothing posix is served, and filters on it match nothing.
+    expect(dnsOf((await sssdUser('alice.ldap')).stdout)).toEqual([]);
+    expect(dnsOf((await asAcme('(uidNumber=*)', 'uid')).stdout)).toEqual([]);
+    const on = await admin<{ posix: boolean }>(acme, '/api/v1/manage/app/ldap/update', {
+      appId: acmeApp.appId,
+      posix: true,
+    });
+    expect(on.data.posix).toBe(true);
+
+    const user = await sssdUser('alice.ldap');
+    expect(dnsOf(user.stdout)).toEqual([person(acme, 'alice.ldap')]);
+    expect(valuesOf(user.stdout, 'objectClass')).toContain('posixAccount');
+    const [uidNumber] = valuesOf(user.stdout, 'uidNumber');
+    expect(Number(uidNumber)).toBeGreaterThanOrEqual(10000);
+    // The person's user private group (sssd auto_private_groups): gidNumber is the uidNumber.
+    expect(valuesOf(user.stdout, 'gidNumber')).toEqual([uidNumber]);
+    expect(valuesOf(user.stdout, 'homeDirectory')).toEqual(['/home/alice.ldap']);
+    expect(valuesOf(user.stdout, 'loginShell')).toEqual(['/bin/bash']);
+    const bobNumber = valuesOf((await sssdUser('bob.ldap')).stdout, 'uidNumber')[0];
+    expect(bobNumber).not.toBe(uidNumber);
+    // getpwuid(): by number, through the index.
+    expect(
+      valuesOf((await asAcme(`(&(objectClass=posixAccount)(uidNumber=${uidNumber}))`, 'uid')).stdout, 'uid'),
+    ).toEqual(['alice.ldap']);
+    expect(dnsOf((await asAcme('(uidNumber=not-a-number)', 'uid')).stdout)).toEqual([]);
+    const ranged = await asAcme(`(&(uidNumber>=${uidNumber})(uidNumber<=${uidNumber}))`, 'uid');
+    expect(valuesOf(ranged.stdout, 'uid')).toEqual(['alice.ldap']);
+    // initgroups(): the groups alice is a member of (the Ops department of the test above);
+    // carol is in Ops but not given the application, so she is no memberUid.
+    const groups = await asAcme(
+      '(&(objectClass=posixGroup)(memberUid=alice.ldap))',
+      'cn',
+      'gidNumber',
+      'memberUid',
+    );
+    expect(valuesOf(groups.stdout, 'cn')).toContain('Ops');
+    const opsGroup = await asAcme('(&(objectClass=posixGroup)(cn=Ops))', 'gidNumber', 'memberUid');
+    expect(valuesOf(opsGroup.stdout, 'memberUid')).toEqual(['alice.ldap']);
+    const [gidNumber] = valuesOf(opsGroup.stdout, 'gidNumber');
+    expect(Number(gidNumber)).toBeGreaterThanOrEqual(10000);
+    expect([uidNumber, bobNumber]).not.toContain(gidNumber);
+    // getgrgid()
+    expect(dnsOf((await asAcme(`(&(objectClass=posixGroup)(gidNumber=${gidNumber}))`, 'cn')).stdout)).toEqual(
+      dnsOf(opsGroup.stdout),
+    );
+    expect(dnsOf((await asAcme('(&(objectClass=posixGroup)(memberUid=carol.ldap))', 'cn')).stdout)).toEqual(
+      [],
+    );
+    // Beta's application has posix off, and Beta's numbers are its own.
+    const betaSees = await search(betaApp.bindDn, betaApp.secret, [
+      '-b',
+      betaApp.baseDn,
+      '(objectClass=posixAccount)',
+    ]);
+    expect(dnsOf(betaSees.stdout)).toEqual([]);
+
+    // A rename keeps the number; so does a restart.
+    const db = ctx.database.db;
+    await db.updateTable('accounts').set({ username: 'alice.renamed' }).where('id', '=', alice.id).execute();
+    expect(valuesOf((await sssdUser('alice.renamed')).stdout, 'uidNumber')).toEqual([uidNumber]);
+    expect(valuesOf((await sssdUser('alice.renamed')).stdout, 'homeDirectory')).toEqual([
+      '/home/alice.renamed',
+    ]);
+    await db.updateTable('accounts').set({ username: 'alice.ldap' }).where('id', '=', alice.id).execute();
+    await ctx.tessera.close();
+    ctx.tessera = await anotherInstance(ctx, { ldap: true });
+    url = `ldap://127.0.0.1:${ctx.tessera.ldap?.port}`;
+    expect(valuesOf((await sssdUser('alice.ldap')).stdout, 'uidNumber')).toEqual([uidNumber]);
+    expect(
+      valuesOf((await asAcme('(&(objectClass=posixGroup)(cn=Ops))', 'gidNumber')).stdout, 'gidNumber'),
+    ).toEqual([gidNumber]);
+    // Someone new gets a new number, above every number given so far.
+    const newcomer = await companyMember(ctx, acme, 'posix.newcomer');
+    const given = await db
+      .selectFrom('ldap_posix_ids')
+      .select(['subject_id', 'number'])
+      .where('company_id', '=', acme.companyId)
+      .execute();
+    const newcomerNumber = given.find((row) => row.subject_id === newcomer.id)?.number ?? 0;
+    expect(newcomerNumber).toBe(Math.max(...given.map((row) => row.number)));
+    expect(new Set(given.map((row) => row.number)).size).toBe(given.length);
   });
 });
