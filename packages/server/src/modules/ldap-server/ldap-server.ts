@@ -335,6 +335,9 @@ export function createLdapServer(deps: LdapServerDeps) {
 
   function attach(socket: Socket, secure: boolean, bound: Bound | null = null) {
     sockets.add(socket);
+    // A search answers in several small writes (entries, then the result): without this, Nagle's
+    // algorithm holds the last one until the client's delayed ACK, about 40 ms per search.
+    socket.setNoDelay(true);
     const connection: Connection = {
       socket,
       secure,
