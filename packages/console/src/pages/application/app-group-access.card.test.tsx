@@ -73,7 +73,7 @@ describe('<AppGroupAccessCard>', () => {
   it('lists departments with their place in the tree and roles, with people and expiry', async () => {
     await renderCard();
     const table = await screen.findByTestId('group-assignments');
-    expect(within(table).getByText('Acme / Sales')).toBeTruthy();
+    expect(await within(table).findByText('Acme / Sales')).toBeTruthy();
     expect(within(table).getByText('12 people')).toBeTruthy();
     expect(within(table).getByText('Editors')).toBeTruthy();
     expect(within(table).getByText('Role')).toBeTruthy();
@@ -115,7 +115,7 @@ describe('<AppGroupAccessCard>', () => {
   it('takes a role off after confirmation', async () => {
     const { callApi } = await renderCard();
     const table = await screen.findByTestId('group-assignments');
-    const row = within(table).getByText('Editors').closest('tr') as HTMLElement;
+    const row = (await within(table).findByText('Editors')).closest('tr') as HTMLElement;
     click(within(row).getByText('Remove'));
     expect(within(await lastDialog()).getAllByText('Take Editors off this application?')).not.toEqual([]);
     await confirmWith('Remove');
