@@ -34,12 +34,14 @@ const reasonOf = (promise: Promise<unknown>) =>
     (error: unknown) => (error instanceof AppError ? error.reason : String(error)),
   );
 const codeIn = (mail: ParsedMail) => /\b\d{6}\b/.exec(mail.text ?? '')?.[0] ?? '';
+const setPhone = (accountId: string, phone: string | null) =>
+  ctx.database.db.updateTable('accounts').set({ phone }).where('id', '=', accountId).execute();
 const mailTo = (address: string) =>
   smtp.received.filter((mail) => mail.text && JSON.stringify(mail.to).includes(address));
 
 describe('one-time codes', () => {
   it('mails a 6-digit code that works once, for its own request and purpose only', async () => {
-    const person = await createAccount(ctx, { username: 'code-once' });
+    const person = await createAccount(ctx, { username: 'code-once', email: 'code-once@example.com' });
     const issued = await codes.issue({
       companyId: null,
       accountId: person.id,
@@ -75,6 +77,7 @@ describe('one-time codes', () => {
 
   it('ends a code at its fifth wrong try, and of parallel right answers exactly one wins', async () => {
     const person = await createAccount(ctx, { username: 'code-tries' });
+    await setPhone(person.id, '+8613800000001');
     const request = {
       companyId: null,
       accountId: person.id,
@@ -111,6 +114,37 @@ describe('one-time codes', () => {
       ),
     );
     expect(results.filter((result) => result === 'ok')).toHaveLength(1);
+  });
+
+  it("ends a code sent to an address the person no longer has, but not a new address's code", async () => {
+    const person = await createAccount(ctx, { username: 'code-moved' });
+    await setPhone(person.id, '+8613800000040');
+    const request = {
+      companyId: null,
+      accountId: person.id,
+      purpose: 'sign_in' as const,
+      channel: 'sms' as const,
+      address: '+8613800000040',
+      lang: 'en' as const,
+    };
+    const issued = await codes.issue(request);
+    const code = texts.at(-1)?.code as string;
+    const newAddress = await codes.issue({
+      ...request,
+      purpose: 'verify_address',
+      address: '+8613800000041',
+    });
+    const newAddressCode = texts.at(-1)?.code as string;
+    // An administrator (or a directory, or SCIM) changes the number before the code is typed.
+    await setPhone(person.id, '+8613800000042');
+    expect(await reasonOf(codes.verify({ codeId: issued.codeId, purpose: 'sign_in', code }))).toBe(
+      'code.expired',
+    );
+    expect(
+      await reasonOf(
+        codes.verify({ codeId: newAddress.codeId, purpose: 'verify_address', code: newAddressCode }),
+      ),
+    ).toBe('ok');
   });
 
   it('answers a decoy like any code and sends nothing', async () => {

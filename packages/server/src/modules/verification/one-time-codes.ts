@@ -140,7 +140,8 @@ export function createOneTimeCodes(deps: { db: Db; mailer: Mailer; sms: SmsSende
      * Checks a code against its request. Every try counts (atomically, so parallel guesses
      * cannot exceed the limit) and the right code is consumed once: of two parallel right
      * answers exactly one wins. `code.wrong` says how many tries are left; `code.expired` covers
-     * a used, expired, exhausted, unknown or decoy request alike.
+     * a used, expired, exhausted, unknown or decoy request alike, and a code sent to an address
+     * the person no longer has (an administrator, a directory or SCIM changed it meanwhile).
      */
     async verify(input: { codeId: string; purpose: CodePurpose; code: string }): Promise<VerifiedCode> {
       const row = await db
@@ -151,6 +152,32 @@ export function createOneTimeCodes(deps: { db: Db; mailer: Mailer; sms: SmsSende
         .where('used_at', 'is', null)
         .where('expires_at', '>', new Date())
         .where('tries', '<', rules.maxTries)
+        .where((eb) =>
+          eb.or([
+            // A decoy counts its tries like any code; a new address's code goes to that address.
+            eb('account_id', 'is', null),
+            eb('purpose', '=', 'verify_address'),
+            // Any other code went to the person's address: it ends when that address changes.
+            eb.exists(
+              eb
+                .selectFrom('accounts')
+                .select(sql.lit(1).as('one'))
+                .whereRef('accounts.id', '=', 'one_time_codes.account_id')
+                .where((inner) =>
+                  inner.or([
+                    inner.and([
+                      inner('one_time_codes.channel', '=', 'email'),
+                      inner('accounts.email', '=', inner.ref('one_time_codes.address')),
+                    ]),
+                    inner.and([
+                      inner('one_time_codes.channel', '=', 'sms'),
+                      inner('accounts.phone', '=', inner.ref('one_time_codes.address')),
+                    ]),
+                  ]),
+                ),
+            ),
+          ]),
+        )
         .returning(['code_hash', 'tries', 'account_id', 'company_id', 'channel', 'address'])
         .executeTakeFirst();
       if (!row) throw new AppError('code.expired');
