@@ -85,12 +85,15 @@ export async function findCompanyPeople(
     name: string | null;
     status: string;
     department: string | null;
+    employee_number: string | null;
   }>`
     select a.id, a.username, a.email, a.phone, coalesce(a.display_name, a.nickname) as name, a.status,
       (select d.name from department_members dm join departments d on d.id = dm.department_id
         where dm.account_id = a.id and dm.company_id = m.company_id and d.parent_id is not null
-        order by d.name, d.id limit 1) as department
+        order by d.name, d.id limit 1) as department,
+      s.attributes #>> '{enterprise,employeeNumber}' as employee_number
     from company_members m join accounts a on a.id = m.account_id
+      left join scim_users s on s.company_id = m.company_id and s.account_id = m.account_id
     where m.company_id = ${companyId}
     order by a.username, a.id`.execute(db);
   return rows.map((row) => ({
@@ -100,6 +103,7 @@ export async function findCompanyPeople(
     phone: row.phone,
     name: row.name,
     department: row.department,
+    employeeNumber: row.employee_number,
     accountEnabled: row.status === 'enabled',
   }));
 }

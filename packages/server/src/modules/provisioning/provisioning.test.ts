@@ -4,6 +4,7 @@ import { call, ownerWithCompany, startTestApp, type TestContext } from '../../te
 import { manage } from '../../test/saml-flow.ts';
 import { type ScimPeer, startScimPeer } from '../../test/scim-peer.ts';
 import { type RecordingScim, startRecordingScim } from '../../test/scim-recorder.ts';
+import { createToken, ENTERPRISE, scimClient, USER } from '../scim/scim-test-client.ts';
 import { PATCH_OP } from './scim-client.ts';
 import { CORE_USER } from './scim-user.ts';
 
@@ -357,6 +358,71 @@ describe('create-only targets and the exact bodies sent', () => {
       phoneNumbers: [{ value: '13800138000', type: 'work', primary: true }],
     });
     expect(recorder.bodies('PATCH')).toHaveLength(1);
+  });
+});
+
+describe('the enterprise extension', () => {
+  it('sends the employeeNumber an inbound SCIM client gave the person, when the target sends it', async () => {
+    const appId = await newApp('Payroll');
+    const inbound = scimClient(ctx, owner.companyId, (await createToken(ctx, owner, 'HR')).secret);
+    const hr = await inbound('POST', '/Users', {
+      schemas: [USER, ENTERPRISE],
+      userName: 'gus@corp.example',
+      displayName: 'Gus Fring',
+      [ENTERPRISE]: { employeeNumber: '701984', department: 'Operations' },
+    });
+    expect(hr.status, JSON.stringify(hr.body)).toBe(201);
+    people.gus = hr.body.id as string;
+    await assign(appId, 'gus');
+    // Into SCIMMY: it keeps the extension as its schema defines it.
+    expect(
+      (await target(appId, peer.baseUrl, { token: peer.token, attributes: ['employeeNumber'] })).code,
+    ).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1, failed: 0 });
+    const [gus] = remote('gus@corp.example');
+    expect(gus?.[ENTERPRISE]).toMatchObject({ employeeNumber: '701984' });
+    // Into the recorder: the exact POST, then the PATCH when the HR system changes the number.
+    expect(
+      (await target(appId, recorder.baseUrl, { token: recorder.token, attributes: ['employeeNumber'] })).code,
+    ).toBe(200);
+    recorder.patchSupported = true;
+    const from = recorder.requests.length;
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1 });
+    const posts = () =>
+      recorder.requests
+        .slice(from)
+        .filter((r) => r.method === 'POST')
+        .map((r) => r.body);
+    expect(posts()).toEqual([
+      {
+        schemas: [CORE_USER, ENTERPRISE],
+        userName: 'gus@corp.example',
+        active: true,
+        [ENTERPRISE]: { employeeNumber: '701984' },
+      },
+    ]);
+    const changed = await inbound('PATCH', `/Users/${people.gus}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: `${ENTERPRISE}:employeeNumber`, value: '701985' }],
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ updated: 1 });
+    expect(
+      recorder.requests
+        .slice(from)
+        .filter((r) => r.method === 'PATCH')
+        .map((r) => r.body),
+    ).toEqual([
+      {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: `${ENTERPRISE}:employeeNumber`, value: '701985' }],
+      },
+    ]);
+    // Not among the attributes the target sends: not sent (removed from what was sent).
+    expect((await target(appId, recorder.baseUrl, { attributes: ['name'] })).code).toBe(200);
+    await runNow(appId);
+    const last = recorder.requests.at(-1)?.body as { Operations: { op: string; path: string }[] };
+    expect(last.Operations).toContainEqual({ op: 'remove', path: `${ENTERPRISE}:employeeNumber` });
   });
 });
 
