@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedAdmin } from '../../test/delegated-admin.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
@@ -454,6 +455,44 @@ describe('runs soon after a change', () => {
     ]);
     expect(remote('fay')).toHaveLength(1);
     expect((await changed()).changed_at).toBeNull();
+  });
+});
+
+describe('expiring assignments', () => {
+  it('deactivates a person within a minute of their assignment expiring, without waiting for the hourly run', async () => {
+    const appId = await newApp('Contracts');
+    await person('hank', 'hank@corp.example');
+    await ok('/api/v1/manage/app/assignment/add', {
+      appId,
+      userIds: [people.hank],
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
+    expect((await target(appId, peer.baseUrl, { token: peer.token })).code).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1 });
+    const runs = async () =>
+      (await ok<{ list: Run[] }>('/api/v1/manage/app/provisioning/runs', { appId })).list;
+    // The changes job, as it runs every minute (driven here, never waited for).
+    const minutePasses = async () => {
+      await ctx.database.db.updateTable('app_provisioning_targets').set({ changed_at: null }).execute();
+      await ctx.tessera.jobs.runSoon('app-provisioning.changes');
+      await ctx.tessera.jobs.drain();
+    };
+    await minutePasses();
+    expect(await runs()).toHaveLength(1); // an expiry still to come queues nothing
+    // An hour later: the run was long ago, and the assignment expired a minute ago. Nothing wrote
+    // anything when it expired (the trigger's mark of this test's own update is cleared).
+    await sql`update app_provisioning_runs set created_at = now() - interval '1 hour',
+      started_at = now() - interval '1 hour' where app_id = ${appId}`.execute(ctx.database.db);
+    await sql`update app_assignments set expires_at = now() - interval '1 minute'
+      where app_id = ${appId}`.execute(ctx.database.db);
+    await minutePasses();
+    const after = await runs();
+    expect(after).toHaveLength(2);
+    expect(after[0]).toMatchObject({ trigger: 'change', status: 'succeeded', counts: { deactivated: 1 } });
+    expect(remote('hank')).toMatchObject([{ active: false }]);
+    // Seen: the next minute queues nothing more.
+    await minutePasses();
+    expect(await runs()).toHaveLength(2);
   });
 });
 
