@@ -36,6 +36,9 @@ let scim: ReturnType<typeof scimClient>;
 let app: TestApp;
 let code: string;
 const PASSWORD = 'Sunny-Day-42';
+let ldapUrl = '';
+const personDn = (username: string) => `uid=${username},ou=people,dc=${code},dc=tessera`;
+const whoami = (dn: string) => ldapTool('ldapwhoami', ['-x', '-H', ldapUrl, '-D', dn, '-w', PASSWORD]);
 
 beforeAll(async () => {
   ctx = await startTestApp({ listen: true, ldap: {} });
@@ -121,15 +124,16 @@ describe('usernames with an @', () => {
       owner,
     );
     await call(ctx, '/api/v1/manage/app/status', { appId, status: 'opened' }, owner);
-    const url = `ldap://127.0.0.1:${ctx.tessera.ldap?.port}`;
-    const dn = `uid=alice.wu@contoso.com,ou=people,dc=${code},dc=tessera`;
+    ldapUrl = `ldap://127.0.0.1:${ctx.tessera.ldap?.port}`;
+    const url = ldapUrl;
+    const dn = personDn('alice.wu@contoso.com');
     const found = await ldapTool('ldapsearch', [
       ...['-x', '-LLL', '-H', url, '-D', secret.data.bindDn, '-w', secret.data.secret],
       ...['-b', secret.data.baseDn, '(uid=alice.wu@contoso.com)', 'uid'],
     ]);
     expect(found.status, found.stderr).toBe(0);
     expect(dnsOf(found.stdout)).toEqual([dn]);
-    const me = await ldapTool('ldapwhoami', ['-x', '-H', url, '-D', dn, '-w', PASSWORD]);
+    const me = await whoami(dn);
     expect(me.status, me.stderr).toBe(0);
     expect(me.stdout.trim()).toBe(`dn:${dn}`);
   });
@@ -246,6 +250,11 @@ describe('usernames with an @', () => {
       password: PASSWORD,
     });
     expect(old.landing.callback, 'no code for the old name').toBeUndefined();
+    // The LDAP directory names the person by the new uid.
+    if (hasLdapUtils && ldapUrl) {
+      expect((await whoami(personDn('alice.chen@contoso.com'))).status).toBe(0);
+      expect((await whoami(personDn('alice.wu@contoso.com'))).status).toBe(49);
+    }
   });
 });
 
