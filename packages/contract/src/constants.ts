@@ -206,8 +206,14 @@ export const SIGN_IN_LINK_TTL_SECONDS = 24 * 3600;
  * The calls' schemas hold the same rules; packages/console/src/api/contract-rules.test.ts keeps
  * the two in step.
  */
-/** A username: a letter or digit first, then letters, digits, dots, underscores and hyphens. */
-export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/**
+ * A username: a letter or digit first, then letters, digits, dots, underscores and hyphens;
+ * optionally one `@` and a domain-like part (letters, digits, dots and hyphens, a letter or digit
+ * at both ends), so that the user principal names and emails identity providers send as the
+ * userName (Microsoft Entra ID, Okta) are usernames as they are. No username may be another
+ * person's email (user.repo.ts findTakenIdentifiers; migration 39 holds it in the database).
+ */
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)?$/;
 /** Image types a company logo may have. */
 export const companyIconTypes = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/webp'] as const;
 

@@ -37,6 +37,8 @@ export const errorReasons = {
   'user.username_taken': 409,
   'user.email_taken': 409,
   'user.phone_taken': 409,
+  'user.username_is_email': 409,
+  'user.email_is_username': 409,
   'user.email_invalid': 400,
   'user.phone_invalid': 400,
   'user.password_required': 400,

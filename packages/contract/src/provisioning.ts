@@ -3,7 +3,13 @@
 /** Where the remote userName comes from. */
 export const provisioningUserNameSources = ['username', 'email'] as const;
 /** The attributes that may be sent besides userName and active (always sent). */
-export const provisioningAttributes = ['name', 'emails', 'phoneNumbers', 'department'] as const;
+export const provisioningAttributes = [
+  'name',
+  'emails',
+  'phoneNumbers',
+  'department',
+  'employeeNumber',
+] as const;
 /** Create only (nothing changed or deactivated afterwards), or the whole lifecycle. */
 export const provisioningLifecycles = ['full', 'create_only'] as const;
 /** What losing access does remotely: `active: false` (the default), or deletion when chosen. */

@@ -4,6 +4,7 @@ import {
   QUANTITY_MAX,
   type QuantityModule,
   RADIUS_DEFAULT_PORT,
+  USERNAME_PATTERN,
 } from '@tessera/contract';
 import { type OutboundNetworks, parseNetworkList, parseOutboundNetworks } from './lib/outbound-address.ts';
 import { defaultProviderUrls, type ProviderUrls } from './modules/identity-source/scan/providers.ts';
@@ -169,9 +170,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const username = env.TESSERA_BOOTSTRAP_ADMIN_USERNAME?.trim() || 'admin';
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(username)) {
+  if (!USERNAME_PATTERN.test(username) || username.length > 64) {
     throw new ConfigError(
-      'TESSERA_BOOTSTRAP_ADMIN_USERNAME may contain only letters, digits, dot, underscore and hyphen',
+      'TESSERA_BOOTSTRAP_ADMIN_USERNAME may contain only letters, digits, dot, underscore and hyphen (and one @ with a domain), at most 64',
     );
   }
   const password = env.TESSERA_BOOTSTRAP_ADMIN_PASSWORD || undefined;

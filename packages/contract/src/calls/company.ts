@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { defineCall, emptyRequest, paging } from '../call.ts';
-import { COMPANY_NAME_MAX_LENGTH, languages, memberRoles, uploadLimits } from '../constants.ts';
+import {
+  COMPANY_NAME_MAX_LENGTH,
+  languages,
+  memberRoles,
+  USERNAME_PATTERN,
+  uploadLimits,
+} from '../constants.ts';
 
 export const companyName = z
   .string({ error: 'company.name_required' })
@@ -135,7 +141,7 @@ export const username = z
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: 'member.username_invalid' });
+  .regex(USERNAME_PATTERN, { error: 'member.username_invalid' });
 
 /** The roles a person can be given (the owner is whoever created the company). */
 const givenRole = z.enum(['admin', 'external_admin', 'delegated_admin', 'member']);

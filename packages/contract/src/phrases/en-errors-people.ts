@@ -23,7 +23,8 @@ export const enPeopleErrors = {
   'member.username_taken': 'This username is already taken',
   'member.email_taken': 'This email address is already in use',
   'member.password_required': 'Please enter a password for the new account',
-  'member.username_invalid': 'The username can only contain letters, digits, dot, underscore and hyphen',
+  'member.username_invalid':
+    'The username can only contain letters, digits, dot, underscore and hyphen, and optionally one @ followed by a domain (alice@example.com)',
   'member.password_too_short': 'The password must be between 6 and 30 characters',
   'member.owner_protected': 'The company owner cannot be removed',
   'member.external_admin_forbidden': 'External administrators cannot manage other external administrators',
@@ -33,6 +34,10 @@ export const enPeopleErrors = {
   'user.username_taken': 'This username is already taken',
   'user.email_taken': 'This email address is already in use',
   'user.phone_taken': 'This phone number is already in use',
+  'user.username_is_email':
+    "This username is another person's email address: people sign in with either, so it cannot be used",
+  'user.email_is_username':
+    "This email address is another person's username: people sign in with either, so it cannot be used",
   'user.email_invalid': 'Please enter a valid email address',
   'user.phone_invalid': 'Please enter a valid phone number (digits, optionally starting with +)',
   'user.password_required': 'Please enter the password',

@@ -22,7 +22,8 @@ export const zhPeopleErrors = {
   'member.username_taken': '该用户名已被占用',
   'member.email_taken': '该邮箱已被使用',
   'member.password_required': '请为新账号输入密码',
-  'member.username_invalid': '用户名只能包含字母、数字、点、下划线和连字符',
+  'member.username_invalid':
+    '用户名只能包含字母、数字、点、下划线和连字符，可带一个 @ 及其后的域名（如 alice@example.com）',
   'member.password_too_short': '密码长度须在 6 到 30 个字符之间',
   'member.owner_protected': '不能移除企业所有者',
   'member.external_admin_forbidden': '外部管理员不能管理其他外部管理员',
@@ -32,6 +33,8 @@ export const zhPeopleErrors = {
   'user.username_taken': '该用户名已被使用',
   'user.email_taken': '该邮箱已被使用',
   'user.phone_taken': '该手机号已被使用',
+  'user.username_is_email': '该用户名是另一个人的邮箱：两者都可用于登录，因此不能使用',
+  'user.email_is_username': '该邮箱是另一个人的用户名：两者都可用于登录，因此不能使用',
   'user.email_invalid': '请输入有效的邮箱地址',
   'user.phone_invalid': '请输入有效的手机号（数字，可以 + 开头）',
   'user.password_required': '请输入密码',

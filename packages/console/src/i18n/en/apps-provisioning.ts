@@ -18,6 +18,7 @@ export const appsProvisioning = {
     emails: 'Email (emails)',
     phoneNumbers: 'Mobile (phoneNumbers)',
     department: 'Department (enterprise extension)',
+    employeeNumber: 'Employee number (enterprise extension, as received by SCIM)',
   },
   lifecycle: 'Lifecycle',
   lifecycleOption: {

@@ -75,7 +75,7 @@ export const org = {
     username: 'Username',
     usernameRequired: 'Please enter the username',
     usernameInvalid:
-      'The username cannot contain special characters: start with a letter or digit, then letters, digits, dots, underscores or hyphens',
+      'The username cannot contain special characters: start with a letter or digit, then letters, digits, dots, underscores or hyphens, optionally followed by one @ and a domain (alice@example.com)',
     name: 'Name',
     nickname: 'Nickname',
     email: 'Email',

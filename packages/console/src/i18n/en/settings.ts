@@ -50,7 +50,8 @@ export const settings = {
   removed: '{{name}} was removed',
   usernameLabel: 'Username',
   usernameRequired: 'Please enter the username',
-  usernameInvalid: 'Use letters, digits, dots, underscores and hyphens, starting with a letter or digit',
+  usernameInvalid:
+    'Use letters, digits, dots, underscores and hyphens, starting with a letter or digit, optionally followed by one @ and a domain',
   roleLabel: 'Role',
   emailLabel: 'Email',
   emailInvalid: 'Please enter a valid email address',

@@ -20,6 +20,7 @@ export const appsProvisioning = {
     emails: '邮箱（emails）',
     phoneNumbers: '手机号（phoneNumbers）',
     department: '部门（企业扩展）',
+    employeeNumber: '工号（企业扩展，来自 SCIM 接收的数据）',
   },
   lifecycle: '生命周期',
   lifecycleOption: {

@@ -74,7 +74,8 @@ export const org = {
   form: {
     username: '用户名',
     usernameRequired: '请输入用户名',
-    usernameInvalid: '用户名不能包含特殊字符：以字母或数字开头，其后可用字母、数字、点、下划线或连字符',
+    usernameInvalid:
+      '用户名不能包含特殊字符：以字母或数字开头，其后可用字母、数字、点、下划线或连字符，可带一个 @ 及其后的域名（如 alice@example.com）',
     name: '姓名',
     nickname: '昵称',
     email: '邮箱',

@@ -49,7 +49,7 @@ export const settings = {
   removed: '已移除 {{name}}',
   usernameLabel: '用户名',
   usernameRequired: '请输入用户名',
-  usernameInvalid: '只能使用字母、数字、点、下划线和连字符，并以字母或数字开头',
+  usernameInvalid: '只能使用字母、数字、点、下划线和连字符，并以字母或数字开头，可带一个 @ 及其后的域名',
   roleLabel: '角色',
   emailLabel: '邮箱',
   emailInvalid: '请输入有效的邮箱地址',

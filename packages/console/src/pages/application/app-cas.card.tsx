@@ -6,7 +6,6 @@ import {
   Checkbox,
   Flex,
   Form,
-  Grid,
   Input,
   InputNumber,
   Select,
@@ -14,10 +13,8 @@ import {
   Switch,
   Typography,
 } from 'antd';
-import { useCallback, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
-import { useLoad } from '../../lib/use-load.ts';
 import type { AppDetail } from './app-view.ts';
 import {
   type CasSettings,
@@ -29,22 +26,25 @@ import {
   casValuesOf,
 } from './cas-view.ts';
 import { detailFormLayout } from './form-layout.ts';
-import { useDetailSave } from './use-detail-save.ts';
+import { type AppSettingsForm, useAppSettingsForm } from './use-app-settings-form.ts';
 
 /** The CAS tab of a CAS application: the company's CAS server address, then the app's CAS settings. */
 export function AppCasCard({ app }: { app: AppDetail }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const load = useCallback(
-    () => callApi('/api/v1/manage/app/cas/detail', { appId: app.appId }),
-    [callApi, app.appId],
-  );
-  const { data, setData, loading } = useLoad(load);
+  const settingsForm = useAppSettingsForm({
+    path: '/api/v1/manage/app/cas/detail',
+    appId: app.appId,
+    fields: casFormFields,
+    valuesOf: casValuesOf,
+    save: (values) => callApi('/api/v1/manage/app/cas/update', casUpdateOf(app.appId, values)),
+  });
+  const { settings, loading } = settingsForm;
   return (
     <Card size="small" title={t('apps.cas.title')}>
       <Typography.Paragraph type="secondary">{t('apps.cas.intro')}</Typography.Paragraph>
-      {data ? (
-        <CasForm app={app} settings={data} onChange={setData} />
+      {settings ? (
+        <CasForm settings={settings} settingsForm={settingsForm} />
       ) : (
         <Skeleton active loading={loading} paragraph={{ rows: 8 }} />
       )}
@@ -53,22 +53,14 @@ export function AppCasCard({ app }: { app: AppDetail }) {
 }
 
 function CasForm({
-  app,
   settings,
-  onChange,
+  settingsForm,
 }: {
-  app: AppDetail;
   settings: CasSettings;
-  onChange(settings: CasSettings): void;
+  settingsForm: AppSettingsForm<'/api/v1/manage/app/cas/detail', CasValues>;
 }) {
   const { t } = useTranslation();
-  const { callApi } = useConsole();
-  const [form] = Form.useForm<CasValues>();
-  const narrow = !(Grid.useBreakpoint().md ?? true);
-  useEffect(() => form.setFieldsValue(casValuesOf(settings)), [form, settings]);
-  const { saving, submit } = useDetailSave(form, casFormFields, async (values) => {
-    onChange(await callApi('/api/v1/manage/app/cas/update', casUpdateOf(app.appId, values)));
-  });
+  const { form, narrow, saving, submit } = settingsForm;
   const sloEnabled = Form.useWatch('sloEnabled', form) ?? settings.sloEnabled;
 
   return (

@@ -12,7 +12,6 @@ import {
   Checkbox,
   Flex,
   Form,
-  Grid,
   Input,
   Radio,
   Skeleton,
@@ -20,16 +19,15 @@ import {
   Switch,
   Typography,
 } from 'antd';
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ApiRequest, ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
-import { useLoad } from '../../lib/use-load.ts';
 import type { AppDetail } from './app-view.ts';
 import { detailFormLayout } from './form-layout.ts';
 import { ProvisioningPreview, ProvisioningRuns } from './provisioning-runs.tsx';
-import { useDetailSave } from './use-detail-save.ts';
+import { type AppSettingsForm, useAppSettingsForm } from './use-app-settings-form.ts';
 
 type Target = NonNullable<ApiResponse<'/api/v1/manage/app/provisioning/detail'>['target']>;
 type Values = Omit<ApiRequest<'/api/v1/manage/app/provisioning/update'>, 'appId'>;
@@ -67,11 +65,21 @@ const valuesOf = (target: Target | null): Values =>
 export function AppProvisioningCard({ app }: { app: AppDetail }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
-  const load = useCallback(
-    () => callApi('/api/v1/manage/app/provisioning/detail', { appId: app.appId }),
-    [callApi, app.appId],
-  );
-  const { data, setData, loading } = useLoad(load);
+  const settingsForm = useAppSettingsForm({
+    path: '/api/v1/manage/app/provisioning/detail',
+    appId: app.appId,
+    fields,
+    valuesOf: (detail) => valuesOf(detail.target),
+    save: async (values, detail) => {
+      const target = await callApi('/api/v1/manage/app/provisioning/update', {
+        ...values,
+        appId: app.appId,
+        token: values.token || undefined,
+      });
+      return { ...detail, target };
+    },
+  });
+  const { settings: data, setSettings: setData, loading } = settingsForm;
   return (
     <Flex vertical gap={16}>
       <Card size="small" title={t('apps.provisioning.title')} data-testid="provisioning-target">
@@ -80,7 +88,8 @@ export function AppProvisioningCard({ app }: { app: AppDetail }) {
           <TargetForm
             appId={app.appId}
             target={data.target}
-            onChange={(target) => setData({ ...data, target })}
+            settingsForm={settingsForm}
+            onRemoved={() => setData({ ...data, target: null })}
           />
         ) : (
           <Skeleton active loading={loading} paragraph={{ rows: 8 }} />
@@ -99,29 +108,23 @@ export function AppProvisioningCard({ app }: { app: AppDetail }) {
 function TargetForm({
   appId,
   target,
-  onChange,
+  settingsForm,
+  onRemoved,
 }: {
   appId: string;
   target: Target | null;
-  onChange(target: Target | null): void;
+  settingsForm: AppSettingsForm<'/api/v1/manage/app/provisioning/detail', Values>;
+  onRemoved(): void;
 }) {
   const { t } = useTranslation();
   const { callApi } = useConsole();
   const { message, modal } = useFeedback();
-  const [form] = Form.useForm<Values>();
-  const narrow = !(Grid.useBreakpoint().md ?? true);
+  const { form, narrow, saving, submit } = settingsForm;
   const [testing, setTesting] = useState(false);
   const [tested, setTested] = useState<TestResult>();
-  useEffect(() => form.setFieldsValue(valuesOf(target)), [form, target]);
-  const { saving, submit } = useDetailSave(form, fields, async (values) => {
-    const saved = await callApi('/api/v1/manage/app/provisioning/update', {
-      ...values,
-      appId,
-      token: values.token || undefined,
-    });
-    setTested(undefined);
-    onChange(saved);
-  });
+  // A saved or removed target has not been tested yet.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the target is what changed
+  useEffect(() => setTested(undefined), [target]);
   const onLoss = Form.useWatch('onLoss', form);
 
   const test = async () => {
@@ -144,8 +147,7 @@ function TargetForm({
       onOk: async () => {
         await callApi('/api/v1/manage/app/provisioning/remove', { appId });
         void message.success(t('apps.provisioning.removed'));
-        setTested(undefined);
-        onChange(null);
+        onRemoved();
       },
     });
 

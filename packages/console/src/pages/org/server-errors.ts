@@ -7,6 +7,8 @@ const fieldOfReason: Record<string, string> = {
   'user.username_taken': 'username',
   'member.username_invalid': 'username',
   'user.email_taken': 'email',
+  'user.username_is_email': 'username',
+  'user.email_is_username': 'email',
   'user.email_invalid': 'email',
   'user.phone_taken': 'phone',
   'user.phone_invalid': 'phone',

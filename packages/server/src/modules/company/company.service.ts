@@ -14,7 +14,7 @@ import type { QuotaService } from '../license/quota.service.ts';
 import { type AccountSignOut, signOutScopeOf, withSignOut } from '../oidc/sign-out.ts';
 import type { PlatformService } from '../platform/platform.service.ts';
 import { assertIdentifierChecksLeft, spendIdentifierChecks } from '../user/identifier-checks.ts';
-import { findTakenIdentifiers, lockUser } from '../user/user.repo.ts';
+import { findTakenIdentifiers, lockUser, takenReason } from '../user/user.repo.ts';
 import { assertMayActOn, assertMayGrant } from '../user/user-authority.ts';
 import { removePerson } from '../user/user-removal.ts';
 import type { CompaniesRepo } from './company.repo.ts';
@@ -244,14 +244,22 @@ export function createCompanyService(deps: {
       { username: input.username, email: input.email },
       { companyId },
     );
-    if (taken.username || taken.email) {
+    const refusal = takenReason(taken);
+    if (refusal) {
       if (taken.elsewhere)
         await spendIdentifierChecks(db, companyId, actor, { username: input.username, email: input.email });
-      throw new AppError(taken.username ? 'member.username_taken' : 'member.email_taken');
+      throw new AppError(
+        taken.username ? 'member.username_taken' : taken.email ? 'member.email_taken' : refusal[0],
+      );
     }
     const passwordHash = await hashPassword(input.password);
     return uniqueViolationAs(
-      { accounts_username_key: 'member.username_taken', accounts_email_key: 'member.email_taken' },
+      {
+        accounts_username_key: 'member.username_taken',
+        accounts_email_key: 'member.email_taken',
+        accounts_username_is_email: 'user.username_is_email',
+        accounts_email_is_username: 'user.email_is_username',
+      },
       () =>
         db.transaction().execute(async (trx) => {
           await quotas.takePlaces(trx, companyId, 'user');

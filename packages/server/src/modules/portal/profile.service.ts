@@ -240,8 +240,13 @@ export function createOwnProfileService(deps: {
       { exceptAccountId: account.id },
     );
     if (taken[field]) throw new AppError(takenReason[field]);
+    if (taken.emailIsUsername) throw new AppError('user.email_is_username');
     await uniqueViolationAs(
-      { accounts_email_key: takenReason.email, accounts_phone_key: takenReason.phone },
+      {
+        accounts_email_key: takenReason.email,
+        accounts_phone_key: takenReason.phone,
+        accounts_email_is_username: 'user.email_is_username',
+      },
       () =>
         db.transaction().execute(async (trx) => {
           const changed = await repo.replaceAddress(trx, account.id, field, {

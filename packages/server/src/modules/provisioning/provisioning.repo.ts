@@ -65,6 +65,25 @@ export const takeChangedTargets = (db: Db) =>
     .returning(['app_id', 'company_id'])
     .execute();
 
+/**
+ * The enabled targets of applications where an assignment (of a person, a department or a
+ * role) expired since the application's last run began (or was queued): nothing is written when
+ * an assignment merely expires, so the changes job asks this every minute, and the next run
+ * deactivates the people who lost access. A run queued or started after the expiry has seen it.
+ */
+export async function findTargetsWithLapsedAssignments(db: Db) {
+  const lapsed = (table: string) => sql`exists (select 1 from ${sql.table(table)} x
+    where x.app_id = t.app_id and x.expires_at <= now() and x.expires_at > seen.at)`;
+  const { rows } = await sql<{ app_id: string; company_id: string }>`
+    select t.app_id, t.company_id
+    from app_provisioning_targets t
+    cross join lateral (select coalesce(max(greatest(r.created_at, r.started_at)), '-infinity'::timestamptz) as at
+      from app_provisioning_runs r where r.app_id = t.app_id) seen
+    where t.enabled and (${lapsed('app_assignments')} or ${lapsed('app_department_assignments')}
+      or ${lapsed('app_role_assignments')})`.execute(db);
+  return rows;
+}
+
 export const findEnabledTargets = (db: Db) =>
   db
     .selectFrom('app_provisioning_targets')
@@ -85,12 +104,15 @@ export async function findCompanyPeople(
     name: string | null;
     status: string;
     department: string | null;
+    employee_number: string | null;
   }>`
     select a.id, a.username, a.email, a.phone, coalesce(a.display_name, a.nickname) as name, a.status,
       (select d.name from department_members dm join departments d on d.id = dm.department_id
         where dm.account_id = a.id and dm.company_id = m.company_id and d.parent_id is not null
-        order by d.name, d.id limit 1) as department
+        order by d.name, d.id limit 1) as department,
+      s.attributes #>> '{enterprise,employeeNumber}' as employee_number
     from company_members m join accounts a on a.id = m.account_id
+      left join scim_users s on s.company_id = m.company_id and s.account_id = m.account_id
     where m.company_id = ${companyId}
     order by a.username, a.id`.execute(db);
   return rows.map((row) => ({
@@ -100,6 +122,7 @@ export async function findCompanyPeople(
     phone: row.phone,
     name: row.name,
     department: row.department,
+    employeeNumber: row.employee_number,
     accountEnabled: row.status === 'enabled',
   }));
 }

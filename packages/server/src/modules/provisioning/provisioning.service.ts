@@ -22,7 +22,8 @@ import {
  * fails (no answer, 5xx) makes the job retry with back-off, each try sending only what is still
  * missing. Runs are recorded with counts and errors; a periodic job queues a run of every enabled
  * target hourly, another within a minute of a change that may matter (an assignment, a person's
- * status or details, departments, roles: marked by the triggers of migration 33), and the
+ * status or details, departments, roles: marked by the triggers of migration 33) or of an
+ * assignment's expiry (nothing marks that: the same job looks for expiries since the last run), and the
  * console's "Run now" queues one at once.
  */
 
@@ -207,10 +208,16 @@ export function createProvisioningService(deps: {
       await queue({ appId: target.app_id, companyId: target.company_id }, 'schedule', null);
   }
 
-  /** Queues a run of each target whose company changed something that may matter (see migration 33). */
+  /**
+   * Queues a run of each target whose company changed something that may matter (see migration
+   * 33), and of each whose application had an assignment expire since its last run: so a person
+   * whose access merely lapsed is deactivated within about a minute, not at the hourly run.
+   */
   async function queueChanged() {
-    for (const target of await repo.takeChangedTargets(db))
-      await queue({ appId: target.app_id, companyId: target.company_id }, 'change', null);
+    const changed = await repo.takeChangedTargets(db);
+    const lapsed = await repo.findTargetsWithLapsedAssignments(db);
+    const due = new Map([...changed, ...lapsed].map((target) => [target.app_id, target.company_id]));
+    for (const [appId, companyId] of due) await queue({ appId, companyId }, 'change', null);
   }
 
   jobs.register(PROVISIONING_JOB, { run: runJob, interrupted });

@@ -1,9 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedAdmin } from '../../test/delegated-admin.ts';
 import { call, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
 import { manage } from '../../test/saml-flow.ts';
 import { type ScimPeer, startScimPeer } from '../../test/scim-peer.ts';
 import { type RecordingScim, startRecordingScim } from '../../test/scim-recorder.ts';
+import { createToken, ENTERPRISE, scimClient, USER } from '../scim/scim-test-client.ts';
 import { PATCH_OP } from './scim-client.ts';
 import { CORE_USER } from './scim-user.ts';
 
@@ -360,6 +362,71 @@ describe('create-only targets and the exact bodies sent', () => {
   });
 });
 
+describe('the enterprise extension', () => {
+  it('sends the employeeNumber an inbound SCIM client gave the person, when the target sends it', async () => {
+    const appId = await newApp('Payroll');
+    const inbound = scimClient(ctx, owner.companyId, (await createToken(ctx, owner, 'HR')).secret);
+    const hr = await inbound('POST', '/Users', {
+      schemas: [USER, ENTERPRISE],
+      userName: 'gus@corp.example',
+      displayName: 'Gus Fring',
+      [ENTERPRISE]: { employeeNumber: '701984', department: 'Operations' },
+    });
+    expect(hr.status, JSON.stringify(hr.body)).toBe(201);
+    people.gus = hr.body.id as string;
+    await assign(appId, 'gus');
+    // Into SCIMMY: it keeps the extension as its schema defines it.
+    expect(
+      (await target(appId, peer.baseUrl, { token: peer.token, attributes: ['employeeNumber'] })).code,
+    ).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1, failed: 0 });
+    const [gus] = remote('gus@corp.example');
+    expect(gus?.[ENTERPRISE]).toMatchObject({ employeeNumber: '701984' });
+    // Into the recorder: the exact POST, then the PATCH when the HR system changes the number.
+    expect(
+      (await target(appId, recorder.baseUrl, { token: recorder.token, attributes: ['employeeNumber'] })).code,
+    ).toBe(200);
+    recorder.patchSupported = true;
+    const from = recorder.requests.length;
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1 });
+    const posts = () =>
+      recorder.requests
+        .slice(from)
+        .filter((r) => r.method === 'POST')
+        .map((r) => r.body);
+    expect(posts()).toEqual([
+      {
+        schemas: [CORE_USER, ENTERPRISE],
+        userName: 'gus@corp.example',
+        active: true,
+        [ENTERPRISE]: { employeeNumber: '701984' },
+      },
+    ]);
+    const changed = await inbound('PATCH', `/Users/${people.gus}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: `${ENTERPRISE}:employeeNumber`, value: '701985' }],
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ updated: 1 });
+    expect(
+      recorder.requests
+        .slice(from)
+        .filter((r) => r.method === 'PATCH')
+        .map((r) => r.body),
+    ).toEqual([
+      {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: `${ENTERPRISE}:employeeNumber`, value: '701985' }],
+      },
+    ]);
+    // Not among the attributes the target sends: not sent (removed from what was sent).
+    expect((await target(appId, recorder.baseUrl, { attributes: ['name'] })).code).toBe(200);
+    await runNow(appId);
+    const last = recorder.requests.at(-1)?.body as { Operations: { op: string; path: string }[] };
+    expect(last.Operations).toContainEqual({ op: 'remove', path: `${ENTERPRISE}:employeeNumber` });
+  });
+});
+
 describe('runs soon after a change', () => {
   it('queues a run of the application when its access changes, and sends the change', async () => {
     const appId = await newApp('Tickets');
@@ -388,6 +455,44 @@ describe('runs soon after a change', () => {
     ]);
     expect(remote('fay')).toHaveLength(1);
     expect((await changed()).changed_at).toBeNull();
+  });
+});
+
+describe('expiring assignments', () => {
+  it('deactivates a person within a minute of their assignment expiring, without waiting for the hourly run', async () => {
+    const appId = await newApp('Contracts');
+    await person('hank', 'hank@corp.example');
+    await ok('/api/v1/manage/app/assignment/add', {
+      appId,
+      userIds: [people.hank],
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
+    expect((await target(appId, peer.baseUrl, { token: peer.token })).code).toBe(200);
+    expect((await runNow(appId)).counts).toMatchObject({ created: 1 });
+    const runs = async () =>
+      (await ok<{ list: Run[] }>('/api/v1/manage/app/provisioning/runs', { appId })).list;
+    // The changes job, as it runs every minute (driven here, never waited for).
+    const minutePasses = async () => {
+      await ctx.database.db.updateTable('app_provisioning_targets').set({ changed_at: null }).execute();
+      await ctx.tessera.jobs.runSoon('app-provisioning.changes');
+      await ctx.tessera.jobs.drain();
+    };
+    await minutePasses();
+    expect(await runs()).toHaveLength(1); // an expiry still to come queues nothing
+    // An hour later: the run was long ago, and the assignment expired a minute ago. Nothing wrote
+    // anything when it expired (the trigger's mark of this test's own update is cleared).
+    await sql`update app_provisioning_runs set created_at = now() - interval '1 hour',
+      started_at = now() - interval '1 hour' where app_id = ${appId}`.execute(ctx.database.db);
+    await sql`update app_assignments set expires_at = now() - interval '1 minute'
+      where app_id = ${appId}`.execute(ctx.database.db);
+    await minutePasses();
+    const after = await runs();
+    expect(after).toHaveLength(2);
+    expect(after[0]).toMatchObject({ trigger: 'change', status: 'succeeded', counts: { deactivated: 1 } });
+    expect(remote('hank')).toMatchObject([{ active: false }]);
+    // Seen: the next minute queues nothing more.
+    await minutePasses();
+    expect(await runs()).toHaveLength(2);
   });
 });
 

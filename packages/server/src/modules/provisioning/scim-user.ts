@@ -3,7 +3,8 @@ import type { ProvisioningTarget } from '../../db/schema-provisioning.ts';
 import type { PatchOperation } from './scim-client.ts';
 
 /**
- * A person as a SCIM User (RFC 7643 §4.1, and the enterprise extension's department), kept as the
+ * A person as a SCIM User (RFC 7643 §4.1, and the enterprise extension's department and
+ * employeeNumber), kept as the
  * flat map of the attribute paths we manage: that map is what a run compares with what it sent
  * last, what the PATCH operations are made of (one `replace` per changed path, `remove` for a
  * value gone), and what POST and PUT bodies are built from.
@@ -12,6 +13,12 @@ import type { PatchOperation } from './scim-client.ts';
 export const CORE_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ENTERPRISE_USER = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const DEPARTMENT = `${ENTERPRISE_USER}:department`;
+const EMPLOYEE_NUMBER = `${ENTERPRISE_USER}:employeeNumber`;
+/** The enterprise extension's attributes we send, by path. */
+const ENTERPRISE_PATHS: Record<string, string> = {
+  [DEPARTMENT]: 'department',
+  [EMPLOYEE_NUMBER]: 'employeeNumber',
+};
 
 /** What provisioning reads of a person. */
 export interface ProvisionedPersonData {
@@ -21,6 +28,8 @@ export interface ProvisionedPersonData {
   phone: string | null;
   name: string | null;
   department: string | null;
+  /** The enterprise extension's employeeNumber an inbound SCIM client gave the person (scim_users.attributes). */
+  employeeNumber: string | null;
 }
 
 /** Attribute path -> value; a path whose value is absent is left out. */
@@ -52,6 +61,7 @@ export function desiredAttributes(
   if (wanted.has('phoneNumbers') && person.phone)
     out.phoneNumbers = [{ value: person.phone, type: 'work', primary: true }];
   if (wanted.has('department') && person.department) out[DEPARTMENT] = person.department;
+  if (wanted.has('employeeNumber') && person.employeeNumber) out[EMPLOYEE_NUMBER] = person.employeeNumber;
   return out;
 }
 
@@ -76,9 +86,10 @@ export function patchOperations(sent: ManagedAttributes, wanted: ManagedAttribut
 export function userResource(attributes: ManagedAttributes): Record<string, unknown> {
   const resource: Record<string, unknown> = { schemas: [CORE_USER] };
   for (const [path, value] of Object.entries(attributes)) {
-    if (path === DEPARTMENT) {
+    const enterprise = ENTERPRISE_PATHS[path];
+    if (enterprise) {
       resource.schemas = [CORE_USER, ENTERPRISE_USER];
-      resource[ENTERPRISE_USER] = { department: value };
+      resource[ENTERPRISE_USER] = { ...(resource[ENTERPRISE_USER] as object), [enterprise]: value };
     } else resource[path] = value;
   }
   return resource;

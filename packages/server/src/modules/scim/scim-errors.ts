@@ -38,7 +38,8 @@ export const notFound = () => new ScimError('scim.not_found');
 /** The scimType of the console's own refusals, as SCIM clients expect them. */
 function scimTypeOf(error: AppError): ScimType | undefined {
   if (error instanceof ScimError) return error.scimType;
-  if (error.reason.endsWith('_taken')) return 'uniqueness';
+  const crossed = error.reason === 'user.username_is_email' || error.reason === 'user.email_is_username';
+  if (error.reason.endsWith('_taken') || crossed) return 'uniqueness';
   if (error.reason === 'user.directory_managed' || error.reason === 'user.not_managed') return 'mutability';
   return error.status === 400 ? 'invalidValue' : undefined;
 }

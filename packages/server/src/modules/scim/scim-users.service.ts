@@ -230,6 +230,9 @@ export function createScimUserService(deps: {
     const row = await repo.findScimUser(db, companyId, id);
     if (!row) throw notFound();
     const actor = actorOf(caller);
+    // A new userName (Entra ID's PATCH replace userName when the UPN changes, Okta's PUT): a rename
+    // by the console's identifier rules. Refused, nothing else is stored either.
+    if (desired.userName !== row.username) await users.rename(actor, companyId, lang, id, desired.userName);
     const profile = {
       ...(desired.displayName !== row.display_name ? { name: desired.displayName } : {}),
       ...(desired.nickName !== row.nickname ? { nickname: desired.nickName } : {}),
@@ -254,13 +257,6 @@ export function createScimUserService(deps: {
     return get(caller, id);
   }
 
-  /** Tessera usernames do not change (the console has no rename): a different userName is refused. */
-  const assertUserNameKept = (current: Doc, body: Doc) => {
-    const userName = prop(body, 'userName');
-    if (typeof userName === 'string' && userName.toLowerCase() !== String(current.userName).toLowerCase())
-      throw new ScimError('scim.mutability', 'mutability', { attribute: 'userName' });
-  };
-
   async function replace(
     caller: ScimCaller,
     lang: Language,
@@ -270,7 +266,6 @@ export function createScimUserService(deps: {
   ) {
     const current = await get(caller, id);
     assertIfMatch(ifMatch, (current.meta as Doc).version as string);
-    assertUserNameKept(current, body);
     return store(caller, lang, current, readUser(body));
   }
 
@@ -285,7 +280,6 @@ export function createScimUserService(deps: {
     const current = await get(caller, id);
     assertIfMatch(ifMatch, (current.meta as Doc).version as string);
     const patched = applyPatch(current, operations, userShape);
-    assertUserNameKept(current, patched);
     return store(caller, lang, current, readUser(patched));
   }
 

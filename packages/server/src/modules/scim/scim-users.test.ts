@@ -169,14 +169,36 @@ describe('Microsoft Entra ID', () => {
       phoneNumbers: [{ value: '+8613800138000', type: 'mobile' }],
       [ENTERPRISE]: { employeeNumber: '99887766', department: 'Research' },
     });
-    // The documented userName replace: Tessera usernames do not change (the console has no rename either).
+    // The documented userName replace (the user principal name changed): a rename, audited as the token.
     const rename = await scim('PATCH', `/Users/${entraUserId}`, {
       schemas: [PATCH_OP],
       Operations: [
         { op: 'Replace', path: 'userName', value: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' },
       ],
     });
-    assertScimError(rename, 400, 'mutability');
+    expect(rename.status, JSON.stringify(rename.body)).toBe(200);
+    assertValidUser(rename.body);
+    expect(rename.body).toMatchObject({
+      id: entraUserId,
+      userName: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com',
+      title: 'scim tester',
+    });
+    const renamed = await ctx.database.db
+      .selectFrom('audit_events')
+      .select(['actor_account_id', 'before', 'after'])
+      .where('target_id', '=', entraUserId)
+      .where('action', '=', 'user.rename')
+      .executeTakeFirstOrThrow();
+    expect(renamed).toMatchObject({
+      actor_account_id: 'scim:Entra ID',
+      before: { username: 'Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1' },
+      after: { username: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' },
+    });
+    const found = await scim(
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName eq "5B50642D-79fc-4410-9e90-4c077cdd1a59@testuser.com"')}`,
+    );
+    expect((found.body.Resources as { id: string }[]).map((u) => u.id)).toEqual([entraUserId]);
   });
 
   it('sets the manager by id as Entra ID sends it', async () => {
@@ -264,14 +286,17 @@ describe('Okta', () => {
       groups: [],
       active: true,
     };
-    // Tessera usernames are letters, digits, dot, dash and underscore: Okta's "Email prefix"
-    // username format (README) sends test.user; the email form is refused with the console's words.
+    // Okta's default username format is the email: a username may hold one @ and a domain.
     const before = await accountsCount();
-    assertScimError(await scimB('POST', '/Users', oktaBody), 400, 'invalidValue');
+    assertScimError(
+      await scimB('POST', '/Users', { ...oktaBody, userName: 'test.user@@okta.local' }),
+      400,
+      'invalidValue',
+    );
     expect(await accountsCount()).toBe(before);
-    const user = created(await scimB('POST', '/Users', { ...oktaBody, userName: 'test.user' }));
+    const user = created(await scimB('POST', '/Users', oktaBody));
     expect(user).toMatchObject({
-      userName: 'test.user',
+      userName: 'test.user@okta.local',
       displayName: 'Test User',
       locale: 'en-US',
       externalId: '00ujl29u0le5T6Aj10h7',
@@ -281,7 +306,6 @@ describe('Okta', () => {
     // Okta's updates are PUTs of the whole user.
     const put = await scimB('PUT', `/Users/${user.id}`, {
       ...oktaBody,
-      userName: 'test.user',
       id: user.id,
       name: { givenName: 'Another', familyName: 'User' },
       displayName: 'Another User',
@@ -294,19 +318,34 @@ describe('Okta', () => {
       name: { givenName: 'Another' },
       emails: [{ value: 'another.user@okta.local' }],
     });
+    // The email changed at Okta, and so the username mapped from it: a PUT with the new userName renames.
+    const renamed = await scimB('PUT', `/Users/${user.id}`, {
+      ...oktaBody,
+      userName: 'another.user@okta.local',
+      emails: [{ primary: true, value: 'another.user@okta.local', type: 'work' }],
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body).toMatchObject({ id: user.id, userName: 'another.user@okta.local' });
+    const audit = await ctx.database.db
+      .selectFrom('audit_events')
+      .select(['actor_account_id', 'after'])
+      .where('target_id', '=', user.id)
+      .where('action', '=', 'user.rename')
+      .executeTakeFirstOrThrow();
+    expect(audit).toEqual({ actor_account_id: 'scim:Okta', after: { username: 'another.user@okta.local' } });
     // Deactivation is a PUT with active false.
     const off = await scimB('PUT', `/Users/${user.id}`, {
       ...oktaBody,
-      userName: 'test.user',
+      userName: 'another.user@okta.local',
       active: false,
     });
     expect(off.body.active).toBe(false);
     // B's people: its owner and the Okta user.
     const list = await scimB('GET', '/Users?startIndex=1&count=100');
     expect(list.body.totalResults).toBe(2);
-    expect((list.body.Resources as { userName: string }[]).map((u) => u.userName)).toEqual([
+    expect((list.body.Resources as { userName: string }[]).map((u) => u.userName).sort()).toEqual([
+      'another.user@okta.local',
       'scim-users-b',
-      'test.user',
     ]);
   });
 });

@@ -102,6 +102,36 @@ describe('identifiers taken in an import', () => {
     expect(await auditOf(prober.companyId)).toHaveLength(1);
   });
 
+  it("refuses a username that is one of its people's email, and an email that is a username, in the file too", async () => {
+    expect(await importRows(prober, [['pat@prober.example', 'pat.mail@prober.example', '']])).toMatchObject({
+      status: 'success',
+    });
+    const before = await countAllAccounts(ctx);
+    const task = await importRows(prober, [
+      ['OWN@prober.example', '', ''],
+      ['quinn', 'pat@PROBER.example', ''],
+      ['rae@prober.example', '', ''],
+      ['sam', 'rae@prober.example', ''],
+    ]);
+    expect(task.status).toBe('failed');
+    expect(task.errors).toEqual([
+      {
+        row: 2,
+        field: 'Username',
+        message:
+          "This username is another person's email address: people sign in with either, so it cannot be used",
+      },
+      {
+        row: 3,
+        field: 'Email',
+        message:
+          "This email address is another person's username: people sign in with either, so it cannot be used",
+      },
+      { row: 5, field: 'Email', message: expect.stringContaining('4') },
+    ]);
+    expect(await countAllAccounts(ctx)).toBe(before);
+  });
+
   it('refuses once the checks are spent, a file of free names too, until the hour has passed', async () => {
     // 17 checks are left: a file that collides 25 times is refused without its count.
     const probe = await importRows(

@@ -160,11 +160,10 @@ export async function checkRows(
   const identifiers: RowIdentifiers[] = [];
   const departments = departmentIndex(await repo.findDepartments(db, companyId));
   const passwordPolicy = await passwordPolicyFor(db, companyId);
-  const firstRowOf = {
-    username: new Map<string, number>(),
-    email: new Map<string, number>(),
-    phone: new Map<string, number>(),
-  };
+  // A username and an email are both names people sign in with: the same in two rows is a
+  // duplicate whichever column holds it (a row's own username may be its email).
+  const signInNames = new Map<string, number>();
+  const firstRowOf = { username: signInNames, email: signInNames, phone: new Map<string, number>() };
   const cellOf = (cells: string[], column: ImportColumn) => cells[importColumns.indexOf(column)] ?? '';
   const accounts: PreparedAccount[] = [];
   let withoutPassword = 0;
@@ -203,7 +202,8 @@ export async function checkRows(
       if (!value) continue;
       const first = firstRowOf[column].get(value);
       if (first === undefined) firstRowOf[column].set(value, row);
-      else errors.push({ row, column, reason: 'import.duplicate_in_file', params: { row: first } });
+      else if (first !== row)
+        errors.push({ row, column, reason: 'import.duplicate_in_file', params: { row: first } });
     }
     const departmentIds: string[] = [];
     for (const name of splitDepartments(cellOf(cells, 'departments'))) {
@@ -299,7 +299,7 @@ export async function takenIdentifierProblems(
     phones: rows.flatMap((r) => (r.phone ? [r.phone] : [])),
   });
   if (!taken.length) return [];
-  const own = new Set(taken.filter((t) => !t.elsewhere).map((t) => `${t.column}:${t.value}`));
+  const own = new Map(taken.filter((t) => !t.elsewhere).map((t) => [`${t.column}:${t.value}`, t.crossed]));
   const elsewhere = new Set(taken.filter((t) => t.elsewhere).map((t) => `${t.column}:${t.value}`));
   const errors: StoredRowError[] = [];
   for (const named of rows) {
@@ -308,8 +308,12 @@ export async function takenIdentifierProblems(
       ['email', named.email, 'user.email_taken'],
       ['phone', named.phone, 'user.phone_taken'],
     ] as const;
-    for (const [column, value, reason] of values)
-      if (value && own.has(`${column}:${value}`)) errors.push({ row: named.row, column, reason });
+    for (const [column, value, reason] of values) {
+      const crossed = value ? own.get(`${column}:${value}`) : undefined;
+      if (crossed === undefined) continue;
+      const crossedReason = column === 'username' ? 'user.username_is_email' : 'user.email_is_username';
+      errors.push({ row: named.row, column, reason: crossed ? crossedReason : reason });
+    }
   }
   if (elsewhere.size) {
     await spendIdentifierChecks(

@@ -170,6 +170,8 @@ export interface TakenIdentifier {
   /** Usernames and emails in lower case, as the unique indexes compare them. */
   value: string;
   elsewhere: boolean;
+  /** The username is an account's email, or the email an account's username (people sign in with either). */
+  crossed: boolean;
 }
 
 /**
@@ -184,14 +186,20 @@ export async function findTakenIdentifiers(
   const elsewhere = sql<boolean>`not exists (select 1 from company_members m
     where m.account_id = a.id and m.company_id = ${companyId})`;
   const { rows } = await sql<TakenIdentifier>`
-    select 'username' as "column", lower(a.username) as value, ${elsewhere} as elsewhere
+    select 'username' as "column", lower(a.username) as value, ${elsewhere} as elsewhere, false as crossed
       from accounts a where lower(a.username) = any(${values.usernames}::text[])
     union all
-    select 'email', lower(a.email), ${elsewhere}
+    select 'email', lower(a.email), ${elsewhere}, false
       from accounts a where lower(a.email) = any(${values.emails}::text[])
     union all
-    select 'phone', a.phone, ${elsewhere}
-      from accounts a where a.phone = any(${values.phones}::text[])`.execute(db);
+    select 'phone', a.phone, ${elsewhere}, false
+      from accounts a where a.phone = any(${values.phones}::text[])
+    union all
+    select 'username', lower(a.email), ${elsewhere}, true
+      from accounts a where lower(a.email) = any(${values.usernames.filter((u) => u.includes('@'))}::text[])
+    union all
+    select 'email', lower(a.username), ${elsewhere}, true
+      from accounts a where lower(a.username) = any(${values.emails}::text[])`.execute(db);
   return rows;
 }
 

@@ -236,6 +236,8 @@ export function createUserImportService(deps: {
 
   const uniqueReason = (error: unknown): ErrorReason => {
     const constraint = (error as { constraint?: string }).constraint ?? '';
+    if (constraint === 'accounts_username_is_email') return 'user.username_is_email';
+    if (constraint === 'accounts_email_is_username') return 'user.email_is_username';
     if (constraint.includes('email')) return 'user.email_taken';
     if (constraint.includes('phone')) return 'user.phone_taken';
     return 'user.username_taken';

@@ -1,4 +1,4 @@
-import { type ErrorReason, type Language, photoLimits } from '@tessera/contract';
+import { type Language, photoLimits } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
@@ -22,15 +22,10 @@ import {
 } from './user-write.repo.ts';
 
 /** The refusal for a username, email or phone another account has, marking the form field. */
-function takenError(lang: Language, taken: { username: boolean; email: boolean; phone: boolean }) {
-  const [reason, field]: [ErrorReason, string] | [undefined, undefined] = taken.username
-    ? ['user.username_taken', 'username']
-    : taken.email
-      ? ['user.email_taken', 'email']
-      : taken.phone
-        ? ['user.phone_taken', 'phone']
-        : [undefined, undefined];
-  if (!reason) return undefined;
+function takenError(lang: Language, taken: Parameters<typeof users.takenReason>[0]) {
+  const found = users.takenReason(taken);
+  if (!found) return undefined;
+  const [reason, field] = found;
   const message = translateError(lang, reason);
   return new AppError(reason, {}, [{ field, message }], message);
 }
@@ -40,6 +35,8 @@ const takenByIndex = {
   accounts_username_key: 'user.username_taken',
   accounts_email_key: 'user.email_taken',
   accounts_phone_key: 'user.phone_taken',
+  accounts_username_is_email: 'user.username_is_email',
+  accounts_email_is_username: 'user.email_is_username',
 } as const;
 
 /** A new account's identity and password, as the forms send them. */
@@ -292,6 +289,47 @@ export function createUserProfileService(deps: {
     );
   }
 
+  /**
+   * Gives the person a new username: only SCIM clients do (an identity provider whose user
+   * principal name changed); the console has no rename. The same identifier rules as a new
+   * person's hold; everything else is keyed by the account's id, so sessions, links, LDAP entries
+   * and application access carry on. A directory person's username is the directory's.
+   */
+  async function rename(
+    actor: UserActor,
+    companyId: string,
+    lang: Language,
+    userId: string,
+    username: string,
+  ) {
+    const existing = await findExisting(db, companyId, userId);
+    assertMayActOn(actor.role, existing.role);
+    assertManaged(existing);
+    if (existing.username === username) return;
+    if (await isDirectoryAccount(db, existing.id)) throw new AppError('user.directory_managed');
+    if (existing.username.toLowerCase() !== username.toLowerCase()) {
+      await assertIdentifierChecksLeft(db, companyId);
+      await assertIdentifiersFree(actor, lang, companyId, { username }, { exceptAccountId: existing.id });
+    }
+    await uniqueViolationAs(takenByIndex, () =>
+      db.transaction().execute(async (trx) => {
+        const { row } = await lockExisting(trx, companyId, userId);
+        await trx.updateTable('accounts').set({ username }).where('id', '=', row.id).execute();
+        await touchRecord(trx, companyId, row.id);
+        await insertAuditEvent(trx, {
+          companyId,
+          actorAccountId: actor.accountId,
+          action: 'user.rename',
+          targetType: 'user',
+          targetId: row.id,
+          before: { username: row.username },
+          after: { username },
+          ip: actor.ip,
+        });
+      }),
+    );
+  }
+
   async function uploadPhoto(
     actor: UserActor,
     companyId: string,
@@ -329,5 +367,5 @@ export function createUserProfileService(deps: {
     });
   }
 
-  return { create, createDevUser, update, uploadPhoto };
+  return { create, createDevUser, update, rename, uploadPhoto };
 }

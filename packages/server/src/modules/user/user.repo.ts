@@ -113,17 +113,32 @@ export async function findDepartmentRefs(db: Db, companyId: string, accountIds: 
  * Which of username, email and phone another account already has (username and email
  * case-insensitively), and whether any of those accounts is outside `companyId` (then the
  * answer tells the company something about another company's people: identifier-checks.ts).
+ * A username may hold an `@`, and people sign in with a username or an email alike, so a
+ * username is also refused when it is another account's email (`usernameIsEmail`), and an email
+ * when it is another account's username (`emailIsUsername`).
  */
 export async function findTakenIdentifiers(
   db: Db,
   values: { username?: string; email?: string | null; phone?: string | null },
   options: { exceptAccountId?: string; companyId?: string | null } = {},
 ) {
+  const username = values.username?.toLowerCase();
+  const email = values.email?.toLowerCase();
   const checks: Expression<SqlBool>[] = [];
-  if (values.username) checks.push(sql<SqlBool>`lower(username) = ${values.username.toLowerCase()}`);
-  if (values.email) checks.push(sql<SqlBool>`lower(email) = ${values.email.toLowerCase()}`);
+  if (username) checks.push(sql<SqlBool>`lower(username) = ${username}`);
+  if (email) checks.push(sql<SqlBool>`lower(email) = ${email}`);
+  // Only a username with an @ can be an email (the indexes on lower(username) and lower(email) serve both).
+  if (username?.includes('@')) checks.push(sql<SqlBool>`lower(email) = ${username}`);
+  if (email) checks.push(sql<SqlBool>`lower(username) = ${email}`);
   if (values.phone) checks.push(sql<SqlBool>`phone = ${values.phone}`);
-  if (!checks.length) return { username: false, email: false, phone: false, elsewhere: false };
+  const none = {
+    username: false,
+    email: false,
+    phone: false,
+    usernameIsEmail: false,
+    emailIsUsername: false,
+  };
+  if (!checks.length) return { ...none, elsewhere: false };
   let query = db
     .selectFrom('accounts')
     .select([
@@ -135,15 +150,25 @@ export async function findTakenIdentifiers(
     ])
     .where(sql<SqlBool>`(${sql.join(checks, sql` or `)})`);
   if (options.exceptAccountId) query = query.where('id', '<>', options.exceptAccountId);
-  const rows = await query.limit(3).execute();
+  const rows = await query.limit(5).execute();
   return {
-    username: Boolean(
-      values.username && rows.some((r) => r.username.toLowerCase() === values.username?.toLowerCase()),
-    ),
-    email: Boolean(values.email && rows.some((r) => r.email?.toLowerCase() === values.email?.toLowerCase())),
+    username: Boolean(username && rows.some((r) => r.username.toLowerCase() === username)),
+    email: Boolean(email && rows.some((r) => r.email?.toLowerCase() === email)),
     phone: Boolean(values.phone && rows.some((r) => r.phone === values.phone)),
+    usernameIsEmail: Boolean(username && rows.some((r) => r.email?.toLowerCase() === username)),
+    emailIsUsername: Boolean(email && rows.some((r) => r.username.toLowerCase() === email)),
     elsewhere: rows.some((r) => r.elsewhere),
   };
+}
+
+/** The refusal reason for what findTakenIdentifiers found, in the order the forms show them; undefined when all is free. */
+export function takenReason(taken: Awaited<ReturnType<typeof findTakenIdentifiers>>) {
+  if (taken.username) return ['user.username_taken', 'username'] as const;
+  if (taken.usernameIsEmail) return ['user.username_is_email', 'username'] as const;
+  if (taken.email) return ['user.email_taken', 'email'] as const;
+  if (taken.emailIsUsername) return ['user.email_is_username', 'email'] as const;
+  if (taken.phone) return ['user.phone_taken', 'phone'] as const;
+  return undefined;
 }
 
 /**

@@ -25,7 +25,7 @@ export function createUserService(deps: {
   log?: { warn(details: object, message: string): void };
 }) {
   const { list, detail, log, selfDetails } = createUserQueryService(deps);
-  const { create, createDevUser, update, uploadPhoto } = createUserProfileService(deps);
+  const { create, createDevUser, update, rename, uploadPhoto } = createUserProfileService(deps);
   const { setStatus, resetPassword, remove } = createUserStandingService(deps);
   return {
     list,
@@ -33,6 +33,8 @@ export function createUserService(deps: {
     create,
     createDevUser,
     update,
+    /** A new username (SCIM only: the console has no rename). */
+    rename,
     setStatus,
     resetPassword,
     uploadPhoto,

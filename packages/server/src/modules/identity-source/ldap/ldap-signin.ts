@@ -11,7 +11,7 @@ import { secretPurpose } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
 import type { DirectoryPerson } from '../sync/snapshot.ts';
 import { createLinkedPeople } from '../sync/sync-apply.ts';
-import { findIdentifierOwners } from '../sync/sync-state.ts';
+import { findIdentifierOwners, ownsSignInName } from '../sync/sync-state.ts';
 import { type DirectoryOptions, type DirectorySession, withDirectory } from './ldap-client.ts';
 import { readDepartmentsOfPerson } from './ldap-departments.ts';
 import { findPersonByExternalId, findPersonByUsername, readOwnEntry } from './ldap-directory.ts';
@@ -152,10 +152,10 @@ export function createDirectorySignIn(deps: {
       emails: person.email && person.email !== account.email ? [person.email] : [],
       phones: person.phone && person.phone !== account.phone ? [person.phone] : [],
     });
-    // An email or phone someone else has stays as it was (the sync reports it).
+    // An email or phone someone else has (as their email or username) stays as it was (the sync reports it).
     if (
       (account.email ?? null) !== person.email &&
-      !owners.some((o) => o.email?.toLowerCase() === person.email)
+      !owners.some((o) => o.id !== account.id && ownsSignInName(o, person.email))
     )
       set.email = person.email;
     if ((account.phone ?? null) !== person.phone && !owners.some((o) => o.phone === person.phone))
@@ -225,12 +225,12 @@ export function createDirectorySignIn(deps: {
       emails: person.email ? [person.email] : [],
       phones: person.phone ? [person.phone] : [],
     });
-    if (owners.some((o) => o.username.toLowerCase() === person.username.toLowerCase()))
+    if (owners.some((o) => ownsSignInName(o, person.username)))
       return { ok: false, cause: 'directory_conflict' };
     const fresh = {
       ...person,
       // Someone else's email or phone is left out rather than refusing the person (the sync reports it).
-      email: owners.some((o) => o.email?.toLowerCase() === person.email) ? null : person.email,
+      email: owners.some((o) => ownsSignInName(o, person.email)) ? null : person.email,
       phone: owners.some((o) => o.phone === person.phone) ? null : person.phone,
       departmentExternalIds: found.departments ?? [],
     };

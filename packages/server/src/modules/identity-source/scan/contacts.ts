@@ -19,13 +19,26 @@ import { dingtalkToken, type ProviderUrls, providerCall, wecomToken } from './pr
 
 const ROOT_DEPARTMENT = 1;
 
-/** A userid as a username (letters, digits, dot, underscore, hyphen; starting with a letter or digit). */
-export const usernameFromLogin = (login: string) =>
-  login
-    .trim()
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 64);
+/**
+ * A userid or a login name as a username (USERNAME_PATTERN): letters, digits, dot, underscore
+ * and hyphen, a letter or digit first; an address such as alice@contoso.com (a user principal
+ * name, an email) keeps its last `@` and its domain. Anything else becomes a hyphen.
+ */
+export function usernameFromLogin(login: string) {
+  const local = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  const trimmed = login.trim();
+  const at = trimmed.lastIndexOf('@');
+  const domain =
+    at > 0
+      ? trimmed
+          .slice(at + 1)
+          .replace(/[^A-Za-z0-9.-]+/g, '-')
+          .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '')
+      : '';
+  const name = local(at > 0 ? trimmed.slice(0, at) : trimmed);
+  const whole = name && domain ? `${name}@${domain}` : local(trimmed);
+  return whole.length <= 64 ? whole : local(whole.replace('@', '-')).slice(0, 64);
+}
 
 interface DingtalkUser {
   userid: string;

@@ -4,7 +4,7 @@ import type { QuotaService } from '../../license/quota.service.ts';
 import type * as repo from '../identity-source.repo.ts';
 import { findLinkByExternalId, updateLinkNames } from '../identity-source.repo.ts';
 import { createLinkedPeople } from '../sync/sync-apply.ts';
-import { findIdentifierOwners } from '../sync/sync-state.ts';
+import { findIdentifierOwners, ownsSignInName } from '../sync/sync-state.ts';
 import { usernameFromLogin } from './contacts.ts';
 import type { ScanIdentity } from './providers.ts';
 
@@ -34,8 +34,7 @@ async function freeUsername(db: Db, companyId: string, type: repo.AnySource['typ
     ...Array.from({ length: 3 }, () => `${prefix[type]}-${randomBytes(5).toString('hex')}`),
   ];
   const owners = await findIdentifierOwners(db, companyId, { usernames: candidates, emails: [], phones: [] });
-  const taken = new Set(owners.map((o) => o.username.toLowerCase()));
-  return candidates.find((candidate) => !taken.has(candidate.toLowerCase()));
+  return candidates.find((candidate) => !owners.some((o) => ownsSignInName(o, candidate)));
 }
 
 /** The company's departments named as the groups: external id (the group) → department. */
@@ -75,7 +74,7 @@ export async function scanPerson(
           username,
           name: identity.name,
           // Someone else's email or phone is left out rather than refusing the person.
-          email: owners.some((o) => o.email === identity.email) ? null : identity.email,
+          email: owners.some((o) => ownsSignInName(o, identity.email)) ? null : identity.email,
           phone: owners.some((o) => o.phone === identity.phone) ? null : identity.phone,
           dn: null,
           departmentExternalIds: identity.groups ?? [],

@@ -74,12 +74,15 @@ export const identifierFingerprint = (person: Pick<DirectoryPerson, 'username' |
     .update(`${person.username.toLowerCase()}\n${person.email ?? ''}\n${person.phone ?? ''}`)
     .digest('hex');
 
-/** Who owns each identifier already: lower-case username / email, and phone. */
+/**
+ * Who owns each identifier already: lower-case username or email (one key space: people sign
+ * in with either, so a username may not be someone else's email, nor the reverse), and phone.
+ */
 function ownerIndex(owners: IdentifierOwner[]) {
   const index = new Map<string, IdentifierOwner>();
   for (const owner of owners) {
-    index.set(`u:${owner.username.toLowerCase()}`, owner);
-    if (owner.email) index.set(`e:${owner.email.toLowerCase()}`, owner);
+    index.set(`n:${owner.username.toLowerCase()}`, owner);
+    if (owner.email) index.set(`n:${owner.email.toLowerCase()}`, owner);
     if (owner.phone) index.set(`p:${owner.phone}`, owner);
   }
   return index;
@@ -88,8 +91,8 @@ function ownerIndex(owners: IdentifierOwner[]) {
 type IdentifierField = 'username' | 'email' | 'phone';
 function identifierKeys(values: { username?: string; email?: string | null; phone?: string | null }) {
   const keys: [IdentifierField, string][] = [];
-  if (values.username) keys.push(['username', `u:${values.username.toLowerCase()}`]);
-  if (values.email) keys.push(['email', `e:${values.email.toLowerCase()}`]);
+  if (values.username) keys.push(['username', `n:${values.username.toLowerCase()}`]);
+  if (values.email) keys.push(['email', `n:${values.email.toLowerCase()}`]);
   if (values.phone) keys.push(['phone', `p:${values.phone}`]);
   return keys;
 }

@@ -146,7 +146,19 @@ export interface IdentifierOwner {
   inCompany: boolean;
 }
 
-/** The accounts that already have any of these usernames, emails (both case-insensitively) or phones. */
+/**
+ * Whether the owner has `value` as a username or an email (case-insensitively): people sign in
+ * with either, so a username may not be another account's email, nor an email another's username.
+ */
+export const ownsSignInName = (owner: Pick<IdentifierOwner, 'username' | 'email'>, value: string | null) =>
+  Boolean(value) &&
+  (owner.username.toLowerCase() === value?.toLowerCase() ||
+    owner.email?.toLowerCase() === value?.toLowerCase());
+
+/**
+ * The accounts that already have any of these usernames, emails (both case-insensitively, and
+ * each as the other: ownsSignInName) or phones.
+ */
 export async function findIdentifierOwners(
   db: Db,
   companyId: string,
@@ -158,8 +170,8 @@ export async function findIdentifierOwners(
     select a.id, a.username, a.email, a.phone,
       exists (select 1 from company_members m where m.account_id = a.id and m.company_id = ${companyId}) as "inCompany"
     from accounts a
-    where lower(a.username) = any(${usernames.map((u) => u.toLowerCase())}::text[])
-      or lower(a.email) = any(${emails}::text[])
+    where lower(a.username) = any(${[...usernames, ...emails].map((u) => u.toLowerCase())}::text[])
+      or lower(a.email) = any(${[...emails, ...usernames.filter((u) => u.includes('@'))].map((e) => e.toLowerCase())}::text[])
       or a.phone = any(${phones}::text[])`.execute(db);
   return rows;
 }
