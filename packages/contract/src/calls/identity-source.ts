@@ -316,6 +316,8 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     jwksUrl: z.string(),
     /** The back-channel logout URI to register at the upstream provider. */
     backchannelLogoutUrl: z.string(),
+    /** The post-logout redirect URI to register at the upstream provider (sign-out goes on there). */
+    postLogoutRedirectUrl: z.string(),
   }),
   sourceBase.extend({
     type: z.literal('saml'),
