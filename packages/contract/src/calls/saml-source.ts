@@ -8,7 +8,7 @@ import {
   samlNameIdFormats,
   samlUrlProblem,
 } from '../constants.ts';
-import { upstreamButton } from './upstream-settings.ts';
+import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
 
 /**
  * An upstream SAML identity provider as an identity source (issue 33): Tessera is its service
@@ -99,6 +99,7 @@ export const samlSourceSettings = z.object({
   firstScan: z.enum(firstScanModes).default('link_only'),
   /** The sign-in page's button and home-realm discovery, as for every upstream source. */
   ...upstreamButton,
+  ...upstreamSignOut,
 });
 
 export const certificateView = z.object({

@@ -28,6 +28,7 @@ let upApp: TestApp;
 let sourceId = '';
 let alice: { id: string; username: string; password: string };
 let postLogoutRedirectUrl = '';
+let downOwner: Awaited<ReturnType<typeof ownerWithCompany>>;
 
 beforeAll(async () => {
   [upstream, down, receiver] = await Promise.all([
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const upOwner = await ownerWithCompany(upstream, 'up-owner', 'Upstream Corp');
   upApp = await openedApp(upstream, upOwner);
   alice = await companyMember(upstream, upOwner, 'alice');
-  const downOwner = await ownerWithCompany(down, 'down-owner', 'Down Corp');
+  downOwner = await ownerWithCompany(down, 'down-owner', 'Down Corp');
   downApp = await openedApp(down, downOwner);
   const created = await call<{ sourceId: string }>(
     down,
@@ -185,6 +186,36 @@ describe('upstream logout of the OpenID Connect identity source', () => {
       CALLBACK,
     );
     expect(replayed.url).toBe(`${postLogoutRedirectUrl}?state=forged`);
+  });
+
+  it('ends the sign-out at Tessera when the source says not to sign out at the provider', async () => {
+    const settings = {
+      sourceId,
+      type: 'oidc',
+      name: 'Corp IdP',
+      issuer: `${upstream.baseUrl}/oidc`,
+      clientId: upApp.clientId,
+      firstScan: 'create',
+    };
+    const off = await call(
+      down,
+      '/api/v1/manage/identity-source/update',
+      { ...settings, signOutUpstream: false },
+      downOwner,
+    );
+    expect(off.code, off.msg).toBe(200);
+    try {
+      const browser = new TwoSiteBrowser();
+      await signInThroughUpstream(browser);
+      const endSession = `${down.baseUrl}/oidc/session/end?${new URLSearchParams({ client_id: downApp.clientId })}`;
+      const asked = await browser.follow(endSession, CALLBACK);
+      const ended = await confirmSignOut(browser, asked, `${upstream.baseUrl}/`);
+      expect(ended.stopped, 'the browser stays at Tessera').toBeUndefined();
+      expect(ended.html).toContain('signed out');
+      expect(await pressButton(browser)).toMatchObject({ stopped: expect.any(URL) });
+    } finally {
+      await call(down, '/api/v1/manage/identity-source/update', settings, downOwner);
+    }
   });
 
   it('accepts a back-channel logout token once', async () => {

@@ -64,6 +64,7 @@ export function createUpstreamLogout(deps: UpstreamLogoutDeps) {
   async function providerLogoutUrl(taken: TakenUpstreamSession, next: string): Promise<string | undefined> {
     const source = await repo.findSourceById(db, taken.source_id);
     if (!isUpstreamSource(source) || !source.enabled) return undefined;
+    if (source.settings.signOutUpstream === false) return undefined;
     if (source.type === 'oidc') {
       const config = await upstreamConfiguration(
         source.settings,
