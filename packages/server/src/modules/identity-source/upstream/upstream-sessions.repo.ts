@@ -132,18 +132,6 @@ export async function insertUpstreamLogout(
     .execute();
 }
 
-/** Whether a sign-out of the source with this id is under way (nothing changes). */
-export async function findUpstreamLogout(db: Db, sourceId: string, id: string) {
-  if (!id || id.length > 256) return undefined;
-  return db
-    .selectFrom('upstream_logouts')
-    .select('next_url')
-    .where('id', '=', id)
-    .where('source_id', '=', sourceId)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .executeTakeFirst();
-}
-
 /** The sign-out under way with this id, used once: where the browser goes now. */
 export async function takeUpstreamLogout(db: Db, sourceId: string, id: string) {
   if (!id || id.length > 256) return undefined;
