@@ -11,6 +11,7 @@ import {
 import { startLogoutReceiver } from '../../../test/logout-receiver.ts';
 import { authorization, CALLBACK, formOf, openedApp, type TestApp } from '../../../test/oidc-flow.ts';
 import { TwoSiteBrowser } from '../../../test/two-site-browser.ts';
+import { purgeUpstreamLogoutState } from '../upstream/upstream-sessions.repo.ts';
 
 /**
  * Upstream logout of the OpenID Connect identity source (issue 33), against a second Tessera
@@ -240,6 +241,16 @@ describe('upstream logout of the OpenID Connect identity source', () => {
       });
     expect((await deliver()).status).toBe(200);
     expect(await downSessionsOf(link.account_id)).toBe(0);
+    // What the provider's logout needed goes with the session (the maintenance purge).
+    const remembered = () =>
+      down.database.db
+        .selectFrom('upstream_sessions')
+        .select('id')
+        .where('account_id', '=', link.account_id)
+        .execute();
+    expect(await remembered()).toHaveLength(1);
+    await purgeUpstreamLogoutState(down.database.db);
+    expect(await remembered()).toEqual([]);
 
     await signInThroughUpstream(new TwoSiteBrowser());
     expect(await downSessionsOf(link.account_id)).toBeGreaterThan(0);
