@@ -17,7 +17,8 @@ const UPSTREAM_PASSWORD = 'Ursula-pass-2026';
  * Upstream identity providers (issue 33): a second Tessera, started by the flow on 127.0.0.1 (so
  * that the browser keeps its cookies apart from the run's server on localhost), is the company's
  * SAML identity provider. A person clicks the source's button on the sign-in page of the
- * company's application, signs in at the upstream and lands in the application. Alone:
+ * company's application, signs in at the upstream and lands in the application; signing out at
+ * the downstream signs out at the upstream too (its sign-in page is shown again). Alone:
  *   --test-name-pattern='create a company|Upstream SAML|uncaught errors'
  */
 /** A console call at the upstream (the test harness's, outside Vitest), which must succeed. */
@@ -36,7 +37,7 @@ export function upstreamFlows(s: Suite) {
   const { openPage, devSession, devFlow } = s;
 
   devFlow(
-    "Upstream SAML identity provider: a person clicks the source's button, signs in at the upstream Tessera and lands in the application",
+    "Upstream SAML identity provider: a person clicks the source's button, signs in at the upstream Tessera and lands in the application; signing out signs out at the upstream too",
     async () => {
       assert.ok(s.server);
       const { page: consolePage, ui } = await devSession();
@@ -115,6 +116,24 @@ export function upstreamFlows(s: Suite) {
           await page.getByRole('button', { name: 'Sign in', exact: true }).click();
           await page.locator('#greeting').waitFor();
           assert.equal(await page.locator('#greeting').innerText(), `Signed in as ${UPSTREAM_USER}`);
+
+          // Signing out at the downstream signs out at the upstream too (a signed LogoutRequest
+          // there, its LogoutResponse back), and ends on the downstream's "signed out" page.
+          await page.goto(
+            `${s.server.baseUrl}/oidc/session/end?${new URLSearchParams({ client_id: created.app.clientId })}`,
+          );
+          await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+          await page.waitForURL((url) => url.origin === upstream.baseUrl);
+          await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+          await page.waitForURL((url) => url.origin === s.server?.baseUrl);
+          await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+          // The upstream asks who it is again.
+          await page.goto(rp.loginUrl);
+          await page.getByRole('button', { name: 'Sign in with Upstream SSO' }).click();
+          await page.waitForURL(
+            (url) => url.origin === upstream.baseUrl && url.pathname.startsWith('/interaction/'),
+          );
+          await page.locator('#identifier').waitFor();
         } finally {
           await context.close();
         }

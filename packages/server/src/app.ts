@@ -17,6 +17,8 @@ import { purgeCasState } from './modules/cas/cas.repo.ts';
 import { createCompaniesRepo } from './modules/company/company.repo.ts';
 import { purgeSamlSourceState } from './modules/identity-source/saml-source/saml-source.repo.ts';
 import { purgeScanStates } from './modules/identity-source/scan/scan-states.repo.ts';
+import { createUpstreamLogout } from './modules/identity-source/upstream/upstream-logout.ts';
+import { purgeUpstreamLogoutState } from './modules/identity-source/upstream/upstream-sessions.repo.ts';
 import { purgeUpstreamStates } from './modules/identity-source/upstream/upstream-sources.repo.ts';
 import type { Jobs } from './modules/jobs/jobs.ts';
 import type { RunningLdap } from './modules/ldap-server/ldap-server.install.ts';
@@ -137,6 +139,13 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
   const secureCookies = config.publicUrl.startsWith('https://');
   const saml = createSaml({ db, sealer, publicUrl: config.publicUrl, issuer });
   const cas = createCas({ db, sealer, publicUrl: config.publicUrl, issuer, outbound, log: app.log });
+  const upstreamLogout = createUpstreamLogout({
+    db,
+    sealer,
+    publicUrl: config.publicUrl,
+    outbound,
+    log: app.log,
+  });
   const oidc = await installOidcProvider({
     db,
     sealer,
@@ -150,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     samlSlo: saml.slo,
     casClientUrls: cas.clientUrls,
     casLogoutHook: cas.slo.hook,
+    upstreamLogoutHook: upstreamLogout.hook,
     serviceSignOuts: [cas.slo.serviceSignOut],
     decisions,
     decisionApi: permissions.decisionApi,
@@ -240,6 +250,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeScanStates(db),
       purgeUpstreamStates(db),
       purgeSamlSourceState(db),
+      purgeUpstreamLogoutState(db),
       purgeSamlState(db),
       purgeCasState(db),
     ]);

@@ -10,7 +10,7 @@ import {
   upstreamIdTokenAlgorithms,
 } from '../constants.ts';
 import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
-import { upstreamButton } from './upstream-settings.ts';
+import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -190,6 +190,7 @@ const assertionValues = z
 /** What every upstream source (OpenID Connect, SAML) has: the button, home-realm discovery, MFA, first sign-in. */
 export const upstreamCommon = {
   ...upstreamButton,
+  ...upstreamSignOut,
   /** The upstream's assertion (acr/amr) of a second factor counts as the company's second factor. */
   trustUpstreamMfa: z.boolean().default(false),
   firstScan,
@@ -316,6 +317,8 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     jwksUrl: z.string(),
     /** The back-channel logout URI to register at the upstream provider. */
     backchannelLogoutUrl: z.string(),
+    /** The post-logout redirect URI to register at the upstream provider (sign-out goes on there). */
+    postLogoutRedirectUrl: z.string(),
   }),
   sourceBase.extend({
     type: z.literal('saml'),

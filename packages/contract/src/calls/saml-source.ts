@@ -8,7 +8,7 @@ import {
   samlNameIdFormats,
   samlUrlProblem,
 } from '../constants.ts';
-import { upstreamButton } from './upstream-settings.ts';
+import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
 
 /**
  * An upstream SAML identity provider as an identity source (issue 33): Tessera is its service
@@ -66,6 +66,11 @@ export const samlSourceSettings = z.object({
   /** Its single sign-on service and the binding the AuthnRequest goes there on. */
   ssoUrl: upstreamUrl,
   ssoBinding: z.enum(samlBindings).default('redirect'),
+  /** Its single logout service (HTTP-Redirect): where a sign-out at Tessera goes on to (empty: none). */
+  sloUrl: z
+    .union([z.literal('').transform(() => null), upstreamUrl])
+    .nullable()
+    .optional(),
   /** Its signing certificates (PEM or bare base64): several while it rotates its key. */
   signingCertificates: z
     .array(certificateText)
@@ -94,6 +99,7 @@ export const samlSourceSettings = z.object({
   firstScan: z.enum(firstScanModes).default('link_only'),
   /** The sign-in page's button and home-realm discovery, as for every upstream source. */
   ...upstreamButton,
+  ...upstreamSignOut,
 });
 
 export const certificateView = z.object({
@@ -109,6 +115,8 @@ export const samlServiceProvider = z.object({
   entityId: z.string(),
   acsUrl: z.string(),
   metadataUrl: z.string(),
+  /** Tessera's single logout service: the upstream's LogoutRequests and LogoutResponses. */
+  sloUrl: z.string(),
   certificate: certificateView,
 });
 
@@ -117,6 +125,7 @@ export const samlSourceMetadata = z.object({
   idpEntityId: z.string(),
   ssoUrl: z.string(),
   ssoBinding: z.enum(samlBindings),
+  sloUrl: z.string().nullable(),
   signingCertificates: z.array(z.string()),
   nameIdFormat: z.enum(samlNameIdFormats).nullable(),
 });

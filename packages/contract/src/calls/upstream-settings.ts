@@ -30,3 +30,5 @@ const logoUrl = z
   .optional();
 /** The button (its name is the source's) and home-realm discovery of an upstream source. */
 export const upstreamButton = { logoUrl, emailDomains };
+/** Whether signing out of Tessera signs out at the upstream provider too (where it offers a logout endpoint). */
+export const upstreamSignOut = { signOutUpstream: z.boolean().default(true) };

@@ -277,6 +277,7 @@ export const zhFieldNames: Record<string, string> = {
   idpEntityId: '身份提供方实体 ID',
   ssoUrl: '单点登录地址',
   ssoBinding: '单点登录绑定方式',
+  signOutUpstream: '同时在上游登出',
   emailAttribute: '邮箱属性',
   nameAttribute: '姓名属性',
   phoneAttribute: '手机号属性',

@@ -38,6 +38,7 @@ import { m36 } from './migrations/36-saml-identity-sources.ts';
 import { m37 } from './migrations/37-scim-groups-as-roles.ts';
 import { m38 } from './migrations/38-ldap-posix.ts';
 import { m39 } from './migrations/39-usernames-with-at.ts';
+import { m40 } from './migrations/40-upstream-logout.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -87,6 +88,7 @@ export const migrations: Migration[] = [
   m37,
   m38,
   m39,
+  m40,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

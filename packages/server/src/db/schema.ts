@@ -16,6 +16,7 @@ import type { SamlSourceTables } from './schema-saml-source.ts';
 import type { ScimTables } from './schema-scim.ts';
 import type { SmsTables } from './schema-sms.ts';
 import type { UpstreamTables } from './schema-upstream.ts';
+import type { UpstreamLogoutTables } from './schema-upstream-logout.ts';
 
 export type * from './schema-app.ts';
 export type * from './schema-ca.ts';
@@ -26,6 +27,7 @@ export type * from './schema-mfa.ts';
 export type * from './schema-permission.ts';
 export type * from './schema-radius.ts';
 export type * from './schema-upstream.ts';
+export type * from './schema-upstream-logout.ts';
 
 export interface AccountsTable {
   id: string;
@@ -339,6 +341,7 @@ export interface Database
     PermissionTables,
     IdentitySourceTables,
     UpstreamTables,
+    UpstreamLogoutTables,
     SamlSourceTables,
     ExchangeTables,
     RadiusTables,

@@ -113,6 +113,7 @@ export async function pageRoutes(
     signIn: deps.signIn,
     clientCompany: (clientId: string) => companyOfClient(clientId),
     kinds: createUpstreamKinds(upstreamKindDeps),
+    sealer,
   };
   const upstreamOffer = createUpstreamOffer(upstreamDeps);
   const sentCodes = codes && createSentCodeFactor(codes);

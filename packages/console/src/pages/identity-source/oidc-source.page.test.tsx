@@ -20,6 +20,7 @@ const detail = {
   callbackUrl: 'http://localhost/portal/upstream/src-1/callback',
   jwksUrl: 'http://localhost/portal/upstream/src-1/jwks',
   backchannelLogoutUrl: 'http://localhost/portal/upstream/src-1/backchannel-logout',
+  postLogoutRedirectUrl: 'http://localhost/portal/upstream/src-1/logged-out',
   settings: {},
 };
 
@@ -80,6 +81,7 @@ describe('<OidcSourcePage>', () => {
       clientAuth: 'client_secret_basic',
       usernameClaim: 'preferred_username',
       firstScan: 'link_only',
+      signOutUpstream: true,
     });
   });
 

@@ -6,7 +6,7 @@ import type { ApiResponse } from '../../api/http-client.ts';
 import { useConsole } from '../../app/console-context.ts';
 import { FormSection, NameField, requiredRule, SourceForm, SourceScreen } from './source-form.tsx';
 import type { OidcDetail, SourceInput } from './source-view.ts';
-import { UpstreamButtonFields } from './upstream-button-fields.tsx';
+import { UpstreamButtonFields, UpstreamSignOutField } from './upstream-button-fields.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
 type OidcValues = Omit<SourceInput<'oidc'>, 'type'>;
@@ -58,6 +58,7 @@ const valuesOf = (name: string, source?: OidcDetail): OidcValues => {
     logoUrl: '',
     emailDomains: [],
     trustUpstreamMfa: false,
+    signOutUpstream: true,
     firstScan: 'link_only',
     ...settings,
   } as OidcValues;
@@ -186,6 +187,11 @@ function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: Oi
               value={detail.backchannelLogoutUrl}
               testId="logout-url"
             />
+            <Address
+              label={t('sources.oidc.postLogoutRedirectUrl')}
+              value={detail.postLogoutRedirectUrl}
+              testId="post-logout-url"
+            />
             {detail.settings.clientAuth === 'private_key_jwt' ? (
               <Address label={t('sources.oidc.jwksUrl')} value={detail.jwksUrl} testId="jwks-url" />
             ) : null}
@@ -237,6 +243,7 @@ function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: Oi
 
       <FormSection title={t('sources.oidc.signIn')}>
         <UpstreamButtonFields />
+        <UpstreamSignOutField />
         <Form.Item
           name="trustUpstreamMfa"
           label={t('sources.oidc.trustUpstreamMfa')}

@@ -20,7 +20,7 @@ import { useFeedback } from '../../app/feedback.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
 import { FormSection, NameField, requiredRule, SourceForm, SourceScreen } from './source-form.tsx';
 import type { SamlDetail, SourceInput } from './source-view.ts';
-import { UpstreamButtonFields } from './upstream-button-fields.tsx';
+import { UpstreamButtonFields, UpstreamSignOutField } from './upstream-button-fields.tsx';
 import { useSourceSave } from './use-source-save.ts';
 
 type SamlValues = Omit<SourceInput<'saml'>, 'type'>;
@@ -37,6 +37,7 @@ const fields = [
   'metadataUrl',
   'idpEntityId',
   'ssoUrl',
+  'sloUrl',
   'signingCertificates',
   'mfaContexts',
   'logoUrl',
@@ -68,6 +69,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
     idpEntityId: '',
     ssoUrl: '',
     ssoBinding: 'redirect',
+    signOutUpstream: true,
     signingCertificates: [''],
     nameIdFormat: 'unspecified',
     mfaContexts: [],
@@ -76,6 +78,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
     ...Object.fromEntries(attributeFields.map((field) => [field, ''])),
     ...(source?.settings ?? {}),
     logoUrl: source?.settings.logoUrl ?? '',
+    sloUrl: source?.settings.sloUrl ?? '',
   });
   const [initial] = useState(() => valuesOf(detail));
   const { saving, submit } = useSourceSave({
@@ -100,6 +103,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
         idpEntityId: read.idpEntityId,
         ssoUrl: read.ssoUrl,
         ssoBinding: read.ssoBinding,
+        sloUrl: read.sloUrl ?? '',
         signingCertificates: read.signingCertificates,
         ...(read.nameIdFormat ? { nameIdFormat: read.nameIdFormat } : {}),
       });
@@ -138,6 +142,11 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
             <Descriptions.Item label={t('sources.saml.acsUrl')}>
               <Typography.Text copyable code data-testid="saml-acs-url">
                 {detail.serviceProvider.acsUrl}
+              </Typography.Text>
+            </Descriptions.Item>
+            <Descriptions.Item label={t('sources.saml.spSloUrl')}>
+              <Typography.Text copyable code data-testid="saml-slo-url">
+                {detail.serviceProvider.sloUrl}
               </Typography.Text>
             </Descriptions.Item>
             <Descriptions.Item label={t('sources.saml.certificate')}>
@@ -222,6 +231,9 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
             options={samlBindings.map((value) => ({ value, label: t(`sources.saml.binding.${value}`) }))}
           />
         </Form.Item>
+        <Form.Item name="sloUrl" label={t('sources.saml.sloUrl')} extra={t('sources.saml.sloUrlHint')}>
+          <Input spellCheck={false} />
+        </Form.Item>
         <Form.List name="signingCertificates">
           {(items, { add, remove }) => (
             <Form.Item label={t('sources.saml.certificates')} extra={t('sources.saml.certificatesHint')}>
@@ -275,6 +287,7 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
 
       <FormSection title={t('sources.saml.signIn')}>
         <UpstreamButtonFields />
+        <UpstreamSignOutField />
         <Form.Item
           name="mfaContexts"
           label={t('sources.saml.mfaContexts')}

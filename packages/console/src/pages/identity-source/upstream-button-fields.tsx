@@ -1,4 +1,4 @@
-import { Form, Input, Select } from 'antd';
+import { Form, Input, Select, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 
 /**
@@ -20,5 +20,20 @@ export function UpstreamButtonFields() {
         <Select mode="tags" open={false} tokenSeparators={[',', ' ']} />
       </Form.Item>
     </>
+  );
+}
+
+/** Whether signing out of Tessera signs out at the upstream provider too (on unless turned off). */
+export function UpstreamSignOutField() {
+  const { t } = useTranslation();
+  return (
+    <Form.Item
+      name="signOutUpstream"
+      label={t('sources.upstream.signOutUpstream')}
+      extra={t('sources.upstream.signOutUpstreamHint')}
+      valuePropName="checked"
+    >
+      <Switch />
+    </Form.Item>
   );
 }

@@ -68,6 +68,7 @@ export const upstreamUrlsOf = (publicUrl: string, sourceId: string) => ({
   callbackUrl: `${publicUrl}/portal/upstream/${sourceId}/callback`,
   jwksUrl: `${publicUrl}/portal/upstream/${sourceId}/jwks`,
   backchannelLogoutUrl: `${publicUrl}/portal/upstream/${sourceId}/backchannel-logout`,
+  postLogoutRedirectUrl: `${publicUrl}/portal/upstream/${sourceId}/logged-out`,
 });
 
 /** Splits a request into the stored settings, the secret as typed (undefined: keep) and the columns. */

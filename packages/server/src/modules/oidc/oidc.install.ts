@@ -48,6 +48,8 @@ export async function installOidcProvider(deps: {
   casClientUrls: { callback: string; logoutReturn: string };
   /** Single logout of the CAS services of a single sign-on session that ends (modules/cas). */
   casLogoutHook: (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => Promise<void>;
+  /** Signing out at the upstream identity provider a session came from (modules/identity-source/upstream). */
+  upstreamLogoutHook?: (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => Promise<void>;
   /** The CAS services told, beside the OIDC applications, when an administrator ends a person's sessions. */
   serviceSignOuts: readonly ServiceSignOut[];
   decisions: Pick<DecisionService, 'claim'>;
@@ -114,6 +116,8 @@ export async function installOidcProvider(deps: {
     // Single logout reaches the SAML applications of a single sign-on session that ends.
     provider.use(samlLogoutHook(deps.samlSlo));
     provider.use(deps.casLogoutHook);
+    // Innermost: the sign-out goes on to the upstream provider after the applications were told.
+    if (deps.upstreamLogoutHook) provider.use(deps.upstreamLogoutHook);
     return { provider, callback: provider.callback(), jwks };
   };
   let current = await buildProvider();

@@ -1,23 +1,26 @@
 import { upstreamIdTokenAlgorithms } from '@tessera/contract';
 import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose';
-import type * as client from 'openid-client';
+import * as client from 'openid-client';
 import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
 import type { OidcSettings } from '../identity-source.repo.ts';
 
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** A logout token older than this (by its iat) is refused; its jti is kept as long (and a minute of skew). */
+const TOKEN_MAX_AGE_SECONDS = 600;
 
 /**
  * A logout token the upstream provider posted (OpenID Connect Back-Channel Logout 1.0 §2.6):
  * signed by a key of the issuer's JWKS (read through the outbound rule) with an allowed alg, for
  * this client, with the back-channel event, a jti, an iat, no nonce, and a `sub` (Tessera links
- * people by `sub`; a token naming only a `sid` is refused). Answers the `sub`, or undefined.
+ * people by `sub`; a token naming only a `sid` is refused). Answers the `sub` with the token's
+ * `jti` and when it stops being accepted (the caller refuses a jti used before), or undefined.
  */
 export async function verifyLogoutToken(
   config: client.Configuration,
   settings: Pick<OidcSettings, 'clientId' | 'idTokenAlgorithms'>,
   token: string,
   outbound: OutboundPolicy,
-): Promise<string | undefined> {
+): Promise<{ subject: string; jti: string; acceptedUntil: Date } | undefined> {
   const metadata = config.serverMetadata();
   if (!metadata.jwks_uri || !token || token.length > 16_384) return undefined;
   const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), {
@@ -31,12 +34,32 @@ export async function verifyLogoutToken(
         ? settings.idTokenAlgorithms
         : [...upstreamIdTokenAlgorithms],
       requiredClaims: ['iat', 'jti', 'events'],
-      maxTokenAge: '10 minutes',
+      maxTokenAge: TOKEN_MAX_AGE_SECONDS,
     });
     const events = payload.events as Record<string, unknown> | undefined;
     if (!events || typeof events[BACKCHANNEL_EVENT] !== 'object' || 'nonce' in payload) return undefined;
-    return typeof payload.sub === 'string' && payload.sub ? payload.sub : undefined;
+    if (typeof payload.sub !== 'string' || !payload.sub) return undefined;
+    if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256) return undefined;
+    const acceptedUntil = new Date(((payload.iat as number) + TOKEN_MAX_AGE_SECONDS + 60) * 1000);
+    return { subject: payload.sub, jti: payload.jti, acceptedUntil };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where the browser goes to sign out at the provider too (RP-Initiated Logout 1.0): its
+ * end_session_endpoint with the ID token of the sign-in, the post-logout redirect URI registered
+ * there and the state; undefined when the provider has no such endpoint.
+ */
+export function upstreamEndSessionUrl(
+  config: client.Configuration,
+  at: { idTokenHint: string | null; postLogoutRedirectUri: string; state: string },
+): string | undefined {
+  if (!config.serverMetadata().end_session_endpoint) return undefined;
+  return client.buildEndSessionUrl(config, {
+    ...(at.idTokenHint ? { id_token_hint: at.idTokenHint } : {}),
+    post_logout_redirect_uri: at.postLogoutRedirectUri,
+    state: at.state,
+  }).href;
 }

@@ -11,6 +11,7 @@ import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
 import { secretPurpose, upstreamUrlsOf } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { rememberLogoutToken } from '../upstream/upstream-sessions.repo.ts';
 import type { UpstreamKind, UpstreamOffer, UpstreamSignIn } from '../upstream/upstream-signin.ts';
 import {
   consumeUpstreamState,
@@ -151,10 +152,10 @@ export function oidcSourceRoutes(
       const source = await repo.findSourceById(db, request.params.sourceId);
       const refuse = () => reply.status(400).send({ error: 'invalid_request' });
       if (source?.type !== 'oidc' || !source.enabled) return refuse();
-      let subject: string | undefined;
+      let verified: Awaited<ReturnType<typeof verifyLogoutToken>>;
       try {
         const config = await configurationOf(deps, source);
-        subject = await verifyLogoutToken(
+        verified = await verifyLogoutToken(
           config,
           source.settings,
           String(request.body?.logout_token ?? ''),
@@ -164,8 +165,10 @@ export function oidcSourceRoutes(
         if (!(error instanceof SourceFailure)) throw error;
         return reply.status(501).send({ error: 'temporarily_unavailable' });
       }
-      if (!subject) return refuse();
-      const link = await repo.findLinkByExternalId(db, source.id, subject);
+      if (!verified) return refuse();
+      // A token is used once, on any instance.
+      if (!(await rememberLogoutToken(db, source.id, verified.jti, verified.acceptedUntil))) return refuse();
+      const link = await repo.findLinkByExternalId(db, source.id, verified.subject);
       if (link) {
         const fullyManaged = await isFullyManaged(db, source.company_id, link.account_id);
         await deps.signOut(

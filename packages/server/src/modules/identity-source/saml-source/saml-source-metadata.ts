@@ -78,11 +78,17 @@ export function parseIdentityProviderMetadata(xml: string): Metadata {
   const sso = redirect ?? usable('post');
   if (!sso) throw new AppError('saml_source.metadata_no_sso');
 
+  // Single logout over HTTP-Redirect, the binding Tessera sends its LogoutRequest on.
+  const slo = childElements(descriptor, NS.metadata, 'SingleLogoutService')
+    .filter((service) => attributeOf(service, 'Binding') === samlBindingUris.redirect)
+    .map((service) => attributeOf(service, 'Location')?.trim() ?? '')
+    .find((url) => url && !samlUrlProblem(url));
   const formats = childElements(descriptor, NS.metadata, 'NameIDFormat').map((element) => textOf(element));
   return {
     idpEntityId: entityId,
     ssoUrl: sso.url,
     ssoBinding: redirect ? 'redirect' : 'post',
+    sloUrl: slo ?? null,
     signingCertificates: signingCertificatesOf(descriptor).map(certificatePem),
     nameIdFormat: samlNameIdFormats.find((format) => formats[0] === samlNameIdFormatUris[format]) ?? null,
   };

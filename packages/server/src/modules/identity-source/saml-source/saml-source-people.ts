@@ -25,5 +25,6 @@ export function personOf(settings: SamlSettings, assertion: VerifiedAssertion): 
       : [],
     // The authentication context is one the source lists as a second factor.
     upstreamMfa: Boolean(assertion.authnContext && settings.mfaContexts.includes(assertion.authnContext)),
+    session: { sid: null, nameId: assertion.nameId, ...assertion.logout },
   };
 }

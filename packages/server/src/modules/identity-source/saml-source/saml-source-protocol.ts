@@ -1,5 +1,5 @@
 import { type CacheProvider, type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import { samlNameIdFormatUris } from '@tessera/contract';
+import { samlBindingUris, samlNameIdFormatUris } from '@tessera/contract';
 import type { Element } from '@xmldom/xmldom';
 import type { Db } from '../../../db/database.ts';
 import { certificatePem } from '../../saml/saml-signature.ts';
@@ -15,6 +15,7 @@ import {
   parseXml,
   SamlInputError,
   textOf,
+  xmlText,
 } from '../../saml/saml-xml.ts';
 import type { SamlSettings } from '../identity-source.repo.ts';
 import { findOpenRequest, insertRequest, REQUEST_MINUTES, rememberAssertion } from './saml-source.repo.ts';
@@ -48,6 +49,13 @@ export interface VerifiedAssertion {
   nameId: string;
   attributes: Record<string, string[]>;
   authnContext: string | null;
+  /** What a LogoutRequest for the person's session at the upstream names. */
+  logout?: {
+    nameIdFormat: string | null;
+    nameQualifier: string | null;
+    spNameQualifier: string | null;
+    sessionIndex: string | null;
+  };
 }
 
 export class SamlSourceRefusal extends Error {}
@@ -81,6 +89,7 @@ function serviceProviderOf(
   return new SAML({
     issuer: endpoints.entityId,
     callbackUrl: endpoints.acsUrl,
+    logoutCallbackUrl: endpoints.sloUrl,
     audience: endpoints.entityId,
     entryPoint: source.settings.ssoUrl,
     idpIssuer: source.settings.idpEntityId,
@@ -107,7 +116,15 @@ export function serviceProviderMetadata(publicUrl: string, source: SamlSourceRow
   const sp = serviceProviderOf({} as Db, publicUrl, source, 'unused');
   const certificate = certificatePem(source.settings.spCertificate);
   // The private key only tells node-saml that requests are signed; the metadata holds the certificate.
-  return sp.generateServiceProviderMetadata(null, certificate);
+  const metadata = sp.generateServiceProviderMetadata(null, certificate);
+  // node-saml names the single logout service over HTTP-POST only; it takes HTTP-Redirect too.
+  const { sloUrl } = serviceProviderEndpoints(publicUrl, source.id);
+  const post = new RegExp(`<SingleLogoutService Binding="${samlBindingUris.post}" Location="[^"]*"/>`);
+  return metadata.replace(
+    post,
+    (element) =>
+      `<SingleLogoutService Binding="${samlBindingUris.redirect}" Location="${xmlText(sloUrl)}"/>${element}`,
+  );
 }
 
 /** A new AuthnRequest for the interaction: the address to send the browser to, or the form to post. */
@@ -233,5 +250,11 @@ export async function verifyResponse(
     nameId: profile.nameID,
     attributes: attributesOf(profile),
     authnContext: checked.authnContext,
+    logout: {
+      nameIdFormat: profile.nameIDFormat ?? null,
+      nameQualifier: profile.nameQualifier ?? null,
+      spNameQualifier: profile.spNameQualifier ?? null,
+      sessionIndex: profile.sessionIndex ?? null,
+    },
   };
 }

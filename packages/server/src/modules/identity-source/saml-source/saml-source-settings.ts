@@ -19,7 +19,12 @@ export const SAML_SOURCE_PATH = '/saml-source';
 export function serviceProviderEndpoints(publicUrl: string, sourceId: string) {
   const base = `${publicUrl}${SAML_SOURCE_PATH}/${encodeURIComponent(sourceId)}`;
   // The metadata address is the entity id (as Tessera's identity provider does): it says where to read it.
-  return { entityId: `${base}/metadata`, metadataUrl: `${base}/metadata`, acsUrl: `${base}/acs` };
+  return {
+    entityId: `${base}/metadata`,
+    metadataUrl: `${base}/metadata`,
+    acsUrl: `${base}/acs`,
+    sloUrl: `${base}/slo`,
+  };
 }
 
 /** The settings to store: every certificate checked and kept as base64 DER (the same one once). */

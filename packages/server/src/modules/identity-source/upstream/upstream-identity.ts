@@ -17,6 +17,17 @@ export interface UpstreamIdentity {
    * define it (OIDC: trusted, and one of the acr/amr values; SAML: one of the AuthnContext values).
    */
   upstreamMfa: boolean;
-  /** What the provider's logout needs (OIDC: the ID token as id_token_hint and its sid). */
-  session?: { idToken?: string; sid: string | null };
+  /**
+   * What the provider's logout needs (OIDC: the ID token as id_token_hint and its sid; SAML: the
+   * NameID with its format and qualifiers, and the SessionIndex).
+   */
+  session?: {
+    idToken?: string;
+    sid: string | null;
+    nameId?: string;
+    nameIdFormat?: string | null;
+    nameQualifier?: string | null;
+    spNameQualifier?: string | null;
+    sessionIndex?: string | null;
+  };
 }

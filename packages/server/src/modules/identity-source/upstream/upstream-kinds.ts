@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { InteractionHelpers } from '../../oidc/interaction.routes.ts';
 import { createOidcKind, type OidcSourceDeps, oidcSourceRoutes } from '../oidc/oidc-signin.routes.ts';
 import { createSamlKind, type SamlSourceDeps, samlSourceRoutes } from '../saml-source/saml-source.routes.ts';
+import { upstreamLogoutRoutes } from './upstream-logout.ts';
 import type { UpstreamKinds, UpstreamOffer, UpstreamSignIn } from './upstream-signin.ts';
 
 /**
@@ -23,4 +24,5 @@ export function upstreamKindRoutes(
 ) {
   oidcSourceRoutes(app, deps, helpers);
   samlSourceRoutes(app, deps, helpers);
+  upstreamLogoutRoutes(app, deps);
 }

@@ -2,6 +2,7 @@ import { interpolate, type UpstreamSourceType } from '@tessera/contract';
 import { type PageContext, portalPhrases, renderErrorPage, type UpstreamButton } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/database.ts';
+import type { Sealer } from '../../../lib/crypto.ts';
 import { translateError } from '../../../lib/i18n.ts';
 import type { AccountsRepo } from '../../account/account.repo.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
@@ -15,6 +16,7 @@ import * as repo from '../identity-source.repo.ts';
 import { scanPerson } from '../scan/scan-people.ts';
 import { SourceFailure } from '../source-failure.ts';
 import type { UpstreamIdentity } from './upstream-identity.ts';
+import { rememberUpstreamSignIn } from './upstream-sessions.repo.ts';
 import {
   findEnabledUpstreamSources,
   findSourceOfEmailDomain,
@@ -60,6 +62,8 @@ export interface UpstreamDeps {
   signIn: SignInService;
   clientCompany(clientId: string): Promise<string | null>;
   kinds: UpstreamKinds;
+  /** Seals the provider's ID token kept for its logout (upstream-sessions.repo.ts). */
+  sealer: Sealer;
 }
 
 /** The upstream sources on the sign-in page and home-realm discovery, for the interaction (InteractionDeps). */
@@ -226,6 +230,14 @@ export function upstreamSignInRoutes(
       return helpers.showSignIn(request, reply, interaction.uid, clientId, {
         error: await helpers.failureMessage(request, clientId, result),
         status: 401,
+      });
+    // What the provider's logout needs, bound to the single sign-on session once the sign-in completes.
+    if (outcome.session)
+      await rememberUpstreamSignIn(db, deps.sealer, {
+        interactionUid: interaction.uid,
+        sourceId: source.id,
+        accountId: account.id,
+        session: outcome.session,
       });
     // RFC 8176: a federated sign-in; the provider's second factor counts when the source says so.
     const mfaCounts = outcome.upstreamMfa;
