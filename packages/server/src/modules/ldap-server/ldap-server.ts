@@ -7,6 +7,7 @@ import type { LdapNames } from './ldap-names.ts';
 import { SUBSCHEMA_DN, subschemaEntry } from './ldap-schema.ts';
 import { type Entry, type Position, SCOPE, type Search } from './ldap-search.ts';
 import {
+  createMessageReader,
   type LdapControl,
   type LdapFilter,
   type LdapRequest,
@@ -44,8 +45,6 @@ export interface LdapServerDeps {
   tls?: { cert: Buffer; key: Buffer };
   version: string;
 }
-
-const silentLog = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, child: () => silentLog };
 
 export function createLdapServer(deps: LdapServerDeps) {
   const { names, search } = deps;
@@ -203,6 +202,10 @@ export function createLdapServer(deps: LdapServerDeps) {
     const previous = connection.bound;
     connection.bound = null;
     if (request.version !== 3) return answer(resultCode.protocolError, 'LDAPv3 only');
+    // SASL (EXTERNAL, GSSAPI, DIGEST-MD5, …): not offered (the rootDSE lists no mechanism); the
+    // connection stays open for a simple bind.
+    if (request.authentication === 'sasl')
+      return answer(resultCode.authMethodNotSupported, 'SASL binds are not supported: use a simple bind');
     const dn = request.name ?? '';
     const password = request.credentials ?? '';
     if (!dn && !password)
@@ -345,27 +348,22 @@ export function createLdapServer(deps: LdapServerDeps) {
       ip: socket.remoteAddress?.replace(/^::ffff:/, '') ?? null,
       queue: Promise.resolve(),
     };
-    const parser = new wire.Parser({ log: silentLog });
-    parser.on('message', (request) => {
-      connection.queue = connection.queue.then(async () => {
-        if (socket.destroyed) return;
-        try {
-          await handle(connection, request);
-        } catch (error) {
-          deps.log.error({ err: error }, 'LDAP request failed');
-          socket.destroy();
-        }
-      });
-    });
     // A message that does not parse ends the connection (RFC 4511 4.1.1: protocolError notice not needed).
-    parser.on('error', () => socket.destroy());
-    socket.on('data', (data: Buffer) => {
-      try {
-        parser.write(data);
-      } catch {
-        socket.destroy();
-      }
-    });
+    const read = createMessageReader(
+      (request) => {
+        connection.queue = connection.queue.then(async () => {
+          if (socket.destroyed) return;
+          try {
+            await handle(connection, request);
+          } catch (error) {
+            deps.log.error({ err: error }, 'LDAP request failed');
+            socket.destroy();
+          }
+        });
+      },
+      () => socket.destroy(),
+    );
+    socket.on('data', read);
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
     socket.setTimeout(15 * 60_000, () => socket.destroy());
