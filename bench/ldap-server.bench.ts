@@ -142,6 +142,15 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         await waitForQuiet(20_000);
         const perRound = Math.ceil(BINDS / ROUNDS);
+        // The wait may outlast the server's idle database connections (10 s): open them again
+        // untimed, as steady traffic keeps them open.
+        await Promise.all(
+          binders.slice(0, concurrency).map(async (username) => {
+            const client = new Client({ url: ldapUrl });
+            await client.bind(personDn(username), PASSWORD);
+            await client.unbind();
+          }),
+        );
         await server.profilePhase(true);
         const bindMeter = cpuMeter(server.pid, { postgresDatabase });
         let started = performance.now();

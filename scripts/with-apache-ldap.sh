@@ -11,6 +11,7 @@
 #   TESSERA_TEST_APACHE_LDAP_PORT=<port Apache listens on, 127.0.0.1>
 #   TESSERA_TEST_APACHE_LDAP_START=<command>
 #     run as: "$TESSERA_TEST_APACHE_LDAP_START" <LDAP URL> <bind DN> <bind password> <people DN>
+#             [<CA file the LDAP server's certificate is verified with> [STARTTLS]]
 #   TESSERA_TEST_APACHE_LDAP_LOG=<Apache's error log>
 # The protected page is http://127.0.0.1:PORT/protected/index.shtml (Require valid-user: the
 # person is searched by uid under the people DN with the service account, then bound as with
@@ -45,10 +46,15 @@ chmod -R a+rX "$WORK/htdocs"
 # the configuration only (mode 600), never on a command line of Apache.
 cat >"$WORK/site.sh" <<'EOF'
 set -euo pipefail
-url=${1:?usage: start.sh <LDAP URL> <bind DN> <bind password> <people DN>}
+url=${1:?usage: start.sh <LDAP URL> <bind DN> <bind password> <people DN> [<CA file> [STARTTLS]]}
 bind_dn=${2:?bind DN}
 bind_password=${3:?bind password}
 people=${4:?people DN}
+ca=${5:-}
+mode=${6:-}
+if [[ -n $ca ]]; then
+  printf 'LDAPTrustedGlobalCert CA_BASE64 %s\nLDAPVerifyServerCert On\n' "$ca"
+fi
 cat <<CONF
 LDAPCacheEntries 0
 LDAPOpCacheEntries 0
@@ -57,7 +63,7 @@ LDAPConnectionPoolTTL 0
   AuthType Basic
   AuthName "Tessera LDAP test"
   AuthBasicProvider ldap
-  AuthLDAPURL "$url/$people?uid,mail?one?(objectClass=inetOrgPerson)"
+  AuthLDAPURL "$url/$people?uid,mail?one?(objectClass=inetOrgPerson)" $mode
   AuthLDAPBindDN "$bind_dn"
   AuthLDAPBindPassword "$bind_password"
   Require valid-user
