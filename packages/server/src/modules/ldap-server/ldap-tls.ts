@@ -39,7 +39,7 @@ export async function installationTls(deps: {
   sealer: Sealer;
   names: string[];
   log: FastifyBaseLogger;
-}) {
+}): Promise<LdapTls & { refresh(asOf?: Date): Promise<boolean>; caPem: string }> {
   const ca = await installationCa(deps.db, deps.sealer);
   const issue = async (now: Date) => {
     const issued = await issueServerCertificate(ca, deps.names, INSTALLATION_CERTIFICATE_MS, now);
@@ -63,10 +63,10 @@ export async function installationTls(deps: {
   timer.unref();
   return {
     current: () => served,
-    onRenew: (listener: () => void) => void listeners.push(listener),
+    onRenew: (listener) => void listeners.push(listener),
     close: () => clearInterval(timer),
     refresh,
     /** The installation CA's certificate (PEM): what LDAP clients are given to trust. */
     caPem: ca.certificatePem,
-  } satisfies LdapTls & Record<string, unknown>;
+  };
 }
