@@ -21,45 +21,15 @@ service_init with-apache-cas "Apache httpd with mod_auth_cas" "CAS client tests"
 
 readonly PREFIX=tessera-apache-cas
 readonly TMP_ROOT=${TMPDIR:-/tmp}
-readonly MODULES=/usr/lib/apache2/modules
 
-if [[ ! -x /usr/sbin/apache2 || ! -f $MODULES/mod_auth_cas.so ]]; then
+if [[ ! -x /usr/sbin/apache2 || ! -f $APACHE_MODULES/mod_auth_cas.so ]]; then
   apt_install apache2 libapache2-mod-auth-cas || run_without 'apache2 or mod_auth_cas is not installed and apt-get could not install them (apt-get install apache2 libapache2-mod-auth-cas, as root)' "$@"
 fi
 
-reap_stale httpd.pid
-
-WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
-echo $$ >"$WORK/owner.pid"
-CHILD=''
-
-# shellcheck disable=SC2317 # invoked by the EXIT trap
-cleanup() {
-  local status=$? pid
-  trap - EXIT INT TERM HUP
-  if [[ -n $CHILD ]] && kill -0 "$CHILD" 2>/dev/null; then
-    kill -TERM "$CHILD" 2>/dev/null || true
-    wait "$CHILD" 2>/dev/null || true
-  fi
-  pid=$(cat "$WORK/httpd.pid" 2>/dev/null || true)
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-PORT=$(free_port)
-# Apache's children run as an unprivileged user when started as root: the page and the cookie
-# cache must be theirs to read and write.
-chmod 755 "$WORK"
-mkdir -p "$WORK/htdocs/protected" "$WORK/cas-cache"
+apache_prepare
+# Apache's children run as an unprivileged user when started as root: the cookie cache must be
+# theirs to write.
+mkdir -p "$WORK/cas-cache"
 chmod 1777 "$WORK/cas-cache"
 cat >"$WORK/htdocs/protected/index.shtml" <<'EOF'
 <!doctype html>
@@ -72,31 +42,11 @@ cat >"$WORK/htdocs/protected/index.shtml" <<'EOF'
 EOF
 chmod -R a+rX "$WORK/htdocs"
 
-# The command that writes the configuration for a CAS server and (re)starts Apache.
-cat >"$WORK/start.sh" <<EOF
-#!/usr/bin/env bash
+# This Apache's part of the configuration, for a CAS server.
+cat >"$WORK/site.sh" <<EOF
 set -euo pipefail
 server=\${1:?usage: start.sh <CAS server URL>}
-cat >"$WORK/httpd.conf" <<CONF
-ServerRoot /etc/apache2
-ServerName 127.0.0.1
-Listen 127.0.0.1:$PORT
-PidFile $WORK/httpd.pid
-ErrorLog $WORK/error.log
-LogLevel warn auth_cas:debug
-Mutex file:$WORK
-DefaultRuntimeDir $WORK
-LoadModule mpm_event_module $MODULES/mod_mpm_event.so
-LoadModule authn_core_module $MODULES/mod_authn_core.so
-LoadModule authz_core_module $MODULES/mod_authz_core.so
-LoadModule authz_user_module $MODULES/mod_authz_user.so
-LoadModule mime_module $MODULES/mod_mime.so
-LoadModule include_module $MODULES/mod_include.so
-LoadModule auth_cas_module $MODULES/mod_auth_cas.so
-DocumentRoot $WORK/htdocs
-TypesConfig /dev/null
-AddType text/html .shtml
-AddOutputFilter INCLUDES .shtml
+cat <<CONF
 CASCookiePath $WORK/cas-cache/
 CASLoginURL \$server/login
 CASValidateURL \$server/p3/serviceValidate
@@ -104,10 +54,6 @@ CASVersion 2
 CASSSOEnabled On
 CASAttributePrefix CAS-
 CASDebug On
-<Directory $WORK/htdocs>
-  Options +Includes
-  Require all granted
-</Directory>
 <Location /protected>
   AuthType CAS
   # Attributes reach the page as request headers only with CASAuthNHeader; headers of those
@@ -117,35 +63,12 @@ CASDebug On
   Require valid-user
 </Location>
 CONF
-if [[ -s $WORK/httpd.pid ]] && kill -0 "\$(cat $WORK/httpd.pid)" 2>/dev/null; then
-  kill -TERM "\$(cat $WORK/httpd.pid)"
-  for _ in \$(seq 50); do kill -0 "\$(cat $WORK/httpd.pid 2>/dev/null)" 2>/dev/null || break; sleep 0.1; done
-fi
-rm -f "$WORK/httpd.pid"
-/usr/sbin/apache2 -f "$WORK/httpd.conf" -k start
-for _ in \$(seq 100); do
-  [[ -s $WORK/httpd.pid ]] && (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && exit 0
-  sleep 0.1
-done
-cat "$WORK/error.log" >&2 || true
-echo 'Apache did not start (log above)' >&2
-exit 1
 EOF
-chmod 755 "$WORK/start.sh"
+apache_write_start 'warn auth_cas:debug' auth_cas
 
 export TESSERA_TEST_APACHE_CAS_PORT=$PORT
 export TESSERA_TEST_APACHE_CAS_START="$WORK/start.sh"
 export TESSERA_TEST_APACHE_CAS_LOG="$WORK/error.log"
 say "$(/usr/sbin/apache2 -v | sed -n 's/^Server version: //p') with mod_auth_cas ready on 127.0.0.1:$PORT (started by the tests, stopped when the command ends)"
 
-# The command runs in the background so that a signal to this script reaches the trap at once;
-# fd 3 hands it the real standard input (a background job would otherwise read /dev/null).
-exec 3<&0
-"$@" <&3 3<&- &
-CHILD=$!
-set +e
-wait "$CHILD"
-status=$?
-set -e
-CHILD=''
-exit "$status"
+apache_run "$@"

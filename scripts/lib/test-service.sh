@@ -90,3 +90,137 @@ apt_install() {
   rm -f "$log"
   [[ $ok -eq 1 ]]
 }
+
+# ---- Apache httpd test instances (with-apache-*.sh) ----
+# A test Apache is prepared by the script (a temp dir, a free port, a page) and started by the
+# tests through an exported command, once they know what to point it at (a CAS server, an LDAP
+# server). The script writes $WORK/site.sh, which takes the tests' arguments and prints its part
+# of httpd.conf; apache_write_start makes $WORK/start.sh around it.
+
+APACHE_MODULES=/usr/lib/apache2/modules
+APACHE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/test-service.sh
+
+# Stops the Apache whose pid file is in <dir> (TERM, then KILL after 5 s).
+#   apache_stop <dir>
+apache_stop() {
+  local pid
+  pid=$(cat "$1/httpd.pid" 2>/dev/null || true)
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1/httpd.pid"
+}
+
+# Makes the run's dir WORK (with htdocs/protected, readable by Apache's unprivileged children when
+# run as root) and a free PORT, and traps EXIT to stop the command, Apache, and remove WORK.
+#   apache_prepare   (needs PREFIX and TMP_ROOT)
+apache_prepare() {
+  reap_stale httpd.pid
+  WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
+  echo $$ >"$WORK/owner.pid"
+  CHILD=''
+  trap apache_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+  PORT=$(free_port)
+  chmod 755 "$WORK"
+  mkdir -p "$WORK/htdocs/protected"
+}
+
+# shellcheck disable=SC2317 # invoked by the EXIT trap
+apache_cleanup() {
+  local status=$?
+  trap - EXIT INT TERM HUP
+  if [[ -n ${CHILD:-} ]] && kill -0 "$CHILD" 2>/dev/null; then
+    kill -TERM "$CHILD" 2>/dev/null || true
+    wait "$CHILD" 2>/dev/null || true
+  fi
+  apache_stop "$WORK"
+  rm -rf "$WORK"
+  exit "$status"
+}
+
+# The part of httpd.conf every test Apache shares: its own pid file, log and mutex in <dir>,
+# 127.0.0.1:<port>, the core modules and <modules...> (mod_<name>.so), the document root with
+# server-side includes (.shtml).
+#   apache_conf_common <dir> <port> <LogLevel> <module...>
+apache_conf_common() {
+  local dir=$1 port=$2 level=$3 module
+  shift 3
+  cat <<CONF
+ServerRoot /etc/apache2
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile $dir/httpd.pid
+ErrorLog $dir/error.log
+LogLevel $level
+Mutex file:$dir
+DefaultRuntimeDir $dir
+CONF
+  for module in mpm_event authn_core authz_core authz_user mime include "$@"; do
+    echo "LoadModule ${module}_module $APACHE_MODULES/mod_$module.so"
+  done
+  cat <<CONF
+DocumentRoot $dir/htdocs
+TypesConfig /dev/null
+AddType text/html .shtml
+AddOutputFilter INCLUDES .shtml
+<Directory $dir/htdocs>
+  Options +Includes
+  Require all granted
+</Directory>
+CONF
+}
+
+# (Re)starts the Apache of <dir> with <dir>/httpd.conf and waits until it listens on <port>.
+#   apache_restart <dir> <port>
+apache_restart() {
+  local dir=$1 port=$2
+  apache_stop "$dir"
+  /usr/sbin/apache2 -f "$dir/httpd.conf" -k start
+  for _ in $(seq 100); do
+    [[ -s $dir/httpd.pid ]] && (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  cat "$dir/error.log" >&2 || true
+  echo 'Apache did not start (log above)' >&2
+  return 1
+}
+
+# Writes $WORK/start.sh: it writes httpd.conf (mode 600: it may hold a password) from the common
+# part and what $WORK/site.sh prints for the start command's arguments, then (re)starts Apache.
+#   apache_write_start <LogLevel> <module...>
+apache_write_start() {
+  local level=$1
+  shift
+  {
+    echo '#!/usr/bin/env bash'
+    echo 'set -euo pipefail'
+    printf 'source %q\n' "$APACHE_LIB"
+    echo 'umask 077'
+    printf 'site=$(bash %q "$@")\n' "$WORK/site.sh"
+    printf '{ apache_conf_common %q %q %q' "$WORK" "$PORT" "$level"
+    printf ' %q' "$@"
+    printf '; printf "%%s\\n" "$site"; } >%q\n' "$WORK/httpd.conf"
+    printf 'apache_restart %q %q\n' "$WORK" "$PORT"
+  } >"$WORK/start.sh"
+  chmod 755 "$WORK/start.sh"
+}
+
+# Runs the command in the background, so that a signal to the script reaches its trap at once;
+# fd 3 hands it the real standard input (a background job would otherwise read /dev/null).
+#   apache_run <command...>
+apache_run() {
+  exec 3<&0
+  "$@" <&3 3<&- &
+  CHILD=$!
+  set +e
+  wait "$CHILD"
+  local status=$?
+  set -e
+  CHILD=''
+  exit "$status"
+}

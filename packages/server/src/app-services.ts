@@ -250,6 +250,7 @@ export async function createServices(context: {
   const provisioning = createProvisioning({ db, sealer, outbound, jobs });
   const ldapDirectory = createLdapDirectory({
     db,
+    sealer,
     signIn,
     mfa,
     log: app.log,

@@ -103,7 +103,7 @@ describe('configuration', () => {
     );
   });
 
-  it('reads the LDAP server settings (issue 32): off by default, LDAPS only with a certificate', () => {
+  it("reads the LDAP server settings (issue 32): off by default, the installation's certificate without files", () => {
     expect(loadConfig({}, '/srv').ldap).toEqual({
       port: null,
       ldapsPort: null,
@@ -111,6 +111,7 @@ describe('configuration', () => {
       suffix: 'dc=tessera',
       certFile: null,
       keyFile: null,
+      certificateNames: ['localhost', '127.0.0.1'],
     });
     expect(
       loadConfig(
@@ -131,11 +132,22 @@ describe('configuration', () => {
       suffix: 'dc=example,dc=com',
       certFile: '/etc/tessera/ldap.crt',
       keyFile: '/etc/tessera/ldap.key',
+      certificateNames: ['localhost', '127.0.0.1'],
     });
+    // LDAPS without files: the installation's certificate names TESSERA_LDAP_HOST and the public host.
+    expect(
+      loadConfig(
+        {
+          TESSERA_LDAP_PORT: '389',
+          TESSERA_LDAPS_PORT: '636',
+          TESSERA_LDAP_HOST: 'LDAP.example.com',
+          TESSERA_PUBLIC_URL: 'https://id.example.com',
+        },
+        '/srv',
+      ).ldap.certificateNames,
+    ).toEqual(['ldap.example.com', 'id.example.com']);
     expect(() => loadConfig({ TESSERA_LDAP_PORT: 'ldap' }, '/srv')).toThrow(ConfigError);
-    expect(() => loadConfig({ TESSERA_LDAP_PORT: '389', TESSERA_LDAPS_PORT: '636' }, '/srv')).toThrow(
-      /TESSERA_LDAP_TLS_CERT/,
-    );
+    expect(() => loadConfig({ TESSERA_LDAPS_PORT: '636' }, '/srv')).toThrow(/TESSERA_LDAP_PORT/);
     expect(() => loadConfig({ TESSERA_LDAP_TLS_CERT: '/x.crt' }, '/srv')).toThrow(/go together/);
     expect(() => loadConfig({ TESSERA_LDAP_SUFFIX: 'tessera' }, '/srv')).toThrow(/TESSERA_LDAP_SUFFIX/);
   });

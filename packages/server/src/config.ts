@@ -64,6 +64,12 @@ export interface LdapServerConfig {
   suffix: string;
   certFile: string | null;
   keyFile: string | null;
+  /**
+   * The host names and addresses the installation's certificate names when no files are given:
+   * TESSERA_LDAP_HOST when set to a name or address (not 0.0.0.0 or ::), and the public URL's
+   * host name; otherwise also localhost and 127.0.0.1. Undefined: localhost and 127.0.0.1.
+   */
+  certificateNames?: string[];
 }
 
 /** The Exchange agent (modules/exchange). */
@@ -271,7 +277,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('TESSERA_METRICS_TOKEN must be 24 to 200 printable characters without spaces');
   }
   const radius = radiusConfig(env, host);
-  const ldap = ldapServerConfig(env, host);
+  const ldap = ldapServerConfig(env, host, publicUrl);
 
   return {
     port,
@@ -307,24 +313,38 @@ function ldapPortOf(env: Env, name: string): number | null {
 }
 
 /** TESSERA_LDAP_PORT, TESSERA_LDAPS_PORT, TESSERA_LDAP_HOST, TESSERA_LDAP_SUFFIX, TESSERA_LDAP_TLS_CERT and _KEY. */
-function ldapServerConfig(env: Env, host: string): LdapServerConfig {
+function ldapServerConfig(env: Env, host: string, publicUrl: string): LdapServerConfig {
   const port = ldapPortOf(env, 'TESSERA_LDAP_PORT');
   const ldapsPort = ldapPortOf(env, 'TESSERA_LDAPS_PORT');
   const certFile = env.TESSERA_LDAP_TLS_CERT?.trim() || null;
   const keyFile = env.TESSERA_LDAP_TLS_KEY?.trim() || null;
   if (Boolean(certFile) !== Boolean(keyFile))
     throw new ConfigError('TESSERA_LDAP_TLS_CERT and TESSERA_LDAP_TLS_KEY go together');
-  if (ldapsPort !== null && (port === null || !certFile))
-    throw new ConfigError(
-      'TESSERA_LDAPS_PORT needs TESSERA_LDAP_PORT and TESSERA_LDAP_TLS_CERT/TESSERA_LDAP_TLS_KEY',
-    );
+  if (ldapsPort !== null && port === null)
+    throw new ConfigError('TESSERA_LDAPS_PORT needs TESSERA_LDAP_PORT');
   const suffix = env.TESSERA_LDAP_SUFFIX?.trim() || 'dc=tessera';
   if (!/^[a-z]+=[^,=+]+(,[a-z]+=[^,=+]+)*$/i.test(suffix))
     throw new ConfigError(`TESSERA_LDAP_SUFFIX must be a DN such as dc=example,dc=com (got "${suffix}")`);
   const ldapHost = env.TESSERA_LDAP_HOST?.trim() || host;
   if (!/^[A-Za-z0-9.:-]+$/.test(ldapHost))
     throw new ConfigError(`TESSERA_LDAP_HOST must be a host name or IP address (got "${ldapHost}")`);
-  return { port, ldapsPort, host: ldapHost, suffix, certFile, keyFile };
+  return {
+    port,
+    ldapsPort,
+    host: ldapHost,
+    suffix,
+    certFile,
+    keyFile,
+    certificateNames: certificateNamesOf(env.TESSERA_LDAP_HOST?.trim() || null, publicUrl),
+  };
+}
+
+/** The names of the installation's LDAP certificate (LdapServerConfig.certificateNames). */
+export function certificateNamesOf(ldapHost: string | null, publicUrl: string): string[] {
+  const named = ldapHost && !['0.0.0.0', '::', '[::]'].includes(ldapHost) ? ldapHost : null;
+  const publicHost = new URL(publicUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+  const names = [...(named ? [named] : []), publicHost, ...(named ? [] : ['localhost', '127.0.0.1'])];
+  return [...new Set(names.map((name) => name.toLowerCase()))];
 }
 
 /** TESSERA_RADIUS_PORT (default 1812, or `off`) and TESSERA_RADIUS_HOST (default: HOST). */

@@ -39,6 +39,7 @@ import { m37 } from './migrations/37-scim-groups-as-roles.ts';
 import { m38 } from './migrations/38-ldap-posix.ts';
 import { m39 } from './migrations/39-usernames-with-at.ts';
 import { m40 } from './migrations/40-upstream-logout.ts';
+import { m41 } from './migrations/41-installation-ca.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -89,6 +90,7 @@ export const migrations: Migration[] = [
   m38,
   m39,
   m40,
+  m41,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

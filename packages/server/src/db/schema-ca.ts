@@ -43,7 +43,17 @@ export interface IssuedCertificatesTable {
   created_at: Timestamp;
 }
 
+/** The installation's own CA (one row, name `services`): issues its services' TLS certificates. */
+export interface InstallationCasTable {
+  name: string;
+  certificate_pem: string;
+  /** PKCS#8 (base64), sealed with the master key for this CA's name. */
+  private_key_sealed: string;
+  created_at: Timestamp;
+}
+
 export interface CaTables {
   certificate_authorities: CertificateAuthoritiesTable;
   issued_certificates: IssuedCertificatesTable;
+  installation_cas: InstallationCasTable;
 }

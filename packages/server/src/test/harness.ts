@@ -152,8 +152,12 @@ export async function startTestApp(
     metricsToken?: string;
     /** Starts the RADIUS server on a free UDP port of 127.0.0.1 (`tessera.radiusPort`); rejects answer at once. */
     radius?: boolean;
-    /** Starts the LDAP server on free ports of 127.0.0.1 (`tessera.ldap`), with LDAPS and StartTLS when given a certificate. */
-    ldap?: { certFile?: string; keyFile?: string };
+    /**
+     * Starts the LDAP server on free ports of 127.0.0.1 (`tessera.ldap`), with StartTLS, and LDAPS
+     * when given a certificate or `ldaps`; without files the installation issues the certificate
+     * (for `certificateNames`, or localhost and 127.0.0.1).
+     */
+    ldap?: { certFile?: string; keyFile?: string; ldaps?: boolean; certificateNames?: string[] };
     /** Sees every statement the server runs (tests that count statements). */
     queryLog?: QueryObserver;
     /** Text messages go to this sender (a test's recording stand-in) instead of the provider. */
@@ -185,11 +189,12 @@ export async function startTestApp(
       ldap: options.ldap
         ? {
             port: 0,
-            ldapsPort: options.ldap.certFile ? 0 : null,
+            ldapsPort: options.ldap.certFile || options.ldap.ldaps ? 0 : null,
             host: '127.0.0.1',
             suffix: 'dc=tessera',
             certFile: options.ldap.certFile ?? null,
             keyFile: options.ldap.keyFile ?? null,
+            certificateNames: options.ldap.certificateNames,
           }
         : undefined,
     },

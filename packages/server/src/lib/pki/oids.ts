@@ -18,6 +18,7 @@ export const oids = {
   organization: '2.5.4.10',
   organizationalUnit: '2.5.4.11',
   clientAuth: '1.3.6.1.5.5.7.3.2',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
   caIssuers: '1.3.6.1.5.5.7.48.2',
   // PKCS#5 / PKCS#12 (RFC 8018, RFC 7292)
   pbes2: '1.2.840.113549.1.5.13',

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { CertificationRequest } from '@peculiar/asn1-csr';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
@@ -26,6 +27,7 @@ import {
   Name,
   RelativeDistinguishedName,
   RevokedCertificate,
+  SubjectAlternativeName,
   SubjectKeyIdentifier,
   SubjectPublicKeyInfo,
   TBSCertificate,
@@ -126,8 +128,13 @@ export interface CertificateInput {
   serialNumber: Buffer;
   notBefore: Date;
   notAfter: Date;
-  /** `ca`: may sign certificates and CRLs; `person`: client authentication and signatures. */
-  profile: 'ca' | 'person';
+  /**
+   * `ca`: may sign certificates and CRLs; `person`: client authentication and signatures;
+   * `server`: a TLS server (serverAuth) named by `serverNames`.
+   */
+  profile: 'ca' | 'person' | 'server';
+  /** A server's host names and IP addresses (subjectAltName). */
+  serverNames?: string[];
   crlUrl?: string;
   caIssuersUrl?: string;
 }
@@ -150,7 +157,9 @@ export function buildCertificate(input: CertificateInput, selfKey?: PrivateKeyHa
       new KeyUsage(
         input.profile === 'ca'
           ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature
-          : KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation,
+          : input.profile === 'server'
+            ? KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment
+            : KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation,
       ),
     ),
     ext('2.5.29.14', false, new SubjectKeyIdentifier(arrayBufferOf(subjectKeyId))),
@@ -162,6 +171,20 @@ export function buildCertificate(input: CertificateInput, selfKey?: PrivateKeyHa
   ];
   if (input.profile === 'person')
     extensions.push(ext('2.5.29.37', false, new ExtendedKeyUsage([oids.clientAuth])));
+  if (input.profile === 'server') {
+    extensions.push(ext('2.5.29.37', false, new ExtendedKeyUsage([oids.serverAuth])));
+    extensions.push(
+      ext(
+        '2.5.29.17',
+        false,
+        new SubjectAlternativeName(
+          (input.serverNames ?? []).map((name) =>
+            isIP(name) ? new GeneralName({ iPAddress: name }) : new GeneralName({ dNSName: name }),
+          ),
+        ),
+      ),
+    );
+  }
   if (input.crlUrl)
     extensions.push(
       ext(

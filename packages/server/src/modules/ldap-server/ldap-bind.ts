@@ -5,7 +5,12 @@ import { appAccessRefusal } from '../app/app-access.ts';
 import type { MfaService } from '../mfa/mfa.service.ts';
 import type { LoginFailureCause } from '../signin/login-events.repo.ts';
 import type { SignInService } from '../signin/signin.service.ts';
-import { findCompanyByCode, findLdapApp, openedLdapApps, type View } from './ldap-directory.repo.ts';
+import {
+  type CompanyLdapApps,
+  companyLdapApps,
+  type LdapSettings,
+  type View,
+} from './ldap-directory.repo.ts';
 import type { Named } from './ldap-names.ts';
 import { resultCode } from './ldap-wire.ts';
 
@@ -40,8 +45,8 @@ export function createLdapBinds(deps: {
     named: Extract<Named, { kind: 'app' }>,
     secret: string,
   ): Promise<BindOutcome> {
-    const company = await findCompanyByCode(db, named.code);
-    const found = company && (await findLdapApp(db, company.id, named.id));
+    const { company, apps } = await companyLdapApps(db, named.code, named.id);
+    const found = apps[0];
     const hash = found?.config?.secret_hash;
     // The same work whether or not the application exists: the hash is always computed.
     const given = sha256(secret);
@@ -68,22 +73,27 @@ export function createLdapBinds(deps: {
   }
 
   /**
-   * The application a person's bind is for: the one whose service account bound this
-   * connection (Apache, sssd and Jenkins bind it first to find the person); otherwise the
-   * company's only opened LDAP application, or of several the first the person may use.
+   * The company and application a person's bind is for: the application whose service account
+   * bound this connection (Apache, sssd and Jenkins bind it first to find the person); otherwise
+   * the company's only opened LDAP application, or of several the first the person may use.
    */
-  async function appOfPersonBind(companyId: string, accountHint: string, previous: Bound | null) {
-    if (previous && previous.view.companyId === companyId) return previous.app;
-    const apps = await openedLdapApps(db, companyId);
-    if (apps.length <= 1) return apps[0];
+  async function appOfPersonBind(
+    code: string,
+    accountHint: string,
+    previous: Bound | null,
+  ): Promise<{ company: CompanyLdapApps['company']; found: CompanyLdapApps['apps'][number] | undefined }> {
+    const sameCompany = previous && previous.view.code === code ? previous.app.id : undefined;
+    const { company, apps } = await companyLdapApps(db, code, sameCompany);
+    if (sameCompany || apps.length <= 1) return { company, found: apps[0] };
     const account = await db
       .selectFrom('accounts')
       .select('id')
       .where((eb) => eb(eb.fn('lower', ['username']), '=', accountHint.toLowerCase()))
       .executeTakeFirst();
     if (account)
-      for (const app of apps) if ((await appAccessRefusal(db, app, account.id)) === null) return app;
-    return apps[0];
+      for (const found of apps)
+        if ((await appAccessRefusal(db, found.app, account.id)) === null) return { company, found };
+    return { company, found: apps[0] };
   }
 
   async function bindPerson(
@@ -92,11 +102,9 @@ export function createLdapBinds(deps: {
     password: string,
     context: { ip: string | null; previous: Bound | null },
   ): Promise<BindOutcome> {
-    const company = await findCompanyByCode(db, named.code);
-    const app = company && (await appOfPersonBind(company.id, named.username, context.previous));
-    const config = app
-      ? await db.selectFrom('app_ldap_configs').selectAll().where('app_id', '=', app.id).executeTakeFirst()
-      : undefined;
+    const { company, found } = await appOfPersonBind(named.code, named.username, context.previous);
+    const app = found?.app;
+    const config: LdapSettings | undefined = found?.config;
     const result = await signIn.signInWithPassword({
       identifier: named.username,
       password,

@@ -44,44 +44,73 @@ export const personClasses = (view: View): string[] =>
 export const groupClasses = (view: View): string[] =>
   view.posix ? [...GROUP_CLASSES, 'posixGroup'] : [...GROUP_CLASSES];
 
-export async function findCompanyByCode(db: Db, code: string) {
-  return db.selectFrom('companies').select(['id', 'code']).where('code', '=', code).executeTakeFirst();
+/** What a bind needs of an LDAP application's settings. */
+export type LdapSettings = Pick<AppLdapConfig, 'secret_hash' | 'allow_password_with_mfa' | 'posix'>;
+
+export interface CompanyLdapApps {
+  company: { id: string; code: string } | undefined;
+  /** Oldest first (the same order on every instance). */
+  apps: { app: App; config: LdapSettings | undefined }[];
 }
 
-/** An LDAP application of a company with its settings. */
-export async function findLdapApp(
-  db: Db,
-  companyId: string,
-  appId: string,
-): Promise<{ app: App; config: AppLdapConfig | undefined } | undefined> {
-  if (!/^[0-9a-f-]{36}$/.test(appId)) return undefined;
-  const app = await db
-    .selectFrom('apps')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', appId)
-    .where('protocol', '=', 'ldap')
-    .executeTakeFirst();
-  if (!app) return undefined;
-  const config = await db
-    .selectFrom('app_ldap_configs')
-    .selectAll()
-    .where('app_id', '=', app.id)
-    .executeTakeFirst();
-  return { app, config };
-}
-
-/** The company's opened LDAP applications, oldest first (the same order on every instance). */
-export const openedLdapApps = (db: Db, companyId: string) =>
-  db
-    .selectFrom('apps')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('protocol', '=', 'ldap')
-    .where('status', '=', 'opened')
-    .orderBy('created_at')
-    .orderBy('id')
+/**
+ * A company (by its code) with, in the same statement, its LDAP application `appId` (whatever its
+ * status), or without `appId` its opened LDAP applications, each with its LDAP settings.
+ */
+export async function companyLdapApps(db: Db, code: string, appId?: string): Promise<CompanyLdapApps> {
+  if (appId !== undefined && !/^[0-9a-f-]{36}$/.test(appId)) return { company: undefined, apps: [] };
+  const rows = await db
+    .selectFrom('companies as co')
+    .leftJoin('apps as a', (join) =>
+      join
+        .onRef('a.company_id', '=', 'co.id')
+        .on('a.protocol', '=', 'ldap')
+        .on((eb) => (appId === undefined ? eb('a.status', '=', 'opened') : eb('a.id', '=', appId))),
+    )
+    .leftJoin('app_ldap_configs as c', 'c.app_id', 'a.id')
+    .selectAll('a')
+    .select([
+      'co.id as ldap_company_id',
+      'co.code as ldap_company_code',
+      'c.app_id as ldap_config_app_id',
+      'c.secret_hash as ldap_secret_hash',
+      'c.allow_password_with_mfa as ldap_allow_password_with_mfa',
+      'c.posix as ldap_posix',
+    ])
+    .where('co.code', '=', code)
+    .orderBy('a.created_at')
+    .orderBy('a.id')
     .execute();
+  const first = rows[0];
+  if (!first) return { company: undefined, apps: [] };
+  return {
+    company: { id: first.ldap_company_id, code: first.ldap_company_code },
+    apps: rows
+      .filter((row) => row.id !== null)
+      .map((row) => {
+        const {
+          ldap_company_id: _company,
+          ldap_company_code: _code,
+          ldap_config_app_id: configAppId,
+          ldap_secret_hash: secretHash,
+          ldap_allow_password_with_mfa: allowPasswordWithMfa,
+          ldap_posix: posix,
+          ...app
+        } = row;
+        return {
+          app: app as App,
+          config:
+            configAppId === null
+              ? undefined
+              : {
+                  secret_hash: secretHash,
+                  allow_password_with_mfa: allowPasswordWithMfa ?? false,
+                  posix: posix ?? false,
+                },
+        };
+      }),
+  };
+}
 
 const live = (alias: string) => sql.raw(`coalesce(${alias}.expires_at, 'infinity'::timestamptz) > now()`);
 

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, companyMember, ownerWithCompany, startTestApp, type TestContext } from '../../test/harness.ts';
@@ -24,6 +27,8 @@ describe.skipIf(!START && !isCi)(
     let alice: { id: string; username: string; password: string };
     let bob: { id: string; username: string; password: string };
     let clientId: string;
+    let apacheArgs: string[];
+    let caDir: string | undefined;
     const page = `http://127.0.0.1:${PORT}/protected/index.shtml`;
     const get = (username: string, password: string) =>
       fetch(page, {
@@ -63,14 +68,13 @@ describe.skipIf(!START && !isCi)(
       // Only Alice is given the application.
       await call(ctx, '/api/v1/manage/app/assignment/add', { appId, userIds: [alice.id] }, company);
       const { bindDn, baseDn, secret } = service.data;
-      await promisify(execFile)(START as string, [
-        `ldap://127.0.0.1:${ctx.tessera.ldap?.port}`,
-        bindDn,
-        secret,
-        `ou=people,${baseDn}`,
-      ]);
+      apacheArgs = [`ldap://127.0.0.1:${ctx.tessera.ldap?.port}`, bindDn, secret, `ou=people,${baseDn}`];
+      await promisify(execFile)(START as string, apacheArgs);
     }, 60_000);
-    afterAll(() => ctx?.close());
+    afterAll(async () => {
+      await ctx?.close();
+      if (caDir) await rm(caDir, { recursive: true, force: true });
+    });
 
     it('shows the page to a person given the application, with their mail', async () => {
       const response = await get(alice.username, alice.password);
@@ -97,6 +101,24 @@ describe.skipIf(!START && !isCi)(
         .where('result', '=', 'failure')
         .execute();
       expect(failures).toContainEqual({ failure_cause: 'wrong_password' });
+    });
+
+    it("signs in over StartTLS, verifying the installation's certificate with its CA", async () => {
+      caDir = await mkdtemp(join(tmpdir(), 'tessera-apache-ldap-ca-'));
+      const caFile = join(caDir, 'tessera-ca.pem');
+      await writeFile(caFile, ctx.tessera.ldap?.installationCertificate?.caPem as string);
+      await promisify(execFile)(START as string, [...apacheArgs, caFile, 'STARTTLS']);
+      const response = await get(alice.username, alice.password);
+      expect(response.status, await response.text()).toBe(200);
+      expect((await get(alice.username, 'Not-Her-Password-1')).status).toBe(401);
+      // Trusting another CA, Apache cannot verify the server: nobody gets in.
+      await promisify(execFile)('openssl', [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+        ...['-keyout', join(caDir, 'other.key'), '-out', join(caDir, 'other.pem'), '-days', '1'],
+        ...['-subj', '/CN=Another CA'],
+      ]);
+      await promisify(execFile)(START as string, [...apacheArgs, join(caDir, 'other.pem'), 'STARTTLS']);
+      expect((await get(alice.username, alice.password)).status).not.toBe(200);
     });
   },
 );

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   anotherInstance,
@@ -145,6 +146,67 @@ describe.skipIf(!hasLdapUtils)('LDAP server (issue 32) with ldapsearch and ldapw
       .where('id', '=', acmeApp.appId)
       .executeTakeFirstOrThrow();
     expect(events).toContainEqual({ result: 'success', client_id: app.client_id });
+  });
+
+  it('answers a SASL bind with authMethodNotSupported and keeps the connection (ldapwhoami -Y, raw BER)', async () => {
+    // DIGEST-MD5 starts with an empty bind (EXTERNAL needs TLS: see the TLS tests; PLAIN is refused
+    // by the client itself without TLS).
+    const sasl = await ldapTool('ldapwhoami', ['-Y', 'DIGEST-MD5', '-U', 'alice.ldap', '-w', 'x', '-H', url]);
+    expect(sasl.status, sasl.stderr).toBe(7);
+    expect(sasl.stderr).toMatch(/Authentication method not supported/);
+    // On one connection: a SASL bind (DIGEST-MD5, no credentials), then a simple bind and a
+    // "Who am I?" sent in the same write; all three are answered, in order.
+    const tlv = (tag: number, ...content: Buffer[]) => {
+      const body = Buffer.concat(content);
+      const length =
+        body.length < 0x80
+          ? Buffer.from([body.length])
+          : Buffer.from([0x82, body.length >> 8, body.length & 0xff]);
+      return Buffer.concat([Buffer.from([tag]), length, body]);
+    };
+    const text = (tag: number, value: string) => tlv(tag, Buffer.from(value, 'utf8'));
+    const id = (n: number) => tlv(0x02, Buffer.from([n]));
+    const message = (n: number, op: Buffer) => tlv(0x30, id(n), op);
+    const saslBind = message(1, tlv(0x60, id(3), text(0x04, ''), tlv(0xa3, text(0x04, 'DIGEST-MD5'))));
+    const simpleBind = message(2, tlv(0x60, id(3), text(0x04, acmeApp.bindDn), text(0x80, acmeApp.secret)));
+    const whoAmI = message(3, tlv(0x77, text(0x80, '1.3.6.1.4.1.4203.1.11.3')));
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    const answers = new Promise<Buffer>((resolve, reject) => {
+      socket.on('data', (data) => {
+        received.push(data);
+        const all = Buffer.concat(received);
+        if (all.includes(Buffer.from(`dn:${acmeApp.bindDn}`))) resolve(all);
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error(`closed after ${Buffer.concat(received).toString('hex')}`)));
+    });
+    socket.write(saslBind);
+    socket.write(Buffer.concat([simpleBind, whoAmI]));
+    const all = await answers;
+    socket.destroy();
+    // Each response: SEQUENCE { messageID, [APPLICATION n] { resultCode ENUMERATED, … } }.
+    const responses: { messageId: number; op: number; resultCode: number }[] = [];
+    for (let at = 0; at < all.length; ) {
+      const length = all[at + 1] as number;
+      const [header, size] =
+        length < 0x80 ? [2, length] : [2 + (length & 0x7f), all.readUIntBE(at + 2, length & 0x7f)];
+      const frame = all.subarray(at, at + header + size);
+      const op = frame[header + 3] as number;
+      const opLength = frame[header + 4] as number;
+      const opHeader = opLength < 0x80 ? 2 : 2 + (opLength & 0x7f);
+      responses.push({
+        messageId: frame[header + 2] as number,
+        op,
+        resultCode: frame[header + 3 + opHeader + 2] as number,
+      });
+      at += header + size;
+    }
+    expect(responses).toEqual([
+      { messageId: 1, op: 0x61, resultCode: 7 },
+      { messageId: 2, op: 0x61, resultCode: 0 },
+      { messageId: 3, op: 0x78, resultCode: 0 },
+    ]);
   });
 
   it('refuses an unassigned person, a wrong password, a disabled person', async () => {

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import net, { type Socket } from 'node:net';
-import tls, { type SecureContext } from 'node:tls';
+import tls from 'node:tls';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bound, LdapBinds } from './ldap-bind.ts';
 import type { LdapNames } from './ldap-names.ts';
 import { SUBSCHEMA_DN, subschemaEntry } from './ldap-schema.ts';
 import { type Entry, type Position, SCOPE, type Search } from './ldap-search.ts';
+import type { LdapTls } from './ldap-tls.ts';
 import {
+  createMessageReader,
   type LdapControl,
   type LdapFilter,
   type LdapRequest,
@@ -41,17 +43,12 @@ export interface LdapServerDeps {
   names: LdapNames;
   log: FastifyBaseLogger;
   /** The certificate of LDAPS and StartTLS; without it neither is offered. */
-  tls?: { cert: Buffer; key: Buffer };
+  tls?: LdapTls;
   version: string;
 }
 
-const silentLog = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, child: () => silentLog };
-
 export function createLdapServer(deps: LdapServerDeps) {
   const { names, search } = deps;
-  const secureContext: SecureContext | undefined = deps.tls
-    ? tls.createSecureContext({ cert: deps.tls.cert, key: deps.tls.key })
-    : undefined;
   const sockets = new Set<Socket>();
 
   const send = (connection: Connection, message: { toBer(): { buffer: Buffer } }) => {
@@ -68,7 +65,7 @@ export function createLdapServer(deps: LdapServerDeps) {
         subschemaSubentry: [SUBSCHEMA_DN],
         supportedLDAPVersion: ['3'],
         supportedControl: [PAGED_RESULTS_OID],
-        supportedExtension: [...(secureContext ? [STARTTLS_OID] : []), WHOAMI_OID],
+        supportedExtension: [...(deps.tls ? [STARTTLS_OID] : []), WHOAMI_OID],
         supportedFeatures: ['1.3.6.1.4.1.4203.1.5.1', '1.3.6.1.4.1.4203.1.5.3'],
         vendorName: ['Tessera'],
         vendorVersion: [deps.version],
@@ -203,6 +200,10 @@ export function createLdapServer(deps: LdapServerDeps) {
     const previous = connection.bound;
     connection.bound = null;
     if (request.version !== 3) return answer(resultCode.protocolError, 'LDAPv3 only');
+    // SASL (EXTERNAL, GSSAPI, DIGEST-MD5, …): not offered (the rootDSE lists no mechanism); the
+    // connection stays open for a simple bind.
+    if (request.authentication === 'sasl')
+      return answer(resultCode.authMethodNotSupported, 'SASL binds are not supported: use a simple bind');
     const dn = request.name ?? '';
     const password = request.credentials ?? '';
     if (!dn && !password)
@@ -231,13 +232,13 @@ export function createLdapServer(deps: LdapServerDeps) {
           responseName: STARTTLS_OID,
         }),
       );
-    if (!secureContext) return reply(resultCode.protocolError, 'StartTLS is not configured');
+    if (!deps.tls) return reply(resultCode.protocolError, 'StartTLS is not configured');
     if (connection.secure) return reply(resultCode.operationsError, 'TLS is already on');
     reply(resultCode.success);
     // The client sends nothing more in clear: the rest of this socket is TLS.
     const plain = connection.socket;
     plain.removeAllListeners('data');
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext });
+    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: deps.tls.current().context });
     attach(secure, true, connection.bound);
   }
 
@@ -345,27 +346,22 @@ export function createLdapServer(deps: LdapServerDeps) {
       ip: socket.remoteAddress?.replace(/^::ffff:/, '') ?? null,
       queue: Promise.resolve(),
     };
-    const parser = new wire.Parser({ log: silentLog });
-    parser.on('message', (request) => {
-      connection.queue = connection.queue.then(async () => {
-        if (socket.destroyed) return;
-        try {
-          await handle(connection, request);
-        } catch (error) {
-          deps.log.error({ err: error }, 'LDAP request failed');
-          socket.destroy();
-        }
-      });
-    });
     // A message that does not parse ends the connection (RFC 4511 4.1.1: protocolError notice not needed).
-    parser.on('error', () => socket.destroy());
-    socket.on('data', (data: Buffer) => {
-      try {
-        parser.write(data);
-      } catch {
-        socket.destroy();
-      }
-    });
+    const read = createMessageReader(
+      (request) => {
+        connection.queue = connection.queue.then(async () => {
+          if (socket.destroyed) return;
+          try {
+            await handle(connection, request);
+          } catch (error) {
+            deps.log.error({ err: error }, 'LDAP request failed');
+            socket.destroy();
+          }
+        });
+      },
+      () => socket.destroy(),
+    );
+    socket.on('data', read);
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
     socket.setTimeout(15 * 60_000, () => socket.destroy());
@@ -395,16 +391,22 @@ export function createLdapServer(deps: LdapServerDeps) {
         options.port,
       );
       let ldapsPort: number | null = null;
-      if (options.ldapsPort !== null && secureContext)
-        ldapsPort = await listen(
-          tls.createServer({ cert: deps.tls?.cert, key: deps.tls?.key }, (socket) => attach(socket, true)),
-          options.host,
-          options.ldapsPort,
-        );
+      const served = deps.tls;
+      if (options.ldapsPort !== null && served) {
+        const { cert, key } = served.current();
+        const ldaps = tls.createServer({ cert, key }, (socket) => attach(socket, true));
+        // A renewed certificate is served to the next connections; open ones keep theirs.
+        served.onRenew(() => {
+          const renewed = served.current();
+          ldaps.setSecureContext({ cert: renewed.cert, key: renewed.key });
+        });
+        ldapsPort = await listen(ldaps, options.host, options.ldapsPort);
+      }
       return { port, ldapsPort };
     },
     async close() {
       for (const socket of sockets) socket.destroy();
+      deps.tls?.close();
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       servers.length = 0;
     },

@@ -47,7 +47,10 @@ export interface LdapRequest {
   /** Bind. */
   name?: string;
   credentials?: string;
+  /** `simple`, or `sasl` (read by `createMessageReader`: ldapjs cannot parse SASL binds). */
   authentication?: string;
+  /** A SASL bind's mechanism. */
+  mechanism?: string;
   version?: number;
   /** Search. */
   baseObject?: LdapDn;
@@ -151,3 +154,102 @@ export const operation = {
 export const STARTTLS_OID = '1.3.6.1.4.1.1466.20037';
 export const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
 export const PAGED_RESULTS_OID = '1.2.840.113556.1.4.319';
+
+/** The largest LDAP message read (a request bigger than this ends the connection). */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** The size of the BER TLV at the start of `buffer`: null while incomplete, 'bad' when not BER we read. */
+function tlvAt(buffer: Buffer, offset: number): { header: number; length: number } | null | 'bad' {
+  if (buffer.length < offset + 2) return null;
+  const first = buffer[offset + 1] as number;
+  if (first < 0x80) return { header: 2, length: first };
+  const octets = first & 0x7f;
+  // Indefinite lengths are not allowed in LDAP (RFC 4511 5.1); four octets are more than enough.
+  if (octets === 0 || octets > 4) return 'bad';
+  if (buffer.length < offset + 2 + octets) return null;
+  let length = 0;
+  for (let i = 0; i < octets; i++) length = length * 256 + (buffer[offset + 2 + i] as number);
+  return { header: 2 + octets, length };
+}
+
+const SASL_CREDENTIALS_TAG = 0xa3;
+
+/**
+ * A bind request with SASL credentials, read by hand: ldapjs's BindRequest throws on them (it
+ * knows simple binds only), and its parser then loses the connection's following bytes. Null for
+ * any other message.
+ */
+function saslBindOf(frame: Buffer): LdapRequest | null {
+  const outer = tlvAt(frame, 0);
+  if (!outer || outer === 'bad') return null;
+  let at = outer.header;
+  const read = (tag: number) => {
+    if (frame[at] !== tag) return null;
+    const tlv = tlvAt(frame, at);
+    if (!tlv || tlv === 'bad' || at + tlv.header + tlv.length > frame.length) return null;
+    const value = frame.subarray(at + tlv.header, at + tlv.header + tlv.length);
+    at += tlv.header + tlv.length;
+    return value;
+  };
+  const id = read(0x02);
+  if (!id || id.length > 4) return null;
+  const messageId = id.reduce((value, octet) => value * 256 + octet, 0);
+  if (frame[at] !== operation.bind) return null;
+  const op = tlvAt(frame, at);
+  if (!op || op === 'bad') return null;
+  at += op.header;
+  const version = read(0x02);
+  const name = read(0x04);
+  if (!version || !name || frame[at] !== SASL_CREDENTIALS_TAG) return null;
+  at += (tlvAt(frame, at) as { header: number }).header;
+  const mechanism = read(0x04);
+  return {
+    messageId,
+    protocolOp: operation.bind,
+    type: 'BindRequest',
+    controls: [],
+    version: version.reduce((value, octet) => value * 256 + octet, 0),
+    name: name.toString('utf8'),
+    authentication: 'sasl',
+    mechanism: mechanism?.toString('utf8') ?? '',
+  };
+}
+
+const silentLog = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, child: () => silentLog };
+
+/**
+ * Reads a connection's bytes as LDAP messages, one whole message at a time: SASL binds by hand
+ * (so that the server can answer them), everything else by ldapjs's parser. `onError` is called
+ * once for bytes that are not LDAP or a message over MAX_MESSAGE_BYTES; nothing is read after it.
+ */
+export function createMessageReader(onMessage: (request: LdapRequest) => void, onError: () => void) {
+  const parser = new wire.Parser({ log: silentLog });
+  let failed = false;
+  const fail = () => {
+    if (!failed) onError();
+    failed = true;
+  };
+  parser.on('message', onMessage);
+  parser.on('error', fail);
+  let pending: Buffer = Buffer.alloc(0);
+  return (data: Buffer) => {
+    if (failed) return;
+    pending = pending.length ? Buffer.concat([pending, data]) : data;
+    while (pending.length && !failed) {
+      if (pending[0] !== 0x30) return fail();
+      const tlv = tlvAt(pending, 0);
+      if (tlv === 'bad' || (tlv && tlv.header + tlv.length > MAX_MESSAGE_BYTES)) return fail();
+      if (!tlv || pending.length < tlv.header + tlv.length) return;
+      const frame = pending.subarray(0, tlv.header + tlv.length);
+      pending = pending.subarray(frame.length);
+      const sasl = saslBindOf(frame);
+      if (sasl) onMessage(sasl);
+      else
+        try {
+          parser.write(frame);
+        } catch {
+          fail();
+        }
+    }
+  };
+}
