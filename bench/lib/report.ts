@@ -183,3 +183,40 @@ export async function waitForQuiet(maxMs = 60_000, maxBusyCores = 0.3): Promise<
   console.log(`  (the machine did not become idle within ${maxMs / 1000} s: other load may skew this phase)`);
   return false;
 }
+
+/**
+ * The database whose backends count as PostgreSQL in `cpuMeter` for a server: its own fresh
+ * database, or null on PGlite (the database runs inside the server).
+ */
+export const postgresDatabaseOf = (database: { url: string } | undefined): string | null =>
+  database ? new URL(database.url).pathname.slice(1) : null;
+
+export interface HashCost {
+  /** CPU of a request: the server (all threads) and its PostgreSQL backends, ms. */
+  msCpu: number;
+  /** That in raw argon2id hashes of the same run (issue 34's measure; the load generator is not in it). */
+  hashes: number;
+  goal: number | null;
+  met: boolean | null;
+}
+
+/**
+ * Issue 34's measure of a request that hashes a password: what it costs the server and its
+ * database together, in raw hashes measured in the same run. `goal` null: none for this storage.
+ */
+export function hashCost(
+  serverMs: number,
+  postgresMs: number,
+  rawHashMs: number,
+  goal: number | null,
+): HashCost {
+  const msCpu = serverMs + postgresMs;
+  const hashes = msCpu / rawHashMs;
+  return { msCpu, hashes, goal, met: goal === null ? null : hashes <= goal };
+}
+
+export const describeHashCost = (what: string, cost: HashCost) =>
+  `  ${what} costs the server and PostgreSQL ${cost.msCpu.toFixed(1)} ms of CPU = ${cost.hashes.toFixed(2)} raw hashes ` +
+  (cost.goal === null
+    ? '(no goal on this storage)'
+    : `(goal <= ${cost.goal.toFixed(2)}: ${verdict(cost.met === true)})`);
