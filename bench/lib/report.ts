@@ -37,7 +37,7 @@ export function machineInfo(): MachineInfo {
 }
 
 /** Busy and total CPU seconds of the whole machine so far (all cores, /proc/stat). */
-function machineCpu(): { busy: number; total: number } {
+export function machineCpu(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
   const ticks = line.trim().split(/\s+/).slice(1).map(Number);
   const total = ticks.reduce((a, b) => a + b, 0);
@@ -49,7 +49,7 @@ function machineCpu(): { busy: number; total: number } {
  * CPU seconds of all processes whose command name is `comm` (e.g. postgres backends), or only of
  * those whose command line holds `argument` (a backend names its database there).
  */
-function cpuOfCommand(comm: string, argument?: string): number {
+export function cpuOfCommand(comm: string, argument?: string): number {
   let sum = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -68,7 +68,7 @@ function cpuOfCommand(comm: string, argument?: string): number {
 }
 
 /** CPU seconds of a process (all its threads), or of its main thread only. */
-function cpuOfPid(pid: number, mainThread = false): number {
+export function cpuOfPid(pid: number, mainThread = false): number {
   try {
     const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
