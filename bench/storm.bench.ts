@@ -29,6 +29,7 @@ import { createSealer } from '../packages/server/src/lib/crypto.ts';
 import { generateTotp } from '../packages/server/src/lib/otp/totp.ts';
 import { beginInteraction, follow, postForm, type RelyingParty, signIn, submitLogin } from './lib/browser.ts';
 import { adminWithCompany, licenseUsers, percentile, startLicensableServer, tenantCall } from './lib/org.ts';
+import { pgPhase } from './lib/pg-stats.ts';
 import {
   cpuOfCommand,
   cpuOfPid,
@@ -309,26 +310,6 @@ function cpuReading(p: Processes) {
   };
 }
 
-async function pgCounters(url: string): Promise<Record<string, number> & { at: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<Record<string, string>>(
-      `select xact_commit + xact_rollback as transactions, tup_inserted, tup_updated, tup_deleted,
-              pg_current_wal_lsn() - '0/0'::pg_lsn as wal,
-              (select count(*) from pg_stat_activity where datname = current_database()) as backends
-       from pg_stat_database where datname = current_database()`,
-    );
-    const row = rows[0] as Record<string, string>;
-    return {
-      ...(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])) as Record<string, number>),
-      at: Date.now(),
-    };
-  } finally {
-    await client.end();
-  }
-}
-
 interface StormResult {
   rate: number;
   flows: number;
@@ -352,14 +333,9 @@ async function storm(
   app: Client,
   rate: number,
 ): Promise<StormResult> {
-  // PostgreSQL writes a backend's statistics out within about 10 s of its last transaction: the
-  // counters are read after such a pause, and the instances' background work over the storm's
-  // time is taken off at the rate it had just before (measured over 10 s).
-  await sleep(11_000);
-  const idle = await pgCounters(databaseUrl);
-  await sleep(10_000);
+  // PostgreSQL's counters around the storm (pgPhase pauses for its statistics to be written out).
+  const counters = await pgPhase(databaseUrl);
   await waitForQuiet(30_000);
-  const before = await pgCounters(databaseUrl);
   const cpuBefore = cpuReading(processes);
   const timings: Timings[] = [];
   const errors: Record<string, number> = {};
@@ -381,8 +357,7 @@ async function storm(
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuReading(processes);
-  await sleep(11_000);
-  const after = await pgCounters(databaseUrl);
+  const postgres = await counters.stop(people.length);
 
   const flows = people.length;
   const errorCount = Object.values(errors).reduce((a, b) => a + b, 0);
@@ -420,17 +395,13 @@ async function storm(
       Number(fmt(v / wall, 2)),
     ]),
   );
-  const background = (key: string) =>
-    (((before[key] ?? 0) - (idle[key] ?? 0)) / (before.at - idle.at)) * (after.at - before.at);
-  const per = (key: string) =>
-    Number(fmt(((after[key] ?? 0) - (before[key] ?? 0) - background(key)) / flows, 2));
   const postgresPerFlow = {
-    transactions: per('transactions'),
-    rowsInserted: per('tup_inserted'),
-    rowsUpdated: per('tup_updated'),
-    rowsDeleted: per('tup_deleted'),
-    walBytes: per('wal'),
-    backendsAfter: after.backends ?? 0,
+    transactions: Number(fmt(postgres.transactions, 2)),
+    rowsInserted: Number(fmt(postgres.rowsInserted, 2)),
+    rowsUpdated: Number(fmt(postgres.rowsUpdated, 2)),
+    rowsDeleted: Number(fmt(postgres.rowsDeleted, 2)),
+    walBytes: Number(fmt(postgres.walBytes, 0)),
+    backendsAfter: postgres.backends,
   };
   const flow = percentiles.flow as { p99: number };
   return {
