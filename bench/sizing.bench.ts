@@ -256,6 +256,8 @@ async function main() {
   const masterKey = randomBytes(32);
   const radiusPort = await freeUdpPort();
   const server = await startLicensableServer({
+    // The probe answers the heap in use after a full collection (bench/lib/probe.js).
+    probe: true,
     env: {
       TESSERA_MASTER_KEY: masterKey.toString('hex'),
       TESSERA_RADIUS_PORT: String(radiusPort),
@@ -277,6 +279,7 @@ async function main() {
     await pool(8, 2, 60_000, (i) => hash(`warm-${i}`, argonOptions));
     await sleep(2000);
     const rssReady = memoryOf(server.pid).rssMiB;
+    const heapReady = (await server.memoryUsage()).heapUsedAfterGc ?? Number.NaN;
     let sessions = 0;
     const jars: CookieJar[] = [];
 
@@ -316,6 +319,7 @@ async function main() {
       sessions += prepared.length;
     }
     const rssSessions = memoryOf(server.pid).rssMiB;
+    const heapSessions = (await server.memoryUsage()).heapUsedAfterGc ?? Number.NaN;
     const refreshTokens: string[] = [];
     if (KINDS.has('code') && jars.length) {
       // Codes live 60 s: made through single sign-on right before the phase, which waits less for quiet.
@@ -427,13 +431,18 @@ async function main() {
       rssReadyMiB: rssReady,
       rssAfterSignInsMiB: rssSessions,
       rssEndMiB: rssEnd,
+      heapAfterGcReadyMiB: heapReady,
+      heapAfterGcAfterSignInsMiB: heapSessions,
       sessions,
       perThousandSessionsMiB: sessions ? ((rssSessions - rssReady) * 1000) / sessions : null,
+      heapPerThousandSessionsMiB: sessions ? ((heapSessions - heapReady) * 1000) / sessions : null,
     };
     result.memory = memory;
     console.log(
       `RSS (MiB): after start ${fmt(idleBefore)}, warmed up ${fmt(rssReady)}, after ${sessions} sign-ins ${fmt(rssSessions)} ` +
-        `(${memory.perThousandSessionsMiB === null ? '-' : fmt(memory.perThousandSessionsMiB)} MiB per 1 000 sessions), at the end ${fmt(rssEnd)}`,
+        `(${memory.perThousandSessionsMiB === null ? '-' : fmt(memory.perThousandSessionsMiB)} MiB per 1 000 sessions), at the end ${fmt(rssEnd)}; ` +
+        `JS heap after a full collection ${fmt(heapReady)} warmed up, ${fmt(heapSessions)} after the sign-ins ` +
+        `(${memory.heapPerThousandSessionsMiB === null ? '-' : fmt(memory.heapPerThousandSessionsMiB, 2)} MiB per 1 000 sessions; sessions live in the database)`,
     );
     const backends = rows.map((r) => r.postgres?.backends ?? 0);
     result.backendsMax = Math.max(0, ...backends);
