@@ -133,7 +133,7 @@ const codeFrom = (redirectUri: string, location: string): string | undefined => 
  * Follows redirects from `url` (at most 8) until the client's redirect URI (returns the code) or a
  * page (returns the response, e.g. the sign-in form).
  */
-async function follow(
+export async function follow(
   server: BenchServer,
   jar: CookieJar,
   url: string,

@@ -37,7 +37,7 @@ export function machineInfo(): MachineInfo {
 }
 
 /** Busy and total CPU seconds of the whole machine so far (all cores, /proc/stat). */
-function machineCpu(): { busy: number; total: number } {
+export function machineCpu(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
   const ticks = line.trim().split(/\s+/).slice(1).map(Number);
   const total = ticks.reduce((a, b) => a + b, 0);
@@ -49,7 +49,7 @@ function machineCpu(): { busy: number; total: number } {
  * CPU seconds of all processes whose command name is `comm` (e.g. postgres backends), or only of
  * those whose command line holds `argument` (a backend names its database there).
  */
-function cpuOfCommand(comm: string, argument?: string): number {
+export function cpuOfCommand(comm: string, argument?: string): number {
   let sum = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -68,7 +68,7 @@ function cpuOfCommand(comm: string, argument?: string): number {
 }
 
 /** CPU seconds of a process (all its threads), or of its main thread only. */
-function cpuOfPid(pid: number, mainThread = false): number {
+export function cpuOfPid(pid: number, mainThread = false): number {
   try {
     const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -183,3 +183,40 @@ export async function waitForQuiet(maxMs = 60_000, maxBusyCores = 0.3): Promise<
   console.log(`  (the machine did not become idle within ${maxMs / 1000} s: other load may skew this phase)`);
   return false;
 }
+
+/**
+ * The database whose backends count as PostgreSQL in `cpuMeter` for a server: its own fresh
+ * database, or null on PGlite (the database runs inside the server).
+ */
+export const postgresDatabaseOf = (database: { url: string } | undefined): string | null =>
+  database ? new URL(database.url).pathname.slice(1) : null;
+
+export interface HashCost {
+  /** CPU of a request: the server (all threads) and its PostgreSQL backends, ms. */
+  msCpu: number;
+  /** That in raw argon2id hashes of the same run (issue 34's measure; the load generator is not in it). */
+  hashes: number;
+  goal: number | null;
+  met: boolean | null;
+}
+
+/**
+ * Issue 34's measure of a request that hashes a password: what it costs the server and its
+ * database together, in raw hashes measured in the same run. `goal` null: none for this storage.
+ */
+export function hashCost(
+  serverMs: number,
+  postgresMs: number,
+  rawHashMs: number,
+  goal: number | null,
+): HashCost {
+  const msCpu = serverMs + postgresMs;
+  const hashes = msCpu / rawHashMs;
+  return { msCpu, hashes, goal, met: goal === null ? null : hashes <= goal };
+}
+
+export const describeHashCost = (what: string, cost: HashCost) =>
+  `  ${what} costs the server and PostgreSQL ${cost.msCpu.toFixed(1)} ms of CPU = ${cost.hashes.toFixed(2)} raw hashes ` +
+  (cost.goal === null
+    ? '(no goal on this storage)'
+    : `(goal <= ${cost.goal.toFixed(2)}: ${verdict(cost.met === true)})`);

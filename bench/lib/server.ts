@@ -174,6 +174,11 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Starts on the data of a server stopped with `keepData` (a restart), instead of new data. */
   restartOf?: BenchServer;
+  /**
+   * Another running server's PostgreSQL database, shared (a second instance on one database): this
+   * server gets a data dir of its own and leaves the database to its owner when it stops.
+   */
+  sharedDatabase?: StoredData['database'];
   /** Loads bench/lib/probe.js into the server, for memoryUsage(). */
   probe?: boolean;
   /** Compiled (the default, or BENCH_SERVER) or from source. */
@@ -195,7 +200,7 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
   const publicUrl = `http://localhost:${port}`;
   const base = `http://127.0.0.1:${port}`;
 
-  let database = options.restartOf?.stored.database;
+  let database = options.restartOf?.stored.database ?? options.sharedDatabase;
   if (storage === 'postgres' && !database) {
     const adminUrl = process.env.BENCH_DATABASE_URL;
     if (!adminUrl) throw new Error('storage postgres needs BENCH_DATABASE_URL');
@@ -276,7 +281,8 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
       clearTimeout(timer);
     }
     if (stopOptions.keepData) return;
-    if (database) await database.drop().catch((error) => console.warn(`dropping the database: ${error}`));
+    if (database && !options.sharedDatabase)
+      await database.drop().catch((error) => console.warn(`dropping the database: ${error}`));
     await rm(dataDir, { recursive: true, force: true });
   };
 
