@@ -11,6 +11,7 @@ import {
   startWithCompany,
   type TestApp,
 } from '../../test/oidc-flow.ts';
+import { createToken, PATCH_OP, scimClient } from '../scim/scim-test-client.ts';
 import { createSignOut, withSignOut } from './sign-out.ts';
 
 /**
@@ -162,6 +163,47 @@ describe("an administrator's action signs the person out of their applications",
     await expect(failing).rejects.toThrow('refused halfway');
     expect(receiver.received).toEqual([]);
     expect(await silently(jar, wiki)).toBe('code');
+  });
+
+  it('over SCIM: a PATCH refused after its disable tells nobody; a deactivation tells the apps once it committed', async () => {
+    const person = await companyMember(ctx, acme, 'sandy');
+    const { jar } = await signedInTo(ctx.baseUrl, [wiki], person);
+    receiver.received.length = 0;
+    await as(acme)('/api/v1/manage/company/scim/settings/update', { allowPasswords: true });
+    const scim = scimClient(ctx, acme.companyId, (await createToken(ctx, acme, 'Entra ID')).secret);
+    // A directory person: the disable is allowed, the password of the same request is not.
+    const now = new Date();
+    const source = { id: newId(), company_id: acme.companyId, created_at: now, updated_at: now };
+    await ctx.database.db
+      .insertInto('identity_sources')
+      .values({ ...source, type: 'ldap', name: 'Directory', settings: '{}', secret_sealed: null })
+      .execute();
+    await ctx.database.db
+      .insertInto('identity_links')
+      .values({
+        source_id: source.id,
+        company_id: acme.companyId,
+        account_id: person.id,
+        external_id: 'sandy',
+        external_dn: null,
+        external_name: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const disable = { op: 'replace', path: 'active', value: false };
+    const refused = await scim('PATCH', `/Users/${person.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [disable, { op: 'replace', path: 'password', value: 'Brand-New-Day-88' }],
+    });
+    expect(refused.status).toBe(409);
+    expect(receiver.received).toEqual([]);
+    expect(await silently(jar, wiki)).toBe('code');
+
+    const done = await scim('PATCH', `/Users/${person.id}`, { schemas: [PATCH_OP], Operations: [disable] });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(Object.keys(await logoutsReceived({ wiki }))).toEqual(['wiki']);
+    expect(await silently(jar, wiki)).toBe('login_required');
   });
 });
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { appOf } from './clients.ts';
 
 export interface SignOutScope {
@@ -196,7 +197,9 @@ export type AccountSignOut = ReturnType<typeof createSignOut>;
 /**
  * Runs a change that ends an account's sessions in a transaction, and signs the person out of
  * their applications once it committed: `signOutBefore(accountId, scope)`, called inside the
- * transaction before the change, reads the sessions the change is about to end.
+ * transaction before the change, reads the sessions the change is about to end. On a handle that
+ * is already a transaction the change joins it, and `signOut` must hold the sending back until
+ * that transaction commits (user.service.ts `atomically` does).
  */
 export async function withSignOut<T>(
   db: Db,
@@ -204,7 +207,7 @@ export async function withSignOut<T>(
   change: (trx: Db, signOutBefore: (accountId: string, scope?: SignOutScope) => Promise<void>) => Promise<T>,
 ): Promise<T> {
   const pending: PendingSignOut[] = [];
-  const result = await db.transaction().execute((trx) =>
+  const result = await inTransaction(db, (trx) =>
     change(trx, async (accountId, scope) => {
       if (signOut) pending.push(await signOut.prepare(trx, accountId, scope));
     }),

@@ -198,6 +198,10 @@ export function createScimUserService(deps: {
     attributes: desired.extras,
   });
 
+  /**
+   * Creates the person all-or-nothing: the account, its SCIM extras and, for `active: false`, its
+   * disable commit together (no enabled person is left behind by a disable that failed).
+   */
   async function create(caller: ScimCaller, lang: Language, body: Doc) {
     const { companyId } = caller;
     const desired = readUser(body);
@@ -205,22 +209,35 @@ export function createScimUserService(deps: {
     await assertManager(companyId, desired.managerId);
     await assertPasswordUsable(companyId, lang, desired);
     const actor = actorOf(caller);
-    const created = await users.create(actor, companyId, lang, {
+    await users.assertIdentifiersUsable(actor, lang, companyId, {
       username: desired.userName,
-      password: desired.password ?? '',
-      name: desired.displayName,
-      nickname: desired.nickName,
       email: desired.email,
       phone: desired.phone,
-      mustChangePassword: false,
-      passwordless: desired.password === undefined,
     });
-    await repo.saveScimUserExtras(db, companyId, created.userId, extrasOf(desired));
-    if (!desired.active) await users.setStatus(actor, companyId, created.userId, 'disabled');
-    return get(caller, created.userId);
+    const userId = await users.atomically(async (bound, trx) => {
+      const created = await bound.create(actor, companyId, lang, {
+        username: desired.userName,
+        password: desired.password ?? '',
+        name: desired.displayName,
+        nickname: desired.nickName,
+        email: desired.email,
+        phone: desired.phone,
+        mustChangePassword: false,
+        passwordless: desired.password === undefined,
+      });
+      await repo.saveScimUserExtras(trx, companyId, created.userId, extrasOf(desired));
+      if (!desired.active) await bound.setStatus(actor, companyId, created.userId, 'disabled');
+      return created.userId;
+    });
+    return get(caller, userId);
   }
 
-  /** Stores `desired` over the person as they are (`current`): each change through its console rule. */
+  /**
+   * Stores `desired` over the person as they are (`current`), each change through its console
+   * rule, all-or-nothing: every refusal that can be told before a write is (identifiers together,
+   * the password's rules, externalId, manager), and the writes share one transaction, so a step
+   * refused later (a directory person, a parallel request that took the email) undoes the others.
+   */
   async function store(caller: ScimCaller, lang: Language, current: Doc, desired: DesiredUser) {
     const { companyId } = caller;
     const id = current.id as string;
@@ -231,29 +248,46 @@ export function createScimUserService(deps: {
     if (!row) throw notFound();
     const actor = actorOf(caller);
     // A new userName (Entra ID's PATCH replace userName when the UPN changes, Okta's PUT): a rename
-    // by the console's identifier rules. Refused, nothing else is stored either.
-    if (desired.userName !== row.username) await users.rename(actor, companyId, lang, id, desired.userName);
+    // by the console's identifier rules.
+    const renamed = desired.userName !== row.username;
     const profile = {
       ...(desired.displayName !== row.display_name ? { name: desired.displayName } : {}),
       ...(desired.nickName !== row.nickname ? { nickname: desired.nickName } : {}),
       ...(desired.email !== row.email ? { email: desired.email } : {}),
       ...(desired.phone !== row.phone ? { phone: desired.phone } : {}),
     };
-    if (Object.keys(profile).length) await users.update(actor, companyId, lang, { userId: id, ...profile });
+    await users.assertIdentifiersUsable(
+      actor,
+      lang,
+      companyId,
+      {
+        username:
+          renamed && desired.userName.toLowerCase() !== row.username.toLowerCase()
+            ? desired.userName
+            : undefined,
+        email: profile.email,
+        phone: profile.phone,
+      },
+      { exceptAccountId: id },
+    );
     const extras = extrasOf(desired);
-    if (
-      extras.externalId !== row.external_id ||
-      JSON.stringify(extras.attributes) !== JSON.stringify(row.attributes ?? {})
-    )
-      await repo.saveScimUserExtras(db, companyId, id, extras);
-    if (desired.active !== (row.record_status === 'enabled'))
-      await users.setStatus(actor, companyId, id, desired.active ? 'enabled' : 'disabled');
-    if (desired.password !== undefined)
-      await users.resetPassword(actor, companyId, lang, {
-        userId: id,
-        password: desired.password,
-        mustChangePassword: false,
-      });
+    await users.atomically(async (bound, trx) => {
+      if (renamed) await bound.rename(actor, companyId, lang, id, desired.userName);
+      if (Object.keys(profile).length) await bound.update(actor, companyId, lang, { userId: id, ...profile });
+      if (
+        extras.externalId !== row.external_id ||
+        JSON.stringify(extras.attributes) !== JSON.stringify(row.attributes ?? {})
+      )
+        await repo.saveScimUserExtras(trx, companyId, id, extras);
+      if (desired.active !== (row.record_status === 'enabled'))
+        await bound.setStatus(actor, companyId, id, desired.active ? 'enabled' : 'disabled');
+      if (desired.password !== undefined)
+        await bound.resetPassword(actor, companyId, lang, {
+          userId: id,
+          password: desired.password,
+          mustChangePassword: false,
+        });
+    });
     return get(caller, id);
   }
 

@@ -1,5 +1,6 @@
 import { type Language, photoLimits } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, uniqueViolationAs } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
 import { hashPassword, UNUSABLE_PASSWORD_HASH } from '../account/password.ts';
@@ -89,7 +90,7 @@ export function createUserProfileService(deps: {
       );
     await assertIdentifiersFree(actor, lang, companyId, input);
     const passwordHash = options.invited ? UNUSABLE_PASSWORD_HASH : await hashPassword(input.password);
-    return uniqueViolationAs(takenByIndex, () => db.transaction().execute((trx) => store(trx, passwordHash)));
+    return uniqueViolationAs(takenByIndex, () => inTransaction(db, (trx) => store(trx, passwordHash)));
   }
 
   /**
@@ -111,6 +112,23 @@ export function createUserProfileService(deps: {
     if (!taken) return;
     if (companyId && found.elsewhere) await spendIdentifierChecks(db, companyId, actor, values);
     throw taken;
+  }
+
+  /**
+   * Refuses a username, email or phone (any of them, together) that another account has, as a
+   * create, update or rename would: for a caller that changes several in one transaction
+   * (SCIM), checked before it, so that the identifier budget it spends is not rolled back.
+   */
+  async function assertIdentifiersUsable(
+    actor: { accountId: string; ip: string },
+    lang: Language,
+    companyId: string,
+    values: { username?: string; email?: string | null; phone?: string | null },
+    options: { exceptAccountId?: string } = {},
+  ) {
+    if (!values.username && !values.email && !values.phone) return;
+    await assertIdentifierChecksLeft(db, companyId);
+    await assertIdentifiersFree(actor, lang, companyId, values, options);
   }
 
   async function create(
@@ -260,7 +278,7 @@ export function createUserProfileService(deps: {
       );
     }
     return uniqueViolationAs(takenByIndex, () =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         const { row, departments } = await lockExisting(trx, companyId, input.userId);
         assertMayActOn(actor.role, row.role);
         if (Object.keys(profile).length) {
@@ -312,7 +330,7 @@ export function createUserProfileService(deps: {
       await assertIdentifiersFree(actor, lang, companyId, { username }, { exceptAccountId: existing.id });
     }
     await uniqueViolationAs(takenByIndex, () =>
-      db.transaction().execute(async (trx) => {
+      inTransaction(db, async (trx) => {
         const { row } = await lockExisting(trx, companyId, userId);
         await trx.updateTable('accounts').set({ username }).where('id', '=', row.id).execute();
         await touchRecord(trx, companyId, row.id);
@@ -339,7 +357,7 @@ export function createUserProfileService(deps: {
   ) {
     if (upload.length > photoLimits.bytes)
       throw new AppError('upload.too_large', { limit: `${photoLimits.bytes / 1024 / 1024} MiB` });
-    return db.transaction().execute(async (trx) => {
+    return inTransaction(db, async (trx) => {
       const { row, departments } = await lockExisting(trx, companyId, userId);
       assertMayActOn(actor.role, row.role);
       assertManaged(row);
@@ -367,5 +385,5 @@ export function createUserProfileService(deps: {
     });
   }
 
-  return { create, createDevUser, update, rename, uploadPhoto };
+  return { create, createDevUser, update, rename, uploadPhoto, assertIdentifiersUsable };
 }
