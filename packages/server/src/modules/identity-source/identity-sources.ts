@@ -4,7 +4,7 @@ import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { AnySource, LdapSettings } from './identity-source.repo.ts';
-import { createIdentitySourceService, secretPurpose } from './identity-source.service.ts';
+import { createIdentitySourceService } from './identity-source.service.ts';
 import { withDirectory } from './ldap/ldap-client.ts';
 import { readDirectory } from './ldap/ldap-directory.ts';
 import { createDirectorySignIn } from './ldap/ldap-signin.ts';
@@ -14,6 +14,7 @@ import { createSamlMetadataReader } from './saml-source/saml-source-metadata-rea
 import { readDingtalkContacts, readWecomContacts } from './scan/contacts.ts';
 import type { ProviderUrls } from './scan/providers.ts';
 import { SourceFailure } from './source-failure.ts';
+import { secretPurpose } from './source-settings.ts';
 import type { DirectorySnapshot } from './sync/snapshot.ts';
 import { createSyncService } from './sync/sync.service.ts';
 

@@ -9,8 +9,9 @@ import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
-import { secretPurpose, upstreamUrlsOf } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { secretPurpose } from '../source-settings.ts';
+import { upstreamUrlsOf } from '../upstream/upstream-settings.ts';
 import type { UpstreamKind, UpstreamOffer, UpstreamSignIn } from '../upstream/upstream-signin.ts';
 import {
   consumeUpstreamState,
