@@ -37,6 +37,7 @@ import { m35 } from './migrations/35-upstream-oidc-sources.ts';
 import { m36 } from './migrations/36-saml-identity-sources.ts';
 import { m37 } from './migrations/37-scim-groups-as-roles.ts';
 import { m38 } from './migrations/38-ldap-posix.ts';
+import { m43 } from './migrations/43-upstream-groups-and-metadata-refresh.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -85,6 +86,7 @@ export const migrations: Migration[] = [
   m36,
   m37,
   m38,
+  m43,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -270,4 +270,70 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
       .execute();
     expect(departments.map((row) => row.department_id)).toEqual([downEngineering]);
   });
+
+  it('keeps departments in step with the groups at every sign-in, never taking an administrator’s membership', async () => {
+    const db = two.downstream.database.db;
+    const departmentOf = async (ctx: TwoTesseras['upstream'], companyId: string, name: string) =>
+      (
+        await ctx.database.db
+          .selectFrom('departments')
+          .select('id')
+          .where('company_id', '=', companyId)
+          .where('name', '=', name)
+          .executeTakeFirstOrThrow()
+      ).id;
+    const bob = await two.upstream.database.db
+      .selectFrom('accounts')
+      .select(['id', 'username'])
+      .where('username', '=', 'bob')
+      .executeTakeFirstOrThrow();
+    const bobDown = await db
+      .selectFrom('identity_links')
+      .select('account_id')
+      .where('source_id', '=', two.sourceId)
+      .where('external_id', '=', 'bob')
+      .executeTakeFirstOrThrow();
+    const up = {
+      engineering: await departmentOf(two.upstream, two.upOwner.companyId, 'Engineering'),
+      sales: await department(two.upstream, two.upOwner, 'Sales'),
+      support: await department(two.upstream, two.upOwner, 'Support'),
+    };
+    const down = {
+      engineering: await departmentOf(two.downstream, two.downOwner.companyId, 'Engineering'),
+      sales: await departmentOf(two.downstream, two.downOwner.companyId, 'Sales'),
+      support: await department(two.downstream, two.downOwner, 'Support'),
+    };
+    const members = async (
+      ctx: TwoTesseras['upstream'],
+      owner: TwoTesseras['upOwner'],
+      path: string,
+      departmentId: string,
+      userId: string,
+    ) => manage(ctx, owner, `/api/v1/manage/department/member/${path}`, { departmentId, userIds: [userId] });
+    const signInBob = async () => {
+      const browser = new TwoSiteBrowser();
+      const { auth, atUpstream } = await startAtDownstream(browser);
+      const back = await signInUpstream(browser, atUpstream.page!, { ...bob, password: 'Sunny-Day-42' });
+      expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+      const rows = await db
+        .selectFrom('department_members')
+        .select('department_id')
+        .where('account_id', '=', bobDown.account_id)
+        .execute();
+      return rows.map((row) => row.department_id).sort();
+    };
+    // An administrator puts Bob in Sales downstream; upstream, he leaves Engineering for Sales and Support.
+    await members(two.downstream, two.downOwner, 'add', down.sales, bobDown.account_id);
+    await members(two.upstream, two.upOwner, 'remove', up.engineering, bob.id);
+    await members(two.upstream, two.upOwner, 'add', up.sales, bob.id);
+    await members(two.upstream, two.upOwner, 'add', up.support, bob.id);
+    expect(await signInBob()).toEqual([down.sales, down.support].sort());
+    // Upstream he leaves Sales and Support: Support (the source's) goes, Sales (the administrator's) stays.
+    await members(two.upstream, two.upOwner, 'remove', up.sales, bob.id);
+    await members(two.upstream, two.upOwner, 'remove', up.support, bob.id);
+    expect(await signInBob()).toEqual([down.sales]);
+    // Back in Engineering upstream: placed again.
+    await members(two.upstream, two.upOwner, 'add', up.engineering, bob.id);
+    expect(await signInBob()).toEqual([down.engineering, down.sales].sort());
+  });
 });
