@@ -19,6 +19,7 @@ import {
   findUpstreamState,
   type UpstreamSourceRow,
 } from '../upstream/upstream-sources.repo.ts';
+import type { UpstreamDocuments } from './oidc-documents.ts';
 import { verifyLogoutToken } from './oidc-logout.ts';
 import { openOidcSecret, publicJwkOf } from './oidc-secret.ts';
 import {
@@ -44,6 +45,8 @@ export interface OidcSourceDeps {
   outbound: OutboundPolicy;
   /** Ends a person's single sign-on sessions and tells their applications (oidc/sign-out.ts). */
   signOut: AccountSignOut['signOutAccountEverywhere'];
+  /** The providers' discovery documents and keys, kept per source (oidc-documents.ts). */
+  oidcDocuments: UpstreamDocuments;
 }
 
 type OidcSourceRow = Extract<UpstreamSourceRow, { type: 'oidc' }>;
@@ -53,6 +56,7 @@ const configurationOf = (deps: OidcSourceDeps, source: OidcSourceRow) =>
     source.settings,
     openOidcSecret(deps.sealer, source.secret_sealed, secretPurpose(source.id)),
     deps.outbound,
+    { documents: deps.oidcDocuments, key: `${source.id} ${source.settings.issuer}` },
   );
 
 export function createOidcKind(deps: OidcSourceDeps): UpstreamKind {
