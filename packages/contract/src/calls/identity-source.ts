@@ -9,7 +9,7 @@ import {
 import { ldapSettings } from './identity-source-ldap.ts';
 import { dingtalkSettings, weixinSettings, workWeixinSettings } from './identity-source-scan.ts';
 import { oidcSettings } from './identity-source-upstream.ts';
-import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
+import { samlMetadataRefreshState, samlServiceProvider, samlSourceSettings } from './saml-source.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -120,6 +120,8 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     settings: samlSourceSettings,
     /** Tessera's side: what to give the upstream. */
     serviceProvider: samlServiceProvider,
+    /** Set up from a metadata URL: how it was last read again (null: from a file). */
+    metadataRefresh: samlMetadataRefreshState.nullable(),
   }),
 ]);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall } from '../call.ts';
+import { defineCall, entityId } from '../call.ts';
 import { samlBindings, samlLimits, samlNameIdFormats } from '../constants.ts';
 import { common, firstScan } from './identity-source-fields.ts';
 import { certificateInfo, certificateText, samlUrl } from './saml.ts';
@@ -117,4 +117,26 @@ export const readSamlSourceMetadata = defineCall({
         ctx.addIssue({ code: 'custom', path: ['xml'], message: 'saml.metadata_source_required' });
     }),
   response: samlSourceMetadata,
+});
+
+/** How the source's metadata URL was last read again (once a day, or on demand). */
+export const samlMetadataRefreshState = z.object({
+  /** The last read that succeeded (its certificates and SSO address are the source's). */
+  refreshedAt: z.string().nullable(),
+  nextRefreshAt: z.string().nullable(),
+  /** The last read that failed since then, with its localised error (the last good settings stay). */
+  failedAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+export const refreshSamlSourceMetadata = defineCall({
+  path: '/api/v1/manage/identity-source/saml/metadata/refresh',
+  summary:
+    "Read a SAML source's metadata URL again now and take its single sign-on address and signing certificates (done once a day by itself); a failure keeps the last good settings",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z.object({ sourceId: entityId }),
+  response: samlMetadataRefreshState,
 });

@@ -8,6 +8,7 @@ import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './identity-source.repo.ts';
 import { assertLdapSettings, bindTargetChanged } from './ldap/ldap-settings.ts';
 import { sealOidcSecret } from './oidc/oidc-secret.ts';
+import type { SamlMetadataRefresh } from './saml-source/saml-source-refresh.ts';
 import { newServiceProviderKey, storedSamlSettings } from './saml-source/saml-source-settings.ts';
 import { sourceDetailOf } from './source-detail.ts';
 import { fieldError, type SettingsInput, secretPurpose, splitSettings } from './source-settings.ts';
@@ -36,6 +37,8 @@ export function createIdentitySourceService(deps: {
   publicUrl: string;
   /** A sync run as the contract shows it (sync.service.ts). */
   runView: SyncService['runView'];
+  /** The state of SAML sources' metadata refreshes (saml-source-refresh.ts). */
+  samlRefresh: Pick<SamlMetadataRefresh, 'stateOf'>;
 }) {
   const { db, sealer } = deps;
 
@@ -74,7 +77,10 @@ export function createIdentitySourceService(deps: {
 
   async function detail(companyId: string, lang: Language, sourceId: string) {
     const source = await findExisting(companyId, sourceId);
-    return sourceDetailOf(deps, source, (await extrasOf(companyId, lang))(source));
+    const view = sourceDetailOf(deps, source, (await extrasOf(companyId, lang))(source));
+    return view.type === 'saml'
+      ? { ...view, metadataRefresh: await deps.samlRefresh.stateOf(lang, source) }
+      : view;
   }
 
   async function findExisting(companyId: string, sourceId: string) {

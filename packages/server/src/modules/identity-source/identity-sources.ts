@@ -11,6 +11,7 @@ import { createDirectorySignIn } from './ldap/ldap-signin.ts';
 import { createLdapTests, ldapConnectionOf } from './ldap/ldap-tests.ts';
 import { createOidcTests } from './oidc/oidc-tests.ts';
 import { createSamlMetadataReader } from './saml-source/saml-source-metadata-reader.ts';
+import { createSamlMetadataRefresh } from './saml-source/saml-source-refresh.ts';
 import { readDingtalkContacts, readWecomContacts } from './scan/contacts.ts';
 import type { ProviderUrls } from './scan/providers.ts';
 import { SourceFailure } from './source-failure.ts';
@@ -60,15 +61,22 @@ export function createIdentitySources(deps: {
   }
 
   const sync = createSyncService({ db, quotas: deps.quotas, jobs: deps.jobs, readDirectory: readSource });
+  const samlRefresh = createSamlMetadataRefresh({ db, outbound: deps.outbound, jobs: deps.jobs });
   const service = createIdentitySourceService({
     db,
     sealer,
     publicUrl: deps.publicUrl,
     runView: sync.runView,
+    samlRefresh,
   });
   const tests = createLdapTests({ db, sources: service, directory: directoryOptions });
   const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, directory: directoryOptions });
   const oidcTests = createOidcTests({ sources: service, outbound: deps.outbound });
-  const samlMetadata = createSamlMetadataReader({ db, outbound: deps.outbound });
+  const samlMetadata = createSamlMetadataReader({
+    db,
+    outbound: deps.outbound,
+    sources: service,
+    samlRefresh,
+  });
   return { service, tests, sync, directory, oidcTests, samlMetadata };
 }

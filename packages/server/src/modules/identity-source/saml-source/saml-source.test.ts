@@ -337,3 +337,73 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
     expect(await signInBob()).toEqual([down.engineering, down.sales].sort());
   });
 });
+
+describe("the upstream's metadata, read again (issue 33)", () => {
+  interface Refresh {
+    refreshedAt: string | null;
+    failedAt: string | null;
+    error: string | null;
+  }
+  const bare = (pem: string) => pem.replace(/-----[A-Z ]+-----|\s+/g, '');
+  const detail = async () =>
+    (
+      await call<{ settings: { signingCertificates: string[] }; metadataRefresh: Refresh }>(
+        two.downstream,
+        '/api/v1/manage/identity-source/detail',
+        { sourceId: two.sourceId },
+        two.downOwner,
+      )
+    ).data;
+  const refreshNow = () =>
+    manage<Refresh>(two.downstream, two.downOwner, '/api/v1/manage/identity-source/saml/metadata/refresh', {
+      sourceId: two.sourceId,
+    });
+  const upstreamCertificates = async (path: string) =>
+    (await manage<{ certificates: { pem: string; status: string }[] }>(two.upstream, two.upOwner, path, {}))
+      .certificates;
+
+  it('follows a rotation of the upstream’s signing key, on demand and by the daily job; a failed read keeps the last good settings and shows why', async () => {
+    // The address as the test's downstream may reach it (its outbound rule allows 127.0.0.1).
+    const metadataUrl = `${two.upstream.baseUrl.replace('//localhost:', '//127.0.0.1:')}/saml/${two.upOwner.companyId}/metadata`;
+    await changeSource(two, () => ({ metadataUrl }));
+    const [current] = (await upstreamCertificates('/api/v1/manage/app/saml/idp')).map((c) => bare(c.pem));
+    expect((await detail()).settings.signingCertificates.map(bare)).toEqual([current]);
+
+    // The upstream publishes its next certificate: "refresh now" takes it beside the current one.
+    const next = (await upstreamCertificates('/api/v1/manage/app/saml/key/prepare')).find(
+      (c) => c.status === 'next',
+    );
+    const refreshed = await refreshNow();
+    expect(refreshed).toMatchObject({ failedAt: null, error: null });
+    expect(refreshed.refreshedAt).toBeTruthy();
+    expect((await detail()).settings.signingCertificates.map(bare).sort()).toEqual(
+      [current, bare(next?.pem ?? '')].sort(),
+    );
+
+    // The metadata cannot be read: the certificates stay, the error is shown on the source.
+    await changeSource(two, () => ({ metadataUrl: 'http://127.0.0.1:9/metadata' }));
+    const failed = await refreshNow();
+    expect(failed.failedAt).toBeTruthy();
+    expect(failed.error).toMatch(/metadata/i);
+    expect((await detail()).settings.signingCertificates).toHaveLength(2);
+
+    // The upstream signs with its new key and retires the old one; the daily job follows.
+    await changeSource(two, () => ({ metadataUrl }));
+    await upstreamCertificates('/api/v1/manage/app/saml/key/activate');
+    await two.downstream.database.db
+      .updateTable('saml_source_metadata_refreshes')
+      .set({ next_refresh_at: new Date(Date.now() - 1000) })
+      .execute();
+    await two.downstream.tessera.jobs.runSoon('saml-source.metadata-refresh.schedule');
+    await two.downstream.tessera.jobs.drain();
+    const after = await detail();
+    expect(after.settings.signingCertificates.map(bare)).toEqual([bare(next?.pem ?? '')]);
+    expect(after.metadataRefresh).toMatchObject({ failedAt: null, error: null });
+
+    // A person signs in with an assertion signed by the new key.
+    const browser = new TwoSiteBrowser();
+    const { auth, atUpstream } = await startAtDownstream(browser);
+    const back = await signInUpstream(browser, atUpstream.page!, two.alice);
+    expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+  });
+});
