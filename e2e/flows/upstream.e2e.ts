@@ -16,10 +16,12 @@ const UPSTREAM_PASSWORD = 'Ursula-pass-2026';
 /**
  * Upstream identity providers (issue 33): a second Tessera, started by the flow on 127.0.0.1 (so
  * that the browser keeps its cookies apart from the run's server on localhost), is the company's
- * SAML identity provider. A person clicks the source's button on the sign-in page of the
- * company's application, signs in at the upstream and lands in the application; signing out at
- * the downstream signs out at the upstream too (its sign-in page is shown again). Alone:
- *   --test-name-pattern='create a company|Upstream SAML|uncaught errors'
+ * SAML identity provider, then its OpenID Connect provider. A person clicks the source's button
+ * on the sign-in page of the company's application (or, for OpenID Connect, types an address of
+ * the source's email domain), signs in at the upstream and lands in the application; signing out
+ * at the downstream signs out at the upstream SAML provider too (its sign-in page is shown
+ * again). Alone:
+ *   --test-name-pattern='create a company|Upstream|uncaught errors'
  */
 /** A console call at the upstream (the test harness's, outside Vitest), which must succeed. */
 async function manage<T = unknown>(
@@ -136,6 +138,110 @@ export function upstreamFlows(s: Suite) {
           await page.locator('#identifier').waitFor();
         } finally {
           await context.close();
+        }
+      } finally {
+        await rp.stop();
+        await upstream.close();
+      }
+    },
+  );
+
+  devFlow(
+    'Upstream OpenID Connect provider: an administrator adds the source in the console; a person signs in at the upstream Tessera by its button or by typing an address of its domain, and lands in the application',
+    async () => {
+      assert.ok(s.server);
+      const { page: consolePage, ui } = await devSession();
+      await consolePage.waitForFunction(() => localStorage.getItem('asp_admin_company_id'));
+      const companyId = await ui.companyId();
+      const api = async <T>(path: string, body: unknown): Promise<T> => {
+        const answer = await ui.api<T>(path, body, companyId);
+        assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
+        return answer.data;
+      };
+      const upstream = await startTestApp({ listen: true, publicHost: '127.0.0.1' });
+      const rp = await startRelyingParty(`${s.server.baseUrl}/oidc`, s.secrets);
+      try {
+        await grantLicense(upstream, { app: 10 });
+        const upOwner = await ownerWithCompany(upstream, 'up-owner', 'Upstream OIDC Co');
+        s.secrets.push(UPSTREAM_PASSWORD);
+        const person = await companyMember(upstream, upOwner, 'olga.oidc', UPSTREAM_PASSWORD);
+        // The upstream's OpenID Connect application for the downstream Tessera.
+        const upApp = await manage<{ app: { appId: string; clientId: string }; clientSecret: string }>(
+          upstream,
+          upOwner,
+          '/api/v1/manage/app/create',
+          { name: 'Downstream Tessera' },
+        );
+        s.secrets.push(upApp.clientSecret);
+
+        // The administrator adds the source in the console: issuer, client id and secret, a domain.
+        await consolePage.goto(`${s.server.baseUrl}/dev/identity-source/select-identity-source`);
+        await consolePage.getByTestId('source-type-oidc').click();
+        const form = consolePage.getByTestId('oidc-source');
+        await form.getByLabel('Connection name').fill('Corp OIDC');
+        await form.getByLabel('Issuer', { exact: true }).fill(`${upstream.baseUrl}/oidc`);
+        await form.getByLabel('Client ID', { exact: true }).fill(upApp.app.clientId);
+        await form.locator('#clientSecret').fill(upApp.clientSecret);
+        await form.getByLabel('Email domains').fill('oidc-corp.example');
+        await form.getByLabel('Email domains').press('Enter');
+        await form.getByText('Create a person for an account nobody is linked to').click();
+        await form.getByRole('button', { name: 'Add source' }).click();
+        await consolePage.waitForURL(/\/dev\/identity-source\/oidc\/[^/?]+/).catch(async (error) => {
+          throw error;
+        });
+        const callbackUrl = await consolePage.getByTestId('callback-url').innerText();
+        assert.match(callbackUrl, /\/portal\/upstream\/[^/]+\/callback$/);
+        await ui.screenshot('identity-source-oidc.en');
+
+        // The upstream's application takes the downstream's redirect URI.
+        await manage(upstream, upOwner, '/api/v1/manage/app/update', {
+          appId: upApp.app.appId,
+          redirectUris: [callbackUrl.trim()],
+        });
+        await manage(upstream, upOwner, '/api/v1/manage/app/status', {
+          appId: upApp.app.appId,
+          status: 'opened',
+        });
+
+        // The downstream company's application.
+        const created = await api<{ app: { appId: string; clientId: string }; clientSecret: string }>(
+          '/api/v1/manage/app/create',
+          { name: 'OIDC wiki' },
+        );
+        s.secrets.push(created.clientSecret);
+        await api('/api/v1/manage/app/update', { appId: created.app.appId, redirectUris: [rp.redirectUri] });
+        await api('/api/v1/manage/app/status', { appId: created.app.appId, status: 'opened' });
+        rp.configure(created.app.clientId, created.clientSecret);
+
+        const signInAtUpstream = async (page: Awaited<ReturnType<typeof openPage>>['page']) => {
+          await page.waitForURL(
+            (url) => url.origin === upstream.baseUrl && url.pathname.startsWith('/interaction/'),
+          );
+          await page.locator('#identifier').fill(person.username);
+          await page.locator('#password').fill(UPSTREAM_PASSWORD);
+          await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+          await page.locator('#greeting').waitFor();
+          return page.locator('#greeting').innerText();
+        };
+
+        // By the button.
+        const first = await openPage();
+        try {
+          await first.page.goto(rp.loginUrl);
+          await first.page.getByRole('button', { name: 'Sign in with Corp OIDC' }).click();
+          assert.equal(await signInAtUpstream(first.page), `Signed in as ${person.username}`);
+        } finally {
+          await first.context.close();
+        }
+        // By home-realm discovery: an address of the source's domain goes upstream, no password asked.
+        const second = await openPage();
+        try {
+          await second.page.goto(rp.loginUrl);
+          await second.page.locator('#identifier').fill('olga@oidc-corp.example');
+          await second.page.locator('button.primary[type=submit]').click();
+          assert.equal(await signInAtUpstream(second.page), `Signed in as ${person.username}`);
+        } finally {
+          await second.context.close();
         }
       } finally {
         await rp.stop();

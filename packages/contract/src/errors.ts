@@ -288,6 +288,8 @@ export const errorReasons = {
   'saml_source.mfa_context_invalid': 400,
   'saml_source.metadata_no_idp': 400,
   'saml_source.metadata_no_sso': 400,
+  'saml_source.metadata_other_entity': 400,
+  'saml_source.no_metadata_url': 400,
   'ldap.url_invalid': 400,
   'ldap.dn_invalid': 400,
   'ldap.attribute_invalid': 400,

@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { defineCall, emptyRequest, entityId, optionalText } from '../call.ts';
+import { defineCall, emptyRequest, entityId } from '../call.ts';
 import {
-  firstScanModes,
   identitySourceTypes,
   identitySourceLimits as limits,
-  oidcClientAuthMethods,
   syncRunModes,
   syncRunStatuses,
-  upstreamIdTokenAlgorithms,
 } from '../constants.ts';
-import { samlServiceProvider, samlSourceSettings } from './saml-source.ts';
-import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
+import { ldapSettings } from './identity-source-ldap.ts';
+import { dingtalkSettings, weixinSettings, workWeixinSettings } from './identity-source-scan.ts';
+import { oidcSettings } from './identity-source-upstream.ts';
+import { samlMetadataRefreshState, samlServiceProvider, samlSourceSettings } from './saml-source.ts';
 
 /**
  * Identity sources of a company (spec §2 identity-source routes, §3 LDAP fields): an LDAP or
@@ -20,214 +19,12 @@ import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
  * omitted or empty secret on update keeps the stored one.
  */
 
+/* Each kind's settings live in a file of their own; they are exported from here too. */
+export * from './identity-source-ldap.ts';
+export * from './identity-source-scan.ts';
+export * from './identity-source-upstream.ts';
+
 const id = entityId;
-const text = (max: number, reason: string) =>
-  z.string({ error: reason }).trim().min(1, { error: reason }).max(max, { error: reason });
-/** A secret as typed: not trimmed (a space may belong to it); empty means "keep the stored one". */
-const secret = z.string().max(limits.credentialMax).optional();
-
-/** An LDAP attribute name (RFC 4512 descr) or numeric OID. */
-export const ATTRIBUTE_PATTERN = /^(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)+)$/;
-const attribute = z
-  .string({ error: 'ldap.attribute_invalid' })
-  .trim()
-  .max(limits.attributeMax, { error: 'ldap.attribute_invalid' })
-  .regex(ATTRIBUTE_PATTERN, { error: 'ldap.attribute_invalid' });
-const optionalAttribute = z
-  .string()
-  .trim()
-  .max(limits.attributeMax, { error: 'ldap.attribute_invalid' })
-  .refine((value) => value === '' || ATTRIBUTE_PATTERN.test(value), { error: 'ldap.attribute_invalid' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
-/** A distinguished name: attribute=value pairs (the directory has the last word on it). */
-const dn = z
-  .string({ error: 'ldap.dn_invalid' })
-  .trim()
-  .max(limits.dnMax, { error: 'ldap.dn_invalid' })
-  .regex(/^[A-Za-z0-9.-]+=.+$/s, { error: 'ldap.dn_invalid' });
-const optionalDn = z
-  .string()
-  .trim()
-  .max(limits.dnMax, { error: 'ldap.dn_invalid' })
-  .refine((value) => value === '' || /^[A-Za-z0-9.-]+=.+$/s.test(value), { error: 'ldap.dn_invalid' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
-/** An RFC 4515 filter in parentheses (its syntax is checked on the server). */
-const filter = z
-  .string({ error: 'ldap.invalid_filter' })
-  .trim()
-  .min(3, { error: 'ldap.invalid_filter' })
-  .max(limits.filterMax, { error: 'ldap.invalid_filter' })
-  .regex(/^\(.*\)$/s, { error: 'ldap.invalid_filter' });
-const optionalFilter = z
-  .string()
-  .trim()
-  .max(limits.filterMax, { error: 'ldap.invalid_filter' })
-  .refine((value) => value === '' || /^\(.*\)$/s.test(value), { error: 'ldap.invalid_filter' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
-
-/** ldap:// or ldaps://, a host and an optional port, nothing else. */
-export const LDAP_URL_PATTERN = /^ldaps?:\/\/(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?\/?$/;
-
-const syncIntervalMinutes = z
-  .number({ error: 'identity_source.interval_range' })
-  .int({ error: 'identity_source.interval_range' })
-  .refine(
-    (minutes) =>
-      minutes === 0 ||
-      (minutes >= limits.syncIntervalMinutes.min && minutes <= limits.syncIntervalMinutes.max),
-    { error: 'identity_source.interval_range' },
-  );
-
-const common = {
-  name: text(limits.nameMax, 'identity_source.name_required'),
-  enabled: z.boolean().default(true),
-};
-
-/** Every LDAP field of spec §3 (the test user's password is sent with the test only, never stored). */
-export const ldapSettings = z.object({
-  ...common,
-  /** Connection name is `name`; server URL: */
-  url: z
-    .string({ error: 'ldap.url_invalid' })
-    .trim()
-    .max(limits.urlMax, { error: 'ldap.url_invalid' })
-    .regex(LDAP_URL_PATTERN, { error: 'ldap.url_invalid' }),
-  /** ldap:// upgraded with StartTLS before the bind. */
-  startTls: z.boolean().default(false),
-  /** Certificate verification flag: on, the server's certificate must chain to a trusted (or the pasted) CA. */
-  verifyCertificate: z.boolean().default(true),
-  /** A private CA (PEM) that the server's certificate chains to. */
-  caCertificate: optionalText(limits.caMax),
-  /** Empty: anonymous searches. */
-  bindDn: optionalDn,
-  bindPassword: secret,
-  userRootDn: dn,
-  usernameAttribute: attribute,
-  /** User distinguished name: a template such as `uid={username},ou=people,dc=example,dc=com` to bind without a search. */
-  userDnTemplate: z
-    .string()
-    .trim()
-    .max(limits.dnMax, { error: 'ldap.user_dn_template_invalid' })
-    .refine((value) => value === '' || (value.includes('{username}') && value.includes('=')), {
-      error: 'ldap.user_dn_template_invalid',
-    })
-    .transform((value) => (value === '' ? null : value))
-    .nullable()
-    .optional(),
-  /** Unique identifier: entryUUID (OpenLDAP), objectGUID (Active Directory). */
-  uniqueIdAttribute: attribute,
-  userFilter: filter,
-  /** Empty: the organisational units under the user root DN become the departments. */
-  groupRootDn: optionalDn,
-  groupFilter: optionalFilter,
-  groupIdAttribute: optionalAttribute,
-  membershipAttribute: optionalAttribute,
-  testUsername: optionalText(limits.credentialMax),
-  /** People of this source are not asked for a second factor. */
-  skipMfa: z.boolean().default(false),
-  syncIntervalMinutes: syncIntervalMinutes.default(0),
-});
-
-const firstScan = z.enum(firstScanModes).default('link_only');
-export const dingtalkSettings = z.object({
-  ...common,
-  appKey: text(limits.credentialMax, 'identity_source.app_key_required'),
-  appSecret: secret,
-  firstScan,
-  syncIntervalMinutes: syncIntervalMinutes.default(0),
-});
-export const weixinSettings = z.object({
-  ...common,
-  appId: text(limits.credentialMax, 'identity_source.app_id_required'),
-  appSecret: secret,
-  firstScan,
-});
-export const workWeixinSettings = z.object({
-  ...common,
-  corpId: text(limits.credentialMax, 'identity_source.corp_id_required'),
-  agentId: text(limits.credentialMax, 'identity_source.agent_id_required'),
-  secret,
-  firstScan,
-  syncIntervalMinutes: syncIntervalMinutes.default(0),
-});
-
-/** An issuer: https, or http on the machine itself (a development upstream); no query or fragment. */
-export const ISSUER_PATTERN =
-  /^(?:https:\/\/[^\s?#]+|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:\/[^\s?#]*)?)$/;
-/** A claim name of an ID token or userinfo answer. */
-const claim = z
-  .string({ error: 'upstream.claim_invalid' })
-  .trim()
-  .min(1, { error: 'upstream.claim_invalid' })
-  .max(limits.attributeMax, { error: 'upstream.claim_invalid' })
-  .regex(/^[A-Za-z0-9_:.\-/]+$/, { error: 'upstream.claim_invalid' });
-const optionalClaim = z
-  .string()
-  .trim()
-  .max(limits.attributeMax, { error: 'upstream.claim_invalid' })
-  .refine((value) => value === '' || /^[A-Za-z0-9_:.\-/]+$/.test(value), { error: 'upstream.claim_invalid' })
-  .transform((value) => (value === '' ? null : value))
-  .nullable()
-  .optional();
-/** acr or amr values: short tokens without spaces. */
-const assertionValues = z
-  .array(
-    z
-      .string()
-      .trim()
-      .min(1, { error: 'upstream.value_invalid' })
-      .max(limits.urlMax, { error: 'upstream.value_invalid' })
-      .regex(/^\S+$/, { error: 'upstream.value_invalid' }),
-  )
-  .max(limits.assertionValuesMax, { error: 'upstream.value_invalid' })
-  .default([]);
-/** What every upstream source (OpenID Connect, SAML) has: the button, home-realm discovery, MFA, first sign-in. */
-export const upstreamCommon = {
-  ...upstreamButton,
-  ...upstreamSignOut,
-  /** The upstream's assertion (acr/amr) of a second factor counts as the company's second factor. */
-  trustUpstreamMfa: z.boolean().default(false),
-  firstScan,
-};
-
-/** An upstream OpenID Connect provider (Entra ID, Okta, Keycloak, another Tessera...). */
-export const oidcSettings = z.object({
-  ...common,
-  issuer: z
-    .string({ error: 'upstream.issuer_invalid' })
-    .trim()
-    .max(limits.urlMax, { error: 'upstream.issuer_invalid' })
-    .regex(ISSUER_PATTERN, { error: 'upstream.issuer_invalid' }),
-  clientId: text(limits.credentialMax, 'upstream.client_id_required'),
-  clientAuth: z.enum(oidcClientAuthMethods).default('client_secret_basic'),
-  /** Needed for client_secret_basic and client_secret_post. */
-  clientSecret: secret,
-  scopes: z
-    .string()
-    .trim()
-    .max(limits.urlMax, { error: 'upstream.scopes_invalid' })
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/, { error: 'upstream.scopes_invalid' })
-    .refine((value) => value.split(' ').includes('openid'), { error: 'upstream.scopes_invalid' })
-    .default('openid profile email'),
-  /** Algorithms the ID token may be signed with (empty: all of upstreamIdTokenAlgorithms). */
-  idTokenAlgorithms: z.array(z.enum(upstreamIdTokenAlgorithms)).default([]),
-  usernameClaim: claim.default('preferred_username'),
-  nameClaim: optionalClaim.default('name'),
-  emailClaim: optionalClaim.default('email'),
-  phoneClaim: optionalClaim.default('phone_number'),
-  groupsClaim: optionalClaim,
-  /** acr values that mean a second factor (any one of them). */
-  mfaAcrValues: assertionValues,
-  /** amr values that mean a second factor (any one of them), e.g. mfa, otp, hwk. */
-  mfaAmrValues: assertionValues,
-  ...upstreamCommon,
-});
 
 /** A source's settings as a request carries them, by type (with `extra` fields in each). */
 const settingsByType = <T extends z.ZodRawShape>(extra: T) =>
@@ -325,6 +122,8 @@ export const identitySourceDetail = z.discriminatedUnion('type', [
     settings: samlSourceSettings,
     /** Tessera's side: what to give the upstream. */
     serviceProvider: samlServiceProvider,
+    /** Set up from a metadata URL: how it was last read again (null: from a file). */
+    metadataRefresh: samlMetadataRefreshState.nullable(),
   }),
 ]);
 

@@ -187,6 +187,7 @@ export const allCalls = [
   identitySource.testLdapUser,
   identitySource.testOidcSource,
   samlSource.readSamlSourceMetadata,
+  samlSource.refreshSamlSourceMetadata,
   directorySync.previewSync,
   directorySync.applySync,
   directorySync.startSync,

@@ -1,13 +1,8 @@
 import { z } from 'zod';
-import { defineCall } from '../call.ts';
-import {
-  firstScanModes,
-  identitySourceLimits,
-  samlBindings,
-  samlLimits,
-  samlNameIdFormats,
-  samlUrlProblem,
-} from '../constants.ts';
+import { defineCall, entityId } from '../call.ts';
+import { samlBindings, samlLimits, samlNameIdFormats } from '../constants.ts';
+import { common, firstScan } from './identity-source-fields.ts';
+import { certificateInfo, certificateText, samlUrl } from './saml.ts';
 import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
 
 /**
@@ -16,13 +11,6 @@ import { upstreamButton, upstreamSignOut } from './upstream-settings.ts';
  * then saved with the source); Tessera's own side (entity id, ACS, signing certificate) is
  * made per source and published in its SP metadata.
  */
-
-/** An address of the upstream: https (http on the loopback host only), exact. */
-const upstreamUrl = z
-  .string({ error: 'saml.url_invalid' })
-  .trim()
-  .max(samlLimits.urlMax, { error: 'saml.url_invalid' })
-  .refine((value) => !samlUrlProblem(value), { error: 'saml.url_invalid' });
 
 /** An attribute name of the upstream's assertions; empty: not mapped. */
 const attributeName = z
@@ -33,12 +21,6 @@ const attributeName = z
   .nullable()
   .optional();
 
-const certificateText = z
-  .string({ error: 'saml.certificate_invalid' })
-  .trim()
-  .min(1, { error: 'saml.certificate_invalid' })
-  .max(samlLimits.certificateChars, { error: 'saml.certificate_invalid' });
-
 export const samlSourceLimits = {
   /** AuthnContextClassRef values that count as a second factor. */
   mfaContextsMax: 8,
@@ -46,15 +28,10 @@ export const samlSourceLimits = {
 } as const;
 
 export const samlSourceSettings = z.object({
-  name: z
-    .string({ error: 'identity_source.name_required' })
-    .trim()
-    .min(1, { error: 'identity_source.name_required' })
-    .max(identitySourceLimits.nameMax, { error: 'identity_source.name_required' }),
-  enabled: z.boolean().default(true),
+  ...common,
   /** Where the metadata was read from (kept to read it again; empty: it was uploaded). */
   metadataUrl: z
-    .union([z.literal('').transform(() => null), upstreamUrl])
+    .union([z.literal('').transform(() => null), samlUrl])
     .nullable()
     .optional(),
   /** The upstream's entity id: the Issuer its assertions must carry. */
@@ -64,11 +41,11 @@ export const samlSourceSettings = z.object({
     .min(1, { error: 'saml.entity_id_required' })
     .max(samlLimits.entityIdMax, { error: 'saml.entity_id_too_long' }),
   /** Its single sign-on service and the binding the AuthnRequest goes there on. */
-  ssoUrl: upstreamUrl,
+  ssoUrl: samlUrl,
   ssoBinding: z.enum(samlBindings).default('redirect'),
   /** Its single logout service (HTTP-Redirect): where a sign-out at Tessera goes on to (empty: none). */
   sloUrl: z
-    .union([z.literal('').transform(() => null), upstreamUrl])
+    .union([z.literal('').transform(() => null), samlUrl])
     .nullable()
     .optional(),
   /** Its signing certificates (PEM or bare base64): several while it rotates its key. */
@@ -96,18 +73,10 @@ export const samlSourceSettings = z.object({
     .max(samlSourceLimits.mfaContextsMax, { error: 'saml_source.mfa_context_invalid' })
     .default([]),
   /** Someone no person is linked to yet: refused (link only) or created as a new person. */
-  firstScan: z.enum(firstScanModes).default('link_only'),
+  firstScan,
   /** The sign-in page's button and home-realm discovery, as for every upstream source. */
   ...upstreamButton,
   ...upstreamSignOut,
-});
-
-export const certificateView = z.object({
-  pem: z.string(),
-  subject: z.string(),
-  notBefore: z.number().int(),
-  notAfter: z.number().int(),
-  fingerprint: z.string(),
 });
 
 /** Tessera's side of a SAML source: what the upstream is given (or reads from the metadata URL). */
@@ -117,7 +86,7 @@ export const samlServiceProvider = z.object({
   metadataUrl: z.string(),
   /** Tessera's single logout service: the upstream's LogoutRequests and LogoutResponses. */
   sloUrl: z.string(),
-  certificate: certificateView,
+  certificate: certificateInfo,
 });
 
 /** What the upstream's metadata says, in the shape of the settings (certificates as PEM). */
@@ -157,4 +126,26 @@ export const readSamlSourceMetadata = defineCall({
         ctx.addIssue({ code: 'custom', path: ['xml'], message: 'saml.metadata_source_required' });
     }),
   response: samlSourceMetadata,
+});
+
+/** How the source's metadata URL was last read again (once a day, or on demand). */
+export const samlMetadataRefreshState = z.object({
+  /** The last read that succeeded (its certificates and SSO address are the source's). */
+  refreshedAt: z.string().nullable(),
+  nextRefreshAt: z.string().nullable(),
+  /** The last read that failed since then, with its localised error (the last good settings stay). */
+  failedAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+export const refreshSamlSourceMetadata = defineCall({
+  path: '/api/v1/manage/identity-source/saml/metadata/refresh',
+  summary:
+    "Read a SAML source's metadata URL again now and take its single sign-on address and signing certificates (done once a day by itself); a failure keeps the last good settings",
+  tag: 'Identity sources',
+  auth: 'session',
+  tenant: true,
+  access: { groups: ['identitySource'], level: 'manage' },
+  request: z.object({ sourceId: entityId }),
+  response: samlMetadataRefreshState,
 });

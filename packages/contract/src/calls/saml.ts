@@ -20,7 +20,7 @@ import {
 const appId = z.string({ error: 'app.not_found' }).trim().min(1, { error: 'app.not_found' }).max(64);
 
 /** An address a SAML message is sent to: https (http on localhost only), exact. */
-const samlUrl = z
+export const samlUrl = z
   .string({ error: 'saml.url_invalid' })
   .trim()
   .max(samlLimits.urlMax, { error: 'saml.url_invalid' })
@@ -31,7 +31,8 @@ const optionalSamlUrl = z
   .nullable()
   .optional();
 
-const certificateText = z
+/** A certificate as pasted: PEM or bare base64 (parsed on the server). */
+export const certificateText = z
   .string({ error: 'saml.certificate_invalid' })
   .trim()
   .min(1, { error: 'saml.certificate_invalid' })

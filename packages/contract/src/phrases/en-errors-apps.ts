@@ -154,6 +154,10 @@ export const enAppsErrors = {
   'saml_source.metadata_no_idp': 'The metadata describes no SAML 2.0 identity provider (IDPSSODescriptor)',
   'saml_source.metadata_no_sso':
     'The metadata has no single sign-on service (HTTP-Redirect or HTTP-POST) with an https address',
+  'saml_source.metadata_other_entity':
+    'The metadata now names another identity provider ({entityId}): the source keeps its settings until an administrator sets it up again',
+  'saml_source.no_metadata_url':
+    'This source was set up from a file, not a metadata URL: there is nothing to read again',
   'ldap.url_invalid': 'Enter the server as ldap://host:port or ldaps://host:port',
   'ldap.dn_invalid': 'Enter a distinguished name such as ou=people,dc=example,dc=com',
   'ldap.attribute_invalid': 'Enter an attribute name such as uid (letters, digits and hyphens)',

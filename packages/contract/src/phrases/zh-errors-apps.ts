@@ -141,6 +141,9 @@ export const zhAppsErrors = {
   'saml_source.mfa_context_invalid': '每个认证上下文请填写一个不超过 256 个字符的 URI（最多 8 个）',
   'saml_source.metadata_no_idp': '元数据中没有 SAML 2.0 身份提供方（IDPSSODescriptor）',
   'saml_source.metadata_no_sso': '元数据中没有使用 https 地址的单点登录服务（HTTP-Redirect 或 HTTP-POST）',
+  'saml_source.metadata_other_entity':
+    '元数据现在指向另一个身份提供方（{entityId}）：在管理员重新配置前，该身份源保留原有设置',
+  'saml_source.no_metadata_url': '该身份源是通过上传文件而非元数据地址配置的：没有可重新读取的地址',
   'ldap.url_invalid': '请以 ldap://主机:端口 或 ldaps://主机:端口 的形式输入服务器地址',
   'ldap.dn_invalid': '请输入专有名称（DN），例如 ou=people,dc=example,dc=com',
   'ldap.attribute_invalid': '请输入属性名，例如 uid（字母、数字和连字符）',

@@ -1,3 +1,8 @@
+import { codesEn } from './codes.ts';
+import { forgotPasswordEn } from './forgot-password.ts';
+import { scanEn } from './scan.ts';
+import { upstreamEn } from './upstream.ts';
+
 export const en = {
   productName: 'Tessera',
   tagline: 'Identity authentication service platform',
@@ -29,41 +34,8 @@ export const en = {
       "Your company's directory did not answer, so your password could not be checked. Please try again in a moment",
     directoryConflict: 'Your directory account could not be set up here. Please contact your administrator',
   },
-  /** Scan sign-in (DingTalk, WeChat, WeCom) and binding those accounts in the user centre. */
-  scan: {
-    providers: { dingtalk: 'DingTalk', weixin: 'WeChat', work_weixin: 'WeCom' } as Record<string, string>,
-    or: 'or sign in with',
-    failed: 'Signing in with {provider} did not work: {detail}',
-    notLinked:
-      'This {provider} account is not bound to anyone in {company}. Sign in with your password, then bind it under My account',
-    expired: 'The scan has expired or was already used. Please start again',
-    sectionTitle: 'Third-party accounts',
-    sectionIntro: 'Bind an account to sign in by scanning its QR code instead of typing your password.',
-    none: 'Your companies have no scan sign-in set up.',
-    bound: 'Bound: {name}',
-    boundNoName: 'Bound',
-    bind: 'Bind',
-    unbind: 'Unbind',
-    notBound: 'Not bound',
-    boundOk: 'The account is now bound: you can sign in by scanning.',
-    unboundOk: 'The account is no longer bound.',
-    takenByOther: 'This {provider} account is already bound to another person of {company}.',
-    sourceOf: '{source} · {company}',
-  },
-  upstream: {
-    signInWith: 'Sign in with {name}',
-    or: 'or continue with',
-    failed: 'Signing in with {name} did not work: {detail}',
-    notLinked:
-      'Your {name} account is not bound to anyone in {company}. Ask your administrator to bind it, or sign in with your password',
-    expired: 'This sign-in has expired or was already used. Please start again',
-    /** A SAML response the ACS refused (the detail is logged, not shown). */
-    refused: 'The answer from {name} could not be accepted. Please start again',
-    /** The page that posts a SAML request to the upstream (HTTP-POST binding). */
-    goingTitle: 'Signing in with {name}',
-    goingIntro: 'Taking you to {name} to sign in.',
-    homeRealm: 'People of {domains} sign in with their company account: type your address and continue',
-  },
+  scan: scanEn,
+  upstream: upstreamEn,
   account: {
     title: 'My account',
     profile: 'Profile',
@@ -211,36 +183,7 @@ export const en = {
     rejected: 'The passkey was not accepted.',
     notAllowed: 'Signing in with a passkey is not allowed for this account. Use your password.',
   },
-  /** One-time codes by email or SMS: signing in with one, and as a second factor (code-pages.ts). */
-  codes: {
-    signIn: { email: 'Sign in with an email code', sms: 'Sign in with an SMS code' } as Record<
-      string,
-      string
-    >,
-    requestIntro: {
-      email: 'Type your username, email or phone: a 6-digit code goes to your verified email address.',
-      sms: 'Type your username, email or phone: a 6-digit code goes to your verified phone by SMS.',
-    } as Record<string, string>,
-    send: 'Send the code',
-    enterTitle: 'Enter the code',
-    sent: {
-      email:
-        'If {identifier} has a verified email address that may sign in this way, a 6-digit code was sent there. It is valid for {minutes} minutes.',
-      sms: 'If {identifier} has a verified phone that may sign in this way, a 6-digit code was sent there by SMS. It is valid for {minutes} minutes.',
-    } as Record<string, string>,
-    code: '6-digit code',
-    submit: 'Sign in',
-    resend: 'Send a new code',
-    resendAfter: 'You can ask for a new code {seconds} s after this one was sent.',
-    notOffered: 'Signing in with this kind of code is not offered here.',
-    usePassword: 'Sign in with a password instead',
-    sendFactor: {
-      email: 'Send a code to {address}',
-      sms: 'Send a code by SMS to {address}',
-    } as Record<string, string>,
-    factorSent: 'A 6-digit code was sent to {address}. It is valid for {minutes} minutes.',
-    factorOr: 'or receive a code',
-  },
+  codes: codesEn,
   error: {
     title: 'Something went wrong',
     back: 'Please return to your application and try again.',
@@ -421,43 +364,7 @@ export const en = {
     notAllowed: 'Your administrator manages this device.',
     notFound: 'This device does not exist or is not yours.',
   },
-  /** A forgotten password: a code to the account's email or phone, then a new password. */
-  forgotPassword: {
-    link: 'Forgot password?',
-    title: 'Reset your password',
-    intro:
-      'Type your username, email or phone. If it names an account, a 6-digit code goes to its email (or its phone by text message).',
-    identifier: 'Username, email or phone',
-    submit: 'Send the code',
-    back: 'Back to sign in',
-    directoryHint:
-      "People whose password comes from their company's directory (LDAP or Active Directory) reset it there: they get an email saying so instead of a code.",
-    codeTitle: 'Enter the code',
-    codeSent:
-      'If {identifier} names an account, a 6-digit code is on its way to its email or phone. It is valid for 10 minutes, once, and only on this page.',
-    code: 'Code',
-    verify: 'Continue',
-    resend: 'Send a new code',
-    resendHint: 'No code? Check the spam folder, or ask for a new one after a minute.',
-    passwordTitle: 'Choose a new password',
-    passwordIntro:
-      'Choose the new password of {username}. Every session of the account ends; a second factor is still asked at the next sign-in.',
-    rules: 'The new password must:',
-    ruleLength: 'have at least {min} characters',
-    ruleClasses: 'contain {classes}',
-    ruleUsername: 'not contain the username',
-    ruleCommon: 'not be a commonly used password',
-    newPassword: 'New password',
-    confirm: 'Confirm the new password',
-    setPassword: 'Set the password',
-    done: 'Your password has been changed and every session of the account has ended. Sign in with the new password.',
-    notOffered: 'Resetting a password here is not available. Please contact your administrator.',
-    identifierMissing: 'Please enter your username, email or phone',
-    codeMissing: 'Please enter the 6-digit code',
-    expired: 'This reset has expired or was already used. Please start again.',
-    locked: 'Too many wrong codes or passwords: this account is locked until {until}.',
-    throttled: 'Too many attempts. Please try again later.',
-  },
+  forgotPassword: forgotPasswordEn,
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

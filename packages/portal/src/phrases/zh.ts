@@ -1,4 +1,8 @@
+import { codesZh } from './codes.ts';
 import type { PortalPhrases } from './en.ts';
+import { forgotPasswordZh } from './forgot-password.ts';
+import { scanZh } from './scan.ts';
+import { upstreamZh } from './upstream.ts';
 
 export const zh = {
   productName: 'Tessera',
@@ -30,36 +34,8 @@ export const zh = {
     directoryUnavailable: '企业目录服务器未响应，无法校验您的密码，请稍后再试',
     directoryConflict: '无法在此建立您的目录账号，请联系管理员',
   },
-  scan: {
-    providers: { dingtalk: '钉钉', weixin: '微信', work_weixin: '企业微信' } as Record<string, string>,
-    or: '或使用以下方式登录',
-    failed: '{provider}登录失败：{detail}',
-    notLinked: '该{provider}账号未绑定{company}中的任何人员。请先用密码登录，然后在“我的账号”中绑定',
-    expired: '扫码已过期或已被使用，请重新开始',
-    sectionTitle: '第三方账号',
-    sectionIntro: '绑定后即可扫码登录，无需输入密码。',
-    none: '您所在的企业尚未设置扫码登录。',
-    bound: '已绑定：{name}',
-    boundNoName: '已绑定',
-    bind: '绑定',
-    unbind: '解绑',
-    notBound: '未绑定',
-    boundOk: '账号已绑定，可以扫码登录了。',
-    unboundOk: '账号已解绑。',
-    takenByOther: '该{provider}账号已绑定{company}中的另一位人员。',
-    sourceOf: '{source} · {company}',
-  },
-  upstream: {
-    signInWith: '使用 {name} 登录',
-    or: '或使用以下方式继续',
-    failed: '使用 {name} 登录失败：{detail}',
-    notLinked: '你的 {name} 账号未绑定 {company} 的任何人员。请联系管理员绑定，或使用密码登录',
-    expired: '此次登录已过期或已使用，请重新开始',
-    refused: '无法接受来自 {name} 的应答，请重新开始',
-    goingTitle: '正在通过 {name} 登录',
-    goingIntro: '正在前往 {name} 登录。',
-    homeRealm: '{domains} 的人员使用企业账号登录：输入邮箱地址后继续即可',
-  },
+  scan: scanZh,
+  upstream: upstreamZh,
   account: {
     title: '个人中心',
     profile: '个人资料',
@@ -200,32 +176,7 @@ export const zh = {
     rejected: '通行密钥未通过验证。',
     notAllowed: '此账号不允许使用通行密钥登录，请使用密码。',
   },
-  codes: {
-    signIn: { email: '使用邮箱验证码登录', sms: '使用短信验证码登录' } as Record<string, string>,
-    requestIntro: {
-      email: '请输入用户名、邮箱或手机号：6 位验证码将发送到您已验证的邮箱。',
-      sms: '请输入用户名、邮箱或手机号：6 位验证码将通过短信发送到您已验证的手机。',
-    } as Record<string, string>,
-    send: '发送验证码',
-    enterTitle: '输入验证码',
-    sent: {
-      email:
-        '如果 {identifier} 有可用于此方式登录的已验证邮箱，6 位验证码已发送到该邮箱，{minutes} 分钟内有效。',
-      sms: '如果 {identifier} 有可用于此方式登录的已验证手机，6 位验证码已通过短信发送，{minutes} 分钟内有效。',
-    } as Record<string, string>,
-    code: '6 位验证码',
-    submit: '登录',
-    resend: '重新发送验证码',
-    resendAfter: '本验证码发送 {seconds} 秒后可重新获取。',
-    notOffered: '此处未提供这种验证码登录方式。',
-    usePassword: '改用密码登录',
-    sendFactor: {
-      email: '发送验证码到 {address}',
-      sms: '通过短信发送验证码到 {address}',
-    } as Record<string, string>,
-    factorSent: '6 位验证码已发送到 {address}，{minutes} 分钟内有效。',
-    factorOr: '或接收验证码',
-  },
+  codes: codesZh,
   error: {
     title: '出错了',
     back: '请返回应用后重试。',
@@ -395,39 +346,5 @@ export const zh = {
     notAllowed: '此设备由管理员管理。',
     notFound: '此设备不存在或不属于您。',
   },
-  forgotPassword: {
-    link: '忘记密码？',
-    title: '重置密码',
-    intro:
-      '请输入用户名、邮箱或手机号。如果对应某个账号，我们会向其邮箱（或通过短信向其手机）发送 6 位验证码。',
-    identifier: '用户名、邮箱或手机号',
-    submit: '发送验证码',
-    back: '返回登录',
-    directoryHint:
-      '密码来自公司目录（LDAP 或 Active Directory）的人员请在目录中重置密码：他们会收到一封说明邮件，而不是验证码。',
-    codeTitle: '输入验证码',
-    codeSent:
-      '如果 {identifier} 对应某个账号，6 位验证码已发往其邮箱或手机。验证码 10 分钟内有效，只能使用一次，且只能在本页面使用。',
-    code: '验证码',
-    verify: '继续',
-    resend: '重新发送验证码',
-    resendHint: '没有收到？请检查垃圾邮件，或一分钟后重新获取。',
-    passwordTitle: '设置新密码',
-    passwordIntro: '请为 {username} 设置新密码。该账号的所有会话都会结束；下次登录时仍需第二因素验证。',
-    rules: '新密码必须：',
-    ruleLength: '至少 {min} 个字符',
-    ruleClasses: '包含{classes}',
-    ruleUsername: '不包含用户名',
-    ruleCommon: '不是常见密码',
-    newPassword: '新密码',
-    confirm: '确认新密码',
-    setPassword: '设置密码',
-    done: '密码已修改，该账号的所有会话均已结束。请使用新密码登录。',
-    notOffered: '此处无法重置密码，请联系管理员。',
-    identifierMissing: '请输入用户名、邮箱或手机号',
-    codeMissing: '请输入 6 位验证码',
-    expired: '此次重置已过期或已使用，请重新开始。',
-    locked: '错误的验证码或密码次数过多：此账号已锁定至 {until}。',
-    throttled: '尝试次数过多，请稍后再试。',
-  },
+  forgotPassword: forgotPasswordZh,
 } as const satisfies PortalPhrases;

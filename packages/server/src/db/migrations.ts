@@ -40,6 +40,7 @@ import { m38 } from './migrations/38-ldap-posix.ts';
 import { m39 } from './migrations/39-usernames-with-at.ts';
 import { m40 } from './migrations/40-upstream-logout.ts';
 import { m41 } from './migrations/41-installation-ca.ts';
+import { m42 } from './migrations/42-upstream-groups-and-metadata-refresh.ts';
 import type { Database } from './schema.ts';
 
 export interface Migration {
@@ -91,6 +92,7 @@ export const migrations: Migration[] = [
   m39,
   m40,
   m41,
+  m42,
 ];
 
 /** Arbitrary constant that names Tessera's migration lock among advisory locks. */

@@ -77,6 +77,24 @@ export interface ScanStatesTable {
   created_at: Timestamp;
 }
 
+/** A department membership an upstream source gave from the person's groups (migration 42): it may take it away. */
+export interface UpstreamGroupMembershipsTable {
+  source_id: string;
+  department_id: string;
+  account_id: string;
+  created_at: Timestamp;
+}
+
+/** The refreshes of a SAML source's metadata read from its URL (migration 42). */
+export interface SamlSourceMetadataRefreshesTable {
+  source_id: string;
+  next_refresh_at: Date;
+  refreshed_at: Date | null;
+  failed_at: Date | null;
+  error_reason: string | null;
+  error_params: ColumnType<Record<string, string> | null, string | null, string | null>;
+}
+
 export interface IdentitySourceTables {
   identity_sources: IdentitySourcesTable;
   identity_links: IdentityLinksTable;
@@ -85,4 +103,6 @@ export interface IdentitySourceTables {
   sync_runs: SyncRunsTable;
   sync_run_rows: SyncRunRowsTable;
   scan_states: ScanStatesTable;
+  upstream_group_memberships: UpstreamGroupMembershipsTable;
+  saml_source_metadata_refreshes: SamlSourceMetadataRefreshesTable;
 }

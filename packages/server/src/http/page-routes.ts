@@ -13,6 +13,7 @@ import type { createCompaniesRepo } from '../modules/company/company.repo.ts';
 import { accountDevicesSection, exchangePortalRoutes } from '../modules/exchange/exchange.portal.routes.ts';
 import type { createOwnDevicesService } from '../modules/exchange/own-devices.service.ts';
 import { findEnabledSources } from '../modules/identity-source/identity-source.repo.ts';
+import { createUpstreamDocuments } from '../modules/identity-source/oidc/oidc-documents.ts';
 import { defaultProviderUrls } from '../modules/identity-source/scan/providers.ts';
 import { scanBindingRoutes } from '../modules/identity-source/scan/scan-binding.routes.ts';
 import { SCAN_TYPES, scanSignInRoutes } from '../modules/identity-source/scan/scan-signin.routes.ts';
@@ -105,6 +106,7 @@ export async function pageRoutes(
     outbound: deps.outbound,
     signOut: deps.signOut,
     log: app.log,
+    oidcDocuments: createUpstreamDocuments(),
   };
   const upstreamDeps = {
     db,

@@ -47,6 +47,8 @@ export function samlSourceWall(ctxOf: () => TestContext, bOf: () => { token: str
     '/api/v1/manage/identity-source/saml/metadata/read': () => ({
       xml: idpMetadata('https://idp.alpha.example/saml', certificate.replace(/-----[A-Z ]+-----|\s+/g, '')),
     }),
+    // B's source, named by A: not found (and nothing read or changed).
+    '/api/v1/manage/identity-source/saml/metadata/refresh': () => ({ sourceId }),
   };
 
   return { setUp, stateOfB, probes, secrets: () => [idpEntityId] };

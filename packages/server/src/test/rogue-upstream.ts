@@ -28,20 +28,35 @@ export interface RogueUpstream {
   assertionJwks?: string;
   /** The claims of the last client assertion it accepted. */
   lastAssertion?: Record<string, unknown>;
+  /** How often its discovery document and JWKS were read. */
+  reads: { discovery: number; jwks: number };
+  /** When set, discovery and JWKS answer 503 (the provider is down). */
+  failing?: boolean;
+  /** The Cache-Control header of its discovery document and JWKS (none when unset). */
+  cacheControl?: string;
+  /** Rotates its signing key: a new key with a new kid replaces the old one in its JWKS. */
+  rotate(): Promise<void>;
   close(): Promise<void>;
 }
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 export async function startRogueUpstream(): Promise<RogueUpstream> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  let { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const other = await generateKeyPair('RS256', { extractable: true });
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'rogue-1', alg: 'RS256', use: 'sig' };
+  let kid = 'rogue-1';
+  let jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   const clientId = 'rogue-client';
   const state: RogueUpstream = {
     issuer: '',
     clientId,
     next: { scenario: 'valid', nonce: '', sub: 'mallory-1' },
+    reads: { discovery: 0, jwks: 0 },
+    rotate: async () => {
+      ({ privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true }));
+      kid = `rogue-${Number(kid.split('-')[1]) + 1}`;
+      jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+    },
     close: async () => {},
   };
 
@@ -61,7 +76,7 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
     };
     if (scenario === 'alg_none') return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
     const key = scenario === 'unknown_key' ? other.privateKey : privateKey;
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rogue-1', typ: 'JWT' }).sign(key);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).sign(key);
   }
 
   /** Checks the client assertion when private_key_jwt is expected (throws when it does not verify). */
@@ -82,8 +97,18 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
-    if (path === '/rogue/.well-known/openid-configuration')
-      return json({
+    /** A document that may be cached, or a 503 while the provider is down. */
+    const document = (body: unknown) => {
+      if (state.failing) return response.writeHead(503).end();
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        ...(state.cacheControl ? { 'cache-control': state.cacheControl } : {}),
+      });
+      response.end(JSON.stringify(body));
+    };
+    if (path === '/rogue/.well-known/openid-configuration') {
+      state.reads.discovery += 1;
+      return document({
         issuer: state.issuer,
         authorization_endpoint: `${state.issuer}/authorize`,
         token_endpoint: `${state.issuer}/token`,
@@ -93,7 +118,11 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
         id_token_signing_alg_values_supported: ['RS256'],
         code_challenge_methods_supported: ['S256'],
       });
-    if (path === '/rogue/jwks') return json({ keys: [jwk] });
+    }
+    if (path === '/rogue/jwks') {
+      state.reads.jwks += 1;
+      return document({ keys: [jwk] });
+    }
     if (path === '/rogue/token' && request.method === 'POST') {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));

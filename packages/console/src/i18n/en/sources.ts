@@ -39,7 +39,12 @@ export const sources = {
     upstream: 'Identity provider',
     upstreamHint: 'Read its metadata from its URL or a file; the fields below are filled from it',
     metadataUrl: 'Metadata URL',
-    metadataUrlHint: 'Read once now, when you press Read (never on a schedule)',
+    metadataUrlHint:
+      'Read now when you press Read; once saved, read again every day to follow the upstream’s certificate rotation',
+    refreshedAt: 'Metadata last read {{time}}; read again every day',
+    notRefreshed: 'Metadata not read again yet; it is read again every day',
+    refreshNow: 'Read again now',
+    refreshFailed: 'Reading the metadata failed at {{time}}: the source keeps its last good settings',
     readMetadata: 'Read',
     metadataFile: 'Metadata file',
     chooseFile: 'Choose an XML file',

@@ -64,16 +64,17 @@ const valuesOf = (name: string, source?: OidcDetail): OidcValues => {
   } as OidcValues;
 };
 
-/** An address to give the provider, with a copy button. */
-function Address({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Descriptions.Item label={label}>
-      <Typography.Text copyable code data-testid={testId} style={{ wordBreak: 'break-all' }}>
-        {value}
-      </Typography.Text>
-    </Descriptions.Item>
-  );
-}
+/**
+ * An address to give the provider, with a copy button: a Descriptions item itself (antd reads the
+ * label and content of its direct children, so a component wrapping an item shows no content).
+ */
+const address = (label: string, value: string, testId: string) => (
+  <Descriptions.Item key={testId} label={label}>
+    <Typography.Text copyable code data-testid={testId} style={{ wordBreak: 'break-all' }}>
+      {value}
+    </Typography.Text>
+  </Descriptions.Item>
+);
 
 function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: OidcDetail): void }) {
   const { t } = useTranslation();
@@ -181,20 +182,16 @@ function OidcForm({ detail, onSaved }: { detail?: OidcDetail; onSaved(detail: Oi
         </Flex>
         {detail ? (
           <Descriptions size="small" column={1} bordered title={t('sources.oidc.addresses')}>
-            <Address label={t('sources.oidc.callbackUrl')} value={detail.callbackUrl} testId="callback-url" />
-            <Address
-              label={t('sources.oidc.backchannelLogoutUrl')}
-              value={detail.backchannelLogoutUrl}
-              testId="logout-url"
-            />
-            <Address
-              label={t('sources.oidc.postLogoutRedirectUrl')}
-              value={detail.postLogoutRedirectUrl}
-              testId="post-logout-url"
-            />
-            {detail.settings.clientAuth === 'private_key_jwt' ? (
-              <Address label={t('sources.oidc.jwksUrl')} value={detail.jwksUrl} testId="jwks-url" />
-            ) : null}
+            {address(t('sources.oidc.callbackUrl'), detail.callbackUrl, 'callback-url')}
+            {address(t('sources.oidc.backchannelLogoutUrl'), detail.backchannelLogoutUrl, 'logout-url')}
+            {address(
+              t('sources.oidc.postLogoutRedirectUrl'),
+              detail.postLogoutRedirectUrl,
+              'post-logout-url',
+            )}
+            {detail.settings.clientAuth === 'private_key_jwt'
+              ? address(t('sources.oidc.jwksUrl'), detail.jwksUrl, 'jwks-url')
+              : null}
           </Descriptions>
         ) : (
           <Typography.Text type="secondary">{t('sources.form.callbackAfterSave')}</Typography.Text>

@@ -18,6 +18,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../../app/console-context.ts';
 import { useFeedback } from '../../app/feedback.ts';
 import { showFieldErrors } from '../org/server-errors.ts';
+import { SamlMetadataRefresh } from './saml-metadata-refresh.tsx';
 import { FormSection, NameField, requiredRule, SourceForm, SourceScreen } from './source-form.tsx';
 import type { SamlDetail, SourceInput } from './source-view.ts';
 import { UpstreamButtonFields, UpstreamSignOutField } from './upstream-button-fields.tsx';
@@ -196,6 +197,20 @@ function SamlForm({ detail, onSaved }: { detail?: SamlDetail; onSaved(detail: Sa
             </Button>
           </Space.Compact>
         </Form.Item>
+        {detail?.metadataRefresh ? (
+          <Form.Item label=" " colon={false}>
+            <SamlMetadataRefresh
+              detail={{ ...detail, metadataRefresh: detail.metadataRefresh }}
+              onRead={(fresh) =>
+                form.setFieldsValue({
+                  ssoUrl: fresh.settings.ssoUrl,
+                  ssoBinding: fresh.settings.ssoBinding,
+                  signingCertificates: fresh.settings.signingCertificates,
+                })
+              }
+            />
+          </Form.Item>
+        ) : null}
         <Form.Item label={t('sources.saml.metadataFile')}>
           <Upload
             accept=".xml,application/xml,text/xml,application/samlmetadata+xml"

@@ -1,47 +1,24 @@
-import { X509Certificate } from 'node:crypto';
-import {
-  type identitySource as calls,
-  type ErrorReason,
-  identitySourceLimits,
-  type Language,
-  type MemberRole,
-} from '@tessera/contract';
-import type { z } from 'zod';
+import { identitySourceLimits, type Language, type MemberRole } from '@tessera/contract';
 import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
-import { translateError } from '../../lib/i18n.ts';
 import { newId } from '../../lib/ids.ts';
 import { spendBudgets } from '../../lib/rate-windows.ts';
 import { insertAuditEvent } from '../audit/audit.repo.ts';
 import * as repo from './identity-source.repo.ts';
-import { assertSettingsFilters } from './ldap/ldap-directory.ts';
-import { openOidcSecret, sealOidcSecret } from './oidc/oidc-secret.ts';
-import {
-  newServiceProviderKey,
-  samlSourceView,
-  storedSamlSettings,
-} from './saml-source/saml-source-settings.ts';
-import { SourceFailure } from './source-failure.ts';
+import { assertLdapSettings, bindTargetChanged } from './ldap/ldap-settings.ts';
+import { sealOidcSecret } from './oidc/oidc-secret.ts';
+import type { SamlMetadataRefresh } from './saml-source/saml-source-refresh.ts';
+import { newServiceProviderKey, storedSamlSettings } from './saml-source/saml-source-settings.ts';
+import { sourceDetailOf } from './source-detail.ts';
+import { fieldError, type SettingsInput, secretPurpose, splitSettings } from './source-settings.ts';
 import type { SyncService } from './sync/sync.service.ts';
 import { findLastRuns } from './sync/sync-runs.repo.ts';
-import { findDomainOwner } from './upstream/upstream-sources.repo.ts';
+import { assertDomainsFree } from './upstream/upstream-settings.ts';
 
 const fail = (error: Error): never => {
   throw error;
 };
-
-/** Home-realm discovery sends an email domain to one source of a company: refuses a domain another has. */
-async function assertDomainsFree(
-  db: Db,
-  lang: Language,
-  companyId: string,
-  sourceId: string,
-  domains: string[],
-) {
-  const owner = await findDomainOwner(db, companyId, sourceId, domains);
-  if (owner) throw fieldError(lang, 'emailDomains', 'upstream.domain_taken', owner);
-}
 
 /**
  * Identity sources of a company: settings (secrets sealed with the master key, bound to the
@@ -54,108 +31,14 @@ export interface SourceActor {
   role: MemberRole;
 }
 
-type SettingsInput = z.output<typeof calls.sourceSettings>;
-
-/** The sealing purpose of a source's secret: bound to the source, so it cannot be moved to another. */
-export const secretPurpose = (sourceId: string) => `identity-source:${sourceId}`;
-
-/** The scan sign-in's return address (registered with the provider). */
-export const callbackUrlOf = (publicUrl: string, sourceId: string) =>
-  `${publicUrl}/portal/scan/${sourceId}/callback`;
-
-/** The addresses an upstream OpenID provider is given: redirect URI, Tessera's JWKS, back-channel logout. */
-export const upstreamUrlsOf = (publicUrl: string, sourceId: string) => ({
-  callbackUrl: `${publicUrl}/portal/upstream/${sourceId}/callback`,
-  jwksUrl: `${publicUrl}/portal/upstream/${sourceId}/jwks`,
-  backchannelLogoutUrl: `${publicUrl}/portal/upstream/${sourceId}/backchannel-logout`,
-  postLogoutRedirectUrl: `${publicUrl}/portal/upstream/${sourceId}/logged-out`,
-});
-
-/** Splits a request into the stored settings, the secret as typed (undefined: keep) and the columns. */
-function splitSettings(input: SettingsInput) {
-  switch (input.type) {
-    case 'ldap': {
-      const { type, name, enabled, bindPassword, syncIntervalMinutes, ...settings } = input;
-      return { type, name, enabled, secret: bindPassword || undefined, syncIntervalMinutes, settings };
-    }
-    case 'dingtalk': {
-      const { type, name, enabled, appSecret, syncIntervalMinutes, ...settings } = input;
-      return { type, name, enabled, secret: appSecret || undefined, syncIntervalMinutes, settings };
-    }
-    case 'weixin': {
-      const { type, name, enabled, appSecret, ...settings } = input;
-      return { type, name, enabled, secret: appSecret || undefined, syncIntervalMinutes: 0, settings };
-    }
-    case 'work_weixin': {
-      const { type, name, enabled, secret, syncIntervalMinutes, ...settings } = input;
-      return { type, name, enabled, secret: secret || undefined, syncIntervalMinutes, settings };
-    }
-    case 'oidc': {
-      const { type, name, enabled, clientSecret, ...settings } = input;
-      return { type, name, enabled, secret: clientSecret || undefined, syncIntervalMinutes: 0, settings };
-    }
-    case 'saml': {
-      // The secret is Tessera's own signing key for the source, made at creation (never typed).
-      const { type, name, enabled, ...settings } = input;
-      return {
-        type,
-        name,
-        enabled,
-        secret: undefined as string | undefined,
-        syncIntervalMinutes: 0,
-        settings,
-      };
-    }
-  }
-}
-
-/** A refusal of one field, in the envelope's `fields` (validation messages in the reader's language). */
-export function fieldError(
-  lang: Language,
-  field: string,
-  reason: ErrorReason,
-  params: Record<string, string> = {},
-) {
-  const message = translateError(lang, reason, params);
-  return new AppError(reason, params, [{ field, message }], message);
-}
-
-/** Checks what zod cannot: the filters' syntax and the pasted CA. */
-export function assertLdapSettings(lang: Language, settings: repo.LdapSettings, fieldPrefix = ''): void {
-  try {
-    assertSettingsFilters(settings);
-  } catch (error) {
-    if (error instanceof SourceFailure) {
-      let field = 'groupFilter';
-      try {
-        assertSettingsFilters({ ...settings, groupFilter: null });
-      } catch {
-        field = 'userFilter';
-      }
-      throw fieldError(lang, `${fieldPrefix}${field}`, 'ldap.invalid_filter');
-    }
-    throw error;
-  }
-  if (settings.caCertificate) {
-    try {
-      if (!settings.caCertificate.includes('-----BEGIN CERTIFICATE-----')) throw new Error('not PEM');
-      new X509Certificate(settings.caCertificate);
-    } catch {
-      throw fieldError(lang, `${fieldPrefix}caCertificate`, 'ldap.ca_invalid');
-    }
-  }
-}
-
-/** The LDAP settings that decide where the bind password is sent: changing them needs the password again. */
-export const bindTargetChanged = (before: repo.LdapSettings, after: repo.LdapSettings) =>
-  before.url !== after.url || (before.bindDn ?? '') !== (after.bindDn ?? '');
-
 export function createIdentitySourceService(deps: {
   db: Db;
   sealer: Sealer;
   publicUrl: string;
   /** A sync run as the contract shows it (sync.service.ts). */
   runView: SyncService['runView'];
+  /** The state of SAML sources' metadata refreshes (saml-source-refresh.ts). */
+  samlRefresh: Pick<SamlMetadataRefresh, 'stateOf'>;
 }) {
   const { db, sealer } = deps;
 
@@ -194,71 +77,10 @@ export function createIdentitySourceService(deps: {
 
   async function detail(companyId: string, lang: Language, sourceId: string) {
     const source = await findExisting(companyId, sourceId);
-    const base = (await extrasOf(companyId, lang))(source);
-    const common = { name: source.name, enabled: source.enabled };
-    const callbackUrl = callbackUrlOf(deps.publicUrl, source.id);
-    const secretSet = Boolean(source.secret_sealed);
-    switch (source.type) {
-      case 'ldap':
-        return {
-          ...base,
-          type: source.type,
-          settings: {
-            ...source.settings,
-            ...common,
-            syncIntervalMinutes: source.sync_interval_minutes,
-            bindPasswordSet: secretSet,
-          },
-        };
-      case 'dingtalk':
-        return {
-          ...base,
-          type: source.type,
-          callbackUrl,
-          settings: {
-            ...source.settings,
-            ...common,
-            syncIntervalMinutes: source.sync_interval_minutes,
-            secretSet,
-          },
-        };
-      case 'weixin':
-        return {
-          ...base,
-          type: source.type,
-          callbackUrl,
-          settings: { ...source.settings, ...common, secretSet },
-        };
-      case 'work_weixin':
-        return {
-          ...base,
-          type: source.type,
-          callbackUrl,
-          settings: {
-            ...source.settings,
-            ...common,
-            syncIntervalMinutes: source.sync_interval_minutes,
-            secretSet,
-          },
-        };
-      case 'oidc':
-        return {
-          ...base,
-          type: source.type,
-          ...upstreamUrlsOf(deps.publicUrl, source.id),
-          settings: {
-            ...source.settings,
-            ...common,
-            secretSet: Boolean(
-              openOidcSecret(sealer, source.secret_sealed, secretPurpose(source.id)).clientSecret,
-            ),
-          },
-        };
-      case 'saml': {
-        const view = samlSourceView(deps.publicUrl, source.id, source.settings);
-        return { ...base, type: source.type, ...view, settings: { ...view.settings, ...common } };
-      }
-    }
+    const view = sourceDetailOf(deps, source, (await extrasOf(companyId, lang))(source));
+    return view.type === 'saml'
+      ? { ...view, metadataRefresh: await deps.samlRefresh.stateOf(lang, source) }
+      : view;
   }
 
   async function findExisting(companyId: string, sourceId: string) {

@@ -4,16 +4,18 @@ import type { OutboundPolicy } from '../../lib/outbound-address.ts';
 import type { Jobs } from '../jobs/jobs.ts';
 import type { QuotaService } from '../license/quota.service.ts';
 import type { AnySource, LdapSettings } from './identity-source.repo.ts';
-import { createIdentitySourceService, secretPurpose } from './identity-source.service.ts';
+import { createIdentitySourceService } from './identity-source.service.ts';
 import { withDirectory } from './ldap/ldap-client.ts';
 import { readDirectory } from './ldap/ldap-directory.ts';
 import { createDirectorySignIn } from './ldap/ldap-signin.ts';
 import { createLdapTests, ldapConnectionOf } from './ldap/ldap-tests.ts';
 import { createOidcTests } from './oidc/oidc-tests.ts';
 import { createSamlMetadataReader } from './saml-source/saml-source-metadata-reader.ts';
+import { createSamlMetadataRefresh } from './saml-source/saml-source-refresh.ts';
 import { readDingtalkContacts, readWecomContacts } from './scan/contacts.ts';
 import type { ProviderUrls } from './scan/providers.ts';
 import { SourceFailure } from './source-failure.ts';
+import { secretPurpose } from './source-settings.ts';
 import type { DirectorySnapshot } from './sync/snapshot.ts';
 import { createSyncService } from './sync/sync.service.ts';
 
@@ -59,15 +61,22 @@ export function createIdentitySources(deps: {
   }
 
   const sync = createSyncService({ db, quotas: deps.quotas, jobs: deps.jobs, readDirectory: readSource });
+  const samlRefresh = createSamlMetadataRefresh({ db, outbound: deps.outbound, jobs: deps.jobs });
   const service = createIdentitySourceService({
     db,
     sealer,
     publicUrl: deps.publicUrl,
     runView: sync.runView,
+    samlRefresh,
   });
   const tests = createLdapTests({ db, sources: service, directory: directoryOptions });
   const directory = createDirectorySignIn({ db, sealer, quotas: deps.quotas, directory: directoryOptions });
   const oidcTests = createOidcTests({ sources: service, outbound: deps.outbound });
-  const samlMetadata = createSamlMetadataReader({ db, outbound: deps.outbound });
+  const samlMetadata = createSamlMetadataReader({
+    db,
+    outbound: deps.outbound,
+    sources: service,
+    samlRefresh,
+  });
   return { service, tests, sync, directory, oidcTests, samlMetadata };
 }

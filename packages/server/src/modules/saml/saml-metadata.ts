@@ -78,7 +78,8 @@ const metadataError = (problem: SamlInputError['problem']) =>
         : 'saml.metadata_malformed',
   );
 
-const certificatesOf = (descriptor: Element, use: 'signing' | 'encryption') =>
+/** A metadata document's certificates for one use (a KeyDescriptor without `use` serves both). */
+export const certificatesOf = (descriptor: Element, use: 'signing' | 'encryption') =>
   childElements(descriptor, NS.metadata, 'KeyDescriptor')
     .filter((key) => {
       const declared = attributeOf(key, 'use');
@@ -87,8 +88,23 @@ const certificatesOf = (descriptor: Element, use: 'signing' | 'encryption') =>
     .flatMap((key) => Array.from(key.getElementsByTagNameNS(NS.ds, 'X509Certificate')))
     .map((element) => parseCertificate(textOf(element)));
 
-/** Reads a service provider's metadata document (uploaded, pasted or fetched). */
-export function parseServiceProviderMetadata(xml: string): ServiceProviderMetadata {
+/** The first NameID format a descriptor lists, if it is one Tessera knows. */
+export function nameIdFormatOf(descriptor: Element): SamlNameIdFormat | null {
+  const formats = childElements(descriptor, NS.metadata, 'NameIDFormat').map((element) => textOf(element));
+  return samlNameIdFormats.find((format) => formats[0] === samlNameIdFormatUris[format]) ?? null;
+}
+
+/**
+ * Reads a metadata document (uploaded, pasted or fetched) down to the one entity with a SAML 2.0
+ * descriptor of the role asked for: a service provider's (SAML applications) or an identity
+ * provider's (SAML sources). Size, element count and depth are bounded before parsing; DOCTYPE
+ * is refused; an EntitiesDescriptor must hold exactly one such entity.
+ */
+export function readMetadataDescriptor(
+  xml: string,
+  role: 'SPSSODescriptor' | 'IDPSSODescriptor',
+  missing: 'saml.metadata_no_sp' | 'saml_source.metadata_no_idp',
+) {
   let doc: ReturnType<typeof parseXml>;
   try {
     doc = parseXml(xml, { maxBytes: samlLimits.metadataBytes, maxElements: 3000, maxDepth: 32 });
@@ -101,19 +117,25 @@ export function parseServiceProviderMetadata(xml: string): ServiceProviderMetada
   const entities =
     root.namespaceURI === NS.metadata && root.localName === 'EntitiesDescriptor'
       ? Array.from(root.getElementsByTagNameNS(NS.metadata, 'EntityDescriptor')).filter(
-          (entity) => childElements(entity, NS.metadata, 'SPSSODescriptor').length > 0,
+          (entity) => childElements(entity, NS.metadata, role).length > 0,
         )
       : [root];
   if (entities.length > 1) throw new AppError('saml.metadata_many_entities', { count: entities.length });
   const entity = entities[0];
   if (entity?.namespaceURI !== NS.metadata || entity.localName !== 'EntityDescriptor')
-    throw new AppError('saml.metadata_no_sp');
-  const descriptor = childElements(entity, NS.metadata, 'SPSSODescriptor').find((sp) =>
-    (attributeOf(sp, 'protocolSupportEnumeration') ?? '').split(/\s+/).includes(NS.protocol),
+    throw new AppError(missing);
+  const descriptor = childElements(entity, NS.metadata, role).find((found) =>
+    (attributeOf(found, 'protocolSupportEnumeration') ?? '').split(/\s+/).includes(NS.protocol),
   );
   const entityId = attributeOf(entity, 'entityID')?.trim();
-  if (!descriptor || !entityId) throw new AppError('saml.metadata_no_sp');
+  if (!descriptor || !entityId) throw new AppError(missing);
   if (entityId.length > samlLimits.entityIdMax) throw new AppError('saml.entity_id_too_long');
+  return { entityId, descriptor };
+}
+
+/** Reads a service provider's metadata document (uploaded, pasted or fetched). */
+export function parseServiceProviderMetadata(xml: string): ServiceProviderMetadata {
+  const { entityId, descriptor } = readMetadataDescriptor(xml, 'SPSSODescriptor', 'saml.metadata_no_sp');
 
   const acs = childElements(descriptor, NS.metadata, 'AssertionConsumerService')
     .filter((service) => attributeOf(service, 'Binding') === samlBindingUris.post)
@@ -133,9 +155,7 @@ export function parseServiceProviderMetadata(xml: string): ServiceProviderMetada
   const sloUrl = logout ? (attributeOf(logout, 'Location')?.trim() ?? null) : null;
   const sloResponseUrl = logout ? (attributeOf(logout, 'ResponseLocation')?.trim() ?? null) : null;
 
-  const formats = childElements(descriptor, NS.metadata, 'NameIDFormat').map((element) => textOf(element));
-  const nameIdFormat =
-    samlNameIdFormats.find((format) => formats[0] === samlNameIdFormatUris[format]) ?? null;
+  const nameIdFormat = nameIdFormatOf(descriptor);
   const signing = certificatesOf(descriptor, 'signing');
   return {
     entityId,

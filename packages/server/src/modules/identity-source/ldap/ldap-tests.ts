@@ -3,17 +3,14 @@ import type { z } from 'zod';
 import type { Db } from '../../../db/database.ts';
 import { translateError } from '../../../lib/i18n.ts';
 import * as repo from '../identity-source.repo.ts';
-import {
-  assertLdapSettings,
-  bindTargetChanged,
-  fieldError,
-  type IdentitySourceService,
-} from '../identity-source.service.ts';
+import type { IdentitySourceService } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { fieldError } from '../source-settings.ts';
 import { type DirectoryOptions, type LdapConnection, withDirectory } from './ldap-client.ts';
 import { readDepartmentsOfPerson } from './ldap-departments.ts';
 import { assertBaseExists, findPersonByUsername, readOwnEntry } from './ldap-directory.ts';
 import { userDnFromTemplate } from './ldap-escape.ts';
+import { assertLdapSettings, bindTargetChanged } from './ldap-settings.ts';
 
 /**
  * "Test connection" and "Test user" of the LDAP screen, with the form's settings as they are

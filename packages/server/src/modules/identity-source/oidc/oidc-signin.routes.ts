@@ -9,9 +9,10 @@ import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
-import { secretPurpose, upstreamUrlsOf } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { secretPurpose } from '../source-settings.ts';
 import { rememberLogoutToken } from '../upstream/upstream-sessions.repo.ts';
+import { upstreamUrlsOf } from '../upstream/upstream-settings.ts';
 import type { UpstreamKind, UpstreamOffer, UpstreamSignIn } from '../upstream/upstream-signin.ts';
 import {
   consumeUpstreamState,
@@ -19,6 +20,7 @@ import {
   findUpstreamState,
   type UpstreamSourceRow,
 } from '../upstream/upstream-sources.repo.ts';
+import type { UpstreamDocuments } from './oidc-documents.ts';
 import { verifyLogoutToken } from './oidc-logout.ts';
 import { openOidcSecret, publicJwkOf } from './oidc-secret.ts';
 import {
@@ -44,6 +46,8 @@ export interface OidcSourceDeps {
   outbound: OutboundPolicy;
   /** Ends a person's single sign-on sessions and tells their applications (oidc/sign-out.ts). */
   signOut: AccountSignOut['signOutAccountEverywhere'];
+  /** The providers' discovery documents and keys, kept per source (oidc-documents.ts). */
+  oidcDocuments: UpstreamDocuments;
 }
 
 type OidcSourceRow = Extract<UpstreamSourceRow, { type: 'oidc' }>;
@@ -53,6 +57,7 @@ const configurationOf = (deps: OidcSourceDeps, source: OidcSourceRow) =>
     source.settings,
     openOidcSecret(deps.sealer, source.secret_sealed, secretPurpose(source.id)),
     deps.outbound,
+    { documents: deps.oidcDocuments, key: `${source.id} ${source.settings.issuer}` },
   );
 
 export function createOidcKind(deps: OidcSourceDeps): UpstreamKind {

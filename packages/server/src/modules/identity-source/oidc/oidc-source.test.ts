@@ -407,6 +407,17 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
     }
   });
 
+  it('reads the provider’s discovery and keys once, not at every sign-in, and its keys again when it rotates them', async () => {
+    expect((await throughRogue('valid', undefined, 'mallory-keys')).stopped).toBeDefined();
+    const before = { ...rogue.reads };
+    expect((await throughRogue('valid', undefined, 'mallory-keys')).stopped).toBeDefined();
+    expect(rogue.reads).toEqual(before);
+    await rogue.rotate();
+    const rotated = await throughRogue('valid', undefined, 'mallory-keys');
+    expect(rotated.stopped, rotated.html.slice(0, 300)).toBeDefined();
+    expect(rogue.reads).toEqual({ discovery: before.discovery, jwks: before.jwks + 1 });
+  });
+
   it('accepts a well-formed answer (the control)', async () => {
     const landed = await throughRogue('valid');
     expect(landed.stopped, landed.html.slice(0, 400)).toBeDefined();

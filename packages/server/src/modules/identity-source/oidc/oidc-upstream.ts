@@ -6,6 +6,7 @@ import { refusalMessage } from '../../../lib/outbound-address.ts';
 import type { OidcSettings } from '../identity-source.repo.ts';
 import { SourceFailure } from '../source-failure.ts';
 import type { UpstreamIdentity } from '../upstream/upstream-identity.ts';
+import type { DocumentRead, Jwks, UpstreamDocuments } from './oidc-documents.ts';
 import type { OidcSecret } from './oidc-secret.ts';
 
 /**
@@ -37,11 +38,17 @@ function failureOf(
   return new SourceFailure(reason, { detail: detail.slice(0, 300) });
 }
 
-/** The openid-client configuration of a source: discovery at its issuer, its client authentication. */
+/**
+ * The openid-client configuration of a source: discovery at its issuer, its client
+ * authentication. With `kept`, the discovery document and JWKS come from the source's kept
+ * documents (oidc-documents.ts), read again only when their lifetime is over or, for the JWKS,
+ * when an ID token names a key it lacks; without, discovery is read now (the Test action).
+ */
 export async function upstreamConfiguration(
   settings: Pick<OidcSettings, 'issuer' | 'clientId' | 'clientAuth'>,
   secret: OidcSecret,
   outbound: OutboundPolicy,
+  kept?: { documents: UpstreamDocuments; key: string },
 ): Promise<client.Configuration> {
   const fetchThroughRule: client.CustomFetch = (url, options) =>
     outbound.fetch(url, options as RequestInit) as ReturnType<client.CustomFetch>;
@@ -55,22 +62,65 @@ export async function upstreamConfiguration(
   } else {
     auth = client.ClientSecretBasic(secret.clientSecret);
   }
-  const insecure = settings.issuer.startsWith('http:');
-  try {
-    const config = await client.discovery(new URL(settings.issuer), settings.clientId, undefined, auth, {
-      [client.customFetch]: fetchThroughRule,
-      // The ID token's signature is checked with the issuer's JWKS even though it comes straight
-      // from the token endpoint (openid-client would otherwise trust the connection for it).
-      execute: insecure
-        ? [client.allowInsecureRequests, client.enableNonRepudiationChecks]
-        : [client.enableNonRepudiationChecks],
-      timeout: 10,
-    });
+  // The ID token's signature is checked with the issuer's JWKS even though it comes straight
+  // from the token endpoint (openid-client would otherwise trust the connection for it).
+  const execute = settings.issuer.startsWith('http:')
+    ? [client.allowInsecureRequests, client.enableNonRepudiationChecks]
+    : [client.enableNonRepudiationChecks];
+  const discover = async () => {
+    let cacheControl: string | null = null;
+    const recording: client.CustomFetch = async (url, options) => {
+      const response = await fetchThroughRule(url, options);
+      cacheControl = response.headers.get('cache-control');
+      return response;
+    };
+    try {
+      const config = await client.discovery(new URL(settings.issuer), settings.clientId, undefined, auth, {
+        [client.customFetch]: recording,
+        execute,
+        timeout: 10,
+      });
+      return { config, cacheControl };
+    } catch (error) {
+      throw failureOf('upstream.discovery_failed', error);
+    }
+  };
+  if (!kept) {
+    const { config } = await discover();
     config[client.customFetch] = fetchThroughRule;
     return config;
-  } catch (error) {
-    throw failureOf('upstream.discovery_failed', error);
   }
+  const metadata = await kept.documents.discovery(kept.key, async () => {
+    const { config, cacheControl } = await discover();
+    return { value: config.serverMetadata(), cacheControl };
+  });
+  const config = new client.Configuration(metadata, settings.clientId, undefined, auth);
+  for (const step of execute) step(config);
+  config.timeout = 10;
+  const jwksUri = metadata.jwks_uri ? new URL(metadata.jwks_uri).href : undefined;
+  const readKeys: DocumentRead<Jwks> = async () => {
+    const response = await outbound.fetch(jwksUri as string, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const jwks = (await response.json()) as Jwks;
+    if (!Array.isArray(jwks?.keys)) throw new Error('no keys');
+    return { value: jwks, cacheControl: response.headers.get('cache-control') };
+  };
+  // openid-client asks for the JWKS only when an ID token names a key the kept set lacks.
+  config[client.customFetch] = async (url, options) => {
+    if (!jwksUri || new URL(url).href !== jwksUri) return fetchThroughRule(url, options);
+    const jwks = await kept.documents.keys(kept.key, readKeys, true);
+    return new Response(JSON.stringify(jwks), { headers: { 'content-type': 'application/json' } });
+  };
+  if (jwksUri) {
+    const jwks = await kept.documents.keys(kept.key, readKeys).catch(() => undefined);
+    // Marked a minute old: fresh to openid-client (under five minutes), yet old enough that a
+    // token naming a key the set lacks makes it ask again, which the fetch above answers.
+    if (jwks) client.setJwksCache(config, { jwks: jwks as never, uat: Math.floor(Date.now() / 1000) - 60 });
+  }
+  return config;
 }
 
 /** The provider's signing keys (the Test action: what ID tokens will be checked with). */

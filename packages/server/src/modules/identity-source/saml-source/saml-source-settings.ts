@@ -4,7 +4,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { certificateInfo, generateSigningKey, parseCertificate } from '../../saml/saml-certificates.ts';
 import { certificatePem } from '../../saml/saml-signature.ts';
 import type { SamlSettings } from '../identity-source.repo.ts';
-import { fieldError } from '../identity-source.service.ts';
+import { fieldError } from '../source-settings.ts';
 
 /**
  * A SAML source's settings as stored (certificates as base64 DER, the certificate of Tessera's

@@ -7,7 +7,7 @@ import type { InteractionHelpers } from '../../oidc/interaction.routes.ts';
 import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { insertLoginEvent } from '../../signin/login-events.repo.ts';
 import * as repo from '../identity-source.repo.ts';
-import { secretPurpose } from '../identity-source.service.ts';
+import { secretPurpose } from '../source-settings.ts';
 import type { UpstreamIdentity } from '../upstream/upstream-identity.ts';
 import type { UpstreamKind, UpstreamOffer, UpstreamSignIn } from '../upstream/upstream-signin.ts';
 import { answerRequest, takeAnswer } from './saml-source.repo.ts';

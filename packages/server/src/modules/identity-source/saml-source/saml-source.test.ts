@@ -270,4 +270,140 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
       .execute();
     expect(departments.map((row) => row.department_id)).toEqual([downEngineering]);
   });
+
+  it('keeps departments in step with the groups at every sign-in, never taking an administrator’s membership', async () => {
+    const db = two.downstream.database.db;
+    const departmentOf = async (ctx: TwoTesseras['upstream'], companyId: string, name: string) =>
+      (
+        await ctx.database.db
+          .selectFrom('departments')
+          .select('id')
+          .where('company_id', '=', companyId)
+          .where('name', '=', name)
+          .executeTakeFirstOrThrow()
+      ).id;
+    const bob = await two.upstream.database.db
+      .selectFrom('accounts')
+      .select(['id', 'username'])
+      .where('username', '=', 'bob')
+      .executeTakeFirstOrThrow();
+    const bobDown = await db
+      .selectFrom('identity_links')
+      .select('account_id')
+      .where('source_id', '=', two.sourceId)
+      .where('external_id', '=', 'bob')
+      .executeTakeFirstOrThrow();
+    const up = {
+      engineering: await departmentOf(two.upstream, two.upOwner.companyId, 'Engineering'),
+      sales: await department(two.upstream, two.upOwner, 'Sales'),
+      support: await department(two.upstream, two.upOwner, 'Support'),
+    };
+    const down = {
+      engineering: await departmentOf(two.downstream, two.downOwner.companyId, 'Engineering'),
+      sales: await departmentOf(two.downstream, two.downOwner.companyId, 'Sales'),
+      support: await department(two.downstream, two.downOwner, 'Support'),
+    };
+    const members = async (
+      ctx: TwoTesseras['upstream'],
+      owner: TwoTesseras['upOwner'],
+      path: string,
+      departmentId: string,
+      userId: string,
+    ) => manage(ctx, owner, `/api/v1/manage/department/member/${path}`, { departmentId, userIds: [userId] });
+    const signInBob = async () => {
+      const browser = new TwoSiteBrowser();
+      const { auth, atUpstream } = await startAtDownstream(browser);
+      const back = await signInUpstream(browser, atUpstream.page!, { ...bob, password: 'Sunny-Day-42' });
+      expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+      const rows = await db
+        .selectFrom('department_members')
+        .select('department_id')
+        .where('account_id', '=', bobDown.account_id)
+        .execute();
+      return rows.map((row) => row.department_id).sort();
+    };
+    // An administrator puts Bob in Sales downstream; upstream, he leaves Engineering for Sales and Support.
+    await members(two.downstream, two.downOwner, 'add', down.sales, bobDown.account_id);
+    await members(two.upstream, two.upOwner, 'remove', up.engineering, bob.id);
+    await members(two.upstream, two.upOwner, 'add', up.sales, bob.id);
+    await members(two.upstream, two.upOwner, 'add', up.support, bob.id);
+    expect(await signInBob()).toEqual([down.sales, down.support].sort());
+    // Upstream he leaves Sales and Support: Support (the source's) goes, Sales (the administrator's) stays.
+    await members(two.upstream, two.upOwner, 'remove', up.sales, bob.id);
+    await members(two.upstream, two.upOwner, 'remove', up.support, bob.id);
+    expect(await signInBob()).toEqual([down.sales]);
+    // Back in Engineering upstream: placed again.
+    await members(two.upstream, two.upOwner, 'add', up.engineering, bob.id);
+    expect(await signInBob()).toEqual([down.engineering, down.sales].sort());
+  });
+});
+
+describe("the upstream's metadata, read again (issue 33)", () => {
+  interface Refresh {
+    refreshedAt: string | null;
+    failedAt: string | null;
+    error: string | null;
+  }
+  const bare = (pem: string) => pem.replace(/-----[A-Z ]+-----|\s+/g, '');
+  const detail = async () =>
+    (
+      await call<{ settings: { signingCertificates: string[] }; metadataRefresh: Refresh }>(
+        two.downstream,
+        '/api/v1/manage/identity-source/detail',
+        { sourceId: two.sourceId },
+        two.downOwner,
+      )
+    ).data;
+  const refreshNow = () =>
+    manage<Refresh>(two.downstream, two.downOwner, '/api/v1/manage/identity-source/saml/metadata/refresh', {
+      sourceId: two.sourceId,
+    });
+  const upstreamCertificates = async (path: string) =>
+    (await manage<{ certificates: { pem: string; status: string }[] }>(two.upstream, two.upOwner, path, {}))
+      .certificates;
+
+  it('follows a rotation of the upstream’s signing key, on demand and by the daily job; a failed read keeps the last good settings and shows why', async () => {
+    // The address as the test's downstream may reach it (its outbound rule allows 127.0.0.1).
+    const metadataUrl = `${two.upstream.baseUrl.replace('//localhost:', '//127.0.0.1:')}/saml/${two.upOwner.companyId}/metadata`;
+    await changeSource(two, () => ({ metadataUrl }));
+    const [current] = (await upstreamCertificates('/api/v1/manage/app/saml/idp')).map((c) => bare(c.pem));
+    expect((await detail()).settings.signingCertificates.map(bare)).toEqual([current]);
+
+    // The upstream publishes its next certificate: "refresh now" takes it beside the current one.
+    const next = (await upstreamCertificates('/api/v1/manage/app/saml/key/prepare')).find(
+      (c) => c.status === 'next',
+    );
+    const refreshed = await refreshNow();
+    expect(refreshed).toMatchObject({ failedAt: null, error: null });
+    expect(refreshed.refreshedAt).toBeTruthy();
+    expect((await detail()).settings.signingCertificates.map(bare).sort()).toEqual(
+      [current, bare(next?.pem ?? '')].sort(),
+    );
+
+    // The metadata cannot be read: the certificates stay, the error is shown on the source.
+    await changeSource(two, () => ({ metadataUrl: 'http://127.0.0.1:9/metadata' }));
+    const failed = await refreshNow();
+    expect(failed.failedAt).toBeTruthy();
+    expect(failed.error).toMatch(/metadata/i);
+    expect((await detail()).settings.signingCertificates).toHaveLength(2);
+
+    // The upstream signs with its new key and retires the old one; the daily job follows.
+    await changeSource(two, () => ({ metadataUrl }));
+    await upstreamCertificates('/api/v1/manage/app/saml/key/activate');
+    await two.downstream.database.db
+      .updateTable('saml_source_metadata_refreshes')
+      .set({ next_refresh_at: new Date(Date.now() - 1000) })
+      .execute();
+    await two.downstream.tessera.jobs.runSoon('saml-source.metadata-refresh.schedule');
+    await two.downstream.tessera.jobs.drain();
+    const after = await detail();
+    expect(after.settings.signingCertificates.map(bare)).toEqual([bare(next?.pem ?? '')]);
+    expect(after.metadataRefresh).toMatchObject({ failedAt: null, error: null });
+
+    // A person signs in with an assertion signed by the new key.
+    const browser = new TwoSiteBrowser();
+    const { auth, atUpstream } = await startAtDownstream(browser);
+    const back = await signInUpstream(browser, atUpstream.page!, two.alice);
+    expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
+  });
 });

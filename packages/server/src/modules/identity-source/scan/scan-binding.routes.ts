@@ -7,9 +7,10 @@ import { insertAuditEvent } from '../../audit/audit.repo.ts';
 import { csrfOf, mfaFormSender, sendMfaPage } from '../../mfa/mfa.portal.routes.ts';
 import { userCentreContext } from '../../portal/portal-brand.ts';
 import * as repo from '../identity-source.repo.ts';
-import { callbackUrlOf, secretPurpose } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { secretPurpose } from '../source-settings.ts';
 import { authorizeUrl, exchangeCode } from './providers.ts';
+import { callbackUrlOf } from './scan-settings.ts';
 import {
   codeOf,
   isScanSource,

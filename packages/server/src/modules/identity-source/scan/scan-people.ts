@@ -12,9 +12,8 @@ import type { ScanIdentity } from './providers.ts';
  * Who a scan (or an upstream sign-in: OpenID Connect, SAML) is: the person linked to the
  * provider's stable id in the source, or, when none is and the source's first-sign-in setting
  * is "create", a new person of the company (fully managed, no password: they sign in there, or
- * get a password from an administrator). A new person of an upstream source joins the company's
- * departments named as the groups the provider sent (OpenID Connect groups claim, SAML groups
- * attribute); later sign-ins leave departments to the administrators.
+ * get a password from an administrator). An upstream source's groups place the person in
+ * departments at every sign-in, new person or not (upstream/upstream-groups.ts).
  */
 
 const prefix: Record<repo.AnySource['type'], string> = {
@@ -37,22 +36,10 @@ async function freeUsername(db: Db, companyId: string, type: repo.AnySource['typ
   return candidates.find((candidate) => !owners.some((o) => ownsSignInName(o, candidate)));
 }
 
-/** The company's departments named as the groups: external id (the group) → department. */
-async function departmentsOfGroups(db: Db, companyId: string, groups: string[]) {
-  if (!groups.length) return new Map<string, string>();
-  const rows = await db
-    .selectFrom('departments')
-    .select(['id', 'name'])
-    .where('company_id', '=', companyId)
-    .where('name', 'in', groups)
-    .execute();
-  return new Map(rows.map((row) => [row.name, row.id]));
-}
-
 export async function scanPerson(
   deps: { db: Db; quotas: Pick<QuotaService, 'takePlaces'> },
   source: Pick<repo.AnySource, 'id' | 'company_id' | 'type' | 'settings'>,
-  identity: ScanIdentity & { groups?: string[] },
+  identity: ScanIdentity,
 ): Promise<{ accountId: string } | 'not_linked' | 'conflict'> {
   const { db } = deps;
   const link = await findLinkByExternalId(db, source.id, identity.externalId);
@@ -77,11 +64,11 @@ export async function scanPerson(
           email: owners.some((o) => ownsSignInName(o, identity.email)) ? null : identity.email,
           phone: owners.some((o) => o.phone === identity.phone) ? null : identity.phone,
           dn: null,
-          departmentExternalIds: identity.groups ?? [],
+          departmentExternalIds: [],
           disabled: false,
         },
       ],
-      await departmentsOfGroups(db, source.company_id, identity.groups ?? []),
+      new Map(),
     );
   } catch {
     return 'conflict';

@@ -11,10 +11,11 @@ import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { insertLoginEvent } from '../../signin/login-events.repo.ts';
 import type { SignInService } from '../../signin/signin.service.ts';
 import * as repo from '../identity-source.repo.ts';
-import { callbackUrlOf, secretPurpose } from '../identity-source.service.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { secretPurpose } from '../source-settings.ts';
 import { authorizeUrl, exchangeCode, type ProviderUrls, type ScanSource } from './providers.ts';
 import { scanPerson } from './scan-people.ts';
+import { callbackUrlOf } from './scan-settings.ts';
 import { consumeScanState, createScanState, findScanState } from './scan-states.repo.ts';
 
 /**

@@ -9,7 +9,6 @@ import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
 import { newSamlId } from '../../saml/saml-xml.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
-import { secretPurpose, upstreamUrlsOf } from '../identity-source.service.ts';
 import { upstreamEndSessionUrl } from '../oidc/oidc-logout.ts';
 import { openOidcSecret } from '../oidc/oidc-secret.ts';
 import { upstreamConfiguration } from '../oidc/oidc-upstream.ts';
@@ -20,6 +19,7 @@ import {
 } from '../saml-source/saml-source-logout.ts';
 import { SamlSourceRefusal } from '../saml-source/saml-source-protocol.ts';
 import { SAML_SOURCE_PATH } from '../saml-source/saml-source-settings.ts';
+import { secretPurpose } from '../source-settings.ts';
 import {
   bindUpstreamSession,
   findSessionsOfNameId,
@@ -29,6 +29,7 @@ import {
   takeUpstreamLogout,
   takeUpstreamSession,
 } from './upstream-sessions.repo.ts';
+import { upstreamUrlsOf } from './upstream-settings.ts';
 import { isUpstreamSource, type UpstreamSourceRow } from './upstream-sources.repo.ts';
 
 /**

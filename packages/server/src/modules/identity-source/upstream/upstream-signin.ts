@@ -15,6 +15,7 @@ import type { SignInService } from '../../signin/signin.service.ts';
 import * as repo from '../identity-source.repo.ts';
 import { scanPerson } from '../scan/scan-people.ts';
 import { SourceFailure } from '../source-failure.ts';
+import { keepGroupsInStep } from './upstream-groups.ts';
 import type { UpstreamIdentity } from './upstream-identity.ts';
 import { rememberUpstreamSignIn } from './upstream-sessions.repo.ts';
 import {
@@ -28,7 +29,8 @@ import {
  * Signing in at a company's upstream identity provider, whatever its protocol: the sign-in
  * page's buttons and home-realm discovery, the start of a sign-in (each kind sends the browser
  * its own way), and the shared finish once a kind has verified who came back: the person linked
- * to the provider's id (or created, by the first-sign-in rule), the same checks as after a
+ * to the provider's id (or created, by the first-sign-in rule), their departments in step with
+ * the groups asserted now (upstream-groups.ts), the same checks as after a
  * password (budgets, status, application access) with a login event naming the source, then the
  * sign-in steps, where the company's second factor is asked unless the source counts the
  * provider's assertion of one.
@@ -202,7 +204,6 @@ export function upstreamSignInRoutes(
       name: outcome.name,
       email: outcome.email,
       phone: outcome.phone,
-      groups: outcome.groups,
     });
     if (found === 'not_linked' || found === 'conflict') {
       await logFailure(
@@ -222,6 +223,8 @@ export function upstreamSignInRoutes(
     }
     const account = await deps.accounts.findAccountById(found.accountId);
     if (!account) return fail(request, reply, 400, t.expired);
+    // Before the access rule is asked: an application may be assigned to a department of the groups.
+    await keepGroupsInStep(db, source, account.id, outcome.groups);
     const result = await deps.signIn.signInVerified(account, {
       ...event,
       method: `${source.type}:${source.name}`.slice(0, 100),
