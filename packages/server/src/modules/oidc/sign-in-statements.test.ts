@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSealer } from '../../lib/crypto.ts';
+import { base32Decode, generateTotp } from '../../lib/otp/totp.ts';
 import {
+  absolute,
   csrfOf,
   followToRedirectUri,
   request,
@@ -13,6 +16,8 @@ import {
   startTestApp,
   type TestContext,
 } from '../../test/harness.ts';
+import { createMfaService } from '../mfa/mfa.service.ts';
+import { saveSafetyPart } from '../safety/safety.repo.ts';
 
 /**
  * What a password sign-in on the form costs the database: the interaction, the attempt (account,
@@ -118,5 +123,84 @@ describe('statements of a password sign-in', () => {
     expect(counting(nobody.ran)).toEqual(counting(wrong.ran));
     expect(wrong.ran.filter((s) => s.startsWith('with failure as'))).toHaveLength(1);
     expect(wrong.ran.length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('statements of a sign-in with a TOTP second factor', () => {
+  /** Follows redirects until a page answers or the redirect URI is reached; the statements each request ran. */
+  async function follow(jar: Parameters<typeof request>[0], response: Response, perRequest: number[]) {
+    let current = response;
+    while (current.status === 303 || current.status === 302) {
+      const location = absolute(ctx.baseUrl, current.headers.get('location'));
+      if (location.startsWith(`${ctx.baseUrl}/dev/`)) return { location, html: '' };
+      await current.text();
+      statements = [];
+      current = await request(jar, location);
+      perRequest.push(statements.length);
+    }
+    return { location: current.url, html: await current.text() };
+  }
+
+  it('are 36 from the password to the application', async () => {
+    const owner = await ownerWithCompany(ctx, 'totp-statements-owner');
+    await saveSafetyPart(ctx.database.db, owner.companyId, 'mfa', {
+      mode: 'required',
+      types: ['otp'],
+      lockout: { maxFailures: 5, lockMinutes: 15 },
+    });
+    const member = await companyMember(ctx, owner, 'totp-statements-member');
+    const mfa = createMfaService({ db: ctx.database.db, sealer: createSealer(ctx.masterKey) });
+    const account = await ctx.database.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', member.id)
+      .executeTakeFirstOrThrow();
+    const binding = await mfa.startBinding(account, 'otp');
+    const seed = base32Decode(binding.secret);
+    // Bound with the code of the previous period, so that the sign-in's code is not a replay.
+    expect(
+      await mfa.confirmBinding(account, binding.factorId, generateTotp(seed, Date.now() - 30_000), null),
+    ).toBeTruthy();
+
+    const start = await startAuthorization({
+      baseUrl: ctx.baseUrl,
+      clientId: 'tessera-console-dev',
+      redirectUri: `${ctx.baseUrl}/dev/`,
+    });
+    const form = await request(start.jar, start.location);
+    const perRequest: number[] = [];
+    statements = [];
+    const posted = await request(start.jar, `${start.location}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf: csrfOf(await form.text()),
+        identifier: member.username,
+        password: member.password,
+      }).toString(),
+    });
+    perRequest.push(statements.length);
+    const page = await follow(start.jar, posted, perRequest);
+    expect(page.html).toContain('name="code"');
+    statements = [];
+    const coded = await request(start.jar, `${page.location.split('?')[0]}/step/second_factor`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf: csrfOf(page.html),
+        factorId: binding.factorId,
+        code: generateTotp(seed, Date.now()),
+      }).toString(),
+    });
+    perRequest.push(statements.length);
+    const landed = await follow(start.jar, coded, perRequest);
+    statements = undefined;
+    expect(new URL(landed.location).searchParams.get('code')).toBeTruthy();
+    // The password's POST, the second-factor page, the code's POST, the interaction's end and the
+    // provider's resume.
+    expect(
+      perRequest.reduce((a, b) => a + b, 0),
+      perRequest.join(' + '),
+    ).toBe(36);
   });
 });
