@@ -217,7 +217,7 @@ describe('statements of a sign-in with a TOTP second factor', () => {
     };
   }
 
-  it('are 25 from the password to the application', async () => {
+  it('are 23 from the password to the application', async () => {
     const person = await totpMember('totp-statements-member');
     const perRequest: number[] = [];
     const posted = await postCode(await toCodePage(person, perRequest), person, perRequest);
@@ -227,7 +227,7 @@ describe('statements of a sign-in with a TOTP second factor', () => {
     expect(
       perRequest.reduce((a, b) => a + b, 0),
       perRequest.join(' + '),
-    ).toBe(25);
+    ).toBe(23);
   });
 
   it('still refuse a factor removed after the page, with or without ending the sessions', async () => {
