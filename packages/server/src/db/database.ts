@@ -40,6 +40,9 @@ export interface DatabaseHandle {
 const reportConnectionError = (error: Error) =>
   console.warn(`Tessera: a database connection was lost (${error.message}); a new one is opened on demand`);
 
+/** How long an idle PostgreSQL connection is kept open (see openPostgres). */
+const POOL_IDLE_MS = 5 * 60_000;
+
 export async function openPostgres(
   url: string,
   options: { onConnectionError?: (error: Error) => void; log?: QueryObserver } = {},
@@ -50,7 +53,12 @@ export async function openPostgres(
   // timestamptz and bigint as the application expects them from node-postgres.
   pg.types.setTypeParser(20, (value) => Number(value));
   const onConnectionError = options.onConnectionError ?? reportConnectionError;
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connection idle for pg's default 10 s is closed, and the next statement waits for a new
+  // PostgreSQL backend (a fork, authentication, the hot statements prepared again). Sparse
+  // traffic (an LDAP bind every 15 s, a RADIUS request now and then) would pay that on every
+  // request: idle connections are kept 5 minutes instead. (pg-pool's `min` would keep some
+  // forever; not needed for that.) close() ends the pool and its idle timers with it.
+  const pool = new pg.Pool({ connectionString: url, max: 10, idleTimeoutMillis: POOL_IDLE_MS });
   // An idle connection that fails is dropped by the pool; without a listener its error would end
   // the process (a PostgreSQL restart, or a connection ended by the server while it closes).
   pool.on('error', onConnectionError);

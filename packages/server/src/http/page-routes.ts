@@ -37,6 +37,7 @@ import { createCodeSignIn } from '../modules/oidc/code-sign-in.ts';
 import type { createConsentStore } from '../modules/oidc/consent.ts';
 import { interactionRoutes } from '../modules/oidc/interaction.routes.ts';
 import { createSentCodeFactor, type SentCodeDeps } from '../modules/oidc/sign-in-code-factor.ts';
+import { accountWithFacts } from '../modules/oidc/sign-in-facts.ts';
 import { createSignInSteps } from '../modules/oidc/sign-in-steps.ts';
 import type { AccountSignOut } from '../modules/oidc/sign-out.ts';
 import { passwordResetRoutes } from '../modules/password-reset/password-reset.routes.ts';
@@ -174,6 +175,7 @@ export async function pageRoutes(
       signIn: deps.signIn,
       sealer,
       accounts: deps.accounts,
+      accountWithFacts: (accountId) => accountWithFacts(db, accountId),
       devices: createDeviceCookies({ db, sealer, secure: deps.secureCookies }),
       steps: createSignInSteps({
         db,

@@ -200,6 +200,12 @@ export function createMfaService(deps: {
       >;
       /** A code sent by email or SMS, checked by the caller (oidc/sign-in-code-factor.ts): true when right. */
       sentCode?: () => Promise<boolean>;
+      /**
+       * The account's `mfa_locked_until` as the caller read it with the account in this request;
+       * without it the lock is read here. Either way a lock that comes in meanwhile still wins:
+       * clearing and counting failures only touch an unlocked account.
+       */
+      lockedUntil?: Date | null;
     },
     requirement: Pick<MfaRequirement, 'types' | 'lockout'>,
     event: {
@@ -226,8 +232,13 @@ export function createMfaService(deps: {
       await log('mfa_locked');
       return { ok: false, cause: 'mfa_locked', lockedUntil };
     };
-    const lock = await repo.findMfaLock(db, account.id);
-    if (lock.lockedUntil) return locked(lock.lockedUntil);
+    const lockedUntil =
+      input.lockedUntil === undefined
+        ? (await repo.findMfaLock(db, account.id)).lockedUntil
+        : input.lockedUntil && input.lockedUntil > new Date()
+          ? input.lockedUntil
+          : null;
+    if (lockedUntil) return locked(lockedUntil);
 
     let passed = false;
     let via: SecondFactorVia = 'otp';

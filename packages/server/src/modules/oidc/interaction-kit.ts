@@ -27,6 +27,7 @@ import { COMPANY_CODE_PARAM, INTERACTION_PATH, interactionSubject, PORTAL_ASSETS
 import type { SentCodeFactor } from './sign-in-code-factor.ts';
 import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
+import type { StepsKit } from './sign-in-steps.routes.ts';
 import {
   credentialsAtOf,
   type PendingSignIn,
@@ -42,6 +43,8 @@ export interface InteractionDeps {
   /** Who may use a client at all (the admin console is for platform administrators only). */
   clientAccessDenied(clientId: string, account: { is_platform_admin: boolean }): boolean;
   accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The account with the facts its sign-in steps decide on, in one statement (sign-in-facts.ts). */
+  accountWithFacts: StepsKit['accountWithFacts'];
   /** The browser's device cookie: known browsers are throttled on their own (signin-throttle.ts). */
   devices: DeviceCookies;
   /** The sign-in pipeline after the first factor, in order (see sign-in-steps.ts). */

@@ -29,6 +29,7 @@ export function interactionRoutes(app: FastifyInstance, deps: InteractionDeps) {
   const stepRoutes = signInStepsRoutes(app, {
     steps: deps.steps,
     accounts: deps.accounts,
+    accountWithFacts: deps.accountWithFacts,
     csrfFor: kit.csrfFor,
     pageContext,
     sendPage,

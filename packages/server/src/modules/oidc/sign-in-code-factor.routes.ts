@@ -34,7 +34,7 @@ export function sentCodeFactorRoutes(
       if (current?.step?.name !== 'second_factor' || !channel)
         return reply.redirect(`${INTERACTION_PATH}/${interaction.uid}`, 303);
       const due = { ...current, step: current.step };
-      const requirement = await requirementOfSignIn(deps.mfa, current.account, current.state);
+      const requirement = await requirementOfSignIn(deps.mfa, current.account, current.state, current.facts);
       try {
         const issued = await deps.sentCodes.send(current.account, requirement, {
           channel,

@@ -1,4 +1,4 @@
-import { signInDefaults } from '@tessera/contract';
+import { mfaTypes, signInDefaults } from '@tessera/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
@@ -12,7 +12,7 @@ import {
 } from '../../test/harness.ts';
 import { createMfaService } from '../mfa/mfa.service.ts';
 import { beginAttempt } from '../signin/signin-attempt.ts';
-import { signInFactsOf, signInFactsQuery } from './sign-in-facts.ts';
+import { accountWithFacts, signInFactsOf, signInFactsQuery } from './sign-in-facts.ts';
 import { createSignInSteps } from './sign-in-steps.ts';
 
 /**
@@ -53,10 +53,8 @@ const bind = (accountId: string, type: string, status: 'bound' | 'unbound' = 'bo
 
 /** The steps that apply, decided both ways, for an application that does and one that does not ask for MFA. */
 async function decide(username: string) {
-  const steps = createSignInSteps({
-    db: db(),
-    mfa: createMfaService({ db: db(), sealer: createSealer(ctx.masterKey) }),
-  });
+  const mfaService = createMfaService({ db: db(), sealer: createSealer(ctx.masterKey) });
+  const steps = createSignInSteps({ db: db(), mfa: mfaService });
   const begun = await beginAttempt(db(), {
     identifier: username,
     deviceId: null,
@@ -69,15 +67,24 @@ async function decide(username: string) {
   const account = begun.subject.account;
   const facts = signInFactsOf(begun.prefetched);
   expect(facts).toBeDefined();
+  // The steps' pages read the account with the same facts and the bound factors themselves.
+  const read = await accountWithFacts(db(), account.id);
+  expect(read?.account).toEqual(await accountRow(ctx, account.id));
+  expect(read?.facts?.boundFactors).toEqual(
+    (await mfaService.boundFactors(account.id, mfaTypes)).map(({ id, type, name }) => ({ id, type, name })),
+  );
   const outcomes = [];
   for (const mfaRequested of [false, true]) {
     const fromFacts: string[] = [];
     const asked: string[] = [];
+    const fromRead: string[] = [];
     for (const step of steps) {
       if (await step.applies(account, { mfaRequested }, facts)) fromFacts.push(step.name);
       if (await step.applies(account, { mfaRequested })) asked.push(step.name);
+      if (read && (await step.applies(read.account, { mfaRequested }, read.facts))) fromRead.push(step.name);
     }
     expect(fromFacts).toEqual(asked);
+    expect(fromRead).toEqual(asked);
     outcomes.push(asked);
   }
   return outcomes;

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Account } from '../../db/schema.ts';
+import { ACCOUNT_COLUMNS, type Account } from '../../db/schema.ts';
+import { preparedStatement } from '../../lib/prepared.ts';
 import { UNUSABLE_PASSWORD_HASH } from '../account/password.ts';
 import { type MfaService, OTP_TYPES } from '../mfa/mfa.service.ts';
 import { type CompanyMfaPolicy, type MfaRequirement, requirementOfPolicies } from '../mfa/mfa-requirement.ts';
@@ -21,6 +22,17 @@ export interface SignInFacts {
   homeGeneral: GeneralSafety;
   /** The kinds of the factors the person has bound. */
   boundTypes: string[];
+  /**
+   * The bound factors themselves (id, kind, name), oldest first, as MfaService.boundFactors lists
+   * them: read by accountWithFacts for the pages of the steps, not by the password form.
+   */
+  boundFactors?: BoundFactorFact[];
+}
+
+export interface BoundFactorFact {
+  id: string;
+  type: string;
+  name: string;
 }
 
 /**
@@ -28,14 +40,56 @@ export interface SignInFacts {
  * MfaService.requirementFor: the enabled memberships with their roles, and the home company
  * with role `member` when it is not one of them (signInFactsOf adds it).
  */
-export const signInFactsQuery: Prefetch = (account) => sql`json_build_object(
+export const signInFactsQuery: Prefetch = (account) => factsObject(account, sql``);
+
+/** signInFactsQuery's object with `more` (pairs of name and value, each after a comma) at its end. */
+const factsObject = (account: Parameters<Prefetch>[0], more: RawBuilder<unknown>) => sql`json_build_object(
   'memberships', (select json_agg(json_build_object('company_id', m.company_id, 'role', m.role, 'mfa', cs.mfa))
     from company_members m left join company_safety cs on cs.company_id = m.company_id
     where m.account_id = ${account.id} and m.status = 'enabled'),
   'home_company_id', ${account.homeCompanyId},
   'home_mfa', ${account.homeSafety.mfa},
   'home_general', ${account.homeSafety.general},
-  'bound_types', array(select f.type from mfa_factors f where f.account_id = ${account.id} and f.status = 'bound'))`;
+  'bound_types', array(select f.type from mfa_factors f where f.account_id = ${account.id} and f.status = 'bound')${more})`;
+
+/** The facts with the bound factors themselves (SignInFacts.boundFactors). */
+const stepFactsQuery: Prefetch = (account) =>
+  factsObject(
+    account,
+    sql`, 'bound_factors', (select coalesce(json_agg(json_build_object('id', f.id, 'type', f.type, 'name', f.name)
+      order by f.created_at, f.id), '[]') from mfa_factors f where f.account_id = ${account.id} and f.status = 'bound')`,
+  );
+
+const accountWithFactsStatement = preparedStatement<{ id: string }, Account & { facts: unknown }>((db, p) =>
+  db
+    .selectFrom('accounts as a')
+    .leftJoin('company_safety as s', 's.company_id', 'a.home_company_id')
+    .select(ACCOUNT_COLUMNS.map((column) => `a.${column}` as const))
+    .select(
+      stepFactsQuery({
+        id: sql<string>`a.id`,
+        homeCompanyId: sql<string | null>`a.home_company_id`,
+        homeSafety: { general: sql<unknown>`s.general`, mfa: sql<unknown>`s.mfa` },
+      }).as('facts'),
+    )
+    .where('a.id', '=', p.id),
+);
+
+/**
+ * The account as it is now, with the facts its steps decide on (and its bound factors), in one
+ * statement: the pages and submissions of the steps after the first factor read them once per
+ * request and hand them to the step's `applies`, `render` and `submit`.
+ */
+export async function accountWithFacts(
+  db: Db,
+  accountId: string,
+): Promise<{ account: Account; facts: SignInFacts | undefined } | undefined> {
+  const { rows } = await db.executeQuery(accountWithFactsStatement(db, { id: accountId }));
+  const row = rows[0];
+  if (!row) return undefined;
+  const { facts, ...account } = row;
+  return { account, facts: signInFactsOf(facts) };
+}
 
 interface StoredFacts {
   memberships: { company_id: string; role: string; mfa: unknown }[] | null;
@@ -43,6 +97,7 @@ interface StoredFacts {
   home_mfa: unknown;
   home_general: unknown;
   bound_types: string[];
+  bound_factors?: BoundFactorFact[];
 }
 
 /** The facts from what signInFactsQuery selected; undefined when it selected none. */
@@ -58,6 +113,7 @@ export function signInFactsOf(value: unknown): SignInFacts | undefined {
     policies,
     homeGeneral: mergeSafety(stored.home_general, null).general,
     boundTypes: stored.bound_types,
+    ...(Array.isArray(stored.bound_factors) ? { boundFactors: stored.bound_factors } : {}),
   };
 }
 
@@ -102,6 +158,17 @@ export async function requirementOfSignIn(
   if (requirement.mode !== 'required' || !requirement.otpStandsIn || requirement.fido2) return requirement;
   const passkeyBound = await hasBoundFactor(mfa, account.id, ['fido2'], facts);
   return passkeyBound ? { ...requirement, fido2: true } : requirement;
+}
+
+/** The person's bound factors of these kinds: from the facts when they hold them. */
+export async function boundFactorsOf(
+  mfa: MfaService,
+  accountId: string,
+  kinds: readonly string[],
+  facts?: SignInFacts,
+): Promise<BoundFactorFact[]> {
+  if (facts?.boundFactors) return facts.boundFactors.filter((f) => kinds.includes(f.type));
+  return mfa.boundFactors(accountId, kinds);
 }
 
 /** Whether the person has bound a factor of one of these kinds. */

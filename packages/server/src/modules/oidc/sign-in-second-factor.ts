@@ -6,7 +6,7 @@ import type { SignatureCheck, SignatureFactors } from '../mfa/signature-factors.
 import { CODE_AMR } from './code-sign-in.ts';
 import { interactionSubject } from './provider.ts';
 import type { SentCodeFactor } from './sign-in-code-factor.ts';
-import { hasBoundFactor, requirementOfSignIn } from './sign-in-facts.ts';
+import { boundFactorsOf, hasBoundFactor, requirementOfSignIn } from './sign-in-facts.ts';
 import type { SignInStep } from './sign-in-steps.ts';
 
 /**
@@ -29,6 +29,8 @@ export function secondFactorStep(deps: {
   ];
   return {
     name: 'second_factor',
+    // A code, a passkey or a key proves the person; none of them changes the credentials.
+    keepsCredentials: true,
     async applies(account, context, facts) {
       const requirement = await requirementOfSignIn(mfa, account, context, facts);
       if (requirement.mode === 'required') return true;
@@ -39,8 +41,8 @@ export function secondFactorStep(deps: {
     keptOnRefusal: (form) =>
       form.sentCodeId ? { sentCodeId: form.sentCodeId.slice(0, 64), sentChannel: form.sentChannel } : {},
     async render(page, view) {
-      const requirement = await requirementOfSignIn(mfa, view.account, view);
-      const factors = await mfa.boundFactors(view.account.id, kindsOf(requirement));
+      const requirement = await requirementOfSignIn(mfa, view.account, view, view.facts);
+      const factors = await boundFactorsOf(mfa, view.account.id, kindsOf(requirement), view.facts);
       const passkey =
         fido2 && view.interactionId && factors.some((f) => f.type === 'fido2')
           ? {
@@ -79,8 +81,8 @@ export function secondFactorStep(deps: {
         sentCodes: await sentCodes?.view(view.account, requirement, view),
       });
     },
-    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested, amr }, form) {
-      const requirement = await requirementOfSignIn(mfa, account, { mfaRequested });
+    async submit({ account, lang, ip, userAgent, clientId, interactionId, mfaRequested, amr, facts }, form) {
+      const requirement = await requirementOfSignIn(mfa, account, { mfaRequested }, facts);
       const credential = form.credential !== undefined ? parseCredential(form.credential) : undefined;
       const passkey =
         form.credential !== undefined
@@ -140,6 +142,8 @@ export function secondFactorStep(deps: {
           passkey,
           signature,
           sentCode,
+          // Read with the account at the start of this request (sign-in-steps.routes.ts).
+          lockedUntil: account.mfa_locked_until,
         },
         requirement,
         { ip, userAgent, clientId },

@@ -5,6 +5,7 @@ import type { AccountsRepo } from '../account/account.repo.ts';
 import { withSecondFactor } from './authentication-context.ts';
 import type { Interaction } from './interaction-kit.ts';
 import { INTERACTION_PATH } from './provider.ts';
+import type { SignInFacts } from './sign-in-facts.ts';
 import {
   credentialsAtOf,
   type PendingSignIn,
@@ -23,6 +24,10 @@ function chosenKindOf(request: FastifyRequest) {
 export interface StepsKit {
   steps: SignInStep[];
   accounts: Pick<AccountsRepo, 'findAccountById'>;
+  /** The account as it is now with the facts its steps decide on, in one statement (sign-in-facts.ts). */
+  accountWithFacts(
+    accountId: string,
+  ): Promise<{ account: Account; facts: SignInFacts | undefined } | undefined>;
   csrfFor(uid: string): string;
   pageContext(request: FastifyRequest): PageContext;
   sendPage(reply: FastifyReply, status: number, body: string): FastifyReply;
@@ -42,24 +47,32 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
    * The first pending step that still applies, with its account; undefined when there is no
    * pending sign-in, or when it ended because the account was disabled or its credentials were
    * changed by someone else since the first factor (the sign-in then starts again).
+   *
+   * The account and, while steps are pending, the facts they decide on (companies, safety
+   * settings, bound factors) are read here once, as they are now, and handed to the step's
+   * `applies`, `render` and `submit`: the decisions of the request are made on that one read.
    */
   async function currentStep(interaction: Interaction) {
     const state = readPendingSignIn(interaction);
     if (!state) return undefined;
-    const account = await kit.accounts.findAccountById(state.accountId);
+    const read = state.pending.length
+      ? await kit.accountWithFacts(state.accountId)
+      : { account: await kit.accounts.findAccountById(state.accountId), facts: undefined };
+    const account = read?.account;
     if (account?.status !== 'enabled' || credentialsAtOf(account) !== state.credentialsAt) return undefined;
+    const facts = read?.facts;
     for (const name of state.pending) {
       const step = kit.steps.find((s) => s.name === name);
-      if (step && (await step.applies(account, state))) return { state, step, account };
+      if (step && (await step.applies(account, state, facts))) return { state, step, account, facts };
     }
-    return { state, step: undefined, account };
+    return { state, step: undefined, account, facts };
   }
 
   async function showStep(
     request: FastifyRequest,
     reply: FastifyReply,
     interaction: Interaction,
-    current: { step: SignInStep; account: Account; state: PendingSignIn },
+    current: { step: SignInStep; account: Account; state: PendingSignIn; facts?: SignInFacts },
     extra: { error?: string; status?: number; refused?: Record<string, string | undefined> } = {},
   ) {
     return kit.sendPage(
@@ -76,6 +89,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
         amr: current.state.amr,
         chosenKind: chosenKindOf(request),
         refused: extra.refused,
+        facts: current.facts,
       }),
     );
   }
@@ -100,6 +114,7 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
           interactionId: interaction.uid,
           mfaRequested: current.state.mfaRequested,
           amr: current.state.amr,
+          facts: current.facts,
         },
         request.body ?? {},
       );
@@ -114,8 +129,11 @@ export function signInStepsRoutes(app: FastifyInstance, kit: StepsKit) {
       }
       const { pending, amr, accountId } = current.state;
       const done = [current.step.name, ...(outcome?.completes ?? [])];
-      // A step may have changed the credentials itself (a new password): that change is this sign-in's own.
-      const after = await kit.accounts.findAccountById(accountId);
+      // A step may have changed the credentials itself (a new password): that change is this
+      // sign-in's own. A step that never changes them keeps the account read before it.
+      const after = current.step.keepsCredentials
+        ? current.account
+        : await kit.accounts.findAccountById(accountId);
       interaction.result = pendingSignInResult({
         ...current.state,
         amr: outcome?.amr ? withSecondFactor(amr, outcome.amr) : amr,

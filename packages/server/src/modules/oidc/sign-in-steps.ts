@@ -50,6 +50,8 @@ export interface StepRequest extends StepContext {
   clientId: string;
   /** The OIDC interaction (a passkey challenge is bound to it). */
   interactionId?: string;
+  /** The account's facts as this request read them with it (accountWithFacts): no query needed. */
+  facts?: SignInFacts;
 }
 
 export interface StepView extends StepContext {
@@ -66,6 +68,8 @@ export interface StepView extends StepContext {
   chosenKind?: string;
   /** What the step keeps of its refused submission (SignInStep.keptOnRefusal). */
   refused?: Record<string, string | undefined>;
+  /** The account's facts as this request read them with it (accountWithFacts): no query needed. */
+  facts?: SignInFacts;
 }
 
 /**
@@ -97,6 +101,11 @@ export interface SignInStep {
   ): Promise<string | undefined | StepDone>;
   /** What of a refused form the page shows again (StepView.refused): never a secret. Nothing by default. */
   keptOnRefusal?(form: Record<string, string | undefined>): Record<string, string | undefined>;
+  /**
+   * The step never changes the account's credentials (credential_version), so the account read
+   * before its submission is still the sign-in's own afterwards: no second read.
+   */
+  readonly keepsCredentials?: boolean;
 }
 
 /** What the interaction remembers between the first factor and the end of the pipeline. */
@@ -223,7 +232,7 @@ function bindFactorStep(deps: { mfa: MfaService; sentCodes?: SentCodeFactor }): 
     name: 'bind_factor',
     applies: needsBinding,
     async render(page, view) {
-      const requirement = await requirementOfSignIn(mfa, view.account, view);
+      const requirement = await requirementOfSignIn(mfa, view.account, view, view.facts);
       const type = requirement.types.includes('otp') ? 'otp' : 'otp_sm3';
       // A reloaded page shows the same key again, so an app that already scanned it still works.
       const pending = await mfa.pendingBinding(view.account);

@@ -55,14 +55,18 @@ export async function bindUpstreamSession(
   db: Db,
   signIn: { interactionUid: string; accountId: string; ssoSessionUid: string },
 ) {
-  await db.transaction().execute(async (trx) => {
-    const pending = await trx
+  const pendingIn = (q: Db) =>
+    q
       .selectFrom('upstream_sessions')
       .select('id')
       .where('interaction_uid', '=', signIn.interactionUid)
       .where('account_id', '=', signIn.accountId)
       .where('expires_at', '>', sql<Date>`now()`)
       .executeTakeFirst();
+  // Most sign-ins came through no upstream source: one statement says so, without a transaction.
+  if (!(await pendingIn(db))) return;
+  await db.transaction().execute(async (trx) => {
+    const pending = await pendingIn(trx);
     if (!pending) return;
     await trx.deleteFrom('upstream_sessions').where('sso_session_uid', '=', signIn.ssoSessionUid).execute();
     await trx
