@@ -347,7 +347,7 @@ describe('company members and administrators', () => {
     const cases: [unknown, string][] = [
       [
         { username: 'bad name!', role: 'admin', password: 'Sunny-Day-42' },
-        'The username can only contain letters, digits, dot, underscore and hyphen',
+        'The username can only contain letters, digits, dot, underscore and hyphen, and optionally one @ followed by a domain (alice@example.com)',
       ],
       [{ username: 'nopass', role: 'admin' }, 'Please enter a password for the new account'],
       [

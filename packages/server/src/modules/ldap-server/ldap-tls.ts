@@ -2,7 +2,6 @@ import tls, { type SecureContext } from 'node:tls';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import { installationCa, issueServerCertificate } from '../ca/installation-ca.ts';
 
 /**
  * The certificate of the LDAP server's LDAPS and StartTLS: the operator's files
@@ -40,6 +39,8 @@ export async function installationTls(deps: {
   names: string[];
   log: FastifyBaseLogger;
 }): Promise<LdapTls & { refresh(asOf?: Date): Promise<boolean>; caPem: string }> {
+  // Loaded here, not at start: the certificate libraries load only where a certificate is issued.
+  const { installationCa, issueServerCertificate } = await import('../ca/installation-ca.ts');
   const ca = await installationCa(deps.db, deps.sealer);
   const issue = async (now: Date) => {
     const issued = await issueServerCertificate(ca, deps.names, INSTALLATION_CERTIFICATE_MS, now);
