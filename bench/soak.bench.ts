@@ -482,6 +482,11 @@ async function main() {
     const rss = afterWarmUp.map((s) => s.rssMiB);
     const rssSpread = (Math.max(...rss) - Math.min(...rss)) / Math.min(...rss);
     const rssFlat = rssSpread <= RSS_BAND;
+    const rssTrend = judgeTrend(
+      'RSS',
+      afterWarmUp.map((s) => s.minute),
+      rss,
+    );
     const trends: Trend[] = JUDGED.map(([name, read, floor]) =>
       judgeTrend(
         name,
@@ -518,6 +523,11 @@ async function main() {
     console.log(
       `  RSS after warm-up ${fmt(Math.min(...rss))}-${fmt(Math.max(...rss))} MiB, spread ${fmt(100 * rssSpread)} % (flat within ${100 * RSS_BAND} %): ${verdict(rssFlat)}`,
     );
+    // The spread includes the garbage collector's saw-tooth; the fitted line shows a drift apart from it.
+    const rssMean = rss.reduce((a, b) => a + b, 0) / rss.length;
+    console.log(
+      `  RSS least-squares rise after warm-up: ${fmt(rssTrend.growth)} MiB (${fmt((100 * rssTrend.growth) / rssMean)} % of its mean ${fmt(rssMean)} MiB)`,
+    );
     console.log(`  error answers: ${errorTotal} (zero): ${verdict(errorTotal === 0)}`);
     console.log(`  flows not started (arrival rate not held): ${skipped} (zero): ${verdict(skipped === 0)}`);
     for (const t of trends) {
@@ -552,7 +562,7 @@ async function main() {
         ]),
       ),
       cpu,
-      verdict: { rssSpread, rssFlat, errorTotal, growing: growing.map((t) => t.name), trends },
+      verdict: { rssSpread, rssFlat, rssTrend, errorTotal, growing: growing.map((t) => t.name), trends },
       samples,
     };
   });
