@@ -20,6 +20,7 @@
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/logs.bench.ts'
  */
 import pg from 'pg';
+import { insertEvents, PEOPLE } from './lib/login-events.ts';
 import { adminWithCompany, percentile, runOn, type Tenant, tenantCall } from './lib/org.ts';
 import { cpuMeter, describeCpu, saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, startServer } from './lib/server.ts';
@@ -29,30 +30,11 @@ const DASHBOARD_ROWS = envInt('BENCH_DASHBOARD_ROWS', 1_000_000);
 const REPEAT = envInt('BENCH_LOG_REPEAT', 20);
 const LIST_GOAL_MS = 1_000;
 const DASHBOARD_GOAL_MS = 200;
-const PEOPLE = 1_000;
 const WRITE_EVENTS = envInt('BENCH_WRITE_EVENTS', 2_000);
 
 interface Seeded {
   apps: { appId: string; clientId: string }[];
 }
-
-/** Events of a company over `days` days, newest first by i. */
-const insertEvents = (table: 'login_events') => `
-  insert into ${table} (id, company_id, account_id, identifier, client_id, ip, user_agent, result,
-    failure_cause, country, region, city, latitude, longitude, browser, os, marks, created_at)
-  select $1 || '-' || i, $2, $1 || '-u-' || (i % ${PEOPLE}), 'person' || (i % ${PEOPLE}),
-    (array[$4, $5, $6, 'tessera-console-dev', null])[1 + i % 5],
-    '203.0.' || (i % 250) || '.' || (i % 200),
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-    case when i % 10 = 1 then 'failure' else 'success' end,
-    case when i % 10 = 1 then (array['wrong_password','unknown_account','mfa_failed','account_locked'])[1 + (i / 10) % 4] end,
-    (array['CN','CN','CN','US','DE','JP','SG','GB'])[1 + i % 8],
-    case when i % 8 < 3 then (array['Beijing','Shanghai','Guangdong','Zhejiang','Sichuan'])[1 + i % 5] else 'Region' end,
-    'City', 30.0, 110.0,
-    (array['Chrome','Edge','Firefox','Safari'])[1 + i % 4], (array['Windows','macOS','iOS','Android'])[1 + i % 4],
-    case when i % 997 = 0 then array['new_country'] when i % 1999 = 0 then array['impossible_travel'] end,
-    now() - (i::float8 / $3::int) * $7::int * interval '1 day'
-  from generate_series(1, $3::int) i`;
 
 async function seed(url: string, tenant: Tenant, prefix: string, rows: number, days: number, seeded: Seeded) {
   const client = new pg.Client({ connectionString: url });

@@ -41,3 +41,45 @@ if (profileDir) {
     writeFileSync(`${profileDir}/phase-${process.pid}-${phase}.cpuprofile`, JSON.stringify(profile));
   });
 }
+
+/**
+ * BENCH_DB_PROBE_FILE (bench/soak.bench.ts on the embedded database): the benchmark cannot reach
+ * PGlite from outside the server, so the probe remembers the server's PGlite (the first instance
+ * that runs a statement) and answers read-only questions through it: the benchmark writes
+ * `{ id, sql }` to `<file>.ask`, the probe runs it within the second and writes `{ id, rows }` or
+ * `{ id, error }` to the file. PGlite runs one statement at a time; a question may run inside a
+ * transaction of the server, which a read-only count does not disturb.
+ */
+const dbProbeFile = process.env.BENCH_DB_PROBE_FILE;
+if (dbProbeFile) {
+  const { existsSync, readFileSync, unlinkSync } = await import('node:fs');
+  const { PGlite } = await import('@electric-sql/pglite');
+  let database;
+  for (const name of ['query', 'exec', 'execProtocol', 'runExclusive']) {
+    let owner = PGlite.prototype;
+    while (owner && !Object.hasOwn(owner, name)) owner = Object.getPrototypeOf(owner);
+    if (!owner) continue;
+    const original = owner[name];
+    owner[name] = function (...args) {
+      database ??= this;
+      return original.apply(this, args);
+    };
+  }
+  const ask = `${dbProbeFile}.ask`;
+  let busy = false;
+  setInterval(async () => {
+    if (busy || !database || !existsSync(ask)) return;
+    busy = true;
+    let question;
+    try {
+      question = JSON.parse(readFileSync(ask, 'utf8'));
+      unlinkSync(ask);
+      const result = await database.query(question.sql);
+      writeFileSync(dbProbeFile, JSON.stringify({ id: question.id, rows: result.rows }));
+    } catch (error) {
+      writeFileSync(dbProbeFile, JSON.stringify({ id: question?.id, error: String(error) }));
+    } finally {
+      busy = false;
+    }
+  }, 250).unref();
+}

@@ -35,7 +35,7 @@ import type { RunningRadius } from './modules/radius/radius.install.ts';
 import { createSaml } from './modules/saml/saml.install.ts';
 import { purgeSamlState } from './modules/saml/saml.repo.ts';
 import { consoleClients } from './modules/session/console-clients.ts';
-import { createSessionsRepo } from './modules/session/session.repo.ts';
+import { createSessionsRepo, purgeEndedConsoleSessions } from './modules/session/session.repo.ts';
 import type { SignInPolicy } from './modules/signin/signin.service.ts';
 import { purgeUnknownFailures } from './modules/signin/signin-throttle.ts';
 import type { SmsSender } from './modules/sms/sms.ts';
@@ -253,6 +253,7 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
       purgeUpstreamLogoutState(db),
       purgeSamlState(db),
       purgeCasState(db),
+      purgeEndedConsoleSessions(db),
     ]);
   });
 

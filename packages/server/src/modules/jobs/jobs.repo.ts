@@ -213,6 +213,17 @@ export async function finishJob(
     where id = ${jobId} and locked_by = ${workerId} and status = 'running'`.execute(db);
 }
 
+/** A job that succeeded, deleted instead of kept as done (periodic jobs are never deleted). */
+export async function deleteFinishedJob(db: Db, jobId: string, workerId: string): Promise<void> {
+  await db
+    .deleteFrom('jobs')
+    .where('id', '=', jobId)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'running')
+    .where('every_seconds', 'is', null)
+    .execute();
+}
+
 /**
  * Takes back the running jobs whose lease ran out (their instance stopped): those with tries left
  * (and periodic ones) go back to the queue; the others are failed and answered, so that their

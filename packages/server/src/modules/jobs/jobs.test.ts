@@ -254,6 +254,32 @@ describe('jobs', () => {
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2, locked_by: null });
   });
 
+  it('leaves no row behind a job of a kind dropped when done, and keeps its failures', async () => {
+    const jobs = runner();
+    const ran: string[] = [];
+    jobs.register(
+      'test.transient',
+      {
+        async run(job) {
+          ran.push(job.id);
+          if (job.payload.fail) throw new Error('the receiver is down');
+        },
+      },
+      { dropWhenDone: true },
+    );
+    const done = (await jobs.enqueue({ kind: 'test.transient', key: 'syslog:a' })) ?? '';
+    const failed =
+      (await jobs.enqueue({ kind: 'test.transient', key: 'syslog:b', payload: { fail: true } })) ?? '';
+    await jobs.drain();
+    expect(ran.sort()).toEqual([done, failed].sort());
+    const rows = await database.db
+      .selectFrom('jobs')
+      .select(['id', 'status', 'last_error'])
+      .where('kind', '=', 'test.transient')
+      .execute();
+    expect(rows).toEqual([{ id: failed, status: 'failed', last_error: 'the receiver is down' }]);
+  });
+
   it('runs a periodic job on one instance of two, again after its period or when asked', async () => {
     let runs = 0;
     const [a, b] = [runner(), runner()];

@@ -23,9 +23,11 @@ export function installLogs(
   const { db, jobs } = deps;
   const addresses = createSyslogAddressPolicy(deps.allowLocalTargets);
   const delivery = createSyslogDelivery({ db, jobs, publicUrl: deps.publicUrl, addresses });
-  jobs.register(DELIVER_JOB, {
-    run: (job, context) => delivery.deliver((job.payload as { companyId: string }).companyId, context),
-  });
+  jobs.register(
+    DELIVER_JOB,
+    { run: (job, context) => delivery.deliver((job.payload as { companyId: string }).companyId, context) },
+    { dropWhenDone: true },
+  );
   jobs.every(DISPATCH_JOB, 2, () => delivery.dispatch());
   jobs.every('log.purge', 3600, async (_job, context) => {
     await purgeExpiredLogs(db, context);

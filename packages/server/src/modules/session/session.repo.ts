@@ -124,3 +124,22 @@ export function createSessionsRepo(db: Db) {
 }
 
 export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
+
+/**
+ * Deletes the console sessions that ended a day ago or more (revoked, idle or past their absolute
+ * expiry): nothing reads them again, and every console sign-in adds one (job `maintenance.purge`).
+ */
+export async function purgeEndedConsoleSessions(db: Db): Promise<number> {
+  const dayAgo = sql<Date>`now() - interval '1 day'`;
+  const result = await db
+    .deleteFrom('console_sessions')
+    .where((eb) =>
+      eb.or([
+        eb('revoked_at', '<', dayAgo),
+        eb('idle_expires_at', '<', dayAgo),
+        eb('absolute_expires_at', '<', dayAgo),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0);
+}

@@ -180,6 +180,39 @@ describe('console session calls', () => {
     expect((await myCompanies(after.data.token)).code).toBe(200);
   });
 
+  it('forgets console sessions a day after they ended, and keeps the live and the recently ended', async () => {
+    const ended = await createAccount(ctx, { username: 'session-purge' });
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push((await consoleToken(ended)).data.token);
+    const rows = await ctx.database.db
+      .selectFrom('console_sessions')
+      .select('id')
+      .where('account_id', '=', ended.id)
+      .orderBy('created_at')
+      .execute();
+    const [live, revokedLongAgo, idleLongAgo, pastAbsolute, revokedJustNow] = rows.map((row) => row.id);
+    const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const set = (id: string | undefined, fields: Record<string, Date>) =>
+      ctx.database.db
+        .updateTable('console_sessions')
+        .set(fields)
+        .where('id', '=', id ?? '')
+        .execute();
+    await set(revokedLongAgo, { revoked_at: ago(25) });
+    await set(idleLongAgo, { idle_expires_at: ago(25) });
+    await set(pastAbsolute, { absolute_expires_at: ago(25) });
+    await set(revokedJustNow, { revoked_at: ago(1) });
+    await ctx.tessera.jobs.runSoon('maintenance.purge');
+    await ctx.tessera.jobs.drain();
+    const left = await ctx.database.db
+      .selectFrom('console_sessions')
+      .select('id')
+      .where('account_id', '=', ended.id)
+      .execute();
+    expect(left.map((row) => row.id).sort()).toEqual([live, revokedJustNow].sort());
+    expect((await myCompanies(tokens[0] ?? '')).code).toBe(200);
+  });
+
   it('gives the platform console only to platform administrators', async () => {
     const root = await createAccount(ctx, { username: 'root-op', platformAdmin: true });
     const admin = await consoleToken(root, 'admin');
