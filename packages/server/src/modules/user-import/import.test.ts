@@ -378,7 +378,12 @@ describe('import', () => {
       { row: 2, field: '用户名', message: expect.any(String) },
       { row: 3, field: '邮箱', message: expect.any(String) },
       { row: 3, field: '手机号', message: expect.any(String) },
-      { row: 4, field: '用户名', message: '用户名只能包含字母、数字、点、下划线和连字符，可带一个 @ 及其后的域名（如 alice@example.com）' },
+      {
+        row: 4,
+        field: '用户名',
+        message:
+          '用户名只能包含字母、数字、点、下划线和连字符，可带一个 @ 及其后的域名（如 alice@example.com）',
+      },
       { row: 4, field: '邮箱', message: '请输入有效的邮箱地址' },
       { row: 4, field: '手机号', message: '请输入有效的手机号（数字，可以 + 开头）' },
       { row: 4, field: '部门', message: '企业中没有部门“Nowhere”' },
