@@ -6,8 +6,9 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify, Si
  * An upstream OpenID provider that answers with crafted ID tokens (the attacks on the OpenID
  * Connect identity source): discovery, a JWKS with one RSA key, and a token endpoint whose ID
  * token the test shapes per scenario (wrong nonce, issuer or audience, `alg: none`, a key not in
- * the JWKS). The authorization step is the test's: it reads the state and nonce Tessera sent
- * from the authorization URL and goes back to Tessera's callback itself.
+ * the JWKS); it signs the back-channel logout tokens the test shapes too. The authorization step
+ * is the test's: it reads the state and nonce Tessera sent from the authorization URL and goes
+ * back to Tessera's callback itself.
  */
 
 export type RogueScenario =
@@ -23,7 +24,7 @@ export interface RogueUpstream {
   issuer: string;
   clientId: string;
   /** The scenario of the next token answer, and the nonce the authorization URL carried. */
-  next: { scenario: RogueScenario; nonce: string; sub: string; amr?: string[] };
+  next: { scenario: RogueScenario; nonce: string; sub: string; amr?: string[]; sid?: string };
   /** When set, the token endpoint takes only a client assertion (private_key_jwt) signed by a key of this JWKS. */
   assertionJwks?: string;
   /** The claims of the last client assertion it accepted. */
@@ -34,6 +35,8 @@ export interface RogueUpstream {
   failing?: boolean;
   /** The Cache-Control header of its discovery document and JWKS (none when unset). */
   cacheControl?: string;
+  /** A back-channel logout token it signs (a fresh jti), naming the `sub`, the `sid` or both. */
+  logoutToken(claims: { sub?: string; sid?: string }): Promise<string>;
   /** Rotates its signing key: a new key with a new kid replaces the old one in its JWKS. */
   rotate(): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +55,18 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
     clientId,
     next: { scenario: 'valid', nonce: '', sub: 'mallory-1' },
     reads: { discovery: 0, jwks: 0 },
+    logoutToken: (claims) =>
+      new SignJWT({
+        ...claims,
+        events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      })
+        .setProtectedHeader({ alg: 'RS256', kid, typ: 'logout+jwt' })
+        .setIssuer(state.issuer)
+        .setAudience(clientId)
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .setJti(randomBytes(12).toString('hex'))
+        .sign(privateKey),
     rotate: async () => {
       ({ privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true }));
       kid = `rogue-${Number(kid.split('-')[1]) + 1}`;
@@ -61,7 +76,7 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
   };
 
   async function idToken() {
-    const { scenario, nonce, sub, amr } = state.next;
+    const { scenario, nonce, sub, amr, sid } = state.next;
     const now = Math.floor(Date.now() / 1000);
     const claims = {
       iss: scenario === 'wrong_issuer' ? `${state.issuer}-evil` : state.issuer,
@@ -73,6 +88,7 @@ export async function startRogueUpstream(): Promise<RogueUpstream> {
       preferred_username: 'mallory',
       name: 'Mallory',
       ...(amr ? { amr } : {}),
+      ...(sid ? { sid } : {}),
     };
     if (scenario === 'alg_none') return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
     const key = scenario === 'unknown_key' ? other.privateKey : privateKey;

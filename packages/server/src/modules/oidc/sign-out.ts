@@ -11,6 +11,11 @@ export interface SignOutScope {
    * application is told and the single sign-on sessions end.
    */
   companyId?: string;
+  /**
+   * Only these single sign-on sessions (by uid), e.g. the one an upstream provider's logout token
+   * names by its `sid`; the account's other sessions go on. Without it, all of the account's.
+   */
+  sessionUids?: readonly string[];
 }
 
 export interface SignOutResult {
@@ -80,14 +85,16 @@ export function createSignOut(deps: {
   /** The other protocols' services told alongside the OIDC applications (CAS single logout). */
   serviceSignOuts?: readonly ServiceSignOut[];
 }) {
-  async function collect(executor: Db, accountId: string): Promise<CollectedSession[]> {
-    const rows = await executor
+  async function collect(executor: Db, accountId: string, scope: SignOutScope): Promise<CollectedSession[]> {
+    if (scope.sessionUids && !scope.sessionUids.length) return [];
+    let query = executor
       .selectFrom('oidc_payloads')
       .select(['id', 'uid', 'payload'])
       .where('model', '=', 'Session')
       .where('account_id', '=', accountId)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
-      .execute();
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]));
+    if (scope.sessionUids) query = query.where('uid', 'in', [...scope.sessionUids]);
+    const rows = await query.execute();
     return rows.map(({ id, uid, payload }) => {
       const session = (typeof payload === 'string' ? JSON.parse(payload) : payload) as SessionPayload;
       const applications = Object.entries(session.authorizations ?? {}).map(([clientId, { sid }]) => ({
@@ -131,7 +138,7 @@ export function createSignOut(deps: {
   }
 
   async function prepare(executor: Db, accountId: string, scope: SignOutScope = {}): Promise<PendingSignOut> {
-    const sessions = await collect(executor, accountId);
+    const sessions = await collect(executor, accountId, scope);
     const uids = sessions.flatMap(({ uid }) => (uid ? [uid] : []));
     const services: { send(): Promise<void> }[] = [];
     for (const other of deps.serviceSignOuts ?? [])

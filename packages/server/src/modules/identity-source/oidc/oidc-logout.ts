@@ -11,16 +11,16 @@ const TOKEN_MAX_AGE_SECONDS = 600;
 /**
  * A logout token the upstream provider posted (OpenID Connect Back-Channel Logout 1.0 §2.6):
  * signed by a key of the issuer's JWKS (read through the outbound rule) with an allowed alg, for
- * this client, with the back-channel event, a jti, an iat, no nonce, and a `sub` (Tessera links
- * people by `sub`; a token naming only a `sid` is refused). Answers the `sub` with the token's
- * `jti` and when it stops being accepted (the caller refuses a jti used before), or undefined.
+ * this client, with the back-channel event, a jti, an iat, no nonce, and a `sub`, a `sid` or both
+ * (§2.4). Answers them with the token's `jti` and when it stops being accepted (the caller
+ * refuses a jti used before), or undefined.
  */
 export async function verifyLogoutToken(
   config: client.Configuration,
   settings: Pick<OidcSettings, 'clientId' | 'idTokenAlgorithms'>,
   token: string,
   outbound: OutboundPolicy,
-): Promise<{ subject: string; jti: string; acceptedUntil: Date } | undefined> {
+): Promise<{ subject?: string; sid?: string; jti: string; acceptedUntil: Date } | undefined> {
   const metadata = config.serverMetadata();
   if (!metadata.jwks_uri || !token || token.length > 16_384) return undefined;
   const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), {
@@ -38,14 +38,22 @@ export async function verifyLogoutToken(
     });
     const events = payload.events as Record<string, unknown> | undefined;
     if (!events || typeof events[BACKCHANNEL_EVENT] !== 'object' || 'nonce' in payload) return undefined;
-    if (typeof payload.sub !== 'string' || !payload.sub) return undefined;
+    const subject = claimOf(payload.sub);
+    const sid = claimOf(payload.sid);
+    if (subject === null || sid === null || (!subject && !sid)) return undefined;
     if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256) return undefined;
     const acceptedUntil = new Date(((payload.iat as number) + TOKEN_MAX_AGE_SECONDS + 60) * 1000);
-    return { subject: payload.sub, jti: payload.jti, acceptedUntil };
+    return { subject, sid, jti: payload.jti, acceptedUntil };
   } catch {
     return undefined;
   }
 }
+
+/** A `sub` or `sid` claim: absent (undefined), a usable string, or null when it is malformed. */
+const claimOf = (value: unknown): string | undefined | null => {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && value && value.length <= 256 ? value : null;
+};
 
 /**
  * Where the browser goes to sign out at the provider too (RP-Initiated Logout 1.0): its

@@ -11,7 +11,7 @@ import { isFullyManaged } from '../../user/user-authority.ts';
 import * as repo from '../identity-source.repo.ts';
 import { SourceFailure } from '../source-failure.ts';
 import { secretPurpose } from '../source-settings.ts';
-import { rememberLogoutToken } from '../upstream/upstream-sessions.repo.ts';
+import { findSessionsOfSid, rememberLogoutToken } from '../upstream/upstream-sessions.repo.ts';
 import { upstreamUrlsOf } from '../upstream/upstream-settings.ts';
 import type { UpstreamKind, UpstreamOffer, UpstreamSignIn } from '../upstream/upstream-signin.ts';
 import {
@@ -146,9 +146,11 @@ export function oidcSourceRoutes(
   );
 
   /**
-   * Back-channel logout from the provider: a verified logout token ends the Tessera sessions of
-   * the person linked to its `sub` (all of them when the source's company manages the person
-   * fully, else that company's applications), and Tessera's applications are told in turn.
+   * Back-channel logout from the provider: a verified logout token ends the Tessera sessions it
+   * names (sessionsNamedBy): with a `sid`, the sessions made through the source in that provider
+   * session; with only a `sub`, every session of the person linked to it. Each ends wholly when
+   * the source's company manages the person fully, else for that company's applications, and
+   * Tessera's applications are told in turn.
    */
   app.post<{ Params: { sourceId: string }; Body: Record<string, string | undefined> }>(
     '/portal/upstream/:sourceId/backchannel-logout',
@@ -173,13 +175,13 @@ export function oidcSourceRoutes(
       if (!verified) return refuse();
       // A token is used once, on any instance.
       if (!(await rememberLogoutToken(db, source.id, verified.jti, verified.acceptedUntil))) return refuse();
-      const link = await repo.findLinkByExternalId(db, source.id, verified.subject);
-      if (link) {
-        const fullyManaged = await isFullyManaged(db, source.company_id, link.account_id);
-        await deps.signOut(
-          link.account_id,
-          signOutScopeOf({ fully_managed: fullyManaged }, source.company_id),
-        );
+      // Sessions already gone, or unknown here, are a logout that succeeded (§2.7, §2.8).
+      for (const { accountId, sessionUids } of await sessionsNamedBy(db, source.id, verified)) {
+        const fullyManaged = await isFullyManaged(db, source.company_id, accountId);
+        await deps.signOut(accountId, {
+          ...signOutScopeOf({ fully_managed: fullyManaged }, source.company_id),
+          ...(sessionUids ? { sessionUids } : {}),
+        });
       }
       return reply.status(200).send();
     },
@@ -197,4 +199,26 @@ export function oidcSourceRoutes(
       .type('application/jwk-set+json')
       .send({ keys: jwk ? [jwk] : [] });
   });
+}
+
+/**
+ * The Tessera sessions a logout token names, per account (OpenID Connect Back-Channel Logout 1.0
+ * §2.7): with a `sid`, the live sessions made through the source in that provider session (with a
+ * `sub` too, only when they are all the linked person's, else none); with only a `sub`, all of
+ * the linked person's sessions (no `sessionUids`).
+ */
+async function sessionsNamedBy(
+  db: Db,
+  sourceId: string,
+  token: { subject?: string; sid?: string },
+): Promise<{ accountId: string; sessionUids?: string[] }[]> {
+  const link = token.subject ? await repo.findLinkByExternalId(db, sourceId, token.subject) : undefined;
+  if (!token.sid) return link ? [{ accountId: link.account_id }] : [];
+  if (token.subject && !link) return [];
+  const sessions = await findSessionsOfSid(db, sourceId, token.sid);
+  if (link && sessions.some((s) => s.account_id !== link.account_id)) return [];
+  const byAccount = new Map<string, string[]>();
+  for (const { account_id, sso_session_uid } of sessions)
+    if (sso_session_uid) byAccount.set(account_id, [...(byAccount.get(account_id) ?? []), sso_session_uid]);
+  return [...byAccount].map(([accountId, sessionUids]) => ({ accountId, sessionUids }));
 }

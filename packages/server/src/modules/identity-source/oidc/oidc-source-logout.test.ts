@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { absolute, csrfOf, decodeEntities } from '../../../test/browser-flow.ts';
 import {
@@ -79,6 +80,14 @@ beforeAll(async () => {
     upOwner,
   );
   expect(registered.code, registered.msg).toBe(200);
+  // The downstream's application is told of its sessions' end at the receiver too.
+  const told = await call(
+    down,
+    '/api/v1/manage/app/update',
+    { appId: downApp.appId, backchannelLogoutUri: `${receiver.base}/app` },
+    downOwner,
+  );
+  expect(told.code, told.msg).toBe(200);
 });
 afterAll(async () => {
   await Promise.all([upstream?.close(), down?.close(), receiver?.close()]);
@@ -219,7 +228,7 @@ describe('upstream logout of the OpenID Connect identity source', () => {
     }
   });
 
-  it('accepts a back-channel logout token once', async () => {
+  it('accepts a back-channel logout token once; it ends the session of its sid, not the other browser’s', async () => {
     const browser = new TwoSiteBrowser();
     await signInThroughUpstream(browser);
     const link = await down.database.db
@@ -227,12 +236,25 @@ describe('upstream logout of the OpenID Connect identity source', () => {
       .select('account_id')
       .where('source_id', '=', sourceId)
       .executeTakeFirstOrThrow();
-    expect(await downSessionsOf(link.account_id)).toBeGreaterThan(0);
+    // The upstream's session in this browser, and the downstream session it made.
+    const first = await down.database.db
+      .selectFrom('upstream_sessions')
+      .select(['sid', 'sso_session_uid'])
+      .where('account_id', '=', link.account_id)
+      .where('sso_session_uid', 'is not', null)
+      .executeTakeFirstOrThrow();
+    expect(first.sid, "the upstream's ID token names its session").toBeTruthy();
+    // Alice signs in from a second browser too: another session at both.
+    await signInThroughUpstream(new TwoSiteBrowser());
+    expect(await downSessionsOf(link.account_id)).toBe(2);
     receiver.received.length = 0;
     const told = await upstream.tessera.signOutAccountEverywhere(alice.id);
-    expect(told.delivered).toBeGreaterThan(0);
-    const token = receiver.received.find((r) => r.path === '/down')?.token as string;
+    expect(told.delivered).toBeGreaterThan(1);
+    // The upstream's token for the first browser's session (its sub and sid).
+    const token = receiver.received.find((r) => r.path === '/down' && decodeJwt(r.token).sid === first.sid)
+      ?.token as string;
     expect(token).toBeTruthy();
+    expect(decodeJwt(token).sub).toBeTruthy();
     const deliver = () =>
       fetch(`${down.baseUrl}/portal/upstream/${sourceId}/backchannel-logout`, {
         method: 'POST',
@@ -240,6 +262,17 @@ describe('upstream logout of the OpenID Connect identity source', () => {
         body: new URLSearchParams({ logout_token: token }).toString(),
       });
     expect((await deliver()).status).toBe(200);
+    const survivors = await down.database.db
+      .selectFrom('oidc_payloads')
+      .select('uid')
+      .where('model', '=', 'Session')
+      .where('account_id', '=', link.account_id)
+      .execute();
+    expect(survivors).toHaveLength(1);
+    expect(survivors[0]?.uid).not.toBe(first.sso_session_uid);
+    // The application was told of the one session that ended, as by any sign-out.
+    expect(receiver.received.filter((r) => r.path === '/app')).toHaveLength(1);
+    await down.tessera.signOutAccountEverywhere(link.account_id);
     expect(await downSessionsOf(link.account_id)).toBe(0);
     // What the provider's logout needed goes with the session (the maintenance purge).
     const remembered = () =>
@@ -248,7 +281,7 @@ describe('upstream logout of the OpenID Connect identity source', () => {
         .select('id')
         .where('account_id', '=', link.account_id)
         .execute();
-    expect(await remembered()).toHaveLength(1);
+    expect(await remembered()).toHaveLength(2);
     await purgeUpstreamLogoutState(down.database.db);
     expect(await remembered()).toEqual([]);
 

@@ -20,7 +20,9 @@ import { TwoSiteBrowser } from '../../../test/two-site-browser.ts';
  * Test reads the upstream's discovery and keys; state and code are used once; home-realm
  * discovery sends an address of the source's domain there; crafted ID tokens from a rogue
  * provider (wrong nonce, issuer or audience, alg none, a key not in its JWKS, expired) are
- * refused; an upstream at an address the outbound rule refuses is never reached.
+ * refused; its back-channel logout tokens naming a `sid` end that session only (not with another
+ * person's `sub`, nor at another source); an upstream at an address the outbound rule refuses is
+ * never reached.
  */
 
 let upstream: TestContext;
@@ -305,7 +307,12 @@ describe('the OpenID Connect identity source', () => {
 
 describe('attacks on the OpenID Connect identity source (a provider that crafts its ID tokens)', () => {
   /** Signs in through the rogue provider with the scenario; answers where the browser lands. */
-  async function throughRogue(scenario: RogueScenario, amr?: string[], sub = `mallory-${scenario}`) {
+  async function throughRogue(
+    scenario: RogueScenario,
+    amr?: string[],
+    sub = `mallory-${scenario}`,
+    sid?: string,
+  ) {
     const at = await signInPage();
     const toRogue = await pressButton(at, rogueSourceId, rogue.issuer);
     const authorizeUrl = toRogue.stopped as URL;
@@ -315,6 +322,7 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
       nonce: authorizeUrl.searchParams.get('nonce') as string,
       sub,
       amr,
+      sid,
     };
     const callback = new URL(`${down.baseUrl}/portal/upstream/${rogueSourceId}/callback`);
     callback.search = new URLSearchParams({
@@ -444,4 +452,83 @@ describe('attacks on the OpenID Connect identity source (a provider that crafts 
       expect(event).toBeDefined();
     },
   );
+
+  describe('back-channel logout tokens naming the provider’s session (sid)', () => {
+    /** Signs `sub` in through the rogue provider in a fresh browser in its session `sid`: the Tessera session's uid. */
+    async function sessionThroughRogue(sub: string, sid: string) {
+      const landed = await throughRogue('valid', undefined, sub, sid);
+      expect(landed.stopped, landed.html.slice(0, 300)).toBeDefined();
+      const row = await down.database.db
+        .selectFrom('upstream_sessions')
+        .select('sso_session_uid')
+        .where('source_id', '=', rogueSourceId)
+        .where('sid', '=', sid)
+        .executeTakeFirstOrThrow();
+      return row.sso_session_uid as string;
+    }
+    /** Which of these Tessera single sign-on sessions are live. */
+    const live = async (...uids: string[]) =>
+      (
+        await down.database.db
+          .selectFrom('oidc_payloads')
+          .select('uid')
+          .where('model', '=', 'Session')
+          .where('uid', 'in', uids)
+          .execute()
+      )
+        .map((row) => row.uid)
+        .sort();
+    const deliver = (token: string, source = rogueSourceId) =>
+      fetch(`${down.baseUrl}/portal/upstream/${source}/backchannel-logout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: token }).toString(),
+      }).then((response) => response.status);
+
+    it('a token naming only a sid ends that session; the person’s other browser stays signed in; once', async () => {
+      const first = await sessionThroughRogue('mallory-sid', 'rogue-sid-1');
+      const second = await sessionThroughRogue('mallory-sid', 'rogue-sid-2');
+      expect(await live(first, second)).toEqual([first, second].sort());
+      const token = await rogue.logoutToken({ sid: 'rogue-sid-1' });
+      expect(await deliver(token)).toBe(200);
+      expect(await live(first, second)).toEqual([second]);
+      expect(await deliver(token), 'a token is used once').toBe(400);
+      // A sid no session came from is a logout already done: success, and nothing else ends.
+      expect(await deliver(await rogue.logoutToken({ sid: 'rogue-sid-unknown' }))).toBe(200);
+      expect(await live(second)).toEqual([second]);
+      // Neither sub nor sid: refused.
+      expect(await deliver(await rogue.logoutToken({}))).toBe(400);
+      expect(await live(second)).toEqual([second]);
+    });
+
+    it('with a sub and a sid, ends the session only when it is that person’s', async () => {
+      const other = await sessionThroughRogue('mallory-other', 'rogue-sid-other');
+      const own = await sessionThroughRogue('mallory-both', 'rogue-sid-both');
+      for (const sub of ['mallory-other', 'mallory-nobody'])
+        expect(await deliver(await rogue.logoutToken({ sub, sid: 'rogue-sid-both' }))).toBe(200);
+      expect(await live(other, own)).toEqual([other, own].sort());
+      expect(await deliver(await rogue.logoutToken({ sub: 'mallory-both', sid: 'rogue-sid-both' }))).toBe(
+        200,
+      );
+      expect(await live(other, own)).toEqual([other]);
+    });
+
+    it('a sid of another source ends nothing, though the token is valid there', async () => {
+      const session = await sessionThroughRogue('mallory-elsewhere', 'rogue-sid-elsewhere');
+      const twin = (
+        (await createSource({
+          name: 'Rogue IdP twin',
+          issuer: rogue.issuer,
+          clientId: rogue.clientId,
+          clientSecret: 'rogue-secret',
+          firstScan: 'create',
+        })) as unknown as { sourceId: string }
+      ).sourceId;
+      const token = await rogue.logoutToken({ sid: 'rogue-sid-elsewhere' });
+      expect(await deliver(token, twin)).toBe(200);
+      expect(await live(session)).toEqual([session]);
+      expect(await deliver(token)).toBe(200);
+      expect(await live(session)).toEqual([]);
+    });
+  });
 });

@@ -100,7 +100,22 @@ export type TakenUpstreamSession = NonNullable<Awaited<ReturnType<typeof takeUps
  * provider names them, one of its SessionIndexes): what a LogoutRequest of the provider ends.
  */
 export async function findSessionsOfNameId(db: Db, sourceId: string, nameId: string, indexes: string[]) {
-  let query = db
+  let query = liveSessionsOf(db, sourceId).where('u.name_id', '=', nameId);
+  if (indexes.length) query = query.where('u.session_index', 'in', indexes);
+  return query.execute();
+}
+
+/**
+ * The live single sign-on sessions made through the source in the provider's session `sid`
+ * (OpenID Connect): what a back-channel logout token naming that `sid` ends.
+ */
+export async function findSessionsOfSid(db: Db, sourceId: string, sid: string) {
+  return liveSessionsOf(db, sourceId).where('u.sid', '=', sid).execute();
+}
+
+/** The upstream sessions of the source bound to a single sign-on session that has not ended. */
+function liveSessionsOf(db: Db, sourceId: string) {
+  return db
     .selectFrom('upstream_sessions as u')
     .innerJoin('oidc_payloads as p', (join) =>
       join
@@ -110,10 +125,7 @@ export async function findSessionsOfNameId(db: Db, sourceId: string, nameId: str
     )
     .select(['u.id', 'u.account_id', 'u.sso_session_uid'])
     .where('u.source_id', '=', sourceId)
-    .where('u.name_id', '=', nameId)
     .where((eb) => eb.or([eb('p.expires_at', 'is', null), eb('p.expires_at', '>', sql<Date>`now()`)]));
-  if (indexes.length) query = query.where('u.session_index', 'in', indexes);
-  return query.execute();
 }
 
 export async function forgetUpstreamSessions(db: Db, ids: string[]) {
