@@ -29,6 +29,7 @@ create table upstream_sessions (
 );
 create index upstream_sessions_interaction on upstream_sessions (interaction_uid) where interaction_uid is not null;
 create index upstream_sessions_name_id on upstream_sessions (source_id, name_id) where name_id is not null;
+create index upstream_sessions_sid on upstream_sessions (source_id, sid) where sid is not null;
 create index upstream_sessions_expires on upstream_sessions (expires_at);
 
 create table upstream_logouts (
