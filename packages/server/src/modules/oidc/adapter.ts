@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
+import { deleteInBatches, type PurgeLimits } from '../../lib/batched-purge.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 import {
   findTokenWithContext,
@@ -212,10 +213,16 @@ export function createOidcAdapter(
 }
 
 /** Removes expired rows; run periodically. */
-export async function purgeExpiredOidcPayloads(db: Db): Promise<number> {
-  const result = await db
-    .deleteFrom('oidc_payloads')
-    .where('expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows ?? 0);
+export function purgeExpiredOidcPayloads(db: Db, limits?: PurgeLimits): Promise<number> {
+  return deleteInBatches(
+    db,
+    'oidc_payloads',
+    (limit) =>
+      db
+        .selectFrom('oidc_payloads')
+        .select(sql`ctid`.as('ctid'))
+        .where('expires_at', '<', sql<Date>`now()`)
+        .limit(limit),
+    limits,
+  );
 }
