@@ -243,19 +243,19 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleDir: options.consoleDir,
   });
 
-  // Tables that grow with sign-ins are purged in bounded batches (lib/batched-purge.ts).
+  // Each table is purged in bounded batches (lib/batched-purge.ts), at most so many a run.
   jobs.every('maintenance.purge', 600, async (_job, context) => {
     const limits = { ...defaultPurgeLimits, signal: context.signal };
     await Promise.all([
       purgeExpiredOidcPayloads(db, limits),
       purgeIdleBudgets(db, limits),
       purgeUnknownFailures(db, limits),
-      purgeScanStates(db),
-      purgeUpstreamStates(db),
-      purgeSamlSourceState(db),
-      purgeUpstreamLogoutState(db),
-      purgeSamlState(db),
-      purgeCasState(db),
+      purgeScanStates(db, limits),
+      purgeUpstreamStates(db, limits),
+      purgeSamlSourceState(db, limits),
+      purgeUpstreamLogoutState(db, limits),
+      purgeSamlState(db, limits),
+      purgeCasState(db, limits),
       purgeEndedConsoleSessions(db, limits),
     ]);
   });

@@ -5,6 +5,7 @@ import { purgeExpiredOidcPayloads } from '../modules/oidc/adapter.ts';
 import { purgeUnknownFailures } from '../modules/signin/signin-throttle.ts';
 import { createOneTimeCodes } from '../modules/verification/one-time-codes.ts';
 import { openTestDatabase } from '../test/harness.ts';
+import { purgeWhere } from './batched-purge.ts';
 import { purgeIdleBudgets } from './rate-windows.ts';
 
 let handle: DatabaseHandle;
@@ -57,6 +58,20 @@ describe('maintenance purges delete in bounded batches', () => {
       values ('AccessToken', 'stopping', '{}'::jsonb, now() - interval '1 minute')`.execute(db);
     expect(await purgeExpiredOidcPayloads(db, { ...small, signal: AbortSignal.abort() })).toBe(0);
     expect(await purgeExpiredOidcPayloads(db, small)).toBe(1);
+  });
+
+  it('deletes by any condition, over several batches, what that condition selects only', async () => {
+    const { db } = handle;
+    await sql`insert into oidc_payloads (model, id, payload, uid, expires_at)
+      select 'Interaction', 'cond-' || n, '{}'::jsonb, case when n % 2 = 0 then 'even' end, now() + interval '1 hour'
+        from generate_series(1, 12) n`.execute(db);
+    const even = (limits = small) =>
+      purgeWhere(db, 'oidc_payloads', (rows) => rows.where((eb) => eb.or([eb('uid', '=', 'even')])), limits);
+    expect(await even()).toBe(6);
+    expect(
+      await db.selectFrom('oidc_payloads').select('id').where('model', '=', 'Interaction').execute(),
+    ).toHaveLength(6);
+    await db.deleteFrom('oidc_payloads').where('model', '=', 'Interaction').execute();
   });
 
   it('purges idle rate windows, unknown-identifier failures and ended one-time codes the same way', async () => {

@@ -1,5 +1,6 @@
-import { type Expression, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
 
 /**
  * How the maintenance purges delete: at most `batch` rows per statement (each its own short
@@ -38,4 +39,32 @@ export async function deleteInBatches(
     if (count < limits.batch) break;
   }
   return deleted;
+}
+
+type Rows<T extends keyof Database> = SelectQueryBuilder<Database, T, { ctid: unknown }>;
+
+/**
+ * deleteInBatches for the rows of `table` that `where` keeps, e.g.
+ * `purgeWhere(db, 'saml_sessions', (rows) => rows.where('ended_at', '<', hourAgo), limits)`.
+ */
+export function purgeWhere<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  where: (rows: Rows<T>) => Rows<T>,
+  limits?: PurgeLimits,
+): Promise<number> {
+  // A generic table name is past what Kysely's types can follow: the callers' are concrete.
+  const rows = (db.selectFrom(table) as unknown as Rows<T>).select(sql`ctid`.as('ctid')) as Rows<T>;
+  return deleteInBatches(db, table, (limit) => where(rows).limit(limit), limits);
+}
+
+/** purgeWhere for the common case: the rows whose `column` is before `before` (default now). */
+export function purgeBefore<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  column: keyof Database[T] & string,
+  before: Date | Expression<Date> = sql<Date>`now()`,
+  limits?: PurgeLimits,
+): Promise<number> {
+  return purgeWhere(db, table, (rows) => rows.where(sql.ref(column), '<', before), limits);
 }

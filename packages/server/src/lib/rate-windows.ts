@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { deleteInBatches, type PurgeLimits } from './batched-purge.ts';
+import { type PurgeLimits, purgeBefore } from './batched-purge.ts';
 
 /**
  * A budget over a sliding window: at most `limit` in any `minutes` minutes, counted per minute
@@ -35,15 +35,5 @@ export async function spendBudgets(db: Db, budgets: readonly Budget[], mode: Bud
 
 /** Forgets windows nobody touched for a day (every budget's window is shorter). */
 export function purgeIdleBudgets(db: Db, limits?: PurgeLimits): Promise<number> {
-  return deleteInBatches(
-    db,
-    'rate_windows',
-    (limit) =>
-      db
-        .selectFrom('rate_windows')
-        .select(sql`ctid`.as('ctid'))
-        .where('updated_at', '<', sql<Date>`now() - interval '1 day'`)
-        .limit(limit),
-    limits,
-  );
+  return purgeBefore(db, 'rate_windows', 'updated_at', sql<Date>`now() - interval '1 day'`, limits);
 }

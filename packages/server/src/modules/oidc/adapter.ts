@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
-import { deleteInBatches, type PurgeLimits } from '../../lib/batched-purge.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 import {
   findTokenWithContext,
@@ -214,15 +214,5 @@ export function createOidcAdapter(
 
 /** Removes expired rows; run periodically. */
 export function purgeExpiredOidcPayloads(db: Db, limits?: PurgeLimits): Promise<number> {
-  return deleteInBatches(
-    db,
-    'oidc_payloads',
-    (limit) =>
-      db
-        .selectFrom('oidc_payloads')
-        .select(sql`ctid`.as('ctid'))
-        .where('expires_at', '<', sql<Date>`now()`)
-        .limit(limit),
-    limits,
-  );
+  return purgeBefore(db, 'oidc_payloads', 'expires_at', undefined, limits);
 }

@@ -1,7 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ConsoleSession, ConsoleSessionsTable } from '../../db/schema.ts';
-import { deleteInBatches, type PurgeLimits } from '../../lib/batched-purge.ts';
+import { type PurgeLimits, purgeWhere } from '../../lib/batched-purge.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 
 /**
@@ -132,21 +132,17 @@ export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
  */
 export function purgeEndedConsoleSessions(db: Db, limits?: PurgeLimits): Promise<number> {
   const dayAgo = sql<Date>`now() - interval '1 day'`;
-  return deleteInBatches(
+  return purgeWhere(
     db,
     'console_sessions',
-    (limit) =>
-      db
-        .selectFrom('console_sessions')
-        .select(sql`ctid`.as('ctid'))
-        .where((eb) =>
-          eb.or([
-            eb('revoked_at', '<', dayAgo),
-            eb('idle_expires_at', '<', dayAgo),
-            eb('absolute_expires_at', '<', dayAgo),
-          ]),
-        )
-        .limit(limit),
+    (rows) =>
+      rows.where((eb) =>
+        eb.or([
+          eb('revoked_at', '<', dayAgo),
+          eb('idle_expires_at', '<', dayAgo),
+          eb('absolute_expires_at', '<', dayAgo),
+        ]),
+      ),
     limits,
   );
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
-import { deleteInBatches, type PurgeLimits } from '../../lib/batched-purge.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { executeHot } from '../../lib/prepared.ts';
 import type { Budget } from '../../lib/rate-windows.ts';
 import { describeLoginEvent, type LoginEvent, loginEventInsert } from './login-events.repo.ts';
@@ -157,15 +157,5 @@ export async function rememberDevice(db: Db, accountId: string, deviceId: string
 
 /** Forgets pseudo lock-outs of unknown identifiers that ended a day ago. */
 export function purgeUnknownFailures(db: Db, limits?: PurgeLimits): Promise<number> {
-  return deleteInBatches(
-    db,
-    'sign_in_unknown',
-    (limit) =>
-      db
-        .selectFrom('sign_in_unknown')
-        .select(sql`ctid`.as('ctid'))
-        .where('last_failed_at', '<', sql<Date>`now() - interval '1 day'`)
-        .limit(limit),
-    limits,
-  );
+  return purgeBefore(db, 'sign_in_unknown', 'last_failed_at', sql<Date>`now() - interval '1 day'`, limits);
 }

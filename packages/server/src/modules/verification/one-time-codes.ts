@@ -7,7 +7,7 @@ import {
 } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { deleteInBatches, type PurgeLimits } from '../../lib/batched-purge.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { safeEqual, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -217,17 +217,7 @@ export function createOneTimeCodes(deps: { db: Db; mailer: Mailer; sms: SmsSende
     /** Removes codes that ended over an hour ago (a job); pacing only looks back one hour. */
     purge(limits?: PurgeLimits): Promise<number> {
       const hourAgo = new Date(Date.now() - HOUR_MS);
-      return deleteInBatches(
-        db,
-        'one_time_codes',
-        (limit) =>
-          db
-            .selectFrom('one_time_codes')
-            .select(sql`ctid`.as('ctid'))
-            .where('expires_at', '<', hourAgo)
-            .limit(limit),
-        limits,
-      );
+      return purgeBefore(db, 'one_time_codes', 'expires_at', hourAgo, limits);
     },
   };
 }
