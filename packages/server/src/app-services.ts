@@ -4,6 +4,7 @@ import type { AppOptions } from './app.ts';
 import { defaultCompanyQuotas } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { Bind } from './http/bind.ts';
+import { defaultPurgeLimits } from './lib/batched-purge.ts';
 import type { Sealer } from './lib/crypto.ts';
 import { onFirstUse } from './lib/on-first-use.ts';
 import type { OutboundPolicy } from './lib/outbound-address.ts';
@@ -174,7 +175,9 @@ export async function createServices(context: {
   app.addHook('onClose', await database.listen(SMS_CHANNEL, smsProvider.onNotice));
   const sms: SmsSender = options.sms ?? smsProvider.sender;
   const codes = createOneTimeCodes({ db, mailer, sms });
-  jobs.every(CODES_PURGE_JOB, 3600, () => codes.purge());
+  jobs.every(CODES_PURGE_JOB, 3600, async (_job, context) => {
+    await codes.purge({ ...defaultPurgeLimits, signal: context.signal });
+  });
   const mail = createMailService({ db, mailer, links: signInLinks, publicUrl: config.publicUrl });
   const notifyCredentialChange = createCredentialNotices({
     db,

@@ -7,6 +7,7 @@ import type { DatabaseHandle } from './db/database.ts';
 import { createBinder } from './http/bind.ts';
 import { pageRoutes } from './http/page-routes.ts';
 import { createServer, installApiBodies, sendNotFound } from './http/server.ts';
+import { defaultPurgeLimits } from './lib/batched-purge.ts';
 import { createSealer } from './lib/crypto.ts';
 import { createOutboundPolicy } from './lib/outbound-address.ts';
 import { purgeIdleBudgets } from './lib/rate-windows.ts';
@@ -242,18 +243,20 @@ export async function buildApp(options: AppOptions): Promise<TesseraApp> {
     consoleDir: options.consoleDir,
   });
 
-  jobs.every('maintenance.purge', 600, async () => {
+  // Each table is purged in bounded batches (lib/batched-purge.ts), at most so many a run.
+  jobs.every('maintenance.purge', 600, async (_job, context) => {
+    const limits = { ...defaultPurgeLimits, signal: context.signal };
     await Promise.all([
-      purgeExpiredOidcPayloads(db),
-      purgeIdleBudgets(db),
-      purgeUnknownFailures(db),
-      purgeScanStates(db),
-      purgeUpstreamStates(db),
-      purgeSamlSourceState(db),
-      purgeUpstreamLogoutState(db),
-      purgeSamlState(db),
-      purgeCasState(db),
-      purgeEndedConsoleSessions(db),
+      purgeExpiredOidcPayloads(db, limits),
+      purgeIdleBudgets(db, limits),
+      purgeUnknownFailures(db, limits),
+      purgeScanStates(db, limits),
+      purgeUpstreamStates(db, limits),
+      purgeSamlSourceState(db, limits),
+      purgeUpstreamLogoutState(db, limits),
+      purgeSamlState(db, limits),
+      purgeCasState(db, limits),
+      purgeEndedConsoleSessions(db, limits),
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { type PurgeLimits, purgeBefore } from './batched-purge.ts';
 
 /**
  * A budget over a sliding window: at most `limit` in any `minutes` minutes, counted per minute
@@ -33,6 +34,6 @@ export async function spendBudgets(db: Db, budgets: readonly Budget[], mode: Bud
 }
 
 /** Forgets windows nobody touched for a day (every budget's window is shorter). */
-export async function purgeIdleBudgets(db: Db): Promise<void> {
-  await db.deleteFrom('rate_windows').where('updated_at', '<', sql<Date>`now() - interval '1 day'`).execute();
+export function purgeIdleBudgets(db: Db, limits?: PurgeLimits): Promise<number> {
+  return purgeBefore(db, 'rate_windows', 'updated_at', sql<Date>`now() - interval '1 day'`, limits);
 }

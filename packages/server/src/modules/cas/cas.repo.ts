@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppCasConfig, CasFlow, CasTicket } from '../../db/schema-cas.ts';
+import { type PurgeLimits, purgeBefore, purgeWhere } from '../../lib/batched-purge.ts';
 import { findAppWithSettings } from '../app/internal-client.repo.ts';
 
 /** SQL of the CAS module. */
@@ -152,21 +153,24 @@ export async function claimTicketsForLogout(
 }
 
 /** Removes what no sign-in, validation or logout can need any more. */
-export async function purgeCasState(db: Db): Promise<void> {
-  await db.deleteFrom('cas_flows').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db
-    .deleteFrom('cas_tickets')
-    .where((eb) =>
-      eb.or([
-        // Never validated, or a proxy-granting ticket: useless once expired.
-        eb.and([eb('expires_at', '<', sql<Date>`now()`), eb('validated_at', 'is', null)]),
-        eb.and([eb('kind', '=', 'PGT'), eb('expires_at', '<', sql<Date>`now()`)]),
-        // A session at a service: kept for single logout while the sign-on session can last.
-        eb('created_at', '<', sql<Date>`now() - interval '30 days'`),
-        eb('logout_sent_at', '<', sql<Date>`now() - interval '1 hour'`),
-      ]),
-    )
-    .execute();
+export async function purgeCasState(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'cas_flows', 'expires_at', undefined, limits);
+  await purgeWhere(
+    db,
+    'cas_tickets',
+    (rows) =>
+      rows.where((eb) =>
+        eb.or([
+          // Never validated, or a proxy-granting ticket: useless once expired.
+          eb.and([eb('expires_at', '<', sql<Date>`now()`), eb('validated_at', 'is', null)]),
+          eb.and([eb('kind', '=', 'PGT'), eb('expires_at', '<', sql<Date>`now()`)]),
+          // A session at a service: kept for single logout while the sign-on session can last.
+          eb('created_at', '<', sql<Date>`now() - interval '30 days'`),
+          eb('logout_sent_at', '<', sql<Date>`now() - interval '1 hour'`),
+        ]),
+      ),
+    limits,
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 import {
   findTokenWithContext,
@@ -212,10 +213,6 @@ export function createOidcAdapter(
 }
 
 /** Removes expired rows; run periodically. */
-export async function purgeExpiredOidcPayloads(db: Db): Promise<number> {
-  const result = await db
-    .deleteFrom('oidc_payloads')
-    .where('expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows ?? 0);
+export function purgeExpiredOidcPayloads(db: Db, limits?: PurgeLimits): Promise<number> {
+  return purgeBefore(db, 'oidc_payloads', 'expires_at', undefined, limits);
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { App } from '../../db/schema.ts';
 import type { AppSamlConfig, SamlFlow, SamlSession } from '../../db/schema-saml.ts';
+import { type PurgeLimits, purgeBefore, purgeWhere } from '../../lib/batched-purge.ts';
 import { findAppWithSettings } from '../app/internal-client.repo.ts';
 
 /** SQL of the SAML module. */
@@ -185,17 +186,20 @@ export async function endSamlSession(db: Db, sessionId: string): Promise<void> {
 }
 
 /** Removes what no sign-in or logout can need any more. */
-export async function purgeSamlState(db: Db): Promise<void> {
-  await db.deleteFrom('saml_flows').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db.deleteFrom('saml_seen_messages').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db.deleteFrom('saml_logout_chains').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db
-    .deleteFrom('saml_sessions')
-    .where((eb) =>
-      eb.or([
-        eb('expires_at', '<', sql<Date>`now()`),
-        eb('ended_at', '<', sql<Date>`now() - interval '1 hour'`),
-      ]),
-    )
-    .execute();
+export async function purgeSamlState(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'saml_flows', 'expires_at', undefined, limits);
+  await purgeBefore(db, 'saml_seen_messages', 'expires_at', undefined, limits);
+  await purgeBefore(db, 'saml_logout_chains', 'expires_at', undefined, limits);
+  await purgeWhere(
+    db,
+    'saml_sessions',
+    (rows) =>
+      rows.where((eb) =>
+        eb.or([
+          eb('expires_at', '<', sql<Date>`now()`),
+          eb('ended_at', '<', sql<Date>`now() - interval '1 hour'`),
+        ]),
+      ),
+    limits,
+  );
 }

@@ -1,6 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ConsoleSession, ConsoleSessionsTable } from '../../db/schema.ts';
+import { type PurgeLimits, purgeWhere } from '../../lib/batched-purge.ts';
 import { preparedStatement } from '../../lib/prepared.ts';
 
 /**
@@ -129,17 +130,19 @@ export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
  * Deletes the console sessions that ended a day ago or more (revoked, idle or past their absolute
  * expiry): nothing reads them again, and every console sign-in adds one (job `maintenance.purge`).
  */
-export async function purgeEndedConsoleSessions(db: Db): Promise<number> {
+export function purgeEndedConsoleSessions(db: Db, limits?: PurgeLimits): Promise<number> {
   const dayAgo = sql<Date>`now() - interval '1 day'`;
-  const result = await db
-    .deleteFrom('console_sessions')
-    .where((eb) =>
-      eb.or([
-        eb('revoked_at', '<', dayAgo),
-        eb('idle_expires_at', '<', dayAgo),
-        eb('absolute_expires_at', '<', dayAgo),
-      ]),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows ?? 0);
+  return purgeWhere(
+    db,
+    'console_sessions',
+    (rows) =>
+      rows.where((eb) =>
+        eb.or([
+          eb('revoked_at', '<', dayAgo),
+          eb('idle_expires_at', '<', dayAgo),
+          eb('absolute_expires_at', '<', dayAgo),
+        ]),
+      ),
+    limits,
+  );
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Account } from '../../db/schema.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { executeHot } from '../../lib/prepared.ts';
 import type { Budget } from '../../lib/rate-windows.ts';
 import { describeLoginEvent, type LoginEvent, loginEventInsert } from './login-events.repo.ts';
@@ -155,9 +156,6 @@ export async function rememberDevice(db: Db, accountId: string, deviceId: string
 }
 
 /** Forgets pseudo lock-outs of unknown identifiers that ended a day ago. */
-export async function purgeUnknownFailures(db: Db): Promise<void> {
-  await db
-    .deleteFrom('sign_in_unknown')
-    .where('last_failed_at', '<', sql<Date>`now() - interval '1 day'`)
-    .execute();
+export function purgeUnknownFailures(db: Db, limits?: PurgeLimits): Promise<number> {
+  return purgeBefore(db, 'sign_in_unknown', 'last_failed_at', sql<Date>`now() - interval '1 day'`, limits);
 }

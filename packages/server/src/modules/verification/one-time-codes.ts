@@ -7,6 +7,7 @@ import {
 } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { type PurgeLimits, purgeBefore } from '../../lib/batched-purge.ts';
 import { safeEqual, sha256 } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -214,11 +215,9 @@ export function createOneTimeCodes(deps: { db: Db; mailer: Mailer; sms: SmsSende
     },
 
     /** Removes codes that ended over an hour ago (a job); pacing only looks back one hour. */
-    async purge() {
-      await db
-        .deleteFrom('one_time_codes')
-        .where('expires_at', '<', new Date(Date.now() - HOUR_MS))
-        .execute();
+    purge(limits?: PurgeLimits): Promise<number> {
+      const hourAgo = new Date(Date.now() - HOUR_MS);
+      return purgeBefore(db, 'one_time_codes', 'expires_at', hourAgo, limits);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type PurgeLimits, purgeBefore } from '../../../lib/batched-purge.ts';
 
 /**
  * The state of SAML source sign-ins (migration 36): the AuthnRequests under way, each bound to
@@ -91,7 +92,7 @@ export async function rememberAssertion(
 }
 
 /** Forgets expired requests and assertion ids (the hourly purge). */
-export async function purgeSamlSourceState(db: Db): Promise<void> {
-  await db.deleteFrom('saml_source_requests').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db.deleteFrom('saml_source_assertions').where('expires_at', '<', sql<Date>`now()`).execute();
+export async function purgeSamlSourceState(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'saml_source_requests', 'expires_at', undefined, limits);
+  await purgeBefore(db, 'saml_source_assertions', 'expires_at', undefined, limits);
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type PurgeLimits, purgeBefore } from '../../../lib/batched-purge.ts';
 import { randomToken, sha256 } from '../../../lib/crypto.ts';
 
 /**
@@ -73,6 +74,6 @@ export async function consumeScanState(
   return query.returning(['id', 'source_id', 'purpose', 'interaction_uid', 'session_id']).executeTakeFirst();
 }
 
-export async function purgeScanStates(db: Db): Promise<void> {
-  await db.deleteFrom('scan_states').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+export async function purgeScanStates(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'scan_states', 'expires_at', sql<Date>`now() - interval '1 hour'`, limits);
 }

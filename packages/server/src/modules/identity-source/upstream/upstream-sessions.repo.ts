@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type PurgeLimits, purgeBefore, purgeWhere } from '../../../lib/batched-purge.ts';
 import { randomToken, type Sealer } from '../../../lib/crypto.ts';
 import type { UpstreamIdentity } from './upstream-identity.ts';
 
@@ -173,30 +174,36 @@ export async function rememberLogoutToken(db: Db, sourceId: string, jti: string,
 }
 
 /** Forgets expired sign-outs and token ids, and upstream sessions whose Tessera session is gone. */
-export async function purgeUpstreamLogoutState(db: Db): Promise<void> {
-  await db.deleteFrom('upstream_logouts').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db.deleteFrom('upstream_logout_tokens').where('expires_at', '<', sql<Date>`now()`).execute();
-  await db
-    .deleteFrom('upstream_sessions')
-    .where((eb) =>
-      eb.or([
-        eb('expires_at', '<', sql<Date>`now()`),
-        eb.and([
-          eb('sso_session_uid', 'is not', null),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('oidc_payloads as p')
-                .select(sql`1`.as('one'))
-                .where('p.model', '=', 'Session')
-                .whereRef('p.uid', '=', 'upstream_sessions.sso_session_uid')
-                .where((inner) =>
-                  inner.or([inner('p.expires_at', 'is', null), inner('p.expires_at', '>', sql<Date>`now()`)]),
-                ),
+export async function purgeUpstreamLogoutState(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'upstream_logouts', 'expires_at', undefined, limits);
+  await purgeBefore(db, 'upstream_logout_tokens', 'expires_at', undefined, limits);
+  await purgeWhere(
+    db,
+    'upstream_sessions',
+    (rows) =>
+      rows.where((eb) =>
+        eb.or([
+          eb('expires_at', '<', sql<Date>`now()`),
+          eb.and([
+            eb('sso_session_uid', 'is not', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('oidc_payloads as p')
+                  .select(sql`1`.as('one'))
+                  .where('p.model', '=', 'Session')
+                  .whereRef('p.uid', '=', 'upstream_sessions.sso_session_uid')
+                  .where((inner) =>
+                    inner.or([
+                      inner('p.expires_at', 'is', null),
+                      inner('p.expires_at', '>', sql<Date>`now()`),
+                    ]),
+                  ),
+              ),
             ),
-          ),
+          ]),
         ]),
-      ]),
-    )
-    .execute();
+      ),
+    limits,
+  );
 }

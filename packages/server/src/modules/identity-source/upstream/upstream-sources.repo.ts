@@ -1,6 +1,7 @@
 import { upstreamSourceTypes } from '@tessera/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { type PurgeLimits, purgeBefore } from '../../../lib/batched-purge.ts';
 import { randomToken, sha256 } from '../../../lib/crypto.ts';
 import { type AnySource, findEnabledSources } from '../identity-source.repo.ts';
 
@@ -127,9 +128,6 @@ export async function consumeUpstreamState(
     .executeTakeFirst();
 }
 
-export async function purgeUpstreamStates(db: Db): Promise<void> {
-  await db
-    .deleteFrom('upstream_states')
-    .where('expires_at', '<', sql<Date>`now() - interval '1 hour'`)
-    .execute();
+export async function purgeUpstreamStates(db: Db, limits?: PurgeLimits): Promise<void> {
+  await purgeBefore(db, 'upstream_states', 'expires_at', sql<Date>`now() - interval '1 hour'`, limits);
 }
