@@ -27,7 +27,7 @@ export interface Landing {
  * Pages that a browser submits by itself: oidc-provider's (form_post, the account switch) and
  * Tessera's sign-out that the application's ID token confirmed (`form-launch.js` posts it).
  */
-const autoSubmitting = (html: string) =>
+export const autoSubmitting = (html: string) =>
   html.includes('document.forms[0].submit()') ||
   (/<form[^>]*action="[^"]*\/session\/end\/confirm"[^>]*data-auto-submit>/.test(html) &&
     html.includes('/form-launch.js"'));
