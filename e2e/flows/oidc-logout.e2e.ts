@@ -58,7 +58,7 @@ export function oidcLogoutFlows(oidc: OidcSuite) {
 
     conformance(
       'RP-Initiated Logout OP',
-      `id_token_hint, post_logout_redirect_uri and state: confirmed, back at the app with its state (${name})`,
+      `id_token_hint, post_logout_redirect_uri and state: signed out without a question, back at the app with its state (${name})`,
       async () => {
         const { browser, rp } = get();
         signedIn = await signInToBoth(library);
@@ -69,8 +69,7 @@ export function oidcLogoutFlows(oidc: OidcSuite) {
             state: `bye-${library}`,
           }),
         );
-        await browser.page.getByText('Do you want to sign out of Tessera?').waitFor();
-        await browser.page.locator('button[name="logout"][value="yes"]').click();
+        // The ID token names this session: the sign-out page posts itself, nothing is clicked.
         await browser.page.waitForURL((url) => url.toString().startsWith(`${rp.base}/bye`));
         assert.equal(await browser.page.locator('#bye-state').innerText(), `bye-${library}`);
         // The single sign-on session is over.

@@ -72,10 +72,12 @@ export async function passkeyFlow(
   assert.equal(credentials[0]?.isResidentCredential, true, 'the passkey is discoverable');
 
   // 3. Sign out (the user centre and the single sign-on session).
+  // The user centre's ID token names the session: the sign-out page posts itself, no question.
+  const selfPosted = page.waitForResponse(
+    (r) => r.url().includes('/oidc/session/end/confirm') && r.request().method() === 'POST',
+  );
   await page.locator('form[action="/portal/logout"] button[type=submit]').click();
-  const confirm = page.locator('button[name="logout"][value="yes"]');
-  await confirm.waitFor();
-  await confirm.click();
+  await selfPosted;
   await page.waitForLoadState();
   await page.goto(account);
   await page.waitForURL(/\/interaction\//);

@@ -42,6 +42,7 @@ export {
   type ConsentPageInput,
   type FrontChannelLogoutPageInput,
   type LogoutConfirmPageInput,
+  renderAutoLogoutPage,
   renderConsentPage,
   renderFrontChannelLogoutPage,
   renderLogoutConfirmPage,

@@ -1,4 +1,5 @@
 import { interpolate } from '@tessera/contract';
+import { renderAutoPostPage } from './app-pages.ts';
 import { html } from './html.ts';
 import { layout, type PageContext } from './pages.ts';
 import { portalPhrases } from './phrases/index.ts';
@@ -93,6 +94,23 @@ export function renderLogoutConfirmPage(ctx: PageContext, input: LogoutConfirmPa
 <button type="submit" class="primary">${interpolate(t.returnTo, { client: input.clientName })}</button>
 </form>`,
   );
+}
+
+/**
+ * A sign-out the application asked for with the ID token of this very session: nothing to ask,
+ * the end-session form posts itself (`form-launch.js`; without script, the Continue button).
+ */
+export function renderAutoLogoutPage(ctx: PageContext, input: { action: string; xsrf: string }): string {
+  const t = portalPhrases[ctx.lang].logout;
+  return renderAutoPostPage(ctx, {
+    title: t.signingOutTitle,
+    intro: t.signingOutOfTessera,
+    action: input.action,
+    fields: [
+      { name: 'xsrf', value: input.xsrf },
+      { name: 'logout', value: 'yes' },
+    ],
+  });
 }
 
 export interface FrontChannelLogoutPageInput {

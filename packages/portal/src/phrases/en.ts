@@ -201,6 +201,7 @@ export const en = {
     returnTo: 'Return to {client}',
     signingOutTitle: 'Signing out',
     signingOut: 'Signing you out of your applications:',
+    signingOutOfTessera: 'Signing you out of Tessera. If nothing happens, select Continue.',
     continue: 'Continue',
   },
   /** A third-party application asks the person what it may read (OIDC consent). */

@@ -194,6 +194,7 @@ export const zh = {
     returnTo: '返回 {client}',
     signingOutTitle: '正在退出',
     signingOut: '正在退出以下应用：',
+    signingOutOfTessera: '正在退出 Tessera。如果页面没有跳转，请选择“继续”。',
     continue: '继续',
   },
   consent: {

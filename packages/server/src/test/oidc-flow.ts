@@ -23,8 +23,14 @@ export interface Landing {
   page?: { url: string; status: number; html: string };
 }
 
-/** oidc-provider's pages that a browser submits by itself (form_post, the account switch). */
-const autoSubmitting = (html: string) => html.includes('document.forms[0].submit()');
+/**
+ * Pages that a browser submits by itself: oidc-provider's (form_post, the account switch) and
+ * Tessera's sign-out that the application's ID token confirmed (`form-launch.js` posts it).
+ */
+export const autoSubmitting = (html: string) =>
+  html.includes('document.forms[0].submit()') ||
+  (/<form[^>]*action="[^"]*\/session\/end\/confirm"[^>]*data-auto-submit>/.test(html) &&
+    html.includes('/form-launch.js"'));
 
 /**
  * Follows redirects (and self-submitting forms, as a browser with script does) from `url` until

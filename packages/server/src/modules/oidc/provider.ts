@@ -1,5 +1,10 @@
 import { appLimits, appTokenAuthMethods, recommendedTokenLifetimes } from '@tessera/contract';
-import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from '@tessera/portal';
+import {
+  renderAutoLogoutPage,
+  renderErrorPage,
+  renderLoggedOutPage,
+  renderLogoutPage,
+} from '@tessera/portal';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
@@ -7,6 +12,7 @@ import { extraClientProperties, type TesseraApiClient, type TesseraAppClient } f
 import { acrFor, acrValuesSupported, requestedAcr } from './authentication-context.ts';
 import { appOf, isTesseraClient } from './clients.ts';
 import { type ConsentStore, createGrantLoader } from './consent.ts';
+import { hintNamesSession } from './logout-hint.ts';
 import {
   beforeAnswer,
   OIDC_MOUNT,
@@ -141,6 +147,13 @@ function keepOfflineAccess(
 }
 
 export function createOidcProvider(options: OidcProviderOptions): Provider {
+  // A person's `sub` at a client: pairwise per company for applications (subject.ts).
+  const pairwise = async (client: { clientId: string }, accountId: string) => {
+    const app = appOf(client as never);
+    return app ? options.pairwiseSubject(app.companyId, accountId) : accountId;
+  };
+  const subjectFor = async (client: { clientId: string; subjectType?: string }, accountId: string) =>
+    client.subjectType === 'pairwise' ? pairwise(client, accountId) : accountId;
   const configuration: Configuration = {
     adapter: options.adapter,
     clients: options.clients,
@@ -160,10 +173,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
     clientAuthMethods: [...appTokenAuthMethods],
     // Applications get pairwise subjects per company (subject.ts); Tessera's own clients the account id.
     subjectTypes: ['public', 'pairwise'],
-    pairwiseIdentifier: async (_ctx, accountId, client) => {
-      const app = appOf(client as never);
-      return app ? options.pairwiseSubject(app.companyId, accountId) : accountId;
-    },
+    pairwiseIdentifier: async (_ctx, accountId, client) => pairwise(client, accountId),
     // The sector of an application is its company, named by Tessera itself: nothing to fetch.
     sectorIdentifierUriValidate: (client) => !client.sectorIdentifierUri?.startsWith(COMPANY_SECTOR_BASE),
     fetch: options.fetch,
@@ -239,6 +249,17 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         enabled: true,
         async logoutSource(ctx, form) {
           ctx.type = 'html';
+          // An application that names this session with its ID token signs the person out
+          // without asking (logout-hint.ts): the form posts itself, as oidc-provider's own
+          // page without a session does; anything else asks, as before.
+          const xsrf = ctx.oidc.session?.state?.secret;
+          if (typeof xsrf === 'string' && (await hintNamesSession(ctx, subjectFor))) {
+            ctx.body = renderAutoLogoutPage(pageContextOf(ctx), {
+              action: ctx.oidc.urlFor('end_session_confirm'),
+              xsrf,
+            });
+            return;
+          }
           ctx.body = renderLogoutPage(pageContextOf(ctx), { form });
         },
         async postLogoutSuccessSource(ctx) {

@@ -74,6 +74,11 @@ describe('user centre', () => {
     });
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toContain('/oidc/session/end');
+    // The user centre names its own session with its ID token: Tessera does not ask again.
+    const ending = await request(jar, new URL(out.headers.get('location')!, ctx.baseUrl).toString());
+    const endingHtml = await ending.text();
+    expect(endingHtml).not.toContain('Do you want to sign out');
+    expect(endingHtml).toMatch(/\/session\/end\/confirm"[^>]*data-auto-submit>/);
     expect(csrf).not.toBe(freshCsrf);
     const afterOut = await request(jar, `${ctx.baseUrl}/portal/account`);
     expect(afterOut.status).toBe(302);

@@ -10,7 +10,14 @@ import {
   type TestContext,
 } from '../../../test/harness.ts';
 import { startLogoutReceiver } from '../../../test/logout-receiver.ts';
-import { authorization, CALLBACK, formOf, openedApp, type TestApp } from '../../../test/oidc-flow.ts';
+import {
+  authorization,
+  autoSubmitting,
+  CALLBACK,
+  formOf,
+  openedApp,
+  type TestApp,
+} from '../../../test/oidc-flow.ts';
 import { TwoSiteBrowser } from '../../../test/two-site-browser.ts';
 import { purgeUpstreamLogoutState } from '../upstream/upstream-sessions.repo.ts';
 
@@ -126,7 +133,7 @@ async function signInThroughUpstream(browser: TwoSiteBrowser) {
   expect(landed.stopped, landed.html.slice(0, 400)).toBeDefined();
 }
 
-/** Posts a sign-out confirmation page's form ("yes, sign out") and follows. */
+/** Posts a sign-out confirmation page's form ("yes, sign out": the person's click) and follows. */
 function confirmSignOut(browser: TwoSiteBrowser, page: { url: string; html: string }, stopAt: string) {
   const form = formOf(page, /session\/end\/confirm/);
   return browser.follow(form.action, stopAt, {
@@ -179,8 +186,18 @@ describe('upstream logout of the OpenID Connect identity source', () => {
         .execute(),
     ).toEqual([]);
 
-    const upstreamAsks = await browser.follow(sent.href, CALLBACK);
-    const ended = await confirmSignOut(browser, upstreamAsks, CALLBACK);
+    // The downstream's ID token names the upstream session: the upstream does not ask again,
+    // its page posts itself (the person confirmed once, at the downstream).
+    const upstreamPage = await browser.follow(sent.href, CALLBACK);
+    expect(upstreamPage.url.startsWith(upstream.baseUrl), upstreamPage.url).toBe(true);
+    expect(upstreamPage.html).not.toContain('Do you want to sign out');
+    expect(autoSubmitting(upstreamPage.html), upstreamPage.html.slice(0, 400)).toBe(true);
+    const selfPosted = formOf(upstreamPage, /session\/end\/confirm/);
+    const ended = await browser.follow(selfPosted.action, CALLBACK, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(selfPosted.fields).toString(),
+    });
     expect(ended.stopped).toBeUndefined();
     expect(ended.url.startsWith(down.baseUrl), ended.url).toBe(true);
     expect(ended.status).toBe(200);
