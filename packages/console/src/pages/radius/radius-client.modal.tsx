@@ -63,6 +63,9 @@ export function RadiusClientModal({
       ? async (values) => {
           const body = {
             ...values,
+            // The switch is on screen only once the watched mode has rendered, and a field off
+            // screen is left out of the validated values: read it from the form's store instead.
+            smsCodes: values.otpMode === 'challenge' && form.getFieldValue('smsCodes') === true,
             name: values.name.trim(),
             source: values.source.trim(),
             departmentIds: values.access === 'restricted' ? values.departmentIds : [],
