@@ -34,7 +34,14 @@ import {
   signIn,
   submitLogin,
 } from './lib/browser.ts';
-import { adminWithCompany, licenseUsers, runOn, startLicensableServer, tenantCall } from './lib/org.ts';
+import {
+  adminWithCompany,
+  licenseUsers,
+  openAppWithOptionalOtp,
+  runOn,
+  startLicensableServer,
+  tenantCall,
+} from './lib/org.ts';
 import { type PgPerRequest, pgPhase } from './lib/pg-stats.ts';
 import { type Outcome, RadiusDevice, type Person as RadiusPerson } from './lib/radius-nas.ts';
 import { argonOptions } from './lib/raw-hash.ts';
@@ -145,21 +152,8 @@ async function measure(
 async function setUp(server: BenchServer, masterKey: Buffer, radiusReady: boolean) {
   const tenant = await adminWithCompany(server, 'Sizing Co');
   await licenseUsers(server, tenant, 2 * SIGNINS + 100);
-  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
-    server,
-    tenant,
-    '/api/v1/manage/app/create',
-    { name: 'Sizing Wiki' },
-  );
-  const { appId, clientId } = created.app;
-  await tenantCall(server, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [REDIRECT_URI] });
-  await tenantCall(server, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
-  const mfa = await tenantCall<Record<string, unknown>>(server, tenant, '/api/v1/manage/safety/mfa', {});
-  await tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
-    ...mfa,
-    mode: 'optional',
-    types: ['otp'],
-  });
+  const created = await openAppWithOptionalOtp(server, tenant, 'Sizing Wiki', REDIRECT_URI);
+  const { appId, clientId } = created;
   const robot = await tenantCall<{ account: { clientId: string }; secret: string }>(
     server,
     tenant,

@@ -28,7 +28,14 @@ import pg from 'pg';
 import { createSealer } from '../packages/server/src/lib/crypto.ts';
 import { generateTotp } from '../packages/server/src/lib/otp/totp.ts';
 import { beginInteraction, follow, postForm, type RelyingParty, signIn, submitLogin } from './lib/browser.ts';
-import { adminWithCompany, licenseUsers, percentile, startLicensableServer, tenantCall } from './lib/org.ts';
+import {
+  adminWithCompany,
+  licenseUsers,
+  openAppWithOptionalOtp,
+  percentile,
+  startLicensableServer,
+  tenantCall,
+} from './lib/org.ts';
 import { pgPhase } from './lib/pg-stats.ts';
 import {
   cpuOfCommand,
@@ -142,22 +149,8 @@ ${ports.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
 async function setUp(proxy: BenchServer, databaseUrl: string, masterKey: Buffer) {
   const tenant = await adminWithCompany(proxy, 'Storm Co');
   await licenseUsers(proxy, tenant, PEOPLE + 100);
-  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
-    proxy,
-    tenant,
-    '/api/v1/manage/app/create',
-    { name: 'Storm Wiki' },
-  );
-  const { appId, clientId } = created.app;
-  await tenantCall(proxy, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [REDIRECT_URI] });
-  await tenantCall(proxy, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
-  // MFA "optional": a person who has bound a factor is asked for it at every sign-in.
-  const mfa = await tenantCall<Record<string, unknown>>(proxy, tenant, '/api/v1/manage/safety/mfa', {});
-  await tenantCall(proxy, tenant, '/api/v1/manage/safety/mfa/update', {
-    ...mfa,
-    mode: 'optional',
-    types: ['otp'],
-  });
+  const created = await openAppWithOptionalOtp(proxy, tenant, 'Storm Wiki', REDIRECT_URI);
+  const { clientId } = created;
 
   const people: Person[] = [];
   const started = performance.now();

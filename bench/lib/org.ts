@@ -87,6 +87,34 @@ export async function licenseUsers(server: BenchServer, tenant: Tenant, users: n
  * Runs the benchmark's body on the server: on a failure prints the end of the server's log before
  * passing the error on; stops the server in any case.
  */
+/**
+ * An opened OIDC application of the tenant with one redirect URI, and the company's MFA set to
+ * "optional" with authenticator apps: a person with a bound factor is asked for it at every sign-in.
+ */
+export async function openAppWithOptionalOtp(
+  server: BenchServer,
+  tenant: Tenant,
+  name: string,
+  redirectUri: string,
+) {
+  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
+    server,
+    tenant,
+    '/api/v1/manage/app/create',
+    { name },
+  );
+  const { appId, clientId } = created.app;
+  await tenantCall(server, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [redirectUri] });
+  await tenantCall(server, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
+  const mfa = await tenantCall<Record<string, unknown>>(server, tenant, '/api/v1/manage/safety/mfa', {});
+  await tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
+    ...mfa,
+    mode: 'optional',
+    types: ['otp'],
+  });
+  return { appId, clientId, clientSecret: created.clientSecret };
+}
+
 export async function runOn(server: BenchServer, body: () => Promise<void>) {
   try {
     await body();
