@@ -67,6 +67,27 @@ export function cpuOfCommand(comm: string, argument?: string): number {
   return sum;
 }
 
+/**
+ * Nanoseconds on CPU of each thread of a process (schedstat), read when BENCH_THREADS is set:
+ * `cpuMeter` then prints each thread's CPU over the phase, by its id's distance from the main
+ * thread's (0). On Node 20, +2 to +5 are V8's platform workers (garbage collection, the optimising
+ * compiler) and the last four threads libuv's pool, where argon2id runs.
+ */
+function threadsOf(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(
+          Number(tid),
+          Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]),
+        );
+      } catch {}
+    }
+  } catch {}
+  return threads;
+}
+
 /** CPU seconds of a process (all its threads), or of its main thread only. */
 export function cpuOfPid(pid: number, mainThread = false): number {
   try {
@@ -107,6 +128,7 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
     serverMain: cpuOfPid(serverPid, true),
     bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
     postgres: options.postgresDatabase === null ? 0 : cpuOfCommand('postgres', options.postgresDatabase),
+    threads: process.env.BENCH_THREADS ? threadsOf(serverPid) : new Map<number, number>(),
   });
   const start = take();
   return {
@@ -120,6 +142,12 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
       const bench = (end.bench - start.bench) / seconds;
       const postgres = Math.max(0, end.postgres - start.postgres) / seconds;
       const busyCores = busy / seconds;
+      if (end.threads.size) {
+        const line = [...end.threads].map(
+          ([tid, ns]) => `${tid - serverPid}:${((ns - (start.threads.get(tid) ?? 0)) / 1e6).toFixed(0)}`,
+        );
+        console.log(`  threads ms: ${line.join(' ')}`);
+      }
       return {
         seconds,
         machineBusy: total > 0 ? busy / total : 0,

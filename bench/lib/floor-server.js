@@ -1,0 +1,79 @@
+/**
+ * The floor of a password sign-in on this machine (bench/floor.bench.ts): a bare HTTP server
+ * whose one route does what any sign-in must, and nothing else. It reads a form, runs one
+ * statement before the hash (the account and a budget), verifies an argon2id hash with the
+ * server's parameters (at most one per core, as the server), runs one statement after it (the
+ * budget back, a login event), and answers a redirect with a cookie. Every statement is
+ * prepared by name. Plain Node and node-postgres: no framework, no query builder.
+ *
+ *   FLOOR_DATABASE_URL=postgres://... FLOOR_PORT=... node bench/lib/floor-server.js
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { hash, verify } from '@node-rs/argon2';
+import pg from 'pg';
+
+const options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+const db = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
+await db.query(`
+  create table if not exists floor_accounts (id serial primary key, username text unique, password_hash text,
+    failures int not null default 0, last_login timestamptz);
+  create table if not exists floor_budgets (key text primary key, used int not null default 0);
+  create table if not exists floor_events (id bigserial primary key, account_id int, at timestamptz not null default now(),
+    result text, ip text);
+  create index if not exists floor_events_account on floor_events (account_id, at desc);
+  truncate floor_accounts, floor_budgets, floor_events;`);
+await db.query('insert into floor_accounts (username, password_hash) values ($1, $2)', [
+  'ada',
+  await hash('Floor-Password-1', options),
+]);
+
+const before = {
+  name: 'floor_before',
+  text: `with budget as (insert into floor_budgets (key, used) values ($2, 1)
+           on conflict (key) do update set used = floor_budgets.used + 1 returning used)
+         select a.id, a.password_hash, (select used from budget) as used from floor_accounts a where a.username = $1`,
+};
+const after = {
+  name: 'floor_after',
+  text: `with back as (update floor_budgets set used = used - 1 where key = $2),
+         account as (update floor_accounts set failures = 0, last_login = now() where id = $1)
+         insert into floor_events (account_id, result, ip) values ($1, 'success', $3)`,
+};
+
+const slots = availableParallelism();
+let hashing = 0;
+const waiting = [];
+async function limited(work) {
+  if (hashing >= slots) await new Promise((turn) => waiting.push(turn));
+  else hashing++;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
+
+const secret = randomBytes(32);
+createServer(async (request, response) => {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  const form = new URLSearchParams(Buffer.concat(chunks).toString());
+  const ip = request.socket.remoteAddress ?? '';
+  const found = await db.query({ ...before, values: [form.get('identifier'), `ip:${ip}`] });
+  const account = found.rows[0];
+  const ok = account && (await limited(() => verify(account.password_hash, form.get('password') ?? '')));
+  if (!ok) {
+    response.writeHead(401).end();
+    return;
+  }
+  await db.query({ ...after, values: [account.id, `ip:${ip}`, ip] });
+  const session = randomBytes(16).toString('base64url');
+  const signature = createHmac('sha256', secret).update(session).digest('base64url');
+  response
+    .writeHead(303, { location: '/done', 'set-cookie': `s=${session}.${signature}; Path=/; HttpOnly` })
+    .end();
+}).listen(Number(process.env.FLOOR_PORT), '127.0.0.1', () => console.log('floor server ready'));
