@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ describe('configuration', () => {
       session: { idleSeconds: 7200, absoluteSeconds: 43_200 },
       mail: { smtpUrl: undefined, from: 'Tessera <noreply@localhost>' },
       importConcurrency: 2,
+      hashesAtOnce: availableParallelism(),
       outboundNetworks: [],
       companyQuotas: { user: 100, app: 10 },
     });
@@ -37,6 +39,7 @@ describe('configuration', () => {
       TESSERA_SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465',
       TESSERA_MAIL_FROM: 'Example ID <id@example.com>',
       TESSERA_IMPORT_CONCURRENCY: '4',
+      TESSERA_HASHES_AT_ONCE: '3',
       TESSERA_OUTBOUND_ALLOWED_NETWORKS: '10.0.0.0/8, 192.168.1.7, fd00::/8',
       TESSERA_COMPANY_USER_QUOTA: '2500',
       TESSERA_COMPANY_APP_QUOTA: 'unlimited',
@@ -51,6 +54,7 @@ describe('configuration', () => {
       session: { idleSeconds: 600, absoluteSeconds: 3600 },
       mail: { smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', from: 'Example ID <id@example.com>' },
       importConcurrency: 4,
+      hashesAtOnce: 3,
       outboundNetworks: ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'],
       companyQuotas: { user: 2500, app: null },
     });
@@ -58,6 +62,7 @@ describe('configuration', () => {
 
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
+    [{ TESSERA_HASHES_AT_ONCE: '0' }, 'TESSERA_HASHES_AT_ONCE'],
     [{ PORT: '70000' }, 'PORT'],
     [{ HOST: 'bad host' }, 'HOST'],
     [{ TESSERA_PUBLIC_URL: 'not a url' }, 'TESSERA_PUBLIC_URL'],

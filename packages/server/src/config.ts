@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import {
   consoleSessionDefaults,
@@ -31,6 +32,8 @@ export interface Config {
   mail: MailConfig;
   /** User imports running at once on the platform (all instances together). */
   importConcurrency: number;
+  /** Password hashes (argon2id) computed at once by this instance: by default one per core. */
+  hashesAtOnce: number;
   /**
    * TESSERA_OUTBOUND_ALLOWED_NETWORKS: the private or special-use networks that connections to
    * addresses company administrators typed (back-channel logout, SAML metadata, Exchange, LDAP)
@@ -226,6 +229,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const mail = mailConfig(env, publicUrl);
   const importConcurrency = integer(env, 'TESSERA_IMPORT_CONCURRENCY', 2, 1, 16);
+  const hashesAtOnce = integer(env, 'TESSERA_HASHES_AT_ONCE', availableParallelism(), 1, 256);
 
   for (const replaced of [
     'TESSERA_BACKCHANNEL_ALLOWED_NETWORKS',
@@ -293,6 +297,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     licensePublicKey,
     mail,
     importConcurrency,
+    hashesAtOnce,
     outboundNetworks,
     companyQuotas,
     exchange,

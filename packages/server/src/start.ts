@@ -4,6 +4,7 @@ import { type DatabaseHandle, openPglite, openPostgres } from './db/database.ts'
 import { migrate } from './db/migrations.ts';
 import { loadMasterKey } from './lib/crypto.ts';
 import { ensureBootstrapAdmin } from './modules/account/bootstrap.ts';
+import { limitHashesAtOnce } from './modules/account/password.ts';
 
 /** Starts the server as configured by the environment; the process ends on SIGINT or SIGTERM. */
 export async function main() {
@@ -18,6 +19,7 @@ export async function main() {
     throw error;
   }
 
+  limitHashesAtOnce(config.hashesAtOnce);
   const masterKey = await loadMasterKey(config.masterKey, config.dataDir);
   const database: DatabaseHandle = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
