@@ -46,6 +46,8 @@ import { type BenchServer, envInt, fmt, freeUdpPort, pool, sleep, startServer } 
 
 const COUNT = envInt('BENCH_RADIUS_REQUESTS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);
+// Accepts before the timed rounds (as signin.ts's BENCH_WARMUP: the JIT-compiled steady state).
+const WARM_UP = envInt('BENCH_WARMUP', 200);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '4,16').split(',').map(Number);
 const USERS = envInt('BENCH_RADIUS_USERS', 20);
 const SOCKETS = envInt('BENCH_RADIUS_SOCKETS', 4);
@@ -182,8 +184,10 @@ async function main() {
         if (Date.now() > known) throw new Error('the RADIUS server does not know the new client');
       }
 
-      // Warm-up: a few accepts (JIT, connections, caches) and hashes.
-      const warm = await pool(8, 2, PHASE_LIMIT_MS, (i) => device.papRequest(people[i % USERS] as Person));
+      // Warm-up: accepts (JIT, connections, caches) and hashes.
+      const warm = await pool(WARM_UP, 2, PHASE_LIMIT_MS, (i) =>
+        device.papRequest(people[i % USERS] as Person),
+      );
       const warmFailures = tally(warm);
       if (Object.keys(warmFailures).length)
         throw new Error(`warm-up requests failed: ${JSON.stringify(warmFailures)}`);

@@ -38,7 +38,9 @@ import { envInt, fmt, pool, startServer } from './lib/server.ts';
 
 const COUNT = envInt('BENCH_SIGNINS', 240);
 const ROUNDS = envInt('BENCH_ROUNDS', 6);
-const WARM_UP = envInt('BENCH_WARMUP', 4);
+// Complete sign-ins before the timed rounds: enough for V8 to have compiled the hot code, so that
+// the rounds measure the steady state and not the optimising compiler's work on its threads.
+const WARM_UP = envInt('BENCH_WARMUP', 200);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '4,16').split(',').map(Number);
 const PHASE_LIMIT_MS = 180_000;
 
@@ -51,7 +53,7 @@ async function main() {
   const meterOptions = { postgresDatabase: postgresDatabaseOf(server.stored.database) };
   const rows: Record<string, unknown>[] = [];
   try {
-    // Warm-up: a few complete sign-ins (JIT, connection pool, provider caches) and hashes.
+    // Warm-up: complete sign-ins (JIT, connection pool, provider caches) and hashes.
     for (let i = 0; i < WARM_UP; i++) await signIn(server);
     await pool(8, 2, PHASE_LIMIT_MS, (i) => hash(`warm-${i}`, argonOptions));
 
