@@ -6,6 +6,8 @@
  * - Latency: `BENCH_EAS_REQUESTS` Sync requests of one phone, one at a time on a kept-alive
  *   connection, alternating batches straight to the stand-in and through the agent; median and
  *   95th percentile of each, and the difference of the medians. Goal: at most 2 ms added.
+ * - CPU: `BENCH_EAS_CPU_REQUESTS` Syncs through the agent, `BENCH_EAS_CPU_CONCURRENCY` at once: the
+ *   server's and its PostgreSQL backends' CPU per Sync, and so Syncs per vCPU (docs/sizing.md).
  * - Long polls: `BENCH_EAS_PINGS` Pings held by the stand-in at once (its heartbeat outlasts the
  *   measurement); the server's VmRSS before and with all of them open. Goal: at most 150 MB more.
  *   All the Pings are of one registered device (the agent keeps no state per connection beyond
@@ -19,11 +21,13 @@ import { Agent, request } from 'node:http';
 import { startExchangeStandIn } from '../packages/server/src/test/exchange-stand-in.ts';
 import { activeSyncPath, iPhone, pingBody, syncBody } from '../packages/server/src/test/phone.ts';
 import { CookieJar, callApi, redeemCode, signIn } from './lib/browser.ts';
-import { saveResult, verdict } from './lib/report.ts';
-import { envInt, fmt, memoryOf, sleep, startServer } from './lib/server.ts';
+import { cpuMeter, postgresDatabaseOf, saveResult, verdict } from './lib/report.ts';
+import { envInt, fmt, memoryOf, pool, sleep, startServer } from './lib/server.ts';
 
 const REQUESTS = envInt('BENCH_EAS_REQUESTS', 2000);
 const PINGS = envInt('BENCH_EAS_PINGS', 1000);
+const CPU_REQUESTS = envInt('BENCH_EAS_CPU_REQUESTS', 2000);
+const CPU_CONCURRENCY = envInt('BENCH_EAS_CPU_CONCURRENCY', 8);
 const SERVICE = { username: 'svc-bench', password: 'Svc-Bench-Pass-1' };
 const PERSON = { username: 'phone.bench', password: 'Phone-Bench-Pass-1' };
 const phone = iPhone('BENCHIPHONE000000000000000000001');
@@ -205,11 +209,35 @@ async function main() {
         }
       }
     }
-    keepAlive.destroy();
     const added = median(timings.proxied) - median(timings.direct);
     console.log(
       `Sync, one at a time (${timings.direct.length} each): direct median ${fmt(median(timings.direct), 2)} ms, p95 ${fmt(p95(timings.direct), 2)}; ` +
         `through the agent median ${fmt(median(timings.proxied), 2)} ms, p95 ${fmt(p95(timings.proxied), 2)}; added ${fmt(added, 2)} ms: ${verdict(added <= 2)}`,
+    );
+
+    // ---- CPU per Sync through the agent, CPU_CONCURRENCY at once (the stand-in's CPU is this process's)
+    const meter = cpuMeter(server.pid, { postgresDatabase: postgresDatabaseOf(server.stored.database) });
+    const parallel = new Agent({ keepAlive: true, maxSockets: CPU_CONCURRENCY });
+    const cpuStarted = performance.now();
+    await pool(CPU_REQUESTS, CPU_CONCURRENCY, 120_000, async () => {
+      const answer = await send(proxied.url, {
+        method: 'POST',
+        headers: proxied.headers,
+        body,
+        agent: keepAlive,
+      });
+      if (answer.status !== 200) throw new Error(`Sync through the agent answered ${answer.status}`);
+    });
+    const cpuSeconds = (performance.now() - cpuStarted) / 1000;
+    const cpu = meter.stop();
+    keepAlive.destroy();
+    parallel.destroy();
+    const perSync = (cores: number) => (cores * cpuSeconds * 1000) / CPU_REQUESTS;
+    const syncCpu = { serverMs: perSync(cpu.server), postgresMs: perSync(cpu.postgres) };
+    console.log(
+      `Sync through the agent, ${CPU_CONCURRENCY} at once: ${fmt(CPU_REQUESTS / cpuSeconds)}/s; CPU per Sync: server ` +
+        `${fmt(syncCpu.serverMs, 2)} ms (main thread ${fmt(perSync(cpu.serverMain), 2)}), postgres ${fmt(syncCpu.postgresMs, 2)} ms ` +
+        `= ${fmt(1000 / (syncCpu.serverMs + syncCpu.postgresMs), 0)} per vCPU`,
     );
 
     // ---- long polls held open
@@ -246,6 +274,7 @@ async function main() {
         proxied: { median: median(timings.proxied), p95: p95(timings.proxied) },
         added,
       },
+      cpuPerSync: syncCpu,
       pings: { count: PINGS, rssBeforeMiB: before, rssDuringMiB: during, extraMB },
     });
     console.log(`saved ${file}`);
