@@ -1,37 +1,21 @@
 import { expect } from 'vitest';
-import { absolute, CookieJar, csrfOf, request } from './browser-flow.ts';
-import {
-  call,
-  companyMember,
-  grantLicense,
-  ownerWithCompany,
-  startTestApp,
-  type TestContext,
-} from './harness.ts';
-import { CALLBACK, type Landing, openedApp } from './oidc-flow.ts';
+import { absolute, csrfOf } from './browser-flow.ts';
+import { call } from './harness.ts';
+import { authorization, CALLBACK, type Landing, openedApp } from './oidc-flow.ts';
 import { autoPostForm, manage } from './saml-flow.ts';
+import { TwoSiteBrowser as OneJarPerSite, postForm } from './two-site-browser.ts';
+import { startUpstreamAndDownstream, type UpstreamAndDownstream } from './two-tesseras.ts';
 
 /**
  * Two Tessera servers for the SAML identity source tests (issue 33): the upstream, a Tessera
  * acting as the company's SAML identity provider, and the downstream, whose SAML source trusts
- * it. A browser keeps one cookie jar per origin, as a browser keeps cookies per site: both
- * servers set cookies of the same names.
+ * it, and a browser (two-site-browser.ts) that also posts the SAML messages' self-posting forms.
  */
 
 /** The servers listen on 127.0.0.1; `localhost` may resolve to ::1 first, where nothing listens. */
 const viaLoopback = (url: string) => url.replace('//localhost:', '//127.0.0.1:');
 
-export class TwoSiteBrowser {
-  readonly jars = new Map<string, CookieJar>();
-  jar(url: string) {
-    const origin = new URL(url).origin;
-    const jar = this.jars.get(origin) ?? new CookieJar();
-    this.jars.set(origin, jar);
-    return jar;
-  }
-  fetch(url: string, init?: RequestInit) {
-    return request(this.jar(url), url, init);
-  }
+export class TwoSiteBrowser extends OneJarPerSite {
   /** Follows redirects and auto-posted forms (SAML messages) until a page, or the application's callback. */
   async go(
     url: string,
@@ -64,31 +48,35 @@ export class TwoSiteBrowser {
   }
 }
 
-export const postForm = (fields: Record<string, string>): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
-
 /** Where the sign-in page's button for the source posts (with the page's CSRF token). */
 export const samlButton = (page: { url: string; html: string }, sourceId: string) => ({
   url: `${page.url.split('?')[0]}/upstream/${sourceId}`,
   init: postForm({ csrf: csrfOf(page.html) }),
 });
 
-export interface TwoTesseras {
-  upstream: TestContext;
-  downstream: TestContext;
-  upOwner: { token: string; companyId: string };
-  downOwner: { token: string; companyId: string };
-  /** A person of the upstream's company. */
-  alice: { id: string; username: string; password: string };
+/**
+ * Opens the downstream application's sign-in page in `browser` (an authorization with `params`),
+ * presses the source's button and follows, stopping before a post to `stopBeforePost` if given.
+ */
+export async function pressSamlButton(
+  two: TwoTesseras,
+  browser: TwoSiteBrowser,
+  params: Record<string, string> = {},
+  stopBeforePost?: string,
+) {
+  const auth = authorization(two.downstream.baseUrl, two.app.clientId, params);
+  const first = await browser.go(auth.url);
+  expect(first.page?.url).toContain(`${two.downstream.baseUrl}/interaction/`);
+  const button = samlButton(first.page!, two.sourceId);
+  return { auth, landing: await browser.go(button.url, button.init, undefined, stopBeforePost) };
+}
+
+export interface TwoTesseras extends UpstreamAndDownstream {
   /** The downstream's application people sign in to (OpenID Connect). */
   app: Awaited<ReturnType<typeof openedApp>>;
   sourceId: string;
   /** The upstream's SAML application for the downstream. */
   samlAppId: string;
-  close(): Promise<void>;
 }
 
 /**
@@ -101,18 +89,11 @@ export async function startTwoTesseras(
   /** The downstream's server log (why a response was refused). */
   downstreamLog?: { write(line: string): void },
 ): Promise<TwoTesseras> {
-  const upstream = await startTestApp({ listen: true });
-  const downstream = await startTestApp({ listen: true, log: downstreamLog });
-  await grantLicense(upstream, { app: 10 });
-  await grantLicense(downstream, { app: 10 });
-  const upOwner = await ownerWithCompany(upstream, 'up-owner', 'Upstream Co');
-  const downOwner = await ownerWithCompany(downstream, 'down-owner', 'Downstream Co');
-  const alice = await companyMember(upstream, upOwner, 'alice');
-  await upstream.database.db
-    .updateTable('accounts')
-    .set({ email: 'alice@upstream.example', display_name: 'Alice Upstream' })
-    .where('id', '=', alice.id)
-    .execute();
+  const two = await startUpstreamAndDownstream({
+    emailDomain: 'upstream.example',
+    downstream: { log: downstreamLog },
+  });
+  const { upstream, downstream, upOwner, downOwner } = two;
 
   const idp = await manage<{ metadataUrl: string }>(upstream, upOwner, '/api/v1/manage/app/saml/idp', {});
   const read = await manage<Record<string, unknown>>(
@@ -160,18 +141,10 @@ export async function startTwoTesseras(
   await manage(upstream, upOwner, '/api/v1/manage/app/status', { appId: samlAppId, status: 'opened' });
   const app = await openedApp(downstream, downOwner);
   return {
-    upstream,
-    downstream,
-    upOwner,
-    downOwner,
-    alice,
+    ...two,
     app,
     sourceId,
     samlAppId,
-    async close() {
-      await downstream.close();
-      await upstream.close();
-    },
   };
 }
 

@@ -1,10 +1,5 @@
 import { appLimits, appTokenAuthMethods, recommendedTokenLifetimes } from '@tessera/contract';
-import {
-  renderAutoLogoutPage,
-  renderErrorPage,
-  renderLoggedOutPage,
-  renderLogoutPage,
-} from '@tessera/portal';
+import { renderErrorPage } from '@tessera/portal';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
 import type { AppAccessRefusal } from '../app/app-access.ts';
@@ -12,7 +7,8 @@ import { extraClientProperties, type TesseraApiClient, type TesseraAppClient } f
 import { acrFor, acrValuesSupported, requestedAcr } from './authentication-context.ts';
 import { appOf, isTesseraClient } from './clients.ts';
 import { type ConsentStore, createGrantLoader } from './consent.ts';
-import { hintNamesSession } from './logout-hint.ts';
+import { allowedClaims, claims } from './provider-claims.ts';
+import { endSessionPages, logBackchannelFailures } from './provider-logout.ts';
 import {
   beforeAnswer,
   OIDC_MOUNT,
@@ -78,41 +74,6 @@ export interface OidcProviderOptions {
   fetch: NonNullable<Configuration['fetch']>;
   /** Where failures of outgoing logout tokens are logged. */
   log: { warn(object: object, message: string): void };
-}
-
-/**
- * Claims released per scope; the values come from the account in findAccount. The ID token
- * always says how and when the person signed in (`acr`, `amr`, `auth_time`); `sid` names the
- * session for logout (requested on every authorization, see `authorization.accepted`).
- */
-const scopeClaims = {
-  profile: ['name', 'preferred_username', 'updated_at'],
-  email: ['email', 'email_verified'],
-  phone: ['phone_number', 'phone_number_verified'],
-  // An application's people: their departments in the application's company (see findAccount).
-  groups: ['groups'],
-  // What the person may do in the application (modules/permission).
-  permissions: ['permissions'],
-} as const;
-const claims = {
-  acr: null,
-  amr: null,
-  auth_time: null,
-  sid: null,
-  iss: null,
-  openid: ['sub', 'acr', 'amr', 'auth_time'],
-  ...scopeClaims,
-};
-
-/** The claims a client may read: those of the scopes it is allowed (all for Tessera's own). */
-function allowedClaims(client: { scope?: string } | undefined): Set<string> | undefined {
-  if (!client?.scope) return undefined;
-  const allowed = new Set(client.scope.split(' '));
-  return new Set(
-    Object.entries(scopeClaims)
-      .filter(([scope]) => allowed.has(scope))
-      .flatMap(([, names]) => names),
-  );
 }
 
 /**
@@ -245,30 +206,7 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         },
       },
       userinfo: { enabled: true },
-      rpInitiatedLogout: {
-        enabled: true,
-        async logoutSource(ctx, form) {
-          ctx.type = 'html';
-          // An application that names this session with its ID token signs the person out
-          // without asking (logout-hint.ts): the form posts itself, as oidc-provider's own
-          // page without a session does; anything else asks, as before.
-          const xsrf = ctx.oidc.session?.state?.secret;
-          if (typeof xsrf === 'string' && (await hintNamesSession(ctx, subjectFor))) {
-            ctx.body = renderAutoLogoutPage(pageContextOf(ctx), {
-              action: ctx.oidc.urlFor('end_session_confirm'),
-              xsrf,
-            });
-            return;
-          }
-          ctx.body = renderLogoutPage(pageContextOf(ctx), { form });
-        },
-        async postLogoutSuccessSource(ctx) {
-          ctx.type = 'html';
-          ctx.body = renderLoggedOutPage(pageContextOf(ctx), {
-            clientName: ctx.oidc.client?.clientName ?? undefined,
-          });
-        },
-      },
+      rpInitiatedLogout: endSessionPages(subjectFor),
     },
     formats: {
       customizers: {
@@ -447,25 +385,6 @@ export function createOidcProvider(options: OidcProviderOptions): Provider {
         .catch((error: unknown) => provider.emit('server_error', ctx, error)),
     );
   });
-  provider.on(
-    'backchannel.error',
-    (
-      _ctx: unknown,
-      error: Error & { response?: Response },
-      client: { clientId: string; backchannelLogoutUri?: string },
-    ) => {
-      // The address without its query, and why: never the logout token, nor the query (it may carry a secret).
-      const uri = client.backchannelLogoutUri ? new URL(client.backchannelLogoutUri) : undefined;
-      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      options.log.warn(
-        {
-          clientId: client.clientId,
-          backchannelLogoutUri: uri ? `${uri.origin}${uri.pathname}` : undefined,
-          reason: error.response ? `answered HTTP ${error.response.status}` : `${error.message}${cause}`,
-        },
-        'back-channel logout failed',
-      );
-    },
-  );
+  logBackchannelFailures(provider, options.log);
   return provider;
 }

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorization } from '../../../test/oidc-flow.ts';
 import { manage } from '../../../test/saml-flow.ts';
 import {
   changeSource,
-  postForm,
-  samlButton,
+  pressSamlButton,
   signInUpstream,
   startTwoTesseras,
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
+import { postForm } from '../../../test/two-site-browser.ts';
 import { generateSigningKey } from '../../saml/saml-certificates.ts';
 import { certificatePem, signRootElement } from '../../saml/saml-signature.ts';
 
@@ -49,10 +48,7 @@ async function startSignIn(at: TwoSiteBrowser) {
   // A fresh visit to the downstream each time (its own session would answer at once); the
   // upstream's session stays, so the upstream answers without its sign-in page.
   at.jars.delete(new URL(two.downstream.baseUrl).origin);
-  const auth = authorization(two.downstream.baseUrl, two.app.clientId);
-  const first = await at.go(auth.url);
-  const button = samlButton(first.page!, two.sourceId);
-  return at.go(button.url, button.init, undefined, acsUrl);
+  return (await pressSamlButton(two, at, {}, acsUrl)).landing;
 }
 
 /** A new sign-in of `at`, stopped where the upstream's genuine response would be posted to the ACS. */

@@ -1,15 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorization, formOf } from '../../../test/oidc-flow.ts';
+import { formOf } from '../../../test/oidc-flow.ts';
 import {
-  postForm,
-  samlButton,
+  pressSamlButton,
   signInUpstream,
   startTwoTesseras,
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
+import { postForm } from '../../../test/two-site-browser.ts';
 import { signRedirectQuery } from '../../saml/saml-signature.ts';
 import { newSamlId, samlInstant } from '../../saml/saml-xml.ts';
 
@@ -33,10 +33,7 @@ afterAll(async () => {
 
 /** Signs Alice in at the downstream application through the upstream. */
 async function signIn(browser: TwoSiteBrowser) {
-  const auth = authorization(two.downstream.baseUrl, two.app.clientId);
-  const first = await browser.go(auth.url);
-  const button = samlButton(first.page!, two.sourceId);
-  const atUpstream = await browser.go(button.url, button.init);
+  const { landing: atUpstream } = await pressSamlButton(two, browser);
   expect(atUpstream.page?.html, 'the upstream asks who it is').toContain('name="identifier"');
   const back = await signInUpstream(browser, atUpstream.page!, two.alice);
   expect(back.callback?.toString(), back.page?.html.slice(0, 600)).toContain('code=');
@@ -44,11 +41,8 @@ async function signIn(browser: TwoSiteBrowser) {
 
 /** Whether pressing the button again goes through the upstream without its sign-in page. */
 async function upstreamSignedIn(browser: TwoSiteBrowser) {
-  const auth = authorization(two.downstream.baseUrl, two.app.clientId, { prompt: 'login' });
-  const first = await browser.go(auth.url);
-  const button = samlButton(first.page!, two.sourceId);
-  const next = await browser.go(button.url, button.init);
-  return next.callback !== undefined;
+  const { landing } = await pressSamlButton(two, browser, { prompt: 'login' });
+  return landing.callback !== undefined;
 }
 
 /** Confirms a sign-out page ("yes, sign out") and follows, stopping before `stopAt`. */

@@ -5,13 +5,14 @@ import { authorization, claimsOf, redeem } from '../../../test/oidc-flow.ts';
 import { manage } from '../../../test/saml-flow.ts';
 import {
   changeSource,
-  postForm,
+  pressSamlButton,
   samlButton,
   signInUpstream,
   startTwoTesseras,
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
+import { postForm } from '../../../test/two-site-browser.ts';
 
 /**
  * The SAML identity source (issue 33) against a real upstream: a second Tessera server acting as
@@ -26,16 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await two?.close();
 });
-
-/** Opens the downstream application's sign-in page and presses the source's button. */
-async function startAtDownstream(browser: TwoSiteBrowser) {
-  const auth = authorization(two.downstream.baseUrl, two.app.clientId);
-  const first = await browser.go(auth.url);
-  expect(first.page?.url).toContain(`${two.downstream.baseUrl}/interaction/`);
-  const button = samlButton(first.page!, two.sourceId);
-  const atUpstream = await browser.go(button.url, button.init);
-  return { auth, atUpstream };
-}
 
 describe('settings and service provider metadata', () => {
   it('reads the upstream metadata into the source and publishes Tessera’s own SP metadata', async () => {
@@ -88,7 +79,7 @@ describe('settings and service provider metadata', () => {
 describe('sign-in at the upstream', () => {
   it('signs a person in at the upstream and lands them in the downstream application, created on first sign-in', async () => {
     const browser = new TwoSiteBrowser();
-    const { auth, atUpstream } = await startAtDownstream(browser);
+    const { auth, landing: atUpstream } = await pressSamlButton(two, browser);
     expect(atUpstream.page?.url).toContain(`${two.upstream.baseUrl}/interaction/`);
     const back = await signInUpstream(browser, atUpstream.page!, two.alice);
     expect(back.trail.some((url) => url.endsWith(`/saml-source/${two.sourceId}/acs`))).toBe(true);
@@ -121,11 +112,8 @@ describe('sign-in at the upstream', () => {
     const mfa = { acr_values: 'https://refeds.org/profile/mfa' };
     const start = async () => {
       const browser = new TwoSiteBrowser();
-      const auth = authorization(two.downstream.baseUrl, two.app.clientId, mfa);
-      const first = await browser.go(auth.url);
-      const button = samlButton(first.page!, two.sourceId);
-      const atUpstream = await browser.go(button.url, button.init);
-      return { auth, back: await signInUpstream(browser, atUpstream.page!, two.alice) };
+      const { auth, landing } = await pressSamlButton(two, browser, mfa);
+      return { auth, back: await signInUpstream(browser, landing.page!, two.alice) };
     };
     const asked = await start();
     expect(asked.back.callback).toBeUndefined();
@@ -144,7 +132,7 @@ describe('sign-in at the upstream', () => {
 
   it('signs the same person in again through the link, without a new account', async () => {
     const browser = new TwoSiteBrowser();
-    const { auth, atUpstream } = await startAtDownstream(browser);
+    const { auth, landing: atUpstream } = await pressSamlButton(two, browser);
     const back = await signInUpstream(browser, atUpstream.page!, two.alice);
     expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
     const links = await two.downstream.database.db
@@ -312,7 +300,7 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
     ) => manage(ctx, owner, `/api/v1/manage/department/member/${path}`, { departmentId, userIds: [userId] });
     const signInBob = async () => {
       const browser = new TwoSiteBrowser();
-      const { auth, atUpstream } = await startAtDownstream(browser);
+      const { auth, landing: atUpstream } = await pressSamlButton(two, browser);
       const back = await signInUpstream(browser, atUpstream.page!, { ...bob, password: 'Sunny-Day-42' });
       expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
       const rows = await db
@@ -402,7 +390,7 @@ describe("the upstream's metadata, read again (issue 33)", () => {
 
     // A person signs in with an assertion signed by the new key.
     const browser = new TwoSiteBrowser();
-    const { auth, atUpstream } = await startAtDownstream(browser);
+    const { auth, landing: atUpstream } = await pressSamlButton(two, browser);
     const back = await signInUpstream(browser, atUpstream.page!, two.alice);
     expect((await redeem(two.downstream.baseUrl, two.app, auth, back)).id_token).toBeTruthy();
   });
