@@ -161,6 +161,45 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
   };
 }
 
+/**
+ * CPU seconds used between its start and stop() by each of several server instances (instanceA,
+ * instanceB, ..., with their main threads apart: instanceAMain, ...), the PostgreSQL backends of
+ * `database`, nginx, this load generator, and the rest of the machine (`other`), for a cluster
+ * behind a proxy (bench/storm.bench.ts); with the wall-clock seconds between.
+ */
+export function clusterCpuMeter(instances: number[], database: string) {
+  const take = () => ({
+    at: performance.now(),
+    machine: machineCpu(),
+    instances: instances.map((pid) => cpuOfPid(pid)),
+    mains: instances.map((pid) => cpuOfPid(pid, true)),
+    postgres: cpuOfCommand('postgres', database),
+    nginx: cpuOfCommand('nginx'),
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  const before = take();
+  return {
+    stop(): { seconds: number; used: Record<string, number> } {
+      const after = take();
+      const used: Record<string, number> = {};
+      instances.forEach((_, i) => {
+        const name = `instance${String.fromCharCode(65 + i)}`;
+        used[name] = (after.instances[i] ?? 0) - (before.instances[i] ?? 0);
+        used[`${name}Main`] = (after.mains[i] ?? 0) - (before.mains[i] ?? 0);
+      });
+      used.postgres = Math.max(0, after.postgres - before.postgres);
+      used.nginx = Math.max(0, after.nginx - before.nginx);
+      used.loadGenerator = after.bench - before.bench;
+      const busy = after.machine.busy - before.machine.busy;
+      const ours = Object.entries(used)
+        .filter(([name]) => !name.endsWith('Main'))
+        .reduce((sum, [, seconds]) => sum + seconds, 0);
+      used.other = Math.max(0, busy - ours);
+      return { seconds: (after.at - before.at) / 1000, used };
+    },
+  };
+}
+
 /** Two phases' CPU splits as one, each weighed by its length. */
 export const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
   if (!a) return b;
