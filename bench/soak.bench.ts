@@ -50,7 +50,7 @@ import {
   turnMfaOff,
 } from './lib/org.ts';
 import { type Person, RadiusDevice, stationOf } from './lib/radius-nas.ts';
-import { cpuMeter, describeCpu, saveResult } from './lib/report.ts';
+import { cpuMeter, describeCpu, postgresDatabaseOf, saveResult } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, freeUdpPort, sleep } from './lib/server.ts';
 import { backlogReader, describeSample, judgeSoak, rssMiB, type Sample } from './lib/soak-sampler.ts';
 import { syslogReceiver } from './lib/syslog-receiver.ts';
@@ -234,9 +234,7 @@ async function soak(server: BenchServer, world: World, syslog: Syslog, probeFile
   const startedAt = performance.now();
   const endAt = started + MINUTES * 60_000;
   const errorCount = () => Object.values(errors).reduce((a, b) => a + b, 0);
-  const meter = cpuMeter(server.pid, {
-    postgresDatabase: server.stored.database ? new URL(server.stored.database.url).pathname.slice(1) : null,
-  });
+  const meter = cpuMeter(server.pid, { postgresDatabase: postgresDatabaseOf(server.stored.database) });
   const syslogBacklog = async () =>
     (await tenantCall<{ backlog: number }>(server, world.tenant, '/api/v1/manage/company/syslog/status', {}))
       .backlog;

@@ -1,7 +1,7 @@
 /**
- * Load generation with autocannon against a benchmark server: any method, headers and body,
- * the request optionally rebuilt before each send, every answer checked, the CPU of each party
- * measured over the phase.
+ * Load generation against a benchmark server. With autocannon: any method, headers and body, the
+ * request optionally rebuilt before each send, every answer checked, the CPU of each party
+ * measured over the phase. And the arrivals of an open model (`openArrivals`: the storm, the soak).
  */
 import autocannon, { type Request } from 'autocannon';
 import { type CpuSplit, cpuMeter, describeCpu } from './report.ts';
