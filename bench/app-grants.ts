@@ -13,9 +13,18 @@
  *     BENCH_LOAD_SECONDS=10 BENCH_PHASES=code,cc,api BENCH_DATABASE_URL=postgres://... node --conditions=source --import tsx bench/app-grants.ts
  */
 
+import { type AppClient, basicAuthorization, codeGrant, tokenGrant } from './lib/app-client.ts';
 import { authorizeSilently, type CookieJar, type RelyingParty, signIn } from './lib/browser.ts';
 import { cpuPerRequest, describeLoad, type LoadPhase, runLoad } from './lib/load.ts';
-import { adminWithCompany, licenseUsers, runOn, startLicensableServer, tenantCall } from './lib/org.ts';
+import {
+  adminWithCompany,
+  createApiAccount,
+  createPeople,
+  licenseUsers,
+  openApp,
+  runOn,
+  startLicensableServer,
+} from './lib/org.ts';
 import { saveResult, verdict, waitForQuiet } from './lib/report.ts';
 import { type BenchServer, envInt, fmt, pool } from './lib/server.ts';
 
@@ -35,14 +44,6 @@ const CODE_TTL_BUDGET_MS = 45_000;
 /** Never contacted: the codes are read from the provider's redirect. */
 const REDIRECT_URI = 'http://127.0.0.1:7001/callback';
 
-interface Client {
-  clientId: string;
-  secret: string;
-}
-
-const basic = (client: Client) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
-
 const accessTokenOf = (status: number, body: string): string | undefined => {
   if (status !== 200) return undefined;
   try {
@@ -52,52 +53,18 @@ const accessTokenOf = (status: number, body: string): string | undefined => {
   }
 };
 
-async function tokenRequest(server: BenchServer, client: Client, form: Record<string, string>) {
-  const response = await fetch(`${server.base}/oidc/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
-    body: new URLSearchParams(form).toString(),
-  });
-  const body = await response.text();
-  const token = accessTokenOf(response.status, body);
-  if (!token) throw new Error(`token request failed: ${response.status} ${body.slice(0, 200)}`);
-  return token;
-}
-
 /** A company with users, an opened application for them and a programmatic access account. */
 async function setUp(server: BenchServer) {
   const tenant = await adminWithCompany(server, 'Bench Apps Co');
   await licenseUsers(server, tenant, 100);
-  const users: { username: string; password: string }[] = [];
-  for (let i = 1; i <= USERS; i++) {
-    const username = `bench-user-${i}`;
-    await tenantCall(server, tenant, '/api/v1/manage/company/user/create', {
-      username,
-      role: 'member',
-      password: USER_PASSWORD,
-    });
-    users.push({ username, password: USER_PASSWORD });
-  }
-  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
-    server,
-    tenant,
-    '/api/v1/manage/app/create',
-    { name: 'Bench Wiki' },
-  );
-  const { appId, clientId } = created.app;
-  await tenantCall(server, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [REDIRECT_URI] });
-  await tenantCall(server, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
-  const robot = await tenantCall<{ account: { clientId: string }; secret: string }>(
-    server,
-    tenant,
-    '/api/v1/manage/app/api-account/create',
-    { appId, name: 'Bench robot', expiresAt: null },
-  );
+  const users = await createPeople(server, tenant, USERS, (i) => `bench-user-${i + 1}`, USER_PASSWORD);
+  const { appId, clientId, clientSecret } = await openApp(server, tenant, 'Bench Wiki', REDIRECT_URI);
+  const robot = await createApiAccount(server, tenant, appId, 'Bench robot');
   return {
     users,
-    app: { clientId, secret: created.clientSecret },
+    app: { clientId, secret: clientSecret } satisfies AppClient,
     party: { clientId, redirectUri: REDIRECT_URI } satisfies RelyingParty,
-    robot: { clientId: robot.account.clientId, secret: robot.secret },
+    robot,
   };
 }
 
@@ -122,20 +89,14 @@ async function main() {
     // Signed-in browsers of the company's users: further codes come through single sign-on.
     const jars: CookieJar[] = [];
     for (const user of users) jars.push((await signIn(server, user, party)).jar);
-    const redeem = (code: string, verifier: string) =>
-      tokenRequest(server, app, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: verifier,
-      });
+    const redeem = (code: string, verifier: string) => codeGrant(server, app, REDIRECT_URI, code, verifier);
 
     // Warm-up.
     const warm = await pool(40, 4, 60_000, (i) =>
       authorizeSilently(server, jars[i % USERS] as CookieJar, party),
     );
     await pool(warm.length, 4, 60_000, (i) => redeem(warm[i]!.code, warm[i]!.verifier));
-    await pool(200, 8, 60_000, () => tokenRequest(server, robot, { grant_type: 'client_credentials' }));
+    await pool(200, 8, 60_000, () => tokenGrant(server, robot, { grant_type: 'client_credentials' }));
 
     // ---- (a) authorization-code grants of the application
     if (PHASES.has('code')) await codeGrants();
@@ -158,7 +119,10 @@ async function main() {
         { connections: CONNECTIONS, amount: codes.length },
         {
           path: '/oidc/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app) },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: basicAuthorization(app),
+          },
           setup(req) {
             // Past the prepared codes (never sent: `amount` stops first) a used one would just fail.
             const next = queue.shift() ?? codes[0]!;
@@ -190,7 +154,10 @@ async function main() {
         { connections, duration: LOAD_SECONDS, maxOverallRequests: LOAD_MAX },
         {
           path: '/oidc/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(robot) },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: basicAuthorization(robot),
+          },
           body: ccBody,
           onResponse: (status, body) => accessTokenOf(status, body) !== undefined,
         },
@@ -204,7 +171,7 @@ async function main() {
     result.clientCredentials = ccRuns;
 
     // ---- (c) management API calls with the access account's bearer token
-    const bearer = await tokenRequest(server, robot, { grant_type: 'client_credentials' });
+    const bearer = await tokenGrant(server, robot, { grant_type: 'client_credentials' });
     const apiRuns: Record<string, unknown>[] = [];
     for (const connections of PHASES.has('api') ? API_CONNECTIONS : []) {
       await waitForQuiet();

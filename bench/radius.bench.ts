@@ -27,8 +27,16 @@
  */
 import { hash } from '@node-rs/argon2';
 import pg from 'pg';
-import { adminWithCompany, runOn, type Tenant, tenantCall } from './lib/org.ts';
-import { type Outcome, type Person, RadiusDevice, tally } from './lib/radius-nas.ts';
+import {
+  adminWithCompany,
+  createPeople,
+  createRadiusClient,
+  runOn,
+  type Tenant,
+  tenantCall,
+  turnMfaOff,
+} from './lib/org.ts';
+import { type Person, RadiusDevice, stationOf, tally } from './lib/radius-nas.ts';
 import { argonOptions } from './lib/raw-hash.ts';
 import {
   addCpu,
@@ -145,44 +153,23 @@ async function main() {
   await runOn(server, async () => {
     // Set-up through the API, as an administrator would.
     const tenant = await adminWithCompany(server, 'Radius Bench Co');
-    await tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
-      mode: 'off',
-      types: ['otp'],
-      lockout: { maxFailures: 5, lockMinutes: 15 },
-    });
-    const people: Person[] = await pool(USERS, 4, PHASE_LIMIT_MS, async (i) => {
-      const username = `radius-bench-${i}`;
-      await tenantCall(server, tenant, '/api/v1/manage/company/user/create', {
-        username,
-        role: 'member',
-        password: PASSWORD,
-      });
-      const station = (0x020000000000 + i).toString(16).padStart(12, '0');
-      return { username, password: PASSWORD, callingStationId: station.replace(/(..)(?!$)/g, '$1-') };
-    });
-    if (people.length !== USERS) throw new Error(`only ${people.length} of ${USERS} people were created`);
-    const created = await tenantCall<{ client: { clientId: string }; secret: string }>(
+    await turnMfaOff(server, tenant);
+    const created = await createPeople(
       server,
       tenant,
-      '/api/v1/manage/radius/client/create',
-      { name: 'Bench NAS', source: '127.0.0.1', enabled: true, access: 'all', otpMode: 'challenge' },
+      USERS,
+      (i) => `radius-bench-${i}`,
+      PASSWORD,
+      PHASE_LIMIT_MS,
     );
-    const { secret } = created;
-    const clientId = created.client.clientId;
+    const people: Person[] = created.map((p, i) => ({ ...p, callingStationId: stationOf(i) }));
+    if (people.length !== USERS) throw new Error(`only ${people.length} of ${USERS} people were created`);
+    const { clientId, secret } = await createRadiusClient(server, tenant, 'Bench NAS');
 
     const device = new RadiusDevice(radiusPort, secret);
     await device.open(SOCKETS);
     try {
-      // The server learns of the new client by a notification: Status-Server until it answers.
-      const known = Date.now() + 70_000;
-      for (;;) {
-        const status = await Promise.race([
-          device.send('Status-Server', [['NAS-Identifier', 'tessera-bench']]),
-          sleep(1000).then((): Outcome => ({ ok: false, reason: 'waiting' })),
-        ]);
-        if (status.ok) break;
-        if (Date.now() > known) throw new Error('the RADIUS server does not know the new client');
-      }
+      await device.awaitKnown('tessera-bench');
 
       // Warm-up: accepts (JIT, connections, caches) and hashes.
       const warm = await pool(WARM_UP, 2, PHASE_LIMIT_MS, (i) =>

@@ -20,33 +20,33 @@
  *     'BENCH_DATABASE_URL=$TESSERA_TEST_DATABASE_URL node --conditions=source --import tsx bench/storm.bench.ts'
  */
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pg from 'pg';
-import { createSealer } from '../packages/server/src/lib/crypto.ts';
-import { generateTotp } from '../packages/server/src/lib/otp/totp.ts';
-import { beginInteraction, follow, postForm, type RelyingParty, signIn, submitLogin } from './lib/browser.ts';
+import { type AppClient, codeGrant, idTokenClaims } from './lib/app-client.ts';
+import {
+  afterLogin,
+  beginInteraction,
+  follow,
+  type RelyingParty,
+  signIn,
+  submitLogin,
+  submitTotp,
+  type TotpFactor,
+} from './lib/browser.ts';
+import { openArrivals } from './lib/load.ts';
+import { countSuccessfulSignIns } from './lib/login-events.ts';
+import { startNginx } from './lib/nginx.ts';
 import {
   adminWithCompany,
+  bindTotpFactors,
+  createPeople,
   licenseUsers,
   openAppWithOptionalOtp,
   percentile,
   startLicensableServer,
-  tenantCall,
 } from './lib/org.ts';
 import { pgPhase } from './lib/pg-stats.ts';
-import {
-  cpuOfCommand,
-  cpuOfPid,
-  machineCpu,
-  postgresDatabaseOf,
-  saveResult,
-  verdict,
-  waitForQuiet,
-} from './lib/report.ts';
-import { type BenchServer, envInt, fmt, freePort, memoryOf, pool, sleep } from './lib/server.ts';
+import { clusterCpuMeter, postgresDatabaseOf, saveResult, verdict, waitForQuiet } from './lib/report.ts';
+import { type BenchServer, envInt, fmt, freePort, memoryOf } from './lib/server.ts';
 
 const PEOPLE = envInt('BENCH_STORM_PEOPLE', 1000);
 /** Arrivals per second; 17 puts 1 000 arrivals within 60 s (the goal). */
@@ -65,82 +65,7 @@ interface Person {
   username: string;
   password: string;
   /** Every second person has a bound TOTP factor (the company asks it of those who have one). */
-  totp?: { factorId: string; seed: Buffer };
-}
-
-interface Client {
-  clientId: string;
-  secret: string;
-}
-
-const basic = (client: Client) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
-
-// ---------------------------------------------------------------------------------------------
-// The proxy: Debian's nginx (scripts/with-nginx.sh), its own process, round robin, keep-alive upstream.
-
-async function startNginx(ports: number[], port: number): Promise<{ stop(): Promise<void> }> {
-  const binary = process.env.TESSERA_TEST_NGINX;
-  const dir = process.env.TESSERA_TEST_NGINX_DIR;
-  if (!binary || !dir) throw new Error('nginx is needed: run this under scripts/with-nginx.sh');
-  const config = `
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;' : ''}
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream tessera {
-${ports.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
-    keepalive 64;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    # The console API names its headers access_token and company_id.
-    underscores_in_headers on;
-    location / {
-      proxy_pass http://tessera;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto http;
-      proxy_buffer_size 16k;
-      proxy_buffers 8 16k;
-    }
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), config);
-  const child = spawn(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  for (let i = 0; ; i++) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/oidc/.well-known/openid-configuration`);
-      await response.arrayBuffer();
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (i === 100) throw new Error(`nginx did not answer on ${port} (${dir}/error.log)`);
-    await sleep(50);
-  }
-  return {
-    async stop() {
-      child.kill('SIGQUIT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  totp?: TotpFactor;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,51 +77,23 @@ async function setUp(proxy: BenchServer, databaseUrl: string, masterKey: Buffer)
   const created = await openAppWithOptionalOtp(proxy, tenant, 'Storm Wiki', REDIRECT_URI);
   const { clientId } = created;
 
-  const people: Person[] = [];
   const started = performance.now();
-  await pool(PEOPLE, 4, 600_000, async (i) => {
-    const username = `storm-${String(i).padStart(5, '0')}`;
-    await tenantCall(proxy, tenant, '/api/v1/manage/company/user/create', {
-      username,
-      role: 'member',
-      password: PASSWORD,
-    });
-    people[i] = { username, password: PASSWORD };
-  });
+  const people: Person[] = await createPeople(
+    proxy,
+    tenant,
+    PEOPLE,
+    (i) => `storm-${String(i).padStart(5, '0')}`,
+    PASSWORD,
+  );
   // Every second person's TOTP factor, bound as the binding step would leave it (sealed seed).
-  const sealer = createSealer(masterKey);
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const ids = await client.query<{ id: string; username: string }>(
-      `select id, username from accounts where username like 'storm-%'`,
-    );
-    const idOf = new Map(ids.rows.map((r) => [r.username, r.id]));
-    for (let i = 1; i < people.length; i += 2) {
-      const person = people[i] as Person;
-      const factorId = `storm-factor-${i}`;
-      const seed = randomBytes(20);
-      await client.query(
-        `insert into mfa_factors (id, account_id, type, name, status, secret_sealed, bound_at)
-         values ($1, $2, 'otp', 'OTP', 'bound', $3, now())`,
-        [
-          factorId,
-          idOf.get(person.username),
-          sealer.seal(seed.toString('base64'), `mfa-otp-seed:${factorId}`),
-        ],
-      );
-      person.totp = { factorId, seed };
-    }
-  } finally {
-    await client.end();
-  }
+  await bindTotpFactors(databaseUrl, masterKey, people, 'storm-factor', (i) => i % 2 === 1);
   console.log(
     `set up ${people.length} people (half with TOTP) in ${fmt((performance.now() - started) / 1000)} s`,
   );
   return {
     tenant,
     people,
-    app: { clientId, secret: created.clientSecret } satisfies Client,
+    app: { clientId, secret: created.clientSecret } satisfies AppClient,
     party: { clientId, redirectUri: REDIRECT_URI } satisfies RelyingParty,
   };
 }
@@ -206,14 +103,11 @@ async function setUp(proxy: BenchServer, databaseUrl: string, masterKey: Buffer)
 
 type Timings = Partial<Record<Step, number>>;
 
-const claimsOf = (idToken: string) =>
-  JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { amr?: string[] };
-
 async function signInFlow(
   proxy: BenchServer,
   person: Person,
   party: RelyingParty,
-  app: Client,
+  app: AppClient,
 ): Promise<Timings> {
   const times: Timings = {};
   let step: Step = 'authorize';
@@ -230,50 +124,24 @@ async function signInFlow(
     step = 'password';
     const answer = await submitLogin(proxy, interaction, person);
     await answer.arrayBuffer();
-    const location = answer.headers.get('location');
-    if (answer.status !== 303 || !location) throw new Error(`the password was refused (${answer.status})`);
-    let result = await follow(proxy, interaction.jar, location, party.redirectUri);
+    let result = await afterLogin(proxy, interaction, answer);
     lap('password');
     if (person.totp) {
       step = 'otp';
-      if ('code' in result) throw new Error('no second factor was asked');
-      const html = await result.page.text();
-      const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-      if (!csrf || !html.includes('/step/second_factor'))
-        throw new Error(`no second-factor form (${result.page.status})`);
-      const path = `${new URL(result.url, proxy.base).pathname}/step/second_factor`;
-      const posted = await postForm(
-        `${proxy.base}${path}`,
-        new URLSearchParams({
-          csrf,
-          factorId: person.totp.factorId,
-          code: generateTotp(person.totp.seed, Date.now()),
-        }).toString(),
-        { cookie: interaction.jar.header(path) },
+      const posted = await submitTotp(proxy, interaction.jar, result, person.totp);
+      result = await follow(
+        proxy,
+        interaction.jar,
+        posted.headers.get('location') as string,
+        party.redirectUri,
       );
-      interaction.jar.store(posted);
-      await posted.arrayBuffer();
-      const next = posted.headers.get('location');
-      if (posted.status !== 303 || !next) throw new Error(`the code was refused (${posted.status})`);
-      result = await follow(proxy, interaction.jar, next, party.redirectUri);
       lap('otp');
     }
     step = 'token';
     if (!('code' in result)) throw new Error(`no code (${result.page.status} at ${result.url})`);
-    const token = await postForm(
-      `${proxy.base}/oidc/token`,
-      new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: result.code,
-        redirect_uri: party.redirectUri,
-        code_verifier: interaction.pkce.verifier,
-      }).toString(),
-      { authorization: basic(app) },
-    );
-    const body = (await token.json()) as { access_token?: string; id_token?: string };
-    if (token.status !== 200 || !body.access_token || !body.id_token)
-      throw new Error(`token ${token.status}`);
-    const amr = claimsOf(body.id_token).amr ?? [];
+    const body = await codeGrant(proxy, app, party.redirectUri, result.code, interaction.pkce.verifier);
+    if (!body.id_token) throw new Error('no ID token');
+    const amr = idTokenClaims(body.id_token).amr ?? [];
     if (Boolean(person.totp) !== amr.includes('otp')) throw new Error(`amr ${amr.join(',')}`);
     lap('token');
     times.flow = performance.now() - began;
@@ -284,23 +152,11 @@ async function signInFlow(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measures of a storm: CPU per process, PostgreSQL's counters.
+// A storm and its measures: CPU per process, PostgreSQL's counters.
 
 interface Processes {
   instances: number[];
   database: string;
-}
-
-function cpuReading(p: Processes) {
-  return {
-    at: performance.now(),
-    machine: machineCpu(),
-    instances: p.instances.map((pid) => cpuOfPid(pid)),
-    mains: p.instances.map((pid) => cpuOfPid(pid, true)),
-    postgres: cpuOfCommand('postgres', p.database),
-    nginx: cpuOfCommand('nginx'),
-    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-  };
 }
 
 interface StormResult {
@@ -323,33 +179,26 @@ async function storm(
   databaseUrl: string,
   people: Person[],
   party: RelyingParty,
-  app: Client,
+  app: AppClient,
   rate: number,
 ): Promise<StormResult> {
   // PostgreSQL's counters around the storm (pgPhase pauses for its statistics to be written out).
   const counters = await pgPhase(databaseUrl);
   await waitForQuiet(30_000);
-  const cpuBefore = cpuReading(processes);
+  const meter = clusterCpuMeter(processes.instances, processes.database);
   const timings: Timings[] = [];
   const errors: Record<string, number> = {};
-  let maxLateness = 0;
   const started = performance.now();
-  await Promise.all(
-    people.map(async (person, i) => {
-      const due = started + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      maxLateness = Math.max(maxLateness, performance.now() - due);
-      try {
-        timings.push(await signInFlow(proxy, person, party, app));
-      } catch (error) {
-        const reason = (error as Error).message.slice(0, 120);
-        errors[reason] = (errors[reason] ?? 0) + 1;
-      }
-    }),
-  );
+  const { maxLatenessMs } = await openArrivals({ rate, started, count: people.length }, async (i) => {
+    try {
+      timings.push(await signInFlow(proxy, people[i] as Person, party, app));
+    } catch (error) {
+      const reason = (error as Error).message.slice(0, 120);
+      errors[reason] = (errors[reason] ?? 0) + 1;
+    }
+  });
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuReading(processes);
+  const cpu = meter.stop();
   const postgres = await counters.stop(people.length);
 
   const flows = people.length;
@@ -364,30 +213,10 @@ async function storm(
       n: values.length,
     };
   }
-  const wall = (cpuAfter.at - cpuBefore.at) / 1000;
-  const used = {
-    instanceA: (cpuAfter.instances[0] ?? 0) - (cpuBefore.instances[0] ?? 0),
-    instanceAMain: (cpuAfter.mains[0] ?? 0) - (cpuBefore.mains[0] ?? 0),
-    instanceB: (cpuAfter.instances[1] ?? 0) - (cpuBefore.instances[1] ?? 0),
-    instanceBMain: (cpuAfter.mains[1] ?? 0) - (cpuBefore.mains[1] ?? 0),
-    postgres: Math.max(0, cpuAfter.postgres - cpuBefore.postgres),
-    nginx: Math.max(0, cpuAfter.nginx - cpuBefore.nginx),
-    loadGenerator: cpuAfter.bench - cpuBefore.bench,
-  };
-  const busy = cpuAfter.machine.busy - cpuBefore.machine.busy;
-  const ours = used.instanceA + used.instanceB + used.postgres + used.nginx + used.loadGenerator;
-  const cpuMsPerFlow = Object.fromEntries(
-    Object.entries({ ...used, other: Math.max(0, busy - ours) }).map(([k, v]) => [
-      k,
-      Number(fmt((v * 1000) / flows, 2)),
-    ]),
-  );
-  const cpuCores = Object.fromEntries(
-    Object.entries({ ...used, other: Math.max(0, busy - ours) }).map(([k, v]) => [
-      k,
-      Number(fmt(v / wall, 2)),
-    ]),
-  );
+  const perFlow = (v: number) => Number(fmt((v * 1000) / flows, 2));
+  const cores = (v: number) => Number(fmt(v / cpu.seconds, 2));
+  const cpuMsPerFlow = Object.fromEntries(Object.entries(cpu.used).map(([k, v]) => [k, perFlow(v)]));
+  const cpuCores = Object.fromEntries(Object.entries(cpu.used).map(([k, v]) => [k, cores(v)]));
   const postgresPerFlow = {
     transactions: Number(fmt(postgres.transactions, 2)),
     rowsInserted: Number(fmt(postgres.rowsInserted, 2)),
@@ -403,7 +232,7 @@ async function storm(
     errors: errorCount,
     errorSamples: errors,
     seconds,
-    maxLatenessMs: maxLateness,
+    maxLatenessMs,
     percentiles,
     cpuMsPerFlow,
     cpuCores,
@@ -440,20 +269,6 @@ function describe(result: StormResult) {
   );
   lines.push(`  whole flow p99 < ${P99_GOAL_MS} ms without errors: ${verdict(result.p99Met)}`);
   return lines.join('\n');
-}
-
-async function successesOf(databaseUrl: string, companyId: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      `select count(*) as n from login_events where company_id = $1 and result = 'success'`,
-      [companyId],
-    );
-    return Number(rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,7 +343,7 @@ async function main() {
     console.log(
       `RSS of the instances (MiB): before ${memoryBefore.map((m) => fmt(m)).join(' / ')}, after ${memoryAfter.map((m) => fmt(m)).join(' / ')}`,
     );
-    const successes = await successesOf(databaseUrl, tenant.companyId);
+    const successes = await countSuccessfulSignIns(databaseUrl, tenant.companyId);
     const logOk = successes === expected && (SEARCH || successes === PEOPLE);
     console.log(
       `the company's sign-in log holds ${successes} successful sign-ins (${expected} flows succeeded${SEARCH ? '' : `, ${PEOPLE} people`}): ${verdict(logOk)}`,

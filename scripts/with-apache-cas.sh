@@ -71,4 +71,4 @@ export TESSERA_TEST_APACHE_CAS_START="$WORK/start.sh"
 export TESSERA_TEST_APACHE_CAS_LOG="$WORK/error.log"
 say "$(/usr/sbin/apache2 -v | sed -n 's/^Server version: //p') with mod_auth_cas ready on 127.0.0.1:$PORT (started by the tests, stopped when the command ends)"
 
-apache_run "$@"
+service_run "$@"

@@ -77,4 +77,4 @@ export TESSERA_TEST_APACHE_LDAP_START="$WORK/start.sh"
 export TESSERA_TEST_APACHE_LDAP_LOG="$WORK/error.log"
 say "$(/usr/sbin/apache2 -v | sed -n 's/^Server version: //p') with mod_authnz_ldap ready on 127.0.0.1:$PORT (started by the tests, stopped when the command ends)"
 
-apache_run "$@"
+service_run "$@"

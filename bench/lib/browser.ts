@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
+import { generateTotp } from '../../packages/server/src/lib/otp/totp.ts';
 import { ADMIN, type BenchServer, CLIENT_ID } from './server.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -246,19 +247,69 @@ export async function submitLogin(
   return response;
 }
 
+/**
+ * After a login POST: follows the provider on, to the redirect URI (the code) or to the page of a
+ * further step (the second factor). Throws when the password was refused.
+ */
+export async function afterLogin(
+  server: BenchServer,
+  interaction: PendingInteraction,
+  loginResponse: Response,
+) {
+  const location = loginResponse.headers.get('location');
+  if (loginResponse.status !== 303 || !location) {
+    throw new Error(`sign-in was refused (status ${loginResponse.status})`);
+  }
+  return follow(server, interaction.jar, location, interaction.party.redirectUri);
+}
+
 /** After a successful login POST: follows the provider back to the redirect URI. */
 export async function finishAuthorization(
   server: BenchServer,
   interaction: PendingInteraction,
   loginResponse: Response,
 ): Promise<string> {
-  const location = loginResponse.headers.get('location');
-  if (loginResponse.status !== 303 || !location) {
-    throw new Error(`sign-in was refused (status ${loginResponse.status})`);
-  }
-  const result = await follow(server, interaction.jar, location, interaction.party.redirectUri);
+  const result = await afterLogin(server, interaction, loginResponse);
   if (!('code' in result)) throw new Error(`no code after sign-in (status ${result.page.status})`);
   return result.code;
+}
+
+/** A TOTP factor bound to a person (bench/lib/org.ts `bindTotpFactors`). */
+export interface TotpFactor {
+  factorId: string;
+  seed: Buffer;
+}
+
+/**
+ * The second-factor step a sign-in has come to (`landed`, from `afterLogin`): POSTs a code of the
+ * person's TOTP factor and answers the provider's 303, whose location leads on to the code.
+ */
+export async function submitTotp(
+  server: BenchServer,
+  jar: CookieJar,
+  landed: { code: string } | { page: Response; url: string },
+  factor: TotpFactor,
+): Promise<Response> {
+  if ('code' in landed) throw new Error('no second factor was asked');
+  const html = await landed.page.text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!csrf || !html.includes('/step/second_factor'))
+    throw new Error(`no second-factor form (${landed.page.status})`);
+  const path = `${new URL(landed.url, server.base).pathname}/step/second_factor`;
+  const posted = await postForm(
+    `${server.base}${path}`,
+    new URLSearchParams({
+      csrf,
+      factorId: factor.factorId,
+      code: generateTotp(factor.seed, Date.now()),
+    }).toString(),
+    { cookie: jar.header(path) },
+  );
+  jar.store(posted);
+  await posted.arrayBuffer();
+  if (posted.status !== 303 || !posted.headers.get('location'))
+    throw new Error(`the code was refused (${posted.status})`);
+  return posted;
 }
 
 export interface SignedIn {

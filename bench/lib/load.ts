@@ -1,11 +1,11 @@
 /**
- * Load generation with autocannon against a benchmark server: any method, headers and body,
- * the request optionally rebuilt before each send, every answer checked, the CPU of each party
- * measured over the phase.
+ * Load generation against a benchmark server. With autocannon: any method, headers and body, the
+ * request optionally rebuilt before each send, every answer checked, the CPU of each party
+ * measured over the phase. And the arrivals of an open model (`openArrivals`: the storm, the soak).
  */
 import autocannon, { type Request } from 'autocannon';
 import { type CpuSplit, cpuMeter, describeCpu } from './report.ts';
-import { type BenchServer, fmt } from './server.ts';
+import { type BenchServer, fmt, sleep } from './server.ts';
 
 export interface LoadPhase {
   ok: number;
@@ -101,3 +101,41 @@ export const cpuPerRequest = (phase: LoadPhase) => ({
   serverMs: (phase.cpu.server * 1000) / phase.perSecond,
   postgresMs: (phase.cpu.postgres * 1000) / phase.perSecond,
 });
+
+/**
+ * Arrivals of an open model: task(i) starts at i / `rate` seconds after `started`
+ * (performance.now()), whether or not the earlier ones have ended, for i < `count` and while the
+ * start is within `durationMs`. With `maxInFlight`, an arrival that finds that many running is not
+ * started (`onSkip`). Resolves when every started task has ended (tasks handle their own errors);
+ * answers how far behind its time the latest start was.
+ */
+export async function openArrivals(
+  options: {
+    rate: number;
+    started?: number;
+    count?: number;
+    durationMs?: number;
+    maxInFlight?: number;
+    onSkip?: () => void;
+  },
+  task: (i: number) => Promise<void>,
+): Promise<{ maxLatenessMs: number }> {
+  const started = options.started ?? performance.now();
+  const running = new Set<Promise<void>>();
+  let maxLatenessMs = 0;
+  for (let i = 0; i < (options.count ?? Number.POSITIVE_INFINITY); i++) {
+    const due = started + (i * 1000) / options.rate;
+    if (options.durationMs !== undefined && due - started >= options.durationMs) break;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    if (running.size >= (options.maxInFlight ?? Number.POSITIVE_INFINITY)) {
+      options.onSkip?.();
+      continue;
+    }
+    maxLatenessMs = Math.max(maxLatenessMs, performance.now() - due);
+    const work: Promise<void> = task(i).finally(() => running.delete(work));
+    running.add(work);
+  }
+  await Promise.all(running);
+  return { maxLatenessMs };
+}

@@ -1,4 +1,10 @@
 /**
+ * Sign-in events of the benchmarks (login_events): seeded by SQL for the log benchmarks, and the
+ * company's successes counted for the storm.
+ */
+import pg from 'pg';
+
+/**
  * Sign-in events seeded straight into login_events by SQL (bench/logs.bench.ts,
  * bench/log-retention.bench.ts): parameters $1 id prefix, $2 company, $3 rows, $4-$6 the client
  * ids of three applications, $7 days. Events spread evenly over the last $7 days, newest first by
@@ -26,3 +32,21 @@ export const insertEvents = (table: 'login_events') => `
     case when i % 997 = 0 then array['new_country'] when i % 1999 = 0 then array['impossible_travel'] end,
     now() - (i::float8 / $3::int) * $7::int * interval '1 day'
   from generate_series(1, $3::int) i`;
+
+/**
+ * The company's successful sign-ins in login_events (PostgreSQL): the storm checks that its log
+ * holds exactly one per successful flow.
+ */
+export async function countSuccessfulSignIns(url: string, companyId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `select count(*) as n from login_events where company_id = $1 and result = 'success'`,
+      [companyId],
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,13 +1,16 @@
 /**
- * Set-up shared by the organisation benchmarks (import, user list): the bootstrap administrator
- * signed in to the developer console, a company of theirs, and a licence for as many users as the
- * benchmark needs (signed by a throw-away vendor key the server is told to trust).
+ * Set-up shared by the benchmarks: the bootstrap administrator signed in to the developer console,
+ * a company of theirs, a licence for as many users as the benchmark needs (signed by a throw-away
+ * vendor key the server is told to trust), and the company's people (with TOTP factors),
+ * applications, access accounts and RADIUS clients.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createSealer } from '../../packages/server/src/lib/crypto.ts';
 import { issueLicenseFile } from '../../packages/server/src/modules/license/license-file.ts';
-import { redeemCode, signIn } from './browser.ts';
-import { type BenchServer, type StartOptions, startServer } from './server.ts';
+import type { AppClient } from './app-client.ts';
+import { redeemCode, signIn, type TotpFactor } from './browser.ts';
+import { type BenchServer, pool, type StartOptions, startServer } from './server.ts';
 
 export interface Tenant {
   token: string;
@@ -83,10 +86,20 @@ export async function licenseUsers(server: BenchServer, tenant: Tenant, users: n
   await tenantCall(server, tenant, '/api/v1/manage/license/import', { license });
 }
 
-/**
- * Runs the benchmark's body on the server: on a failure prints the end of the server's log before
- * passing the error on; stops the server in any case.
- */
+/** An opened OIDC application of the tenant with one redirect URI. */
+export async function openApp(server: BenchServer, tenant: Tenant, name: string, redirectUri: string) {
+  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
+    server,
+    tenant,
+    '/api/v1/manage/app/create',
+    { name },
+  );
+  const { appId, clientId } = created.app;
+  await tenantCall(server, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [redirectUri] });
+  await tenantCall(server, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
+  return { appId, clientId, clientSecret: created.clientSecret };
+}
+
 /**
  * An opened OIDC application of the tenant with one redirect URI, and the company's MFA set to
  * "optional" with authenticator apps: a person with a bound factor is asked for it at every sign-in.
@@ -97,24 +110,109 @@ export async function openAppWithOptionalOtp(
   name: string,
   redirectUri: string,
 ) {
-  const created = await tenantCall<{ app: { appId: string; clientId: string }; clientSecret: string }>(
-    server,
-    tenant,
-    '/api/v1/manage/app/create',
-    { name },
-  );
-  const { appId, clientId } = created.app;
-  await tenantCall(server, tenant, '/api/v1/manage/app/update', { appId, redirectUris: [redirectUri] });
-  await tenantCall(server, tenant, '/api/v1/manage/app/status', { appId, status: 'opened' });
+  const app = await openApp(server, tenant, name, redirectUri);
   const mfa = await tenantCall<Record<string, unknown>>(server, tenant, '/api/v1/manage/safety/mfa', {});
   await tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
     ...mfa,
     mode: 'optional',
     types: ['otp'],
   });
-  return { appId, clientId, clientSecret: created.clientSecret };
+  return app;
 }
 
+/** The company's MFA off (a password is enough), lockout after 5 failures for 15 minutes. */
+export const turnMfaOff = (server: BenchServer, tenant: Tenant) =>
+  tenantCall(server, tenant, '/api/v1/manage/safety/mfa/update', {
+    mode: 'off',
+    types: ['otp'],
+    lockout: { maxFailures: 5, lockMinutes: 15 },
+  });
+
+/** A programmatic access account of the application (no expiry): its client id and secret. */
+export async function createApiAccount(
+  server: BenchServer,
+  tenant: Tenant,
+  appId: string,
+  name: string,
+): Promise<AppClient> {
+  const robot = await tenantCall<{ account: { clientId: string }; secret: string }>(
+    server,
+    tenant,
+    '/api/v1/manage/app/api-account/create',
+    { appId, name, expiresAt: null },
+  );
+  return { clientId: robot.account.clientId, secret: robot.secret };
+}
+
+/** A RADIUS client (network device) at 127.0.0.1, for everyone, OTP by challenge. */
+export async function createRadiusClient(server: BenchServer, tenant: Tenant, name: string) {
+  const created = await tenantCall<{ client: { clientId: string }; secret: string }>(
+    server,
+    tenant,
+    '/api/v1/manage/radius/client/create',
+    { name, source: '127.0.0.1', enabled: true, access: 'all', otpMode: 'challenge' },
+  );
+  return { clientId: created.client.clientId, secret: created.secret };
+}
+
+/**
+ * Creates `count` members of the company through the API, 4 at once (no new one after `timeMs`),
+ * each with `password`; answers them in order.
+ */
+export const createPeople = (
+  server: BenchServer,
+  tenant: Tenant,
+  count: number,
+  usernameOf: (i: number) => string,
+  password: string,
+  timeMs = 600_000,
+) =>
+  pool(count, 4, timeMs, async (i) => {
+    const username = usernameOf(i);
+    await tenantCall(server, tenant, '/api/v1/manage/company/user/create', {
+      username,
+      role: 'member',
+      password,
+    });
+    return { username, password };
+  });
+
+/**
+ * Binds a TOTP factor (`<prefix>-<i>`, a new seed) to each person i for whom `which(i)` holds,
+ * straight in the database (PostgreSQL) as the binding step would leave it (the seed sealed with
+ * the server's master key), and sets the person's `totp`.
+ */
+export async function bindTotpFactors(
+  url: string,
+  masterKey: Buffer,
+  people: { username: string; totp?: TotpFactor }[],
+  prefix: string,
+  which: (i: number) => boolean,
+) {
+  const sealer = createSealer(masterKey);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const [i, person] of people.entries()) {
+      if (!which(i)) continue;
+      const factorId = `${prefix}-${i}`;
+      const seed = randomBytes(20);
+      await client.query(
+        `insert into mfa_factors (id, account_id, type, name, status, secret_sealed, bound_at)
+         select $1, id, 'otp', 'OTP', 'bound', $3, now() from accounts where username = $2`,
+        [factorId, person.username, sealer.seal(seed.toString('base64'), `mfa-otp-seed:${factorId}`)],
+      );
+      person.totp = { factorId, seed };
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs the benchmark's body on the server: on a failure prints the end of the server's log before
+ * passing the error on; stops the server in any case.
+ */
 export async function runOn(server: BenchServer, body: () => Promise<void>) {
   try {
     await body();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import radius from 'radius';
+import { sleep } from './server.ts';
 
 /**
  * The network device of bench/radius.bench.ts: PAP Access-Requests with a Message-Authenticator
@@ -19,6 +20,13 @@ export interface Person {
   /** Each person's own calling station, so that the sign-in budgets of one device do not throttle. */
   callingStationId: string;
 }
+
+/** A calling station of its own for person i: 02-00-00-00-00-00 up (locally administered MACs). */
+export const stationOf = (i: number) =>
+  (0x020000000000 + i)
+    .toString(16)
+    .padStart(12, '0')
+    .replace(/(..)(?!$)/g, '$1-');
 
 export type Outcome = { ok: true } | { ok: false; reason: string };
 
@@ -116,6 +124,22 @@ export class RadiusDevice {
       entry.pending[identifier] = { request, done, timer };
       entry.socket.send(request, this.port, '127.0.0.1');
     });
+  }
+
+  /**
+   * Waits (at most `timeoutMs`) until the server knows this device: it learns of a new client by a
+   * notification, so Status-Server every second until one is answered.
+   */
+  async awaitKnown(nasIdentifier: string, timeoutMs = 70_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await Promise.race([
+        this.send('Status-Server', [['NAS-Identifier', nasIdentifier]]),
+        sleep(1000).then((): Outcome => ({ ok: false, reason: 'waiting' })),
+      ]);
+      if (status.ok) return;
+      if (Date.now() > deadline) throw new Error('the RADIUS server does not know the new client');
+    }
   }
 
   /** A PAP Access-Request of the person. */

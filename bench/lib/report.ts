@@ -1,10 +1,11 @@
-/** Machine facts, CPU accounting and result files for the benchmarks. */
+/** Machine facts, CPU accounting (a server, a cluster, per request of a phase) and result files for the benchmarks. */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from './server.ts';
+import { type PgPerRequest, pgPhase } from './pg-stats.ts';
+import { type BenchServer, fmt, pool, repoRoot } from './server.ts';
 
 export interface MachineInfo {
   date: string;
@@ -161,6 +162,45 @@ export function cpuMeter(serverPid: number, options: { postgresDatabase?: string
   };
 }
 
+/**
+ * CPU seconds used between its start and stop() by each of several server instances (instanceA,
+ * instanceB, ..., with their main threads apart: instanceAMain, ...), the PostgreSQL backends of
+ * `database`, nginx, this load generator, and the rest of the machine (`other`), for a cluster
+ * behind a proxy (bench/storm.bench.ts); with the wall-clock seconds between.
+ */
+export function clusterCpuMeter(instances: number[], database: string) {
+  const take = () => ({
+    at: performance.now(),
+    machine: machineCpu(),
+    instances: instances.map((pid) => cpuOfPid(pid)),
+    mains: instances.map((pid) => cpuOfPid(pid, true)),
+    postgres: cpuOfCommand('postgres', database),
+    nginx: cpuOfCommand('nginx'),
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  const before = take();
+  return {
+    stop(): { seconds: number; used: Record<string, number> } {
+      const after = take();
+      const used: Record<string, number> = {};
+      instances.forEach((_, i) => {
+        const name = `instance${String.fromCharCode(65 + i)}`;
+        used[name] = (after.instances[i] ?? 0) - (before.instances[i] ?? 0);
+        used[`${name}Main`] = (after.mains[i] ?? 0) - (before.mains[i] ?? 0);
+      });
+      used.postgres = Math.max(0, after.postgres - before.postgres);
+      used.nginx = Math.max(0, after.nginx - before.nginx);
+      used.loadGenerator = after.bench - before.bench;
+      const busy = after.machine.busy - before.machine.busy;
+      const ours = Object.entries(used)
+        .filter(([name]) => !name.endsWith('Main'))
+        .reduce((sum, [, seconds]) => sum + seconds, 0);
+      used.other = Math.max(0, busy - ours);
+      return { seconds: (after.at - before.at) / 1000, used };
+    },
+  };
+}
+
 /** Two phases' CPU splits as one, each weighed by its length. */
 export const addCpu = (a: CpuSplit | undefined, b: CpuSplit): CpuSplit => {
   if (!a) return b;
@@ -248,3 +288,89 @@ export const describeHashCost = (what: string, cost: HashCost) =>
   (cost.goal === null
     ? '(no goal on this storage)'
     : `(goal <= ${cost.goal.toFixed(2)}: ${verdict(cost.met === true)})`);
+
+// ---------------------------------------------------------------------------------------------
+// Per-request cost of a kind of request, measured alone (bench/sizing.bench.ts)
+
+export interface PerRequestRow {
+  kind: string;
+  requests: number;
+  perSecond: number;
+  serverMs: number;
+  serverMainMs: number;
+  postgresMs: number;
+  loadGeneratorMs: number;
+  perVcpu: number;
+  postgres?: PgPerRequest & { backends: number };
+  cpu: CpuSplit;
+}
+
+/**
+ * Times `count` tasks, `concurrency` at once (no new one after `limitMs`), alone on a quiet
+ * machine: the CPU per request of the server (its main thread apart), its PostgreSQL backends and
+ * the load generator, hence requests per second per vCPU, and PostgreSQL's transactions, rows
+ * written and WAL per request (bench/sizing.bench.ts). Prints them and answers them as a row.
+ */
+export async function measurePerRequest(
+  server: BenchServer,
+  kind: string,
+  count: number,
+  task: (i: number) => Promise<unknown>,
+  options: { concurrency: number; limitMs: number; quietMs?: number },
+): Promise<PerRequestRow> {
+  const { concurrency } = options;
+  const url = server.stored.database?.url;
+  const counters = url ? await pgPhase(url) : undefined;
+  await waitForQuiet(options.quietMs ?? 30_000);
+  const meter = cpuMeter(server.pid, { postgresDatabase: postgresDatabaseOf(server.stored.database) });
+  const started = performance.now();
+  const done = await pool(count, concurrency, options.limitMs, async (i) => {
+    await task(i);
+    return true;
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = meter.stop();
+  const postgres = await counters?.stop(done.length);
+  const per = (cores: number) => (cores * seconds * 1000) / Math.max(1, done.length);
+  const serverMs = per(cpu.server);
+  const postgresMs = per(cpu.postgres);
+  const row: PerRequestRow = {
+    kind,
+    requests: done.length,
+    perSecond: done.length / seconds,
+    serverMs,
+    serverMainMs: per(cpu.serverMain),
+    postgresMs,
+    loadGeneratorMs: per(cpu.bench),
+    perVcpu: 1000 / (serverMs + postgresMs),
+    postgres,
+    cpu,
+  };
+  console.log(
+    `${kind}: ${done.length} in ${fmt(seconds, 2)} s (${fmt(row.perSecond)}/s); CPU per request: server ${fmt(serverMs, 2)} ms ` +
+      `(main thread ${fmt(row.serverMainMs, 2)}), PostgreSQL ${fmt(postgresMs, 2)} ms, load generator ${fmt(row.loadGeneratorMs, 2)} ms ` +
+      `= ${fmt(row.perVcpu)} per second per vCPU` +
+      (postgres
+        ? `; PostgreSQL per request: ${fmt(postgres.transactions, 2)} transactions, rows ${fmt(postgres.rowsInserted, 2)} inserted / ` +
+          `${fmt(postgres.rowsUpdated, 2)} updated / ${fmt(postgres.rowsDeleted, 2)} deleted, WAL ${fmt(postgres.walBytes, 0)} bytes`
+        : ''),
+  );
+  console.log(`  ${describeCpu(cpu)}`);
+  return row;
+}
+
+/** The rows as a markdown table (PostgreSQL's columns only on PostgreSQL). */
+export function perVcpuTable(rows: PerRequestRow[], storage: string) {
+  const pgCols = storage === 'postgres';
+  const head = `| request | per vCPU (/s) | server CPU (ms) | of it main thread | PostgreSQL CPU (ms) |${pgCols ? ' transactions | rows written | WAL bytes |' : ''}`;
+  const rule = `| --- | ---: | ---: | ---: | ---: |${pgCols ? ' ---: | ---: | ---: |' : ''}`;
+  const lines = rows.map((r) => {
+    const p = r.postgres;
+    const written = p ? p.rowsInserted + p.rowsUpdated + p.rowsDeleted : 0;
+    return (
+      `| ${r.kind} | ${fmt(r.perVcpu)} | ${fmt(r.serverMs, 2)} | ${fmt(r.serverMainMs, 2)} | ${fmt(r.postgresMs, 2)} |` +
+      (pgCols && p ? ` ${fmt(p.transactions, 2)} | ${fmt(written, 2)} | ${fmt(p.walBytes, 0)} |` : '')
+    );
+  });
+  return [head, rule, ...lines].join('\n');
+}

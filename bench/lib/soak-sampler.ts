@@ -2,12 +2,13 @@
  * What bench/soak.bench.ts samples every half minute, and how it judges the samples: the
  * server's resident memory, its database's backlogs (read through node-postgres on PostgreSQL,
  * through the probe in the server on PGlite: bench/lib/probe.js), the write-ahead log, and
- * least-squares trends over the end of the run.
+ * least-squares trends over the end of the run that make the soak's verdict.
  */
 import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type BenchServer, memoryOf, sleep } from './server.ts';
+import { verdict } from './report.ts';
+import { type BenchServer, fmt, memoryOf, sleep } from './server.ts';
 
 /**
  * Backlog rows, one statement (one row of JSON): queued jobs overdue by a minute, failed and all
@@ -176,4 +177,118 @@ export function judgeTrend(
     growth,
     growing: growth > floor && growth > GROWTH_SHARE * (max - min),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The soak's samples and its verdict
+
+export interface Sample {
+  minute: number;
+  rssMiB: number;
+  errors: number;
+  skipped: number;
+  flows: number;
+  load1: number;
+  walBytes: number;
+  walWrittenBytes?: number;
+  syslogReceived: number;
+  syslogBacklog: number;
+  backlog: Backlog;
+}
+
+/** The line printed for a sample; `flows` and `skipped` as they are when it is printed. */
+export function describeSample(sample: Sample, flows: number, skipped: number): string {
+  const b = sample.backlog as Record<string, number>;
+  return (
+    `${fmt(sample.minute, 1).padStart(5)} min  RSS ${fmt(sample.rssMiB)} MiB  flows ${flows}  errors ${sample.errors}` +
+    `${skipped ? ` skipped ${skipped}` : ''}  jobs overdue/failed ${b.jobsOverdue}/${b.jobsFailed}` +
+    `  provider rows ${b.oidcRows} (expired ${b.oidcExpired})  budgets ${b.rateWindows}` +
+    `  console sessions ${b.consoleSessions} (dead ${b.consoleSessionsDead})  syslog outbox ${b.syslogOutbox}` +
+    ` backlog ${sample.syslogBacklog} received ${sample.syslogReceived}  WAL ${fmt(sample.walBytes / 2 ** 20)} MiB  load ${fmt(sample.load1, 2)}`
+  );
+}
+
+/** RSS after the warm-up must stay within this share of its least value. */
+const RSS_BAND = 0.1;
+/** Trends are judged over the run's last minutes (after the warm-up). */
+const JUDGED_MINUTES = 25;
+
+/** The series judged for growth: name, how to read it from a sample, the rise that is still flat. */
+const JUDGED: [string, (s: Sample) => number, number?][] = [
+  ['jobs overdue', (s) => Number(s.backlog.jobsOverdue)],
+  ['jobs failed', (s) => Number(s.backlog.jobsFailed), 0],
+  ['jobs rows', (s) => Number(s.backlog.jobsRows)],
+  ['provider rows past expiry', (s) => Number(s.backlog.oidcExpired)],
+  ['budgets (rate_windows)', (s) => Number(s.backlog.rateWindows)],
+  ['console sessions no longer usable', (s) => Number(s.backlog.consoleSessionsDead)],
+  ['syslog outbox rows', (s) => Number(s.backlog.syslogOutbox)],
+  ['syslog backlog (syslog/status)', (s) => s.syslogBacklog],
+  ['failures of unknown names', (s) => Number(s.backlog.signInUnknown)],
+  // One WAL segment (16 MiB) of rise is no trend.
+  ['write-ahead log bytes', (s) => s.walBytes, 16 * 2 ** 20],
+];
+
+/**
+ * Judges a soak of `minutes` from its samples and prints the verdict: RSS flat after the warm-up
+ * (5 minutes, or a sixth of a shorter run), no error answers, every flow started, no backlog that
+ * keeps growing over the last JUDGED_MINUTES, the PGlite WAL bounded. Answers the verdict as saved.
+ */
+export function judgeSoak(
+  samples: Sample[],
+  run: { minutes: number; errorTotal: number; skipped: number; storage: string },
+) {
+  const { minutes, errorTotal, skipped } = run;
+  const warmUp = Math.min(5, minutes / 6);
+  const judgedFrom = Math.max(warmUp, minutes - JUDGED_MINUTES);
+  const afterWarmUp = samples.filter((s) => s.minute >= warmUp);
+  const judged = samples.filter((s) => s.minute >= judgedFrom);
+  const rss = afterWarmUp.map((s) => s.rssMiB);
+  const rssSpread = (Math.max(...rss) - Math.min(...rss)) / Math.min(...rss);
+  const rssFlat = rssSpread <= RSS_BAND;
+  const rssTrend = judgeTrend(
+    'RSS',
+    afterWarmUp.map((s) => s.minute),
+    rss,
+  );
+  const trends: Trend[] = JUDGED.map(([name, read, floor]) =>
+    judgeTrend(
+      name,
+      judged.map((s) => s.minute),
+      judged.map(read),
+      floor,
+    ),
+  ).filter((t) => Number.isFinite(t.first));
+  const growing = trends.filter((t) => t.growing);
+  const wal = samples.map((s) => s.walBytes);
+  const walTrend = trends.find((t) => t.name === 'write-ahead log bytes');
+
+  console.log(
+    `\nVerdict (warm-up ${fmt(warmUp, 1)} min; trends over minutes ${fmt(judgedFrom, 1)}-${minutes}):`,
+  );
+  console.log(
+    `  RSS after warm-up ${fmt(Math.min(...rss))}-${fmt(Math.max(...rss))} MiB, spread ${fmt(100 * rssSpread)} % (flat within ${100 * RSS_BAND} %): ${verdict(rssFlat)}`,
+  );
+  // The spread includes the garbage collector's saw-tooth; the fitted line shows a drift apart from it.
+  const rssMean = rss.reduce((a, b) => a + b, 0) / rss.length;
+  console.log(
+    `  RSS least-squares rise after warm-up: ${fmt(rssTrend.growth)} MiB (${fmt((100 * rssTrend.growth) / rssMean)} % of its mean ${fmt(rssMean)} MiB)`,
+  );
+  console.log(`  error answers: ${errorTotal} (zero): ${verdict(errorTotal === 0)}`);
+  console.log(`  flows not started (arrival rate not held): ${skipped} (zero): ${verdict(skipped === 0)}`);
+  for (const t of trends) {
+    console.log(
+      `  ${t.name.padEnd(34)} ${fmt(t.first, 0)} -> ${fmt(t.last, 0)} (min ${fmt(t.min, 0)}, max ${fmt(t.max, 0)}), ` +
+        `slope ${fmt(t.perMinute, 2)}/min, fitted rise ${fmt(t.growth, 0)}: ${t.growing ? 'GROWING' : 'bounded'}`,
+    );
+  }
+  console.log(`  no backlog that keeps growing: ${verdict(growing.length === 0)}`);
+  if (run.storage === 'pglite')
+    console.log(
+      `  PGlite WAL ${fmt(Math.min(...wal) / 2 ** 20)}-${fmt(Math.max(...wal) / 2 ** 20)} MiB: ${verdict(!walTrend?.growing)} (bounded)`,
+    );
+  if (minutes < 15)
+    console.log(
+      '  (a run under 15 minutes sees no purge, which runs every 10 minutes: its trends are for checking only)',
+    );
+  return { rssSpread, rssFlat, rssTrend, errorTotal, growing: growing.map((t) => t.name), trends };
 }

@@ -65,6 +65,70 @@ reap_stale() {
   done
 }
 
+# A program on the PATH, or in /usr/sbin (not on the PATH of every user); prints nothing when it
+# is missing.
+#   find_program <name>
+find_program() {
+  command -v "$1" || { [[ -x /usr/sbin/$1 ]] && echo "/usr/sbin/$1"; } || true
+}
+
+# Stops the server whose pid is in <pid file> (TERM, then KILL after 5 s) and removes the file.
+#   stop_pid_file <pid file>
+stop_pid_file() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null || true)
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
+# Makes the run's dir WORK (after reaping those of killed runs) and traps EXIT to stop the command,
+# stop the server whose pid file is <pid file name> in WORK, and remove WORK.
+#   service_workdir <pid file name inside the run's dir>
+service_workdir() {
+  SERVICE_PID_FILE=$1
+  reap_stale "$SERVICE_PID_FILE"
+  WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
+  echo $$ >"$WORK/owner.pid"
+  CHILD=''
+  trap service_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+}
+
+# shellcheck disable=SC2317 # invoked by the EXIT trap
+service_cleanup() {
+  local status=$?
+  trap - EXIT INT TERM HUP
+  if [[ -n ${CHILD:-} ]] && kill -0 "$CHILD" 2>/dev/null; then
+    kill -TERM "$CHILD" 2>/dev/null || true
+    wait "$CHILD" 2>/dev/null || true
+  fi
+  stop_pid_file "$WORK/$SERVICE_PID_FILE"
+  rm -rf "$WORK"
+  exit "$status"
+}
+
+# Runs the command in the background, so that a signal to the script reaches its trap at once;
+# fd 3 hands it the real standard input (a background job would otherwise read /dev/null). Exits
+# with the command's status.
+#   service_run <command...>
+service_run() {
+  exec 3<&0
+  "$@" <&3 3<&- &
+  CHILD=$!
+  set +e
+  wait "$CHILD"
+  local status=$?
+  set -e
+  CHILD=''
+  exit "$status"
+}
+
 # Installs Debian packages as root (apt-get update only when the install fails without it). A
 # package's postinst would start a server of its own: a policy-rc.d that forbids starts keeps it
 # down. Fails (status 1) when not root, without apt-get, or when the install fails.
@@ -103,44 +167,17 @@ APACHE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/test-service.sh
 # Stops the Apache whose pid file is in <dir> (TERM, then KILL after 5 s).
 #   apache_stop <dir>
 apache_stop() {
-  local pid
-  pid=$(cat "$1/httpd.pid" 2>/dev/null || true)
-  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$1/httpd.pid"
+  stop_pid_file "$1/httpd.pid"
 }
 
 # Makes the run's dir WORK (with htdocs/protected, readable by Apache's unprivileged children when
 # run as root) and a free PORT, and traps EXIT to stop the command, Apache, and remove WORK.
 #   apache_prepare   (needs PREFIX and TMP_ROOT)
 apache_prepare() {
-  reap_stale httpd.pid
-  WORK=$(mktemp -d "$TMP_ROOT/$PREFIX.XXXXXX")
-  echo $$ >"$WORK/owner.pid"
-  CHILD=''
-  trap apache_cleanup EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-  trap 'exit 129' HUP
+  service_workdir httpd.pid
   PORT=$(free_port)
   chmod 755 "$WORK"
   mkdir -p "$WORK/htdocs/protected"
-}
-
-# shellcheck disable=SC2317 # invoked by the EXIT trap
-apache_cleanup() {
-  local status=$?
-  trap - EXIT INT TERM HUP
-  if [[ -n ${CHILD:-} ]] && kill -0 "$CHILD" 2>/dev/null; then
-    kill -TERM "$CHILD" 2>/dev/null || true
-    wait "$CHILD" 2>/dev/null || true
-  fi
-  apache_stop "$WORK"
-  rm -rf "$WORK"
-  exit "$status"
 }
 
 # The part of httpd.conf every test Apache shares: its own pid file, log and mutex in <dir>,
@@ -208,19 +245,4 @@ apache_write_start() {
     printf 'apache_restart %q %q\n' "$WORK" "$PORT"
   } >"$WORK/start.sh"
   chmod 755 "$WORK/start.sh"
-}
-
-# Runs the command in the background, so that a signal to the script reaches its trap at once;
-# fd 3 hands it the real standard input (a background job would otherwise read /dev/null).
-#   apache_run <command...>
-apache_run() {
-  exec 3<&0
-  "$@" <&3 3<&- &
-  CHILD=$!
-  set +e
-  wait "$CHILD"
-  local status=$?
-  set -e
-  CHILD=''
-  exit "$status"
 }
