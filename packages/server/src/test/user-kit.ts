@@ -1,5 +1,5 @@
 import type { user } from '@tessera/contract';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { z } from 'zod';
 import { call, ownerWithCompany, startTestApp, type TestContext, upload } from './harness.ts';
 
@@ -21,18 +21,31 @@ interface UserTestbed {
   other: Company;
 }
 
-/** One server per test file, listening (the sign-in pages are browsed over HTTP). */
-export async function startUserTestbed(): Promise<UserTestbed> {
-  const ctx = await startTestApp({ listen: true });
-  const acme = await ownerWithCompany(ctx, 'acme-owner', 'Acme');
-  const other = await ownerWithCompany(ctx, 'other-owner', 'Other Co');
-  return { ctx, acme, other };
+/**
+ * Starts the file's server (listening: the sign-in pages are browsed over HTTP) with Acme and Other
+ * Co before its tests, hands them to `started`, and closes it after them; answers the calls and
+ * counts on it.
+ */
+export function userTestbed(started: (bed: UserTestbed) => void) {
+  let bed: UserTestbed | undefined;
+  beforeAll(async () => {
+    const ctx = await startTestApp({ listen: true });
+    const acme = await ownerWithCompany(ctx, 'acme-owner', 'Acme');
+    const other = await ownerWithCompany(ctx, 'other-owner', 'Other Co');
+    bed = { ctx, acme, other };
+    started(bed);
+  });
+  afterAll(() => bed?.ctx.close());
+  return userKit(() => {
+    if (!bed) throw new Error('the user testbed starts before the tests');
+    return bed;
+  });
 }
 
 type Counted = 'accounts' | 'company_members' | 'audit_events' | 'files' | 'department_members';
 
-/** The calls and counts of the users tests, on the testbed the file started (read at each call). */
-export function userKit(testbed: () => Pick<UserTestbed, 'ctx' | 'acme'>) {
+/** The calls and counts of the users tests, on the testbed of the file (read at each call). */
+function userKit(testbed: () => UserTestbed) {
   const db = () => testbed().ctx.database.db;
 
   const asAcme = <T = UserView>(path: string, body: unknown = {}, lang?: string) =>

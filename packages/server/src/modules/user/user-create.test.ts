@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, createAccount, sessionFor, type TestContext } from '../../test/harness.ts';
-import { type Company, PASSWORD, startUserTestbed, userKit } from '../../test/user-kit.ts';
+import { type Company, PASSWORD, userTestbed } from '../../test/user-kit.ts';
 import { insertManagedAccount } from './user-write.repo.ts';
 
 /**
@@ -12,12 +12,9 @@ let ctx: TestContext;
 let acme: Company;
 let other: Company;
 
-beforeAll(async () => {
-  ({ ctx, acme, other } = await startUserTestbed());
+const { asAcme, createUser, snapshot, auditOf, rootOf, department } = userTestbed((bed) => {
+  ({ ctx, acme, other } = bed);
 });
-afterAll(() => ctx.close());
-
-const { asAcme, createUser, snapshot, auditOf, rootOf, department } = userKit(() => ({ ctx, acme }));
 
 describe('user create', () => {
   it('creates a managed member with profile, departments and forced password change, audited', async () => {

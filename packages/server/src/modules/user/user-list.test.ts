@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lib/ids.ts';
 import { call, ownerWithCompany, type TestContext } from '../../test/harness.ts';
-import { type Company, startUserTestbed, type UserView, userKit } from '../../test/user-kit.ts';
+import { type Company, type UserView, userTestbed } from '../../test/user-kit.ts';
 import { insertManagedAccount } from './user-write.repo.ts';
 
 /**
@@ -13,12 +13,9 @@ let ctx: TestContext;
 let acme: Company;
 let other: Company;
 
-beforeAll(async () => {
-  ({ ctx, acme, other } = await startUserTestbed());
+const { asAcme, createUser, rootOf, department } = userTestbed((bed) => {
+  ({ ctx, acme, other } = bed);
 });
-afterAll(() => ctx.close());
-
-const { asAcme, createUser, rootOf, department } = userKit(() => ({ ctx, acme }));
 
 describe('user list', () => {
   let listed: Awaited<ReturnType<typeof ownerWithCompany>>;

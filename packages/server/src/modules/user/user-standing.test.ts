@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { browse, CookieJar, signInToPortal, submitSignIn } from '../../test/browser-flow.ts';
 import { call, createAccount, sessionFor, type TestContext, TINY_PNG } from '../../test/harness.ts';
-import { type Company, PASSWORD, startUserTestbed, userKit } from '../../test/user-kit.ts';
+import { type Company, PASSWORD, userTestbed } from '../../test/user-kit.ts';
 import { createAccountsRepo } from '../account/account.repo.ts';
 import { createSignInService } from '../signin/signin.service.ts';
 import { insertManagedAccount } from './user-write.repo.ts';
@@ -15,12 +15,9 @@ let ctx: TestContext;
 let acme: Company;
 let other: Company;
 
-beforeAll(async () => {
-  ({ ctx, acme, other } = await startUserTestbed());
+const { asAcme, createUser, snapshot, auditOf, rootOf, uploadPhoto } = userTestbed((bed) => {
+  ({ ctx, acme, other } = bed);
 });
-afterAll(() => ctx.close());
-
-const { asAcme, createUser, snapshot, auditOf, rootOf, uploadPhoto } = userKit(() => ({ ctx, acme }));
 
 describe('user status', () => {
   it('disables an administrator: they can no longer use the company; enabling gives it back', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, sessionFor, type TestContext, TINY_PNG } from '../../test/harness.ts';
-import { type Company, startUserTestbed, userKit } from '../../test/user-kit.ts';
+import { type Company, userTestbed } from '../../test/user-kit.ts';
 
 /** Changing who a user is (user-profile.service.ts): their profile and departments, and their photo. */
 
@@ -8,15 +8,11 @@ let ctx: TestContext;
 let acme: Company;
 let other: Company;
 
-beforeAll(async () => {
-  ({ ctx, acme, other } = await startUserTestbed());
-});
-afterAll(() => ctx.close());
-
-const { asAcme, createUser, count, snapshot, auditOf, rootOf, department, uploadPhoto } = userKit(() => ({
-  ctx,
-  acme,
-}));
+const { asAcme, createUser, count, snapshot, auditOf, rootOf, department, uploadPhoto } = userTestbed(
+  (bed) => {
+    ({ ctx, acme, other } = bed);
+  },
+);
 
 describe('user update', () => {
   it('changes the profile and departments of a managed user, audited with before and after', async () => {
