@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startLegacyFormApp } from '../../packages/server/src/test/legacy-form-app.ts';
-import { chooseTab, consolePage, signInToPortal } from '../support/console.page.ts';
+import { callsThatMustSucceed, chooseTab, consolePage, signInToPortal } from '../support/console.page.ts';
 import { startRelyingParty } from '../support/relying-party.ts';
 import { APP_USER, APP_USER_PASSWORD, type Suite } from '../support/suite.ts';
 
@@ -161,11 +161,7 @@ export function appFlows(s: Suite) {
  */
 async function assignDepartmentAndRole(page: Page, ui: Console, base: string) {
   const companyId = await ui.companyId();
-  const made = async <T>(path: string, body: unknown) => {
-    const answer = await ui.api<T>(path, body, companyId);
-    assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
-    return answer.data;
-  };
+  const made = callsThatMustSucceed(ui, companyId);
   const root = (await made<{ tree: { departmentId: string } }>('/api/v1/manage/department/tree', {})).tree;
   const sales = await made<{ departmentId: string }>('/api/v1/manage/department/create', {
     name: 'Wiki sales',

@@ -7,7 +7,12 @@ import ExcelJS from 'exceljs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startTestSmtp } from '../../packages/server/src/test/smtp.ts';
 import { type CatalogueRp, startCatalogueRp } from '../support/catalogue-rp.ts';
-import { artifactsDir, consolePage, fieldMessagesGone } from '../support/console.page.ts';
+import {
+  artifactsDir,
+  callsThatMustSucceed,
+  consolePage,
+  fieldMessagesGone,
+} from '../support/console.page.ts';
 import { type RunningServer, startServer } from '../support/server.process.ts';
 import type { Suite } from '../support/suite.ts';
 
@@ -350,13 +355,9 @@ export function firstWeekFlows(s: Suite) {
     );
     assert.equal(created.code, 200, created.msg);
     const { appId, clientId } = created.data.app;
-    for (const [path, body] of [
-      ['/api/v1/manage/app/update', { appId, defaultAccess: 'allow_all' }],
-      ['/api/v1/manage/app/status', { appId, status: 'opened' }],
-    ] as const) {
-      const answer = await ui.api(path, body, companyId);
-      assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
-    }
+    const api = callsThatMustSucceed(ui, companyId);
+    await api('/api/v1/manage/app/update', { appId, defaultAccess: 'allow_all' });
+    await api('/api/v1/manage/app/status', { appId, status: 'opened' });
     rp.configure('grafana', { clientId, clientSecret: created.data.clientSecret });
     s.secrets.push(created.data.clientSecret);
     await page.goto(`${base()}/dev/application/detail?appId=${appId}`);

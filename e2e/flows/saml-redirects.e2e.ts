@@ -5,7 +5,7 @@ import {
   startTestServiceProvider,
   type TestServiceProvider,
 } from '../../packages/server/src/test/saml-sp.ts';
-import { consolePage } from '../support/console.page.ts';
+import { callsThatMustSucceed, consolePage } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const PERSON = 'rita.redirect';
@@ -16,11 +16,7 @@ type Console = Awaited<ReturnType<Suite['devSession']>>['ui'];
 /** A SAML app of the company for this service provider (from its metadata URL), opened; the SP trusts the company's IdP. */
 async function addSamlApp(ui: Console, sp: TestServiceProvider, name: string) {
   const companyId = await ui.companyId();
-  const call = async <T>(path: string, body: unknown) => {
-    const answer = await ui.api<T>(path, body, companyId);
-    assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
-    return answer.data;
-  };
+  const call = callsThatMustSucceed(ui, companyId);
   const { app } = await call<{ app: { appId: string } }>('/api/v1/manage/app/create', {
     name,
     protocol: 'saml',

@@ -240,3 +240,15 @@ export function consolePage(page: Page, baseUrl: string) {
     },
   };
 }
+
+/**
+ * The console's calls in a company that must answer 200 (the set-up of a flow): each answers its
+ * data; any other answer fails the flow, naming the call and its message.
+ */
+export const callsThatMustSucceed =
+  (ui: Pick<ReturnType<typeof consolePage>, 'api'>, companyId: string | undefined) =>
+  async <T = unknown>(path: string, body: unknown): Promise<T> => {
+    const answer = await ui.api<T>(path, body, companyId);
+    assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
+    return answer.data;
+  };

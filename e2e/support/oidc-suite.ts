@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { writeConformanceResults } from './conformance.ts';
 import { type ConformanceRp, startConformanceRp } from './conformance-rp.ts';
-import { chooseTab } from './console.page.ts';
+import { callsThatMustSucceed, chooseTab } from './console.page.ts';
 import type { Suite } from './suite.ts';
 
 /**
@@ -40,11 +40,7 @@ export function oidcSuite(s: Suite) {
     assert.ok(s.server);
     const { ui } = await s.devSession();
     const companyId = (await ui.companyId()) as string;
-    const api = async <T>(path: string, body: unknown): Promise<T> => {
-      const answer = await ui.api<T>(path, body, companyId);
-      assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
-      return answer.data;
-    };
+    const api = callsThatMustSucceed(ui, companyId);
     const rp = await startConformanceRp(`${s.server.baseUrl}/oidc`);
     const created = await api<{ app: { appId: string; clientId: string }; clientSecret: string }>(
       '/api/v1/manage/app/create',

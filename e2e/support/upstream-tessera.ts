@@ -8,7 +8,7 @@ import {
   startTestApp,
   type TestContext,
 } from '../../packages/server/src/test/harness.ts';
-import type { consolePage } from './console.page.ts';
+import { callsThatMustSucceed, type consolePage } from './console.page.ts';
 import { type RelyingParty, startRelyingParty } from './relying-party.ts';
 import type { Suite } from './suite.ts';
 
@@ -53,11 +53,7 @@ export async function withUpstreamTessera(
   // The console chooses the administrator's company once its page has loaded.
   await consolePage.waitForFunction(() => localStorage.getItem('asp_admin_company_id'));
   const companyId = await ui.companyId();
-  const api = async <T>(path: string, body: unknown): Promise<T> => {
-    const answer = await ui.api<T>(path, body, companyId);
-    assert.equal(answer.code, 200, `${path}: ${answer.msg}`);
-    return answer.data;
-  };
+  const api = callsThatMustSucceed(ui, companyId);
   const upstream = await startTestApp({ listen: true, publicHost: '127.0.0.1' });
   const rp = await startRelyingParty(`${s.server.baseUrl}/oidc`, s.secrets);
   try {

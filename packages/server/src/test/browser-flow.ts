@@ -136,13 +136,16 @@ export async function browse(jar: CookieJar, url: string, init?: RequestInit) {
   return { response, url: current, html: await response.text() };
 }
 
-/** Posts a form (urlencoded) like a browser and follows the redirects that answer it (see `browse`). */
+/** A browser's submission of a form with these fields: the request of its POST (urlencoded). */
+export const formSubmission = (fields: Record<string, string>): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+/** Posts a form like a browser and follows the redirects that answer it (see `browse`). */
 export const postForm = (jar: CookieJar, url: string, form: Record<string, string>) =>
-  browse(jar, url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
+  browse(jar, url, formSubmission(form));
 
 /**
  * Signs in to the user centre through the provider with a fresh jar: opens `/portal/account`

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { absolute, csrfOf, decodeEntities } from './browser-flow.ts';
+import { absolute, csrfOf, decodeEntities, formSubmission } from './browser-flow.ts';
 import { call } from './harness.ts';
 import { authorization, CALLBACK, openedApp, type TestApp } from './oidc-flow.ts';
-import { postForm, TwoSiteBrowser } from './two-site-browser.ts';
+import { TwoSiteBrowser } from './two-site-browser.ts';
 import { startUpstreamAndDownstream, type UpstreamAndDownstream } from './two-tesseras.ts';
 
 /**
@@ -120,7 +120,7 @@ export function pressButton(at: Awaited<ReturnType<typeof signInPage>>, id: stri
   return at.browser.follow(
     absolute(at.page.url, decodeEntities(action as string)),
     stopAt,
-    postForm({ csrf: csrfOf(at.page.html) }),
+    formSubmission({ csrf: csrfOf(at.page.html) }),
   );
 }
 
@@ -139,7 +139,7 @@ export function postSignIn(
   return browser.follow(
     `${page.url.split('?')[0]}/login`,
     stopAt,
-    postForm({ csrf: csrfOf(page.html), ...fields }),
+    formSubmission({ csrf: csrfOf(page.html), ...fields }),
   );
 }
 
@@ -170,7 +170,7 @@ export async function signInThroughUpstream(two: OidcSourceTesseras, browser: Tw
 export const deliverLogoutToken = (two: OidcSourceTesseras, token: string, sourceId = two.source.sourceId) =>
   fetch(
     `${two.downstream.baseUrl}/portal/upstream/${sourceId}/backchannel-logout`,
-    postForm({ logout_token: token }),
+    formSubmission({ logout_token: token }),
   );
 
 /** The downstream account the source's first sign-in made (Alice's). */

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
-import { absolute, csrfOf } from './browser-flow.ts';
+import { absolute, csrfOf, formSubmission } from './browser-flow.ts';
 import { call } from './harness.ts';
 import { authorization, CALLBACK, type Landing, openedApp } from './oidc-flow.ts';
 import { autoPostForm, manage } from './saml-flow.ts';
-import { TwoSiteBrowser as OneJarPerSite, postForm } from './two-site-browser.ts';
+import { TwoSiteBrowser as OneJarPerSite } from './two-site-browser.ts';
 import { startUpstreamAndDownstream, type UpstreamAndDownstream } from './two-tesseras.ts';
 
 /**
@@ -42,7 +42,7 @@ export class TwoSiteBrowser extends OneJarPerSite {
       if (stopBeforePost && absolute(current, form.action).startsWith(stopBeforePost)) return { form, trail };
       current = absolute(current, form.action);
       trail.push(current);
-      response = await this.fetch(current, postForm(form.fields));
+      response = await this.fetch(current, formSubmission(form.fields));
     }
     throw new Error(`too many hops from ${url}`);
   }
@@ -51,7 +51,7 @@ export class TwoSiteBrowser extends OneJarPerSite {
 /** Where the sign-in page's button for the source posts (with the page's CSRF token). */
 export const samlButton = (page: { url: string; html: string }, sourceId: string) => ({
   url: `${page.url.split('?')[0]}/upstream/${sourceId}`,
-  init: postForm({ csrf: csrfOf(page.html) }),
+  init: formSubmission({ csrf: csrfOf(page.html) }),
 });
 
 /**
@@ -176,6 +176,6 @@ export function signInUpstream(
 ) {
   return browser.go(
     `${page.url.split('?')[0]}/login`,
-    postForm({ csrf: csrfOf(page.html), identifier: user.username, password: user.password }),
+    formSubmission({ csrf: csrfOf(page.html), identifier: user.username, password: user.password }),
   );
 }

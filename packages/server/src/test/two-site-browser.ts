@@ -40,10 +40,3 @@ export class TwoSiteBrowser {
     throw new Error(`too many hops from ${url}`);
   }
 }
-
-/** A browser's post of a form with these fields. */
-export const postForm = (fields: Record<string, string>): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});

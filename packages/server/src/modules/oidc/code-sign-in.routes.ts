@@ -5,13 +5,8 @@ import { AppError } from '../../lib/errors.ts';
 import { translateError } from '../../lib/i18n.ts';
 import { CODE_AMR, CODE_METHOD, type CodeSignIn, codeChannelOf } from './code-sign-in.ts';
 import { pipelineAttempt, refusalStatus } from './first-factor.routes.ts';
-import {
-  type Interaction,
-  type InteractionDeps,
-  type InteractionKit,
-  pageContext,
-  sendPage,
-} from './interaction-kit.ts';
+import type { Interaction, InteractionDeps, InteractionKit } from './interaction-kit.ts';
+import { pageContext, sendPage } from './interaction-page.ts';
 import { INTERACTION_PATH } from './provider.ts';
 
 type CodeRequest = FastifyRequest<{

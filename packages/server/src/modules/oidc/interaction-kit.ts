@@ -1,11 +1,4 @@
-import {
-  type PageBrand,
-  type PageContext,
-  portalPhrases,
-  renderErrorPage,
-  renderSignInPage,
-  type UpstreamButton,
-} from '@tessera/portal';
+import { portalPhrases, renderErrorPage, renderSignInPage, type UpstreamButton } from '@tessera/portal';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults, default as Provider } from 'oidc-provider';
 import type { Account } from '../../db/schema.ts';
@@ -23,7 +16,8 @@ import { collectUpserts } from './adapter.ts';
 import { acrFor, multiFactorRequested, requestedAcr } from './authentication-context.ts';
 import type { CodeSignIn } from './code-sign-in.ts';
 import type { ConsentStore } from './consent.ts';
-import { COMPANY_CODE_PARAM, INTERACTION_PATH, interactionSubject, PORTAL_ASSETS_PATH } from './provider.ts';
+import { type PageBrandWithLanguage, pageContext, sendPage, wearPageBrand } from './interaction-page.ts';
+import { COMPANY_CODE_PARAM, INTERACTION_PATH, interactionSubject } from './provider.ts';
 import type { SentCodeFactor } from './sign-in-code-factor.ts';
 import type { SignInFacts } from './sign-in-facts.ts';
 import { failureMessageOf } from './sign-in-messages.ts';
@@ -58,10 +52,7 @@ export interface InteractionDeps {
    * The brand of the company a client belongs to (an application's), if it has one; for the user
    * centre, the company its address named (`companyCode`, the authorization's COMPANY_CODE_PARAM).
    */
-  brandOfClient?(
-    clientId: string,
-    companyCode?: string,
-  ): Promise<(PageBrand & { defaultLanguage: 'en' | 'zh' }) | null>;
+  brandOfClient?(clientId: string, companyCode?: string): Promise<PageBrandWithLanguage | null>;
   /**
    * Why a signed-in person may not use an application (modules/app/app-access.ts), recorded as
    * a login event; undefined when they may (or the client is no application).
@@ -105,13 +96,6 @@ export interface InteractionDeps {
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The brand of the company a sign-in is for (set for interaction pages; see brandOfInteraction). */
-    brand?: PageBrand & { defaultLanguage: 'en' | 'zh' };
-  }
-}
-
 /** The `login_hint` of the authorization request: the sign-in form starts with it. */
 export const loginHintOf = (interaction: Interaction) => {
   const hint = interaction.params.login_hint;
@@ -124,38 +108,6 @@ export const loginResultOf = (interaction: Interaction, state: Pick<PendingSignI
   amr: state.amr,
   acr: acrFor(state.amr, requestedAcr(interaction.params).values),
 });
-
-/**
- * The address a page's language link reloads: its own for a page that was fetched; for the answer
- * to a form (a refused password, a step's error) the interaction's page, which shows where the
- * sign-in stands (the form's own address takes POST only).
- */
-function reloadableUrl(request: FastifyRequest): string {
-  const uid = (request.params as { uid?: unknown } | undefined)?.uid;
-  if (request.method === 'GET' || typeof uid !== 'string') return request.url;
-  return `${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
-}
-
-/** A page wears a company's brand, in its default language unless the person chose one (the lang cookie or a ?lang= link). */
-export function wearPageBrand(
-  request: FastifyRequest,
-  brand: (PageBrand & { defaultLanguage: 'en' | 'zh' }) | null | undefined,
-) {
-  if (!brand) return;
-  request.brand = brand;
-  const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
-  if (!request.cookies.lang && typeof chosen !== 'string') request.lang = brand.defaultLanguage;
-}
-
-export const pageContext = (request: FastifyRequest): PageContext => ({
-  lang: request.lang,
-  currentUrl: reloadableUrl(request),
-  assetsBase: PORTAL_ASSETS_PATH,
-  brand: request.brand,
-});
-
-export const sendPage = (reply: FastifyReply, status: number, body: string) =>
-  reply.status(status).type('text/html; charset=utf-8').send(body);
 
 /**
  * What every page of the interaction shares: the interaction of a request, the sign-in form, the

@@ -3,14 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { codeSignInRoutes } from './code-sign-in.routes.ts';
 import { firstFactorRoutes } from './first-factor.routes.ts';
 import { HANDOFF_COOKIE, handoffCookieOptions, openHandoff } from './first-factor-handoff.ts';
-import {
-  createInteractionKit,
-  type InteractionDeps,
-  loginHintOf,
-  loginResultOf,
-  pageContext,
-  sendPage,
-} from './interaction-kit.ts';
+import { createInteractionKit, type InteractionDeps, loginHintOf, loginResultOf } from './interaction-kit.ts';
+import { pageContext, sendPage } from './interaction-page.ts';
 import { promptRoutes } from './prompt.routes.ts';
 import { APP_ACCESS_PROMPT, INTERACTION_PATH } from './provider.ts';
 import { sentCodeFactorRoutes } from './sign-in-code-factor.routes.ts';

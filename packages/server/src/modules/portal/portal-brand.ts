@@ -1,6 +1,6 @@
 import type { PageBrand, PageContext } from '@tessera/portal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { wearPageBrand } from '../oidc/interaction-kit.ts';
+import { wearPageBrand } from '../oidc/interaction-page.ts';
 import { PORTAL_ASSETS_PATH } from '../oidc/provider.ts';
 
 type CompanyBrand = PageBrand & { companyId: string; companyCode: string; defaultLanguage: 'en' | 'zh' };

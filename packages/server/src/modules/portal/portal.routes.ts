@@ -17,7 +17,7 @@ import type { Account } from '../../db/schema.ts';
 import { randomToken, type Sealer, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AccountsRepo } from '../account/account.repo.ts';
-import { wearPageBrand } from '../oidc/interaction-kit.ts';
+import { wearPageBrand } from '../oidc/interaction-page.ts';
 import { COMPANY_CODE_PARAM } from '../oidc/provider.ts';
 import type { SessionsRepo } from '../session/session.repo.ts';
 import type { TokenEndpoint } from '../session/session.service.ts';

@@ -4,7 +4,7 @@ import type { Db } from '../../../db/database.ts';
 import type { Sealer } from '../../../lib/crypto.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
 import type { InteractionHelpers } from '../../oidc/interaction.routes.ts';
-import { pageContext, sendPage } from '../../oidc/interaction-kit.ts';
+import { pageContext, sendPage } from '../../oidc/interaction-page.ts';
 import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formSubmission } from '../../../test/browser-flow.ts';
 import { call } from '../../../test/harness.ts';
 import { startLogoutReceiver } from '../../../test/logout-receiver.ts';
 import { autoSubmitting, CALLBACK, formOf } from '../../../test/oidc-flow.ts';
@@ -12,7 +13,7 @@ import {
   signInThroughUpstream,
   startOidcSourceTesseras,
 } from '../../../test/oidc-source-flow.ts';
-import { postForm, TwoSiteBrowser } from '../../../test/two-site-browser.ts';
+import { TwoSiteBrowser } from '../../../test/two-site-browser.ts';
 import { purgeUpstreamLogoutState } from '../upstream/upstream-sessions.repo.ts';
 
 /**
@@ -61,7 +62,7 @@ async function signOutDownstream(browser: TwoSiteBrowser, stopAt: string) {
   const endSession = `${two.downstream.baseUrl}/oidc/session/end?${new URLSearchParams({ client_id: two.downApp.clientId })}`;
   const asked = await browser.follow(endSession, CALLBACK);
   const form = formOf(asked, /session\/end\/confirm/);
-  return browser.follow(form.action, stopAt, postForm({ ...form.fields, logout: 'yes' }));
+  return browser.follow(form.action, stopAt, formSubmission({ ...form.fields, logout: 'yes' }));
 }
 
 describe('upstream logout of the OpenID Connect identity source', () => {
@@ -102,7 +103,7 @@ describe('upstream logout of the OpenID Connect identity source', () => {
     expect(upstreamPage.html).not.toContain('Do you want to sign out');
     expect(autoSubmitting(upstreamPage.html), upstreamPage.html.slice(0, 400)).toBe(true);
     const selfPosted = formOf(upstreamPage, /session\/end\/confirm/);
-    const ended = await browser.follow(selfPosted.action, CALLBACK, postForm(selfPosted.fields));
+    const ended = await browser.follow(selfPosted.action, CALLBACK, formSubmission(selfPosted.fields));
     expect(ended.stopped).toBeUndefined();
     expect(ended.url.startsWith(two.downstream.baseUrl), ended.url).toBe(true);
     expect(ended.status).toBe(200);

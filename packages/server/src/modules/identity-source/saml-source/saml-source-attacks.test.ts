@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formSubmission } from '../../../test/browser-flow.ts';
 import { manage } from '../../../test/saml-flow.ts';
 import {
   changeSource,
@@ -8,7 +9,6 @@ import {
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
-import { postForm } from '../../../test/two-site-browser.ts';
 import { generateSigningKey } from '../../saml/saml-certificates.ts';
 import { certificatePem, signRootElement } from '../../saml/saml-signature.ts';
 
@@ -61,7 +61,7 @@ async function genuineResponse(at = browser) {
 /** Posts a response to the ACS as `at`; answers where that ends and the refusal the log gives. */
 async function post(xml: string, at = browser) {
   const before = log.length;
-  const landing = await at.go(acsUrl, postForm({ SAMLResponse: Buffer.from(xml).toString('base64') }));
+  const landing = await at.go(acsUrl, formSubmission({ SAMLResponse: Buffer.from(xml).toString('base64') }));
   const refusal = log
     .slice(before)
     .map((line) => JSON.parse(line) as { msg?: string; reason?: string })
@@ -106,7 +106,7 @@ describe('a genuine response', () => {
     const id = /InResponseTo="([^"]+)"/.exec(xml)?.[1] ?? '';
     const first = await browser.fetch(
       acsUrl,
-      postForm({ SAMLResponse: Buffer.from(xml).toString('base64') }),
+      formSubmission({ SAMLResponse: Buffer.from(xml).toString('base64') }),
     );
     expect(first.status).toBe(303);
     // As if a second instance had read the request before the first marked it answered.

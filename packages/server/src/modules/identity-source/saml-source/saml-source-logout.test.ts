@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formSubmission } from '../../../test/browser-flow.ts';
 import { formOf } from '../../../test/oidc-flow.ts';
 import {
   pressSamlButton,
@@ -9,7 +10,6 @@ import {
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
-import { postForm } from '../../../test/two-site-browser.ts';
 import { signRedirectQuery } from '../../saml/saml-signature.ts';
 import { newSamlId, samlInstant } from '../../saml/saml-xml.ts';
 
@@ -48,7 +48,7 @@ async function upstreamSignedIn(browser: TwoSiteBrowser) {
 /** Confirms a sign-out page ("yes, sign out") and follows, stopping before `stopAt`. */
 const confirm = (browser: TwoSiteBrowser, page: { url: string; html: string }, stopAt: string) => {
   const form = formOf(page, /session\/end\/confirm/);
-  return browser.go(form.action, postForm({ ...form.fields, logout: 'yes' }), stopAt);
+  return browser.go(form.action, formSubmission({ ...form.fields, logout: 'yes' }), stopAt);
 };
 
 const downSessions = async () => {

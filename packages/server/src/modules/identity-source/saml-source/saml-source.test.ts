@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfOf } from '../../../test/browser-flow.ts';
+import { csrfOf, formSubmission } from '../../../test/browser-flow.ts';
 import { call, companyMember } from '../../../test/harness.ts';
 import { authorization, claimsOf, redeem } from '../../../test/oidc-flow.ts';
 import { manage } from '../../../test/saml-flow.ts';
@@ -12,7 +12,6 @@ import {
   TwoSiteBrowser,
   type TwoTesseras,
 } from '../../../test/saml-source-flow.ts';
-import { postForm } from '../../../test/two-site-browser.ts';
 
 /**
  * The SAML identity source (issue 33) against a real upstream: a second Tessera server acting as
@@ -236,7 +235,7 @@ describe("the sign-in page's button and home-realm discovery (issue 33)", () => 
     // The password is not asked for such an address: the browser goes to the upstream's page.
     const sent = await browser.go(
       `${page.url.split('?')[0]}/login`,
-      postForm({ csrf: csrfOf(page.html), identifier: 'Bob@Upstream.Example', password: '' }),
+      formSubmission({ csrf: csrfOf(page.html), identifier: 'Bob@Upstream.Example', password: '' }),
     );
     expect(sent.page?.url).toContain(`${two.upstream.baseUrl}/interaction/`);
     expect(sent.trail.some((url) => url.startsWith(`${two.upstream.baseUrl}/saml/`))).toBe(true);

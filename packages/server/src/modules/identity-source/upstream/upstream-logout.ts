@@ -4,7 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../../db/database.ts';
 import { randomToken, type Sealer, sha256 } from '../../../lib/crypto.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-address.ts';
-import { pageContext, sendPage } from '../../oidc/interaction-kit.ts';
+import { pageContext, sendPage } from '../../oidc/interaction-page.ts';
 import { type AccountSignOut, signOutScopeOf } from '../../oidc/sign-out.ts';
 import { newSamlId } from '../../saml/saml-xml.ts';
 import { isFullyManaged } from '../../user/user-authority.ts';

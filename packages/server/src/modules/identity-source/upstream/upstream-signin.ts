@@ -8,7 +8,7 @@ import type { AccountsRepo } from '../../account/account.repo.ts';
 import type { QuotaService } from '../../license/quota.service.ts';
 import type { InteractionHelpers } from '../../oidc/interaction.routes.ts';
 import type { Interaction, InteractionDeps } from '../../oidc/interaction-kit.ts';
-import { pageContext, sendPage } from '../../oidc/interaction-kit.ts';
+import { pageContext, sendPage } from '../../oidc/interaction-page.ts';
 import { INTERACTION_PATH } from '../../oidc/provider.ts';
 import { insertLoginEvent } from '../../signin/login-events.repo.ts';
 import type { SignInService } from '../../signin/signin.service.ts';
