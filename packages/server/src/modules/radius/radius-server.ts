@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Metrics, RadiusDropReason } from '../ops/metrics.ts';
+import { createAnswerCache } from './answer-cache.ts';
 import * as repo from './radius.repo.ts';
 import { SECRET_PURPOSE } from './radius.service.ts';
 import type { KnownClient, RadiusAuthenticator } from './radius-auth.ts';
@@ -84,7 +85,7 @@ export function createRadiusServer(options: RadiusServerOptions) {
   const rejectDelay = options.rejectDelayMs ?? 1000;
   let clients: CachedClient[] = [];
   const counts = new Map<string, repo.ClientCounts>();
-  const answered = new Map<string, { answer?: Buffer; expires: number }>();
+  const answered = createAnswerCache(DUPLICATE_MS, DUPLICATE_MAX);
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let platformDrops = 0;
@@ -210,7 +211,7 @@ export function createRadiusServer(options: RadiusServerOptions) {
 
   function send(client: CachedClient, request: Request, key: string, remote: RemoteInfo, answer: Answer) {
     const bytes = encodeAnswer(request, answer, client.secret);
-    answered.set(key, { answer: bytes, expires: Date.now() + DUPLICATE_MS });
+    answered.answered(key, bytes);
     socket?.send(bytes, remote.port, remote.address);
   }
 
@@ -222,15 +223,12 @@ export function createRadiusServer(options: RadiusServerOptions) {
     const client = identify(request, source);
     if (!client) return;
     const key = `${client.id}|${source}|${remote.port}|${request.identifier}|${request.authenticator.toString('hex')}`;
-    const seen = answered.get(key);
-    if (seen && seen.expires > Date.now()) {
+    const seen = answered.seen(key);
+    if (seen) {
       if (seen.answer) socket?.send(seen.answer, remote.port, remote.address);
       return;
     }
-    if (answered.size >= DUPLICATE_MAX)
-      for (const [k, v] of answered)
-        if (v.expires <= Date.now() || answered.size >= DUPLICATE_MAX) answered.delete(k);
-    answered.set(key, { expires: Date.now() + DUPLICATE_MS });
+    answered.arrived(key);
     // RFC 5997: a Status-Server with a good Message-Authenticator is answered, for health checks.
     if (request.code === code.statusServer)
       return send(client, request, key, remote, { code: code.accessAccept });
