@@ -45,7 +45,8 @@ export function casFlows(s: Suite) {
     await page.getByRole('button', { name: 'Add application' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Name', { exact: true }).fill('Campus portal');
-    await dialog.getByText('CAS single sign-on').click();
+    // check() clicks until the radio is checked and fails if it does not become so.
+    await dialog.getByRole('radio', { name: /^CAS single sign-on/ }).check();
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     await page.waitForURL(/\/dev\/application\/detail\?/);
     const appId = new URL(page.url()).searchParams.get('appId') as string;

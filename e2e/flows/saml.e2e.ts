@@ -29,7 +29,8 @@ export function samlFlows(s: Suite) {
         await page.getByRole('button', { name: 'Add application' }).click();
         const dialog = page.getByRole('dialog');
         await dialog.getByLabel('Name', { exact: true }).fill('Team docs');
-        await dialog.getByText('SAML 2.0 single sign-on').click();
+        // check() clicks until the radio is checked and fails if it does not become so.
+        await dialog.getByRole('radio', { name: /^SAML 2\.0 single sign-on/ }).check();
         await dialog.getByRole('button', { name: 'Add', exact: true }).click();
         await page.waitForURL(/\/dev\/application\/detail\?/);
         const appId = new URL(page.url()).searchParams.get('appId') as string;
