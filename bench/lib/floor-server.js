@@ -2,9 +2,10 @@
  * The floor of a password sign-in on this machine (bench/floor.bench.ts): a bare HTTP server
  * whose one route does what any sign-in must, and nothing else. It reads a form, runs one
  * statement before the hash (the account and a budget), verifies an argon2id hash with the
- * server's parameters (at most one per core, as the server), runs one statement after it (the
- * budget back, a login event), and answers a redirect with a cookie. Every statement is
- * prepared by name. Plain Node and node-postgres: no framework, no query builder.
+ * server's parameters (at most one per core, through the server's own `takingTurns`), runs one
+ * statement after it (the budget back, a login event), and answers a redirect with a cookie.
+ * Every statement is prepared by name. Plain Node and node-postgres: no framework, no query
+ * builder. Needs the server's build (`npm run build:server`).
  *
  *   FLOOR_DATABASE_URL=postgres://... FLOOR_PORT=... node bench/lib/floor-server.js
  */
@@ -13,6 +14,7 @@ import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
 import pg from 'pg';
+import { takingTurns } from '../../packages/server/dist/modules/account/password.js';
 
 const options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 const db = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
@@ -42,20 +44,8 @@ const after = {
          insert into floor_events (account_id, result, ip) values ($1, 'success', $3)`,
 };
 
-const slots = availableParallelism();
-let hashing = 0;
-const waiting = [];
-async function limited(work) {
-  if (hashing >= slots) await new Promise((turn) => waiting.push(turn));
-  else hashing++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else hashing--;
-  }
-}
+// The server's own turn-taking (one hash per core), from its build (`npm run build:server`).
+const limited = takingTurns(availableParallelism());
 
 const secret = randomBytes(32);
 createServer(async (request, response) => {
