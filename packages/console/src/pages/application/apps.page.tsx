@@ -106,7 +106,7 @@ export function AppsPage() {
         <Flex align="center" gap={10} style={{ minWidth: 180 }}>
           <AppLogo app={app} />
           <Flex vertical style={{ minWidth: 0 }}>
-            <Link to={appDetailPath(app.appId)} style={{ wordBreak: 'break-all', fontWeight: 500 }}>
+            <Link to={appDetailPath(app.appId)} style={{ fontWeight: 500 }}>
               {app.name}
             </Link>
             {app.description ? (

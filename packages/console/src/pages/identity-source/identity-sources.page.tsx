@@ -70,10 +70,7 @@ export function IdentitySourcesPage() {
       key: 'name',
       title: t('sources.list.column.name'),
       render: (source) => (
-        <Link
-          to={sourcePath(source.type, source.sourceId)}
-          style={{ fontWeight: 500, wordBreak: 'break-all' }}
-        >
+        <Link to={sourcePath(source.type, source.sourceId)} style={{ fontWeight: 500 }}>
           {source.name}
         </Link>
       ),
