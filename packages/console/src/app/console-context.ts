@@ -51,9 +51,10 @@ export function loadSystemInfo(callApi: CallApi): Promise<SystemInfo | null> {
   return answer;
 }
 
-export function useSystemInfo(): SystemInfo | null {
+/** The platform's facts: undefined while they are asked for, null when the answer failed. */
+export function useSystemInfo(): SystemInfo | null | undefined {
   const { callApi } = useConsole();
-  const [info, setInfo] = useState<SystemInfo | null>(null);
+  const [info, setInfo] = useState<SystemInfo | null>();
   useEffect(() => {
     let current = true;
     void loadSystemInfo(callApi).then((answer) => current && setInfo(answer));

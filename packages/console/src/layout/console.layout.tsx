@@ -2,7 +2,7 @@ import { theme } from 'antd';
 import { type CSSProperties, lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
-import { useMailEnabled, useSession } from '../app/console-context.ts';
+import { useSession, useSystemInfo } from '../app/console-context.ts';
 import { findScreen } from '../app/route-set.ts';
 import { withPhrases } from '../i18n/i18n.ts';
 import { breakpoints, useMinWidth } from '../lib/use-min-width.ts';
@@ -38,8 +38,10 @@ export function ConsoleLayout() {
   useDocumentTitle(set);
   const { token } = theme.useToken();
   const { company, grants } = useSession();
+  const system = useSystemInfo();
   // For the administrators who manage people: they are the ones who would send the mails.
-  const mailOff = useMailEnabled() === false && grants?.groups.user === 'manage';
+  const asksAboutMail = grants?.groups.user === 'manage';
+  const mailOff = asksAboutMail && system?.mailEnabled === false;
   const { pathname } = useLocation();
   const sidebar = useSidebar();
   const { close } = sidebar;
@@ -129,13 +131,18 @@ export function ConsoleLayout() {
           {navigation ? <TagsView set={set} /> : null}
           <main style={{ flex: 'auto', padding: narrow ? 12 : 24 }}>
             {navigation && !standalone ? <Breadcrumbs set={set} /> : null}
-            {navigation && mailOff ? (
-              <Suspense fallback={null}>
-                <MailOffNotice />
-              </Suspense>
-            ) : null}
-            {/* Keyed by company: switching companies loads the open screen again for the new one. */}
-            <Outlet key={company?.companyId ?? 'no-company'} />
+            {/*
+             * The notice stands above the screen, so the screen waits for it: until the platform
+             * has said whether mail is on, and while the notice's chunk loads (one boundary for
+             * both). Nothing then moves down under the pointer once the screen is shown.
+             */}
+            <Suspense fallback={null}>
+              {navigation && mailOff ? <MailOffNotice /> : null}
+              {/* Keyed by company: switching companies loads the open screen again for the new one. */}
+              {navigation && asksAboutMail && system === undefined ? null : (
+                <Outlet key={company?.companyId ?? 'no-company'} />
+              )}
+            </Suspense>
           </main>
         </div>
       </div>

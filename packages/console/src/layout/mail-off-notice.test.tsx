@@ -10,13 +10,17 @@ import { englishInAWideWindow } from '../test/wide-window.ts';
 import { ConsoleLayout } from './console.layout.tsx';
 
 /** Issue 35: the company console says, to those who manage people, that mail is off. */
-function renderLayout(mailEnabled: boolean, grants = fullConsoleGrants) {
+function renderLayout(
+  mailEnabled: boolean,
+  grants = fullConsoleGrants,
+  systemInfo: () => Promise<unknown> = async () => ({ version: '1.0.0', mailEnabled }),
+) {
   const store = createSessionStore('dev', createSessionStorage(window.localStorage));
   store.signedIn({ token: 'tok', username: 'alice', expiresIn: 7200, sessionExpiresIn: 43_200 });
   store.companiesLoaded([{ companyId: 'c1', name: 'Alpha', icon: null, isOwner: true }]);
   store.grantsLoaded('c1', grants);
   const callApi = vi.fn(async (path: string) => {
-    if (path === '/api/v1/manage/system/info') return { version: '1.0.0', mailEnabled };
+    if (path === '/api/v1/manage/system/info') return systemInfo();
     if (path === '/api/v1/manage/license/info') return { Info: [] };
     return {};
   });
@@ -55,6 +59,22 @@ describe('mail-off notice in the layout', () => {
     );
     // Give the notice's chunk every chance to appear before saying it did not.
     await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(screen.queryByTestId('mail-off-notice')).toBeNull();
+  });
+
+  it('shows the screen only with the notice above it, so nothing moves down once it is there', async () => {
+    let answer: (info: unknown) => void = () => {};
+    renderLayout(false, fullConsoleGrants, () => new Promise((resolve) => (answer = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByText('screen')).toBeNull();
+    answer({ version: '1.0.0', mailEnabled: false });
+    await screen.findByText('screen', {}, { timeout: 15_000 });
+    expect(screen.getByTestId('mail-off-notice')).toBeTruthy();
+  });
+
+  it('shows the screen without the notice when the platform could not say whether mail is on', async () => {
+    renderLayout(false, fullConsoleGrants, async () => Promise.reject(new Error('offline')));
+    await screen.findByText('screen', {}, { timeout: 15_000 });
     expect(screen.queryByTestId('mail-off-notice')).toBeNull();
   });
 });

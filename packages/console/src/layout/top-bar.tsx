@@ -249,7 +249,7 @@ function VersionPopover({ compact }: { compact: boolean }) {
       open={open}
       onOpenChange={setOpen}
       title={t('layout.versionInfo')}
-      content={<popups.VersionDetails system={system} licence={licence} />}
+      content={<popups.VersionDetails system={system ?? null} licence={licence} />}
     >
       {button}
     </popups.Popover>
