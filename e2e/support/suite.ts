@@ -96,10 +96,6 @@ export function createSuite(): Suite {
       const context = await suite.browser.newContext({
         viewport: { width: 1280, height: 800 },
         locale: 'en-US',
-        // As a person who set "reduce motion": dialogs and menus appear at once instead of
-        // zooming in, so no click lands on a control that is still moving (the console honours
-        // the setting, app/app.tsx).
-        reducedMotion: 'reduce',
       });
       if (options.lang) {
         await context.addCookies([{ name: 'lang', value: options.lang, url: suite.server.baseUrl }]);
