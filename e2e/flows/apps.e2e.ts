@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startLegacyFormApp } from '../../packages/server/src/test/legacy-form-app.ts';
-import { callsThatMustSucceed, chooseTab, consolePage, signInToPortal } from '../support/console.page.ts';
+import {
+  callsThatMustSucceed,
+  chooseTab,
+  consolePage,
+  motionSettled,
+  signInToPortal,
+} from '../support/console.page.ts';
 import { startRelyingParty } from '../support/relying-party.ts';
 import { APP_USER, APP_USER_PASSWORD, type Suite } from '../support/suite.ts';
 
@@ -29,6 +35,7 @@ export function appFlows(s: Suite) {
         await page.goto(`${base}/dev/application/index`);
         await page.getByRole('button', { name: 'Add application' }).click();
         const dialog = page.getByRole('dialog');
+        await motionSettled(page);
         await dialog.getByLabel('Name', { exact: true }).fill('Team wiki');
         await dialog.getByRole('button', { name: 'Add', exact: true }).click();
         const secret = (await page.getByTestId('secret-once').innerText()).trim();
@@ -178,6 +185,7 @@ async function assignDepartmentAndRole(page: Page, ui: Console, base: string) {
   const closePicker = () => dialog.locator('.ant-modal-title').click();
   await closePicker();
   await dialog.getByRole('combobox').nth(1).click();
+  await motionSettled(page);
   await page.locator('.ant-select-item-option', { hasText: 'Wiki editors' }).click();
   await closePicker();
   await dialog.getByRole('button', { name: 'Assign', exact: true }).click();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { chooseTab, consolePage } from '../support/console.page.ts';
+import { chooseTab, consolePage, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const CAS_USER = 'cara.cas';
@@ -44,6 +44,7 @@ export function casFlows(s: Suite) {
     await page.goto(`${base}/dev/application/index`);
     await page.getByRole('button', { name: 'Add application' }).click();
     const dialog = page.getByRole('dialog');
+    await motionSettled(page);
     await dialog.getByLabel('Name', { exact: true }).fill('Campus portal');
     // check() clicks until the radio is checked and fails if it does not become so.
     await dialog.getByRole('radio', { name: /^CAS single sign-on/ }).check();

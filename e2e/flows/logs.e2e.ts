@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { consolePage, signInToPortal } from '../support/console.page.ts';
+import { consolePage, motionSettled, signInToPortal } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const LOG_USER = 'lena.logs';
@@ -36,6 +36,7 @@ export function logFlows(s: Suite) {
     const table = page.getByTestId('sign-in-log');
     await table.getByRole('cell', { name: LOG_USER, exact: true }).first().waitFor();
     await page.getByTestId('log-filter-result').click();
+    await motionSettled(page);
     await page.locator('.ant-select-item-option', { hasText: 'Failure' }).click();
     await table.getByText('Wrong password').first().waitFor();
     // The rows of the filtered list, read at once: the unfiltered ones may still be on screen for
@@ -53,6 +54,7 @@ export function logFlows(s: Suite) {
 
     // The export holds the filtered rows only, with the cause in words.
     await page.getByTestId('log-export').click();
+    await motionSettled(page);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('menuitem', { name: 'CSV' }).click(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { chooseTab, consolePage, fieldMessagesGone } from '../support/console.page.ts';
+import { chooseTab, consolePage, fieldMessagesGone, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const APP = 'Ledger';
@@ -19,6 +19,7 @@ async function pick(page: Page, scope: Locator, label: string, option: string, m
   const box = scope.getByLabel(label, { exact: true });
   await box.click();
   if (await box.isEditable()) await box.fill(option);
+  await motionSettled(page);
   await page
     .locator('.ant-select-dropdown:visible .ant-select-item-option')
     .filter({ hasText: option })

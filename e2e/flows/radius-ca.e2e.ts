@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { radclient, radclientPath } from '../../packages/server/src/test/radclient.ts';
-import { consolePage, fieldMessagesGone } from '../support/console.page.ts';
+import { consolePage, fieldMessagesGone, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const CLIENT_NAME = 'Office VPN';
@@ -12,6 +12,7 @@ const NAS_IP = '192.0.2.10';
 /** Picks an option of the antd select labelled `label` in `dialog` and waits until it is shown as chosen. */
 async function choose(page: Page, dialog: Locator, label: string, option: string) {
   await dialog.getByRole('combobox', { name: label }).click();
+  await motionSettled(page);
   await page
     .locator(
       `.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option[title="${option}"]`,
@@ -39,6 +40,7 @@ export function radiusCaFlows(s: Suite) {
 
       await page.getByRole('button', { name: 'Add client' }).click();
       const dialog = page.getByRole('dialog').filter({ hasText: 'Add a RADIUS client' });
+      await motionSettled(page);
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
       await dialog.getByText('Please enter the name of the RADIUS client').waitFor();
       await dialog.getByText('Please enter the IP address or CIDR range the client sends from').waitFor();
@@ -49,6 +51,7 @@ export function radiusCaFlows(s: Suite) {
       // The server's wording, on the field.
       await dialog.getByText('Enter an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/24').waitFor();
       await dialog.getByLabel('Source IP or CIDR').fill('127.0.0.1');
+      await fieldMessagesGone(dialog);
       await ui.screenshot('radius-client-form.en', [1280]);
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
 

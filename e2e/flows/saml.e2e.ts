@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startTestServiceProvider } from '../../packages/server/src/test/saml-sp.ts';
-import { chooseTab, consolePage } from '../support/console.page.ts';
+import { chooseTab, consolePage, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const SAML_USER = 'sam.saml';
@@ -28,6 +28,7 @@ export function samlFlows(s: Suite) {
         await page.goto(`${base}/dev/application/index`);
         await page.getByRole('button', { name: 'Add application' }).click();
         const dialog = page.getByRole('dialog');
+        await motionSettled(page);
         await dialog.getByLabel('Name', { exact: true }).fill('Team docs');
         // check() clicks until the radio is checked and fails if it does not become so.
         await dialog.getByRole('radio', { name: /^SAML 2\.0 single sign-on/ }).check();
@@ -59,7 +60,9 @@ export function samlFlows(s: Suite) {
         await form.getByRole('button', { name: 'Add an attribute' }).click();
         await form.getByLabel('Attribute name').last().fill('uid');
         await form.getByRole('combobox', { name: 'Value' }).last().click();
+        await motionSettled(page);
         await page.locator('.ant-select-item-option', { hasText: 'Username' }).click();
+        await form.locator('.ant-select', { hasText: 'Username' }).last().waitFor();
         await form.getByRole('button', { name: 'Save' }).click();
         await ui.expectMessage('Saved');
         await page.getByRole('button', { name: 'Enable', exact: true }).click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consolePage } from '../support/console.page.ts';
+import { consolePage, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 /** Screens in both languages, the language switch, and an invalid stored token. */
@@ -89,6 +89,7 @@ export function screenFlows(s: Suite) {
         await page.getByTestId('company-id').waitFor();
 
         await page.getByRole('button', { name: lang === 'en' ? 'Current company' : '当前企业' }).click();
+        await motionSettled(page);
         await page
           .getByRole('menuitem', { name: lang === 'en' ? 'Create another company' : '创建新企业' })
           .click();
@@ -121,6 +122,7 @@ export function screenFlows(s: Suite) {
       await ui.submitSignIn('admin', ADMIN_PASSWORD);
       await page.getByText('Welcome, admin').waitFor();
       await page.getByRole('button', { name: 'Language' }).click();
+      await motionSettled(page);
       await page.getByRole('menuitem', { name: '中文' }).click();
       await page.getByText('欢迎，admin').waitFor();
       await ui.expectTitle('首页 - Tessera');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fieldMessagesGone } from '../support/console.page.ts';
+import { fieldMessagesGone, motionSettled } from '../support/console.page.ts';
 import { PNG, SECOND_NAME, type Suite } from '../support/suite.ts';
 
 /** Company settings (name, key, logo, administrators), the licence and about screens. */
@@ -10,6 +10,7 @@ export function settingsFlows(s: Suite) {
     assert.ok(s.server);
     const { page, ui } = await devSession();
     await page.getByRole('button', { name: 'Current company' }).click();
+    await motionSettled(page);
     await page.getByRole('menu').last().getByRole('menuitem', { name: SECOND_NAME }).click();
     await page.waitForFunction(
       (name) => document.querySelector('[data-testid=current-company]')?.textContent === name,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consolePage, fieldMessagesGone } from '../support/console.page.ts';
+import { consolePage, fieldMessagesGone, motionSettled } from '../support/console.page.ts';
 import {
   COMPANY_NAME,
   COMPANY_NAME_SHORT,
@@ -323,6 +323,7 @@ export function shellFlows(s: Suite) {
       const { page, context, ui } = await devSession();
       const companyId = await ui.companyId();
       await page.getByRole('button', { name: 'Account menu' }).click();
+      await motionSettled(page);
       const [popup] = await Promise.all([
         context.waitForEvent('page'),
         page.getByRole('menuitem', { name: 'Profile' }).click(),

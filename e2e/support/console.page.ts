@@ -31,7 +31,23 @@ export async function chooseTab(scope: Page | Locator, name: string, exact = tru
  * buttons below move up meanwhile: a click aimed before they settle can land beside its button).
  */
 export async function fieldMessagesGone(scope: Page | Locator) {
-  await scope.locator('.ant-form-item-explain-error').first().waitFor({ state: 'detached' });
+  const messages = scope.locator('.ant-form-item-explain-error');
+  while ((await messages.count()) > 0) await messages.first().waitFor({ state: 'detached' });
+}
+
+/**
+ * Waits until every dialog has finished zooming in and every select list and menu has finished
+ * sliding in or out (antd's motion classes, `ant-zoom-appear` and the like, are gone). Playwright
+ * waits for a control to hold still over two frames, but on a busy machine a click aimed at a
+ * control that is still moving can land beside it (a radio that stays unchecked, an option of a
+ * list not chosen).
+ */
+export async function motionSettled(page: Page) {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.ant-modal, .ant-select-dropdown, .ant-dropdown')].every(
+      (element) => !/-(appear|enter|leave)\b/.test(element.className),
+    ),
+  );
 }
 
 /**
@@ -106,6 +122,7 @@ export function consolePage(page: Page, baseUrl: string) {
             () => false,
           );
         const item = page.getByRole('menuitem', { name: itemText });
+        await motionSettled(page);
         await item.click();
         if (await calling) break;
         if (attempt === 3) throw new Error('choosing Log Out three times did not call the logout');
@@ -221,8 +238,25 @@ export function consolePage(page: Page, baseUrl: string) {
       await this.expectMessage('Saved');
       await page.getByRole('button', { name: 'Assign users' }).click();
       const assign = page.getByRole('dialog');
+      await motionSettled(page);
       await assign.getByRole('combobox').fill(username);
-      await page.locator('.ant-select-item-option', { hasText: username }).first().click();
+      // The list is replaced when the search's answer arrives: a click on the option of the list
+      // before it can be lost, so the choice is checked (the option shows as selected) and made
+      // again, at most three times.
+      const list = page.locator('.ant-select-dropdown:visible');
+      const selected = list.locator('.ant-select-item-option-selected', { hasText: username }).first();
+      for (let attempt = 1; ; attempt++) {
+        await motionSettled(page);
+        // A second click on a chosen option would take it back.
+        if ((await selected.count()) > 0) break;
+        await list.locator('.ant-select-item-option', { hasText: username }).first().click();
+        const chosen = await selected.waitFor({ timeout: 3_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (chosen) break;
+        if (attempt === 3) throw new Error(`choosing ${username} three times did not select it`);
+      }
       await assign.getByRole('button', { name: 'Assign', exact: true }).click();
       await page.getByTestId('assignments').getByText(username).first().waitFor();
     },
