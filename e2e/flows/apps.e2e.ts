@@ -41,6 +41,7 @@ export function appFlows(s: Suite) {
         const secret = (await page.getByTestId('secret-once').innerText()).trim();
         assert.ok(secret.length >= 40, 'the client secret is shown');
         s.secrets.push(secret);
+        await motionSettled(page);
         await page.getByRole('button', { name: 'I have saved it' }).click();
         await page.waitForURL(/\/dev\/application\/detail\?/);
 
@@ -179,6 +180,7 @@ async function assignDepartmentAndRole(page: Page, ui: Console, base: string) {
 
   await page.getByRole('button', { name: 'Assign departments or roles' }).click();
   const dialog = page.getByRole('dialog');
+  await motionSettled(page);
   await dialog.getByRole('combobox').first().click();
   await page.locator('.ant-select-tree-title', { hasText: /^Wiki sales$/ }).click();
   // A multiple picker stays open after a choice: closed by a click elsewhere in the dialog.

@@ -12,6 +12,7 @@ import {
   callsThatMustSucceed,
   consolePage,
   fieldMessagesGone,
+  motionSettled,
 } from '../support/console.page.ts';
 import { type RunningServer, startServer } from '../support/server.process.ts';
 import type { Suite } from '../support/suite.ts';
@@ -182,6 +183,7 @@ export function firstWeekFlows(s: Suite) {
     await page.getByTestId('mail-off-notice').waitFor();
     await page.getByRole('button', { name: 'Import' }).click();
     const dialog = page.getByRole('dialog');
+    await motionSettled(page);
     await dialog.locator('input[type=file]').setInputFiles(file);
     await dialog.getByText(/3 rows have no password, and mail is not set up on this platform/).waitFor({
       timeout: 60_000,
@@ -250,6 +252,7 @@ export function firstWeekFlows(s: Suite) {
       await page.goto(`${base()}/dev/org/user`);
       await page.getByRole('button', { name: lang === 'en' ? 'Import' : '导入' }).click();
       const dialog = page.getByRole('dialog');
+      await motionSettled(page);
       await dialog.locator('input[type=file]').setInputFiles(file);
       await dialog
         .getByText(

@@ -62,6 +62,7 @@ export function ldapServerFlows(s: Suite) {
     const secret = (await page.getByTestId('secret-once').innerText()).trim();
     assert.ok(secret.length >= 40, 'the service account secret is shown');
     s.secrets.push(secret);
+    await motionSettled(page);
     await page.getByRole('button', { name: 'I have saved it' }).click();
     await page.getByTestId('secret-once').waitFor({ state: 'detached' });
     await page.getByText(/it is never shown again/).waitFor();

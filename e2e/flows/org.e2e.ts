@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { hostileWorkbooks } from '../../packages/server/src/test/workbooks.ts';
-import { signInToPortal } from '../support/console.page.ts';
+import { motionSettled, signInToPortal } from '../support/console.page.ts';
 import { NEWCOMER, NEWCOMER_FIRST_PASSWORD, NEWCOMER_NEW_PASSWORD, type Suite } from '../support/suite.ts';
 
 /** Organisation: a new user with a forced password change, import, departments. */
@@ -17,6 +17,7 @@ export function orgFlows(s: Suite) {
       await page.goto(`${s.server.baseUrl}/dev/org/user`);
       await page.getByRole('button', { name: 'Create user' }).first().click();
       const dialog = page.getByRole('dialog');
+      await motionSettled(page);
       await dialog.getByLabel('Username', { exact: true }).fill(NEWCOMER);
       await dialog.getByLabel('Name', { exact: true }).fill('Nora Newcomer');
       await dialog.getByLabel('Email', { exact: true }).fill(`${NEWCOMER}@example.com`);
@@ -85,6 +86,7 @@ export function orgFlows(s: Suite) {
     await page.goto(`${s.server.baseUrl}/dev/org/user`);
     await page.getByRole('button', { name: 'Import' }).click();
     const dialog = page.getByRole('dialog');
+    await motionSettled(page);
     await dialog.locator('input[type=file]').setInputFiles(file);
     await dialog.getByText('Users imported from people.xlsx: 200').waitFor({ timeout: 60_000 });
     await dialog.getByRole('button', { name: 'Close' }).first().click();
@@ -108,6 +110,7 @@ export function orgFlows(s: Suite) {
       await page.goto(`${s.server.baseUrl}/dev/org/user`);
       await page.getByRole('button', { name: 'Import' }).click();
       const dialog = page.getByRole('dialog');
+      await motionSettled(page);
       await dialog.locator('input[type=file]').setInputFiles(file);
       // The upload is answered at once: the file is read later, in a worker.
       await dialog.getByText('Nothing was imported from bomb.xlsx').waitFor({ timeout: 60_000 });

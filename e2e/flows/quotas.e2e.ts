@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { consolePage } from '../support/console.page.ts';
+import { consolePage, motionSettled } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 export const QUOTA_COMPANY = 'Quota Works';
@@ -126,6 +126,7 @@ async function createOneUserTooMany(page: Page, lang: 'en' | 'zh') {
     .first()
     .click();
   const dialog = page.getByRole('dialog');
+  await motionSettled(page);
   await dialog.getByLabel(en ? 'Username' : '用户名', { exact: true }).fill(`one.too.many.${lang}`);
   await dialog.getByLabel(en ? 'Password' : '密码', { exact: true }).fill('One-too-many-1');
   await dialog.getByLabel(en ? 'Confirm password' : '确认密码').fill('One-too-many-1');

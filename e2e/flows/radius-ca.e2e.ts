@@ -59,6 +59,7 @@ export function radiusCaFlows(s: Suite) {
       assert.match(secret, /^\S{16,}$/);
       s.secrets.push(secret);
       await page.getByText(`Shared secret of ${CLIENT_NAME}`).waitFor();
+      await motionSettled(page);
       await page.getByRole('button', { name: 'I have saved it' }).click();
       await page.getByTestId('secret-once').waitFor({ state: 'detached' });
       const row = page.getByTestId('radius-clients').getByRole('row').filter({ hasText: CLIENT_NAME });
@@ -100,6 +101,7 @@ export function radiusCaFlows(s: Suite) {
       // Import needs the CA file (spec §5).
       await page.getByRole('button', { name: 'Import CA' }).click();
       const importing = page.getByRole('dialog').filter({ hasText: 'Import a certificate authority' });
+      await motionSettled(page);
       await importing.getByLabel('Name', { exact: true }).fill('Imported');
       await importing.getByRole('button', { name: 'Import', exact: true }).click();
       await importing.getByText('Please choose the CA file').waitFor();
@@ -107,6 +109,7 @@ export function radiusCaFlows(s: Suite) {
 
       await page.getByRole('button', { name: 'Create CA' }).click();
       const creating = page.getByRole('dialog').filter({ hasText: 'Create a certificate authority' });
+      await motionSettled(page);
       await creating.getByRole('button', { name: 'Create', exact: true }).click();
       await creating.getByText('Please enter the name of the certificate authority').waitFor();
       await creating.getByLabel('Name', { exact: true }).fill(CA_NAME);
@@ -126,6 +129,7 @@ export function radiusCaFlows(s: Suite) {
 
       await page.getByRole('button', { name: 'Issue certificate' }).click();
       const issuing = page.getByRole('dialog').filter({ hasText: 'Issue a certificate' });
+      await motionSettled(page);
       await issuing.getByRole('button', { name: 'Issue', exact: true }).click();
       await issuing.getByText('Please choose the person').waitFor();
       await choose(page, issuing, 'Person', 'admin');
@@ -138,12 +142,14 @@ export function radiusCaFlows(s: Suite) {
         page.getByRole('button', { name: 'Download PKCS#12' }).click(),
       ]);
       assert.match(download.suggestedFilename(), /\.p12$/);
+      await motionSettled(page);
       await page.getByRole('button', { name: 'I have saved it' }).click();
 
       const row = page.getByTestId('certificate-list').getByRole('row').filter({ hasText: 'admin' });
       await row.getByText('Valid', { exact: true }).waitFor();
       await row.getByRole('button', { name: 'Revoke' }).click();
       const revoking = page.getByRole('dialog').filter({ hasText: 'Revoke the certificate of admin?' });
+      await motionSettled(page);
       await choose(page, revoking, 'Reason', 'Key compromised');
       await ui.screenshot('ca-revoke.en', [1280]);
       await revoking.getByRole('button', { name: 'Revoke' }).click();

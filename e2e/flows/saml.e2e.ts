@@ -40,6 +40,7 @@ export function samlFlows(s: Suite) {
         // A metadata URL at the cloud metadata address: the server does not fetch it.
         await page.getByTestId('saml-import').click();
         const importer = page.getByRole('dialog');
+        await motionSettled(page);
         await chooseTab(importer, 'From a URL', false);
         await importer.getByTestId('saml-import-url').fill('http://169.254.169.254/latest/meta-data/');
         await importer.getByTestId('saml-import-submit').click();

@@ -34,6 +34,7 @@ export function screenFlows(s: Suite) {
           .first()
           .click();
         const dialog = page.getByRole('dialog');
+        await motionSettled(page);
         await dialog.getByText(zh ? '新建人员' : 'Create a new person', { exact: true }).click();
         await dialog.getByLabel(zh ? '密码' : 'Password', { exact: true }).fill('Abcdef-1');
         await dialog.getByLabel(zh ? '确认密码' : 'Confirm password').fill('Abcdef-2');

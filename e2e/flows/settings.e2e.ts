@@ -42,6 +42,7 @@ export function settingsFlows(s: Suite) {
     s.secrets.push(before);
     await page.getByRole('button', { name: 'Regenerate' }).click();
     const confirm = page.getByRole('dialog').filter({ hasText: 'Regenerate the company key?' });
+    await motionSettled(page);
     await confirm.getByRole('button', { name: 'Regenerate' }).click();
     // The new key itself is the outcome to wait for (a toast can come and go under load).
     await page.waitForFunction((old) => {

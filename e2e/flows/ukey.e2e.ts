@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { test } from 'node:test';
-import { consolePage, signInToPortal } from '../support/console.page.ts';
+import { consolePage, motionSettled, signInToPortal } from '../support/console.page.ts';
 import type { Suite } from '../support/suite.ts';
 
 const PERSON = 'una.ukey';
@@ -45,6 +45,7 @@ export function ukeyFlows(s: Suite) {
       await card.getByText('No MFA factor is bound yet').waitFor();
       await card.getByTestId('bind-key').click();
       const dialog = page.getByRole('dialog').filter({ hasText: 'Bind a key to Una Ukey' });
+      await motionSettled(page);
       await dialog.getByRole('button', { name: 'Bind a key' }).click();
       await dialog.getByText('Please paste the public key (PEM)').waitFor();
       await dialog.getByLabel('Name', { exact: true }).fill(KEY_NAME);
@@ -174,6 +175,7 @@ export function ukeyFlows(s: Suite) {
       await card.getByText(KEY_NAME).waitFor();
       await card.getByTestId('bind-key').click();
       const dialog = page.getByRole('dialog').filter({ hasText: '为 Una Ukey 绑定密钥' });
+      await motionSettled(page);
       await dialog.getByText('类型', { exact: true }).waitFor();
       await ui.expectNoRawPhraseKeys();
       await ui.screenshot('ukey-bind.zh');
