@@ -1,8 +1,8 @@
 /**
  * The floor of a password sign-in on this machine (bench/floor.bench.ts): a bare HTTP server
  * whose one route does what any sign-in must, and nothing else. It reads a form, runs one
- * statement before the hash (the account and a budget), verifies an argon2id hash with the
- * server's parameters (at most one per core, through the server's own `takingTurns`), runs one
+ * statement before the hash (the account and a budget), verifies an argon2id hash through the
+ * server's own `hashPassword` and `verifyPassword` (its parameters, at most one per core), runs one
  * statement after it (the budget back, a login event), and answers a redirect with a cookie.
  * Every statement is prepared by name. Plain Node and node-postgres: no framework, no query
  * builder. Needs the server's build (`npm run build:server`).
@@ -12,11 +12,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { hash, verify } from '@node-rs/argon2';
 import pg from 'pg';
-import { takingTurns } from '../../packages/server/dist/modules/account/password.js';
+import {
+  hashPassword,
+  limitHashesAtOnce,
+  verifyPassword,
+} from '../../packages/server/dist/modules/account/password.js';
 
-const options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+// One hash per core, as the server sets it where it starts.
+limitHashesAtOnce(availableParallelism());
 const db = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
 await db.query(`
   create table if not exists floor_accounts (id serial primary key, username text unique, password_hash text,
@@ -28,7 +32,7 @@ await db.query(`
   truncate floor_accounts, floor_budgets, floor_events;`);
 await db.query('insert into floor_accounts (username, password_hash) values ($1, $2)', [
   'ada',
-  await hash('Floor-Password-1', options),
+  await hashPassword('Floor-Password-1'),
 ]);
 
 const before = {
@@ -44,9 +48,6 @@ const after = {
          insert into floor_events (account_id, result, ip) values ($1, 'success', $3)`,
 };
 
-// The server's own turn-taking (one hash per core), from its build (`npm run build:server`).
-const limited = takingTurns(availableParallelism());
-
 const secret = randomBytes(32);
 createServer(async (request, response) => {
   const chunks = [];
@@ -55,7 +56,7 @@ createServer(async (request, response) => {
   const ip = request.socket.remoteAddress ?? '';
   const found = await db.query({ ...before, values: [form.get('identifier'), `ip:${ip}`] });
   const account = found.rows[0];
-  const ok = account && (await limited(() => verify(account.password_hash, form.get('password') ?? '')));
+  const ok = account && (await verifyPassword(account.password_hash, form.get('password') ?? ''));
   if (!ok) {
     response.writeHead(401).end();
     return;
