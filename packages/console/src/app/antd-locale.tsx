@@ -1,3 +1,4 @@
+import LoadingOutlined from '@ant-design/icons/LoadingOutlined';
 import { ConfigContext } from 'antd/es/config-provider/context';
 import ValidateMessagesContext from 'antd/es/form/validateMessagesContext';
 import type { Locale } from 'antd/es/locale';
@@ -21,9 +22,14 @@ function merge(base: Messages, over: Messages): Messages {
 /**
  * antd in the console's language: exactly the locale part of antd's ConfigProvider (the locale
  * context, the confirm dialogs' texts and the form's validation messages), without the rest of
- * ConfigProvider, which would add 13 KiB (gzip) to the first load. The one other setting the
- * console needs goes straight into antd's config context: buttons keep their labels as written
- * (antd would otherwise print two-character Chinese labels as "删 除").
+ * ConfigProvider, which would add 13 KiB (gzip) to the first load. The console's other button
+ * settings go straight into antd's config context:
+ * - buttons keep their labels as written (antd would otherwise print two-character Chinese
+ *   labels as "删 除");
+ * - a busy button's spinner comes and goes at once. antd's own spinner slides in and out, and it
+ *   is removed only when its slide ends; on a busy machine that end was sometimes never signalled,
+ *   and a dialog's button, done saving, went on holding an invisible spinner: screen readers (and
+ *   the browser tests) then named it "loading Add".
  */
 export function AntdLocale({ locale, children }: { locale: Locale; children: ReactNode }) {
   const validateMessages = useMemo(
@@ -36,7 +42,10 @@ export function AntdLocale({ locale, children }: { locale: Locale; children: Rea
   );
   const config = useContext(ConfigContext);
   const withButtons = useMemo(
-    () => ({ ...config, button: { ...config.button, autoInsertSpace: false } }),
+    () => ({
+      ...config,
+      button: { ...config.button, autoInsertSpace: false, loadingIcon: <LoadingOutlined /> },
+    }),
     [config],
   );
   return (
