@@ -36,18 +36,64 @@ export async function fieldMessagesGone(scope: Page | Locator) {
 }
 
 /**
- * Waits until every dialog has finished zooming in and every select list and menu has finished
- * sliding in or out (antd's motion classes, `ant-zoom-appear` and the like, are gone). Playwright
+ * Waits until nothing on the page moves: every dialog has finished zooming in and every select
+ * list and menu has finished sliding (antd's motion classes, `ant-zoom-appear` and the like, are
+ * gone), and no animation or transition that moves or resizes an element is running (the sidebar
+ * widening after the window did, a segmented control's thumb, a field message collapsing).
+ * Endless animations (spinners) and colours fading under the pointer do not count. Playwright
  * waits for a control to hold still over two frames, but on a busy machine a click aimed at a
  * control that is still moving can land beside it (a radio that stays unchecked, an option of a
- * list not chosen).
+ * list not chosen, a dialog not opened).
  */
-export async function motionSettled(page: Page) {
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('.ant-modal, .ant-select-dropdown, .ant-dropdown')].every(
-      (element) => !/-(appear|enter|leave)\b/.test(element.className),
-    ),
+export async function motionSettled(page: Page, timeout?: number) {
+  await page.waitForFunction(
+    () => {
+      const moving =
+        /^(transform|translate|scale|rotate|width|height|min-|max-|top|left|right|bottom|inset|margin|padding|flex)/;
+      const motions = [...document.querySelectorAll('.ant-modal, .ant-select-dropdown, .ant-dropdown')];
+      if (motions.some((element) => /-(appear|enter|leave)\b/.test(element.className))) return false;
+      return document.getAnimations().every((animation) => {
+        if (animation.playState !== 'running') return true;
+        const effect = animation.effect as KeyframeEffect | null;
+        if (effect?.getTiming().iterations === Number.POSITIVE_INFINITY) return true;
+        // antd's click wave plays beside its button and moves nothing.
+        if (effect?.target instanceof Element && effect.target.closest('.ant-wave')) return true;
+        return animation instanceof CSSTransition ? !moving.test(animation.transitionProperty) : false;
+      });
+    },
+    undefined,
+    { timeout },
   );
+}
+
+const settledMark = Symbol('motion settled before pointer actions');
+
+/**
+ * Makes every pointer action of the browser flows (click, check, hover, choosing an option…) wait
+ * first, at most 5 s, for the page to stop moving (motionSettled), so that no flow needs to
+ * remember it before each click. Playwright has no hook for this: the actions of its Locator
+ * class are wrapped, once per process. A page that is still moving after 5 s gets its click anyway.
+ */
+export function settleBeforePointerActions(page: Page) {
+  const actions = Object.getPrototypeOf(page.locator('body')) as Record<PropertyKey, unknown>;
+  if (actions[settledMark]) return;
+  actions[settledMark] = true;
+  for (const name of [
+    'click',
+    'dblclick',
+    'check',
+    'uncheck',
+    'setChecked',
+    'tap',
+    'hover',
+    'selectOption',
+  ]) {
+    const action = actions[name] as (this: Locator, ...args: unknown[]) => Promise<unknown>;
+    actions[name] = async function (this: Locator, ...args: unknown[]) {
+      await motionSettled(this.page(), 5_000).catch(() => {});
+      return action.apply(this, args);
+    };
+  }
 }
 
 /**

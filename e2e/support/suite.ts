@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { ProviderFixture } from '../../packages/server/src/test/scan-providers.ts';
-import { artifactsDir, consolePage } from './console.page.ts';
+import { artifactsDir, consolePage, settleBeforePointerActions } from './console.page.ts';
 import type { licenseVendor } from './license.vendor.ts';
 import type { RunningServer } from './server.process.ts';
 
@@ -107,6 +107,7 @@ export function createSuite(): Suite {
         ),
       );
       const page = await context.newPage();
+      settleBeforePointerActions(page);
       page.on('pageerror', (error) => suite.pageErrors.push(`${page.url()}: ${error.message}`));
       page.on('request', (request) => {
         const seen = [request.headers().access_token];
@@ -145,6 +146,9 @@ export function createSuite(): Suite {
           await dev?.page
             .screenshot({ path: `${artifactsDir}failure-${slug}.png`, fullPage: true })
             .catch(() => {});
+          // CI keeps only the test output: what the page showed goes into the error's message.
+          const shown = await dev?.page.evaluate<string>(describePage).catch(() => undefined);
+          if (shown && error instanceof Error) error.message += `\nThe page at the failure:\n${shown}`;
           throw error;
         }
       });
@@ -155,3 +159,36 @@ export function createSuite(): Suite {
   };
   return suite;
 }
+
+/**
+ * What the page shows, in words: its address, every dialog with its buttons (loading, disabled
+ * and hidden ones marked), the field messages, the toasts and the focus. Page script as text:
+ * the test runner's compiler would wrap named functions in a helper the page does not have.
+ */
+const describePage = `(() => {
+  const text = (element) => (element.textContent ?? '').replace(/\\s+/g, ' ').trim().slice(0, 160);
+  const visible = (element) => element.offsetParent !== null;
+  const lines = ['address: ' + location.pathname + location.search];
+  for (const dialog of document.querySelectorAll('[role=dialog]')) {
+    const wrap = dialog.closest('.ant-modal-wrap') ?? dialog;
+    const buttons = [...dialog.querySelectorAll('button')].map((button) => {
+      const marks = [
+        button.className.includes('loading') ? 'loading' : '',
+        button.disabled ? 'disabled' : '',
+        visible(button) ? '' : 'hidden',
+        ...[...button.querySelectorAll('[aria-label]')].map((part) => 'holds "' + part.getAttribute('aria-label') + '"'),
+      ].filter(Boolean);
+      return '"' + text(button) + '"' + (marks.length ? ' (' + marks.join(', ') + ')' : '');
+    });
+    lines.push(
+      'dialog' + (visible(dialog) ? '' : ' (hidden)') + ' [' + dialog.className + ' | ' + wrap.className +
+        (wrap.getAttribute('aria-hidden') ? ' aria-hidden' : '') + ']: ' + text(dialog),
+      '  buttons: ' + buttons.join(', '),
+    );
+  }
+  const messages = [...document.querySelectorAll('.ant-form-item-explain-error, .ant-message-notice')];
+  if (messages.length) lines.push('messages: ' + messages.map(text).join(' | '));
+  const focused = document.activeElement;
+  if (focused && focused !== document.body) lines.push('focus: <' + focused.tagName.toLowerCase() + '> ' + text(focused));
+  return lines.join('\\n');
+})()`;
