@@ -1,5 +1,6 @@
 import type { ConsoleVariant } from '@tessera/contract/shell-constants';
 import type { CallApi } from '../api/http-client.ts';
+import { loadSystemInfo } from '../app/console-context.ts';
 import type { SessionStore } from './session.store.ts';
 
 export interface SessionServiceDeps {
@@ -18,11 +19,14 @@ export function createSessionService(deps: SessionServiceDeps) {
    * Loads the person's companies and selects one (spec §4), then what the person may do in it;
    * `preferredId` selects a company just created. With the list loaded already (a company
    * switch), only the latter. Route changes while they are on their way share the calls in flight.
+   * The platform's facts (the top bar's version, the mail notice above the first screen) are
+   * asked beside the first list, not after it: the first screen waits for them too.
    */
   function loadCompanies(preferredId?: string): Promise<void> {
     if (loading && !preferredId) return loading;
+    const listed = store.getState().companies && !preferredId;
     const current = (
-      store.getState().companies && !preferredId
+      listed
         ? Promise.resolve()
         : callApi('/api/v1/manage/company/my/list').then(({ list }) =>
             store.companiesLoaded(list, preferredId),
@@ -33,6 +37,7 @@ export function createSessionService(deps: SessionServiceDeps) {
         if (loading === current) loading = undefined;
       });
     loading = current;
+    if (!listed) void loadSystemInfo(callApi);
     return current;
   }
 
