@@ -54,6 +54,17 @@ async function deliver() {
   await ctx.tessera.jobs.drain();
 }
 
+/** The syslog jobs and the company's outbox, in words (for a failure's message). */
+async function deliveryJobs() {
+  const jobs = await ctx.database.db
+    .selectFrom('jobs')
+    .select(['kind', 'status', 'attempts', 'run_after', 'last_error'])
+    .where('kind', 'like', 'syslog.%')
+    .execute();
+  const outbox = await ctx.database.db.selectFrom('syslog_outbox').select('seq').execute();
+  return `jobs ${JSON.stringify(jobs)}; outbox rows ${outbox.length}`;
+}
+
 beforeAll(async () => {
   ctx = await startTestApp({ jobs: { run: false } });
   owner = await ownerWithCompany(ctx, 'syslog-owner', 'Syslog Works');
@@ -268,7 +279,12 @@ describe('delivery over TLS', () => {
       // Without the CA, the system's trusted CAs do not know the server: delivery fails and waits.
       await call(ctx, '/api/v1/manage/company/syslog/update', settings, asOwner());
       await deliver();
-      expect((await status()).lastError).toMatch(/self[- ]signed|unable to (get|verify)/i);
+      // Once (a CI run, 2026-11-29) this read an earlier test's "ECONNREFUSED" instead: the
+      // message then says which port was the receiver's and how the delivery jobs stood.
+      const refused = await status();
+      expect(refused.lastError, `TLS receiver on ${port}; ${await deliveryJobs()}`).toMatch(
+        /self[- ]signed|unable to (get|verify)/i,
+      );
       await call(ctx, '/api/v1/manage/company/syslog/update', { ...settings, caPem: ca }, asOwner());
       await deliver();
       expect(await status()).toMatchObject({ backlog: 0 });
